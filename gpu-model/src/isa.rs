@@ -1,0 +1,1 @@
+//! The AMDGPU ISA layer: decode, encode, disassemble.

@@ -1,0 +1,1 @@
+//! AMDGPU code object loading: ELF, kernel descriptors and metadata.

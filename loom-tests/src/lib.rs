@@ -1,0 +1,1 @@
+//! Loom models of simkit's concurrency; the models live in `tests/`.

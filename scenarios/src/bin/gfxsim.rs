@@ -1,0 +1,2 @@
+//! The gfxsim command line.
+fn main() {}

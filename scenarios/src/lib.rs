@@ -1,0 +1,1 @@
+//! scenarios: RON scenario files and the library behind the `gfxsim` command line.

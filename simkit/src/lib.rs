@@ -1,0 +1,1 @@
+//! simkit: a conservative parallel discrete-event simulation engine.
