@@ -6,3 +6,6 @@
 
 pub mod isa;
 pub mod loader;
+pub mod target;
+
+pub use target::{Family, Target};

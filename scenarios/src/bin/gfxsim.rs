@@ -1,2 +1,41 @@
-//! The gfxsim command line.
-fn main() {}
+//! The gfxsim command line: run scenarios, inspect and disassemble code objects.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "gfxsim",
+    version,
+    about = "Simulate AMD GPUs running their real machine code"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run a scenario (with no argument: the embedded default).
+    Run(scenarios::cmd::run::Args),
+    /// Disassemble every kernel of a code object, like llvm-objdump -d.
+    Disasm(scenarios::cmd::disasm::Args),
+    /// Describe a code object: kernels, arguments, resources.
+    Info(scenarios::cmd::info::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(a) => scenarios::cmd::run::main(a),
+        Command::Disasm(a) => scenarios::cmd::disasm::main(a),
+        Command::Info(a) => scenarios::cmd::info::main(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("gfxsim: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}

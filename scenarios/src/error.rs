@@ -1,0 +1,35 @@
+//! Errors the command line reports, with exit codes that tell bad input from a kernel fault.
+
+/// An error from a `gfxsim` subcommand.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CliError {
+    /// The user's input (file, scenario, argument) is wrong. Exit code 2.
+    #[error("{0}")]
+    BadInput(String),
+    /// Reading or writing a file failed. Exit code 2.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+    /// A simulated kernel faulted. Exit code 3.
+    #[error("kernel fault: {0}")]
+    KernelFault(String),
+    /// Outputs did not match their expected values. Exit code 4.
+    #[error("check failed: {0}")]
+    CheckFailed(String),
+}
+
+impl CliError {
+    /// The process exit code for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::BadInput(_) | CliError::Io { .. } => 2,
+            CliError::KernelFault(_) => 3,
+            CliError::CheckFailed(_) => 4,
+        }
+    }
+}
