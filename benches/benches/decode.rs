@@ -1,0 +1,2 @@
+//! Decode throughput over the kernel corpus.
+fn main() {}

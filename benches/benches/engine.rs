@@ -1,0 +1,2 @@
+//! simkit engine benchmarks (PHOLD, ping-pong, clocked ticks).
+fn main() {}

@@ -1,0 +1,2 @@
+//! PHOLD benchmark binary.
+fn main() {}
