@@ -1,0 +1,105 @@
+// asm_callret (GFX12: gfx1200, gfx1201; wave32, or wave64 with W64): the GFX12 spelling of
+// gfx9/asm_callret.s: a subroutine call through s_getpc_b64 + s_swappc_b64 (return with
+// s_setpc_b64), then a computed jump through s_setpc_b64 chosen by the parity of the
+// workgroup id (TTMP9). Workgroups of exactly 64 work-items (1D).
+// out[i] = t + 100 for even workgroups, t ^ 0xff for odd ones, where t = in[i] * 3 + 1.
+  .amdhsa_code_object_version 6
+  .text
+  .globl asm_callret
+  .protected asm_callret
+  .p2align 8
+  .type asm_callret,@function
+asm_callret:
+  s_load_b128 s[4:7], s[0:1], 0x0           // in, out
+  s_mov_b32 s2, ttmp9                       // workgroup id x
+  v_and_b32_e32 v0, 0x3ff, v0
+  s_lshl_b32 s3, s2, 6                      // group * 64
+  v_add_nc_u32_e32 v0, s3, v0               // i
+  v_lshlrev_b32_e32 v1, 2, v0
+  s_wait_kmcnt 0
+  global_load_b32 v2, v1, s[4:5]
+  s_wait_loadcnt 0
+  s_getpc_b64 s[8:9]                        // address of the next instruction
+.Lpc_call:
+  s_add_co_u32 s8, s8, triple_plus_one-.Lpc_call
+  s_add_co_ci_u32 s9, s9, 0
+  s_swappc_b64 s[30:31], s[8:9]             // v2 = v2 * 3 + 1
+  s_getpc_b64 s[8:9]
+.Lpc_jump:
+  s_mov_b32 s10, .Leven-.Lpc_jump
+  s_mov_b32 s11, .Lodd-.Lpc_jump
+  s_bitcmp1_b32 s2, 0                       // SCC = workgroup id is odd
+  s_cselect_b32 s10, s11, s10
+  s_add_co_u32 s8, s8, s10
+  s_add_co_ci_u32 s9, s9, 0
+  s_setpc_b64 s[8:9]
+.Leven:
+  v_add_nc_u32_e32 v2, 100, v2
+  s_branch .Lstore
+.Lodd:
+  v_xor_b32_e32 v2, 0xff, v2
+.Lstore:
+  global_store_b32 v1, v2, s[6:7]
+  s_endpgm
+// Subroutine: v2 = v2 * 3 + 1; return address in s[30:31].
+triple_plus_one:
+  v_mul_lo_u32 v2, v2, 3
+  v_add_nc_u32_e32 v2, 1, v2
+  s_setpc_b64 s[30:31]
+.Lasm_callret_end:
+  .size asm_callret, .Lasm_callret_end-asm_callret
+
+.ifdef W64
+  .set WAVE32, 0
+.else
+  .set WAVE32, 1
+.endif
+  .rodata
+  .p2align 6
+  .amdhsa_kernel asm_callret
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_user_sgpr_count 2
+    .amdhsa_system_sgpr_workgroup_id_x 1
+    .amdhsa_system_vgpr_workitem_id 0
+    .amdhsa_wavefront_size32 WAVE32
+    .amdhsa_next_free_vgpr 3
+    .amdhsa_next_free_sgpr 32
+  .end_amdhsa_kernel
+
+.macro KMETA target, wave
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: \target
+amdhsa.kernels:
+  - .name: asm_callret
+    .symbol: asm_callret.kd
+    .kernarg_segment_size: 16
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: \wave
+    .sgpr_count: 34
+    .vgpr_count: 3
+    .max_flat_workgroup_size: 64
+    .uses_dynamic_stack: false
+    .args:
+      - { .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+      - { .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }
+...
+.end_amdgpu_metadata
+.endm
+.macro KMETA_TARGET wave
+.ifdef GFX1200
+KMETA amdgcn-amd-amdhsa--gfx1200, \wave
+.endif
+.ifdef GFX1201
+KMETA amdgcn-amd-amdhsa--gfx1201, \wave
+.endif
+.endm
+.ifdef W64
+KMETA_TARGET 64
+.else
+KMETA_TARGET 32
+.endif

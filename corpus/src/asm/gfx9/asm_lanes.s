@@ -1,0 +1,80 @@
+// asm_lanes (GFX9: gfx90a, gfx942, gfx950; wave64): cross-lane operations. Workgroups of
+// exactly 64 work-items (1D); with i the global id, v = 7*i, lane = v_mbcnt (lane in wave),
+// out[4i+0] = lane, out[4i+1] = ds_bpermute value of lane^1, out[4i+2] = v_readlane(v, 5)
+// except lane 7 which gets v_writelane(v_readfirstlane(v)), out[4i+3] = ds_swizzle
+// QUADPERM(3,2,1,0) of v (lanes reversed within each quad).
+  .amdhsa_code_object_version 6
+  .text
+  .globl asm_lanes
+  .protected asm_lanes
+  .p2align 8
+  .type asm_lanes,@function
+asm_lanes:
+  s_load_dwordx2 s[4:5], s[0:1], 0x0        // out
+  v_and_b32_e32 v0, 0x3ff, v0
+  s_lshl_b32 s3, s2, 6
+  v_add_u32_e32 v0, s3, v0                  // i
+  v_mul_u32_u24_e32 v1, 7, v0               // v = 7 * i
+  v_mbcnt_lo_u32_b32 v2, -1, 0
+  v_mbcnt_hi_u32_b32 v2, -1, v2             // lane
+  v_xor_b32_e32 v7, 1, v2
+  v_lshlrev_b32_e32 v7, 2, v7               // byte address of lane ^ 1
+  ds_bpermute_b32 v3, v7, v1
+  v_readlane_b32 s6, v1, 5
+  v_readfirstlane_b32 s7, v1
+  s_nop 4                                   // VALU SGPR write -> VALU read
+  v_mov_b32_e32 v4, s6
+  v_writelane_b32 v4, s7, 7
+  ds_swizzle_b32 v5, v1 offset:swizzle(QUAD_PERM,3,2,1,0)
+  v_lshlrev_b32_e32 v6, 4, v0               // 16 bytes per work-item
+  s_waitcnt lgkmcnt(0)
+  global_store_dwordx4 v6, v[2:5], s[4:5]
+  s_endpgm
+.Lasm_lanes_end:
+  .size asm_lanes, .Lasm_lanes_end-asm_lanes
+
+  .rodata
+  .p2align 6
+  .amdhsa_kernel asm_lanes
+    .amdhsa_kernarg_size 8
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_user_sgpr_count 2
+    .amdhsa_system_sgpr_workgroup_id_x 1
+    .amdhsa_system_vgpr_workitem_id 0
+    .amdhsa_next_free_vgpr 8
+    .amdhsa_next_free_sgpr 8
+    .amdhsa_accum_offset 8
+  .end_amdhsa_kernel
+
+.macro KMETA target
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: \target
+amdhsa.kernels:
+  - .name: asm_lanes
+    .symbol: asm_lanes.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 14
+    .vgpr_count: 8
+    .agpr_count: 0
+    .max_flat_workgroup_size: 64
+    .uses_dynamic_stack: false
+    .args:
+      - { .name: out, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+...
+.end_amdgpu_metadata
+.endm
+.ifdef GFX950
+KMETA amdgcn-amd-amdhsa--gfx950
+.endif
+.ifdef GFX942
+KMETA amdgcn-amd-amdhsa--gfx942
+.endif
+.ifdef GFX90A
+KMETA amdgcn-amd-amdhsa--gfx90a
+.endif

@@ -1,0 +1,254 @@
+//! Functional execution of AMDGPU machine code: wave state and instruction semantics.
+//!
+//! ```text
+//!  CodeObject ──► Program (decoded once, shared by all waves: Arc)
+//!                    │  pc ──► Inst (Copy, pre-decoded operands)
+//!  Wave ──run(ctx, max)──► Stop { Quantum | Barrier | Sleep | Endpgm | Fault }
+//!    sgpr[code]  vgpr[reg][lane] (register-major, lanes contiguous)  scc  exec  mode
+//!  ExecCtx: device memory + the workgroup's LDS + memory observer (cache models)
+//! ```
+//!
+//! The executor runs one wave for up to `max` instructions and says why it stopped, so a
+//! workgroup runner ([`crate::dispatch`]) or a compute-unit component can interleave waves
+//! in quanta. Memory completes immediately (functional mode); the wait counters are still
+//! tracked. Everything a kernel controls (addresses, LDS offsets, lane indices, PC) is
+//! checked: a bad value becomes a [`FaultReason`], never a host panic.
+//!
+//! Semantics are split by encoding family: [`sop`](self::sop) (scalar ALU and program
+//! control), `smem`, `valu` (VOP1/VOP2/VOPC/VOP3 operations), `vop3p`, `lane` (DPP/SDWA
+//! and cross-lane), `ds`, `flat` (FLAT/GLOBAL/SCRATCH), `mubuf`, `float` (rounding and
+//! transcendental helpers).
+
+mod decode;
+mod ds;
+mod flat;
+mod float;
+mod lane;
+mod mubuf;
+mod op;
+mod smem;
+mod sop;
+mod valu;
+mod vop3p;
+mod wave;
+
+pub use decode::{decode_gfx9, DecodeFail, Inst, Seg, Sub};
+pub use op::{Enc, Op};
+pub use wave::{Wave, WaveInfo, WaveState, LANES};
+
+use crate::memory::{DeviceMemory, MemFault};
+use crate::Target;
+use std::fmt;
+
+/// High 32 bits of the LDS (shared) aperture: a flat address whose high dword is this is
+/// an LDS offset. Non-canonical, so it can never alias device memory.
+pub const SHARED_APERTURE_HI: u32 = 0x1000_0000;
+/// High 32 bits of the private (scratch) aperture.
+pub const PRIVATE_APERTURE_HI: u32 = 0x2000_0000;
+
+/// Pre-decoded instructions of one code object placed in device memory, indexed by PC.
+///
+/// One entry per dword of `.text` (instructions are 4-byte aligned); entries that start
+/// inside a literal or at bytes that are not an instruction hold the decode failure,
+/// reported only if a wave ever executes there.
+#[derive(Debug)]
+pub struct Program {
+    target: Target,
+    base: u64,
+    insts: Vec<Result<Inst, DecodeFail>>,
+}
+
+impl Program {
+    /// Decodes `text` (the `.text` bytes) placed at device address `base`.
+    pub fn new(target: Target, base: u64, text: &[u8]) -> Program {
+        let words: Vec<u32> = text
+            .chunks(4)
+            .map(|c| {
+                let mut b = [0u8; 4];
+                b[..c.len()].copy_from_slice(c);
+                u32::from_le_bytes(b)
+            })
+            .collect();
+        let insts = (0..words.len())
+            .map(|i| match target.family() {
+                crate::Family::Gfx9 => decode_gfx9(target, &words[i..]),
+                crate::Family::Gfx12 => Err(DecodeFail::Format("gfx12 (not yet supported)")),
+            })
+            .collect();
+        Program {
+            target,
+            base,
+            insts,
+        }
+    }
+
+    /// The target the code was decoded for.
+    pub fn target(&self) -> Target {
+        self.target
+    }
+
+    /// Device address of the first instruction slot.
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+
+    /// The instruction at device address `pc`.
+    #[inline(always)]
+    pub fn fetch(&self, pc: u64) -> Result<&Inst, FaultReason> {
+        let off = pc.wrapping_sub(self.base);
+        if off & 3 != 0 {
+            return Err(FaultReason::PcOutOfCode { pc });
+        }
+        match self.insts.get((off >> 2) as usize) {
+            Some(Ok(i)) => Ok(i),
+            Some(Err(e)) => Err(FaultReason::Illegal(*e)),
+            None => Err(FaultReason::PcOutOfCode { pc }),
+        }
+    }
+
+    /// Every decodable instruction slot (address, instruction); for coverage reports.
+    pub fn instructions(&self) -> impl Iterator<Item = (u64, &Inst)> {
+        self.insts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.as_ref().ok().map(|x| (self.base + 4 * i as u64, x)))
+    }
+}
+
+/// Why a wave stopped running.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stop {
+    /// It ran the instruction quantum it was given.
+    Quantum,
+    /// It reached `s_barrier` and waits for the rest of its workgroup.
+    Barrier,
+    /// It executed `s_sleep` (or a similar yield): run other waves first.
+    Sleep,
+    /// It executed `s_endpgm`.
+    Endpgm,
+    /// It faulted; the wave's PC still points at the faulting instruction.
+    Fault(FaultReason),
+}
+
+/// Why a wave faulted.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FaultReason {
+    /// The bytes at PC are not an instruction the executor can decode.
+    #[error("illegal instruction: {0:?}")]
+    Illegal(DecodeFail),
+    /// The instruction decodes but has no semantics in the executor yet.
+    #[error("unimplemented instruction `{0}`")]
+    Unimplemented(&'static str),
+    /// An operand or modifier combination the executor does not support.
+    #[error("unsupported operand form: {0}")]
+    UnsupportedForm(&'static str),
+    /// PC left the code object.
+    #[error("pc {pc:#x} is outside the code object")]
+    PcOutOfCode {
+        /// The PC.
+        pc: u64,
+    },
+    /// A device memory access faulted.
+    #[error("memory fault in lane {lane}: {fault}")]
+    Memory {
+        /// The lane (0 for scalar accesses).
+        lane: u32,
+        /// The access.
+        fault: MemFault,
+    },
+    /// A private (scratch) access outside the wave's private segment.
+    #[error("private access at offset {offset:#x} in lane {lane} is outside the {size}-byte private segment")]
+    Scratch {
+        /// The lane.
+        lane: u32,
+        /// Per-lane private offset.
+        offset: u64,
+        /// Private bytes per lane.
+        size: u64,
+    },
+    /// The kernel executed `s_trap`.
+    #[error("s_trap {0}")]
+    Trap(u32),
+    /// The dispatch ran more instructions than its budget.
+    #[error("instruction budget of {0} wave-instructions exceeded")]
+    Budget(u64),
+    /// Every live wave of a workgroup is asleep or blocked and nothing can make progress.
+    #[error("deadlock: waves wait at a barrier that can never complete")]
+    Deadlock,
+}
+
+/// Kind of a memory access reported to a [`MemObserver`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessKind {
+    /// Vector load.
+    Load,
+    /// Vector store.
+    Store,
+    /// Vector atomic.
+    Atomic,
+    /// Scalar (constant cache) load.
+    ScalarLoad,
+}
+
+/// One wave memory instruction, as a cache model sees it.
+#[derive(Debug)]
+pub struct MemRecord<'a> {
+    /// Load, store or atomic.
+    pub kind: AccessKind,
+    /// Bytes per lane.
+    pub bytes: u32,
+    /// Cache policy bits as encoded (GFX9: glc/sc0 bit 0, slc/nt bit 1, scc/sc1 bit 2).
+    pub policy: u8,
+    /// Active lanes.
+    pub exec: u64,
+    /// Per-lane device addresses (only active lanes are meaningful).
+    pub addrs: &'a [u64; LANES],
+}
+
+/// Receives every global-memory access (for cache statistics or a timed model).
+pub trait MemObserver {
+    /// Called once per executed memory instruction.
+    fn access(&mut self, rec: &MemRecord<'_>);
+}
+
+/// What a wave executes against: memory, its workgroup's LDS and private segment.
+pub struct ExecCtx<'a> {
+    /// The code.
+    pub prog: &'a Program,
+    /// Device memory.
+    pub mem: &'a DeviceMemory,
+    /// The workgroup's LDS.
+    pub lds: &'a mut [u8],
+    /// Optional observer of global memory accesses.
+    pub observer: Option<&'a mut dyn MemObserver>,
+}
+
+impl fmt::Debug for ExecCtx<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ExecCtx")
+            .field("target", &self.prog.target)
+            .field("lds_bytes", &self.lds.len())
+            .finish()
+    }
+}
+
+/// Text of the instruction at `pc` for fault reports: mnemonic and raw dwords.
+pub fn describe(prog: &Program, pc: u64) -> String {
+    match prog.fetch(pc) {
+        Ok(i) => {
+            let mut s = i.mnemonic();
+            s.push_str(&format!(" // {:08X}", i.w0));
+            if i.len >= 8 {
+                let second = if i.len == 8 && i.lit != 0 && i.w1 == 0 {
+                    i.lit
+                } else {
+                    i.w1
+                };
+                s.push_str(&format!(" {second:08X}"));
+            }
+            s
+        }
+        Err(e) => format!("<{e}>"),
+    }
+}

@@ -1,0 +1,450 @@
+//! GFX9 instruction decoding into the executor's pre-decoded form ([`Inst`]).
+//!
+//! Runs once per code object (see [`super::Program`]); the per-instruction work at run time
+//! is a table index. Operand fields of VOP1/VOP2/VOPC/VOP3/VOP3P are normalised into one
+//! shape so the vector ALU code does not care which encoding it came from.
+
+use super::op::{Avail, Enc, Op, GFX9};
+use crate::Target;
+use std::sync::OnceLock;
+
+/// Sub-encoding of a VOP1/VOP2/VOPC instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sub {
+    /// Plain (or VOP3) encoding.
+    None,
+    /// SDWA: the second dword holds sub-dword selects.
+    Sdwa,
+    /// DPP: the second dword holds the data-parallel-primitive control.
+    Dpp,
+}
+
+/// Segment of a FLAT-family instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seg {
+    /// Generic address (global, LDS or private by aperture).
+    Flat,
+    /// Per-lane private memory.
+    Scratch,
+    /// Global memory.
+    Global,
+}
+
+/// A pre-decoded instruction. `Copy`, fixed size: the program table holds one per dword.
+#[derive(Debug, Clone, Copy)]
+pub struct Inst {
+    /// The operation.
+    pub op: Op,
+    /// The encoding it was read from (VOP3 for `_e64` forms).
+    pub enc: Enc,
+    /// Sub-encoding (SDWA/DPP) of VOP1/VOP2/VOPC.
+    pub sub: Sub,
+    /// Length in bytes (4, 8 or 12).
+    pub len: u8,
+    /// Compare condition (VOPC): low 4 bits (float) or 3 bits (integer) of the opcode.
+    pub cond: u8,
+    /// Destination: VGPR index for vector ops, SGPR code for scalar ones.
+    pub dst: u16,
+    /// Sources: 9-bit operand codes for vector ops (256+n = v[n]), 8-bit for scalar ones.
+    pub src: [u16; 3],
+    /// Scalar destination of VOPC/VOP3B (carry out, compare mask) as an SGPR code.
+    pub sdst: u8,
+    /// Per-source negate bits (VOP3/VOP3P `neg`; VOP3P `neg_lo`).
+    pub neg: u8,
+    /// Per-source absolute-value bits (VOP3; VOP3P `neg_hi`).
+    pub abs: u8,
+    /// Clamp.
+    pub clamp: bool,
+    /// Output modifier (0 none, 1 *2, 2 *4, 3 /2).
+    pub omod: u8,
+    /// VOP3P op_sel (3 bits) and, for VOP3, op_sel of sources/dst.
+    pub op_sel: u8,
+    /// VOP3P op_sel_hi.
+    pub op_sel_hi: u8,
+    /// The 32-bit literal, when a source code is 255.
+    pub lit: u32,
+    /// Raw first dword.
+    pub w0: u32,
+    /// Raw second dword (memory formats, SDWA/DPP control, VOP3 second half).
+    pub w1: u32,
+}
+
+/// Why bytes could not be decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecodeFail {
+    /// The encoding format is not one the executor handles (MIMG, MTBUF, ...).
+    Format(&'static str),
+    /// The opcode is not in the executor's table for this target.
+    Opcode {
+        /// Format name.
+        format: &'static str,
+        /// Opcode number.
+        opcode: u16,
+    },
+    /// The instruction runs past the end of the code.
+    Truncated,
+}
+
+type Table = Vec<Option<Op>>;
+
+/// Opcode lookup tables of one target, indexed by [`enc_index`] then opcode.
+struct Tables {
+    by_enc: [Table; 14],
+}
+
+fn enc_index(e: Enc) -> usize {
+    match e {
+        Enc::Sop1 => 0,
+        Enc::Sop2 => 1,
+        Enc::Sopc => 2,
+        Enc::Sopk => 3,
+        Enc::Sopp => 4,
+        Enc::Smem => 5,
+        Enc::Vop1 => 6,
+        Enc::Vop2 => 7,
+        Enc::Vopc => 8,
+        Enc::Vop3 => 9,
+        Enc::Vop3p => 10,
+        Enc::Ds => 11,
+        Enc::Flat => 12,
+        Enc::Mubuf => 13,
+    }
+}
+
+fn available(a: Avail, t: Target) -> bool {
+    match a {
+        Avail::A => true,
+        Avail::P => t == Target::Gfx90a,
+        Avail::C => matches!(t, Target::Gfx942 | Target::Gfx950),
+        Avail::N => t == Target::Gfx950,
+    }
+}
+
+fn build(t: Target) -> Tables {
+    let mut by_enc: [Table; 14] = std::array::from_fn(|_| vec![None; 1024]);
+    for &(op, enc, code, avail) in GFX9 {
+        if !available(avail, t) {
+            continue;
+        }
+        let code = code as usize;
+        by_enc[enc_index(enc)][code] = Some(op);
+        // The VOP3 forms of VOP1/VOP2/VOPC operations.
+        let vop3 = match enc {
+            Enc::Vopc => Some(code),
+            Enc::Vop2 => Some(0x100 + code),
+            Enc::Vop1 => Some(0x140 + code),
+            _ => None,
+        };
+        if let Some(c) = vop3 {
+            by_enc[enc_index(Enc::Vop3)][c] = Some(op);
+        }
+    }
+    // Compare families: every condition of a family maps to its base entry.
+    for base in (0x20..0x80).step_by(16) {
+        let op = by_enc[8][base];
+        for c in 1..16 {
+            by_enc[8][base + c] = op;
+            by_enc[9][base + c] = op;
+        }
+    }
+    for base in (0xa0..0x100).step_by(8) {
+        let op = by_enc[8][base];
+        for c in 1..8 {
+            by_enc[8][base + c] = op;
+            by_enc[9][base + c] = op;
+        }
+    }
+    Tables { by_enc }
+}
+
+fn tables(t: Target) -> &'static Tables {
+    static T: [OnceLock<Tables>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let i = match t {
+        Target::Gfx90a => 0,
+        Target::Gfx942 => 1,
+        _ => 2,
+    };
+    T[i].get_or_init(|| build(t))
+}
+
+impl Inst {
+    fn new(op: Op, enc: Enc, w0: u32, w1: u32) -> Inst {
+        Inst {
+            op,
+            enc,
+            sub: Sub::None,
+            len: 4,
+            cond: 0,
+            dst: 0,
+            src: [0; 3],
+            sdst: 0,
+            neg: 0,
+            abs: 0,
+            clamp: false,
+            omod: 0,
+            op_sel: 0,
+            op_sel_hi: 0,
+            lit: 0,
+            w0,
+            w1,
+        }
+    }
+
+    /// The segment of a FLAT-family instruction.
+    pub fn seg(&self) -> Seg {
+        match (self.w0 >> 14) & 3 {
+            1 => Seg::Scratch,
+            2 => Seg::Global,
+            _ => Seg::Flat,
+        }
+    }
+
+    /// The LLVM mnemonic this instruction prints as (without encoding suffixes), e.g.
+    /// `global_load_dword` or `v_cmp_gt_u32`.
+    pub fn mnemonic(&self) -> String {
+        let name = self.op.name();
+        if self.enc == Enc::Flat {
+            let p = match self.seg() {
+                Seg::Flat => "flat_",
+                Seg::Scratch => "scratch_",
+                Seg::Global => "global_",
+            };
+            return format!("{p}{name}");
+        }
+        if let Some(i) = name.find('*') {
+            let float = ["f16", "f32", "f64"].iter().any(|s| name.ends_with(s));
+            let c = if float {
+                [
+                    "f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle",
+                    "neq", "nlt", "tru",
+                ][self.cond as usize & 15]
+            } else {
+                ["f", "lt", "eq", "le", "gt", "ne", "ge", "t"][self.cond as usize & 7]
+            };
+            return format!("{}{}{}", &name[..i], c, &name[i + 1..]);
+        }
+        name.to_string()
+    }
+}
+
+/// Reads dword `i` of `words`, or reports truncation.
+fn word(words: &[u32], i: usize) -> Result<u32, DecodeFail> {
+    words.get(i).copied().ok_or(DecodeFail::Truncated)
+}
+
+/// Decodes the GFX9 instruction at the start of `words`.
+pub fn decode_gfx9(target: Target, words: &[u32]) -> Result<Inst, DecodeFail> {
+    let t = tables(target);
+    let w0 = word(words, 0)?;
+    let look = |enc: Enc, code: u32, format: &'static str| {
+        t.by_enc[enc_index(enc)]
+            .get(code as usize)
+            .copied()
+            .flatten()
+            .ok_or(DecodeFail::Opcode {
+                format,
+                opcode: code as u16,
+            })
+    };
+    // Attaches a literal when any scalar-capable source is 255.
+    let with_lit = |mut i: Inst, srcs: &[u16]| -> Result<Inst, DecodeFail> {
+        if srcs.contains(&255) {
+            i.lit = word(words, (i.len / 4) as usize)?;
+            i.len += 4;
+        }
+        Ok(i)
+    };
+    if w0 & 0xFF80_0000 == 0xBE80_0000 {
+        let op = look(Enc::Sop1, (w0 >> 8) & 0xff, "sop1")?;
+        let mut i = Inst::new(op, Enc::Sop1, w0, 0);
+        i.dst = ((w0 >> 16) & 0x7f) as u16;
+        i.src[0] = (w0 & 0xff) as u16;
+        return with_lit(i, &[i.src[0]]);
+    }
+    if w0 & 0xFF80_0000 == 0xBF00_0000 {
+        let op = look(Enc::Sopc, (w0 >> 16) & 0x7f, "sopc")?;
+        let mut i = Inst::new(op, Enc::Sopc, w0, 0);
+        i.src = [(w0 & 0xff) as u16, ((w0 >> 8) & 0xff) as u16, 0];
+        return with_lit(i, &[i.src[0], i.src[1]]);
+    }
+    if w0 & 0xFF80_0000 == 0xBF80_0000 {
+        let op = look(Enc::Sopp, (w0 >> 16) & 0x7f, "sopp")?;
+        return Ok(Inst::new(op, Enc::Sopp, w0, 0));
+    }
+    if w0 & 0xF000_0000 == 0xB000_0000 {
+        let op = look(Enc::Sopk, (w0 >> 23) & 0x1f, "sopk")?;
+        let mut i = Inst::new(op, Enc::Sopk, w0, 0);
+        i.dst = ((w0 >> 16) & 0x7f) as u16;
+        if op == Op::SSetregImm32B32 {
+            i.lit = word(words, 1)?;
+            i.len = 8;
+        }
+        return Ok(i);
+    }
+    if w0 & 0xC000_0000 == 0x8000_0000 {
+        let op = look(Enc::Sop2, (w0 >> 23) & 0x7f, "sop2")?;
+        let mut i = Inst::new(op, Enc::Sop2, w0, 0);
+        i.dst = ((w0 >> 16) & 0x7f) as u16;
+        i.src = [(w0 & 0xff) as u16, ((w0 >> 8) & 0xff) as u16, 0];
+        return with_lit(i, &[i.src[0], i.src[1]]);
+    }
+    // VOP1 / VOPC / VOP2 (32-bit encodings, possibly with SDWA/DPP/literal).
+    let vop32 = if w0 & 0xFE00_0000 == 0x7E00_0000 {
+        Some((Enc::Vop1, (w0 >> 9) & 0xff, "vop1"))
+    } else if w0 & 0xFE00_0000 == 0x7C00_0000 {
+        Some((Enc::Vopc, (w0 >> 17) & 0xff, "vopc"))
+    } else if w0 & 0x8000_0000 == 0 {
+        Some((Enc::Vop2, (w0 >> 25) & 0x3f, "vop2"))
+    } else {
+        None
+    };
+    if let Some((enc, code, name)) = vop32 {
+        let op = look(enc, code, name)?;
+        let mut i = Inst::new(op, enc, w0, 0);
+        i.src[0] = (w0 & 0x1ff) as u16;
+        match enc {
+            Enc::Vop1 => i.dst = ((w0 >> 17) & 0xff) as u16,
+            Enc::Vopc => {
+                i.src[1] = 256 + ((w0 >> 9) & 0xff) as u16;
+                i.sdst = 106;
+                i.cond = (code & 0xf) as u8;
+            }
+            _ => {
+                i.src[1] = 256 + ((w0 >> 9) & 0xff) as u16;
+                i.dst = ((w0 >> 17) & 0xff) as u16;
+                // Implicit VCC: carry in (src2) and carry out (sdst), cndmask's mask.
+                i.src[2] = 106;
+                i.sdst = 106;
+            }
+        }
+        match i.src[0] {
+            249 => {
+                let w1 = word(words, 1)?;
+                i.sub = Sub::Sdwa;
+                i.w1 = w1;
+                i.len = 8;
+                // SDWA src0: VGPR unless the s0 bit says SGPR/constant.
+                let s0 = (w1 & 0xff) as u16;
+                i.src[0] = if w1 & (1 << 23) != 0 { s0 } else { 256 + s0 };
+                if enc != Enc::Vop1 && w1 & (1 << 31) != 0 {
+                    i.src[1] -= 256;
+                }
+                if enc == Enc::Vopc && w1 & (1 << 15) != 0 {
+                    i.sdst = ((w1 >> 8) & 0x7f) as u8;
+                }
+                // Modifiers live in the SDWA dword: neg/abs per source.
+                i.neg = (((w1 >> 20) & 1) | (((w1 >> 28) & 1) << 1)) as u8;
+                i.abs = (((w1 >> 21) & 1) | (((w1 >> 29) & 1) << 1)) as u8;
+                if enc != Enc::Vopc {
+                    i.clamp = w1 & (1 << 13) != 0;
+                    i.omod = ((w1 >> 14) & 3) as u8;
+                }
+            }
+            250 => {
+                let w1 = word(words, 1)?;
+                i.sub = Sub::Dpp;
+                i.w1 = w1;
+                i.len = 8;
+                i.src[0] = 256 + (w1 & 0xff) as u16;
+                i.neg = (((w1 >> 20) & 1) | (((w1 >> 22) & 1) << 1)) as u8;
+                i.abs = (((w1 >> 21) & 1) | (((w1 >> 23) & 1) << 1)) as u8;
+            }
+            _ => {}
+        }
+        // madmk/fmamk (K is src1... order: dst = src0 * K + vsrc1) and madak/fmaak.
+        let mut lit_srcs = [i.src[0], 0];
+        if matches!(
+            op,
+            Op::VMadmkF32 | Op::VMadakF32 | Op::VFmamkF32 | Op::VFmaakF32
+        ) {
+            lit_srcs[1] = 255;
+        }
+        if i.sub == Sub::None {
+            return with_lit(i, &lit_srcs);
+        }
+        return Ok(i);
+    }
+    if w0 & 0xFC00_0000 == 0xC000_0000 {
+        let op = look(Enc::Smem, (w0 >> 18) & 0xff, "smem")?;
+        let mut i = Inst::new(op, Enc::Smem, w0, word(words, 1)?);
+        i.len = 8;
+        i.dst = ((w0 >> 6) & 0x7f) as u16;
+        return Ok(i);
+    }
+    if w0 & 0xFF80_0000 == 0xD380_0000 {
+        let op = look(Enc::Vop3p, (w0 >> 16) & 0x7f, "vop3p")?;
+        let w1 = word(words, 1)?;
+        let mut i = Inst::new(op, Enc::Vop3p, w0, w1);
+        i.len = 8;
+        i.dst = (w0 & 0xff) as u16;
+        i.src = [
+            (w1 & 0x1ff) as u16,
+            ((w1 >> 9) & 0x1ff) as u16,
+            ((w1 >> 18) & 0x1ff) as u16,
+        ];
+        i.neg = ((w1 >> 29) & 7) as u8; // neg_lo
+        i.abs = ((w0 >> 8) & 7) as u8; // neg_hi
+        i.op_sel = ((w0 >> 11) & 7) as u8;
+        i.op_sel_hi = (((w1 >> 27) & 3) | (((w0 >> 14) & 1) << 2)) as u8;
+        i.clamp = w0 & (1 << 15) != 0;
+        return Ok(i);
+    }
+    if w0 & 0xFC00_0000 == 0xD000_0000 {
+        let code = (w0 >> 16) & 0x3ff;
+        let op = look(Enc::Vop3, code, "vop3")?;
+        let w1 = word(words, 1)?;
+        let mut i = Inst::new(op, Enc::Vop3, w0, w1);
+        i.len = 8;
+        i.src = [
+            (w1 & 0x1ff) as u16,
+            ((w1 >> 9) & 0x1ff) as u16,
+            ((w1 >> 18) & 0x1ff) as u16,
+        ];
+        i.neg = ((w1 >> 29) & 7) as u8;
+        i.omod = ((w1 >> 27) & 3) as u8;
+        let vop3b = matches!(
+            op,
+            Op::VAddCoU32
+                | Op::VSubCoU32
+                | Op::VSubrevCoU32
+                | Op::VAddcCoU32
+                | Op::VSubbCoU32
+                | Op::VSubbrevCoU32
+                | Op::VDivScaleF32
+                | Op::VDivScaleF64
+                | Op::VMadU64U32
+                | Op::VMadI64I32
+        );
+        if vop3b {
+            i.sdst = ((w0 >> 8) & 0x7f) as u8;
+            i.dst = (w0 & 0xff) as u16;
+            i.clamp = w0 & (1 << 15) != 0;
+        } else if code < 0x100 {
+            // VOPC as VOP3: the destination is an SGPR (pair).
+            i.sdst = (w0 & 0xff) as u8;
+            i.cond = (code & 0xf) as u8;
+            i.abs = ((w0 >> 8) & 7) as u8;
+            i.clamp = w0 & (1 << 15) != 0;
+        } else {
+            i.dst = (w0 & 0xff) as u16;
+            i.abs = ((w0 >> 8) & 7) as u8;
+            i.op_sel = ((w0 >> 11) & 0xf) as u8;
+            i.clamp = w0 & (1 << 15) != 0;
+        }
+        return Ok(i);
+    }
+    let mem = |enc: Enc, code: u32, name: &'static str| -> Result<Inst, DecodeFail> {
+        let op = look(enc, code, name)?;
+        let mut i = Inst::new(op, enc, w0, word(words, 1)?);
+        i.len = 8;
+        Ok(i)
+    };
+    match w0 & 0xFC00_0000 {
+        0xD800_0000 => mem(Enc::Ds, (w0 >> 17) & 0xff, "ds"),
+        0xDC00_0000 => mem(Enc::Flat, (w0 >> 18) & 0x7f, "flat"),
+        0xE000_0000 => mem(Enc::Mubuf, (w0 >> 18) & 0x7f, "mubuf"),
+        0xE800_0000 => Err(DecodeFail::Format("mtbuf")),
+        0xF000_0000 => Err(DecodeFail::Format("mimg")),
+        _ => Err(DecodeFail::Format("unknown")),
+    }
+}

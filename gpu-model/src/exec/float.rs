@@ -1,0 +1,329 @@
+//! Floating-point helpers: input/output modifiers, compares, classes and the
+//! transcendental approximations.
+//!
+//! Precision of the transcendentals (documented choice): `v_exp_f32`, `v_log_f32`,
+//! `v_rcp_f32`, `v_rsq_f32`, `v_sqrt_f32`, `v_sin_f32` and `v_cos_f32` are computed in f64
+//! with the host's libm and rounded once to f32. The result is within 1 ulp of the exact
+//! value (the hardware documents 1 ulp for these), so it may differ from the hardware in
+//! the last bit; kernels using them are checked with a float tolerance. f16 arithmetic is
+//! done in f32/f64 and rounded once to f16 with the `half` crate.
+
+use half::f16;
+
+/// Applies VOP3 abs/neg to an f32 bit pattern.
+#[inline(always)]
+pub(crate) fn mod32(x: u32, abs: bool, neg: bool) -> u32 {
+    let x = if abs { x & 0x7fff_ffff } else { x };
+    if neg {
+        x ^ 0x8000_0000
+    } else {
+        x
+    }
+}
+
+/// Applies abs/neg to an f64 bit pattern.
+#[inline(always)]
+pub(crate) fn mod64(x: u64, abs: bool, neg: bool) -> u64 {
+    let x = if abs { x & 0x7fff_ffff_ffff_ffff } else { x };
+    if neg {
+        x ^ 0x8000_0000_0000_0000
+    } else {
+        x
+    }
+}
+
+/// Applies abs/neg to an f16 bit pattern (low 16 bits).
+#[inline(always)]
+pub(crate) fn mod16(x: u32, abs: bool, neg: bool) -> u32 {
+    let x = x & 0xffff;
+    let x = if abs { x & 0x7fff } else { x };
+    if neg {
+        x ^ 0x8000
+    } else {
+        x
+    }
+}
+
+/// Output modifier then clamp, f32.
+#[inline(always)]
+pub(crate) fn out32(x: f32, omod: u8, clamp: bool) -> f32 {
+    let x = match omod {
+        1 => x * 2.0,
+        2 => x * 4.0,
+        3 => x * 0.5,
+        _ => x,
+    };
+    if clamp {
+        // DX10 clamp: NaN becomes 0.
+        if x.is_nan() {
+            0.0
+        } else {
+            x.clamp(0.0, 1.0)
+        }
+    } else {
+        x
+    }
+}
+
+/// Output modifier then clamp, f64.
+#[inline(always)]
+pub(crate) fn out64(x: f64, omod: u8, clamp: bool) -> f64 {
+    let x = match omod {
+        1 => x * 2.0,
+        2 => x * 4.0,
+        3 => x * 0.5,
+        _ => x,
+    };
+    if clamp {
+        if x.is_nan() {
+            0.0
+        } else {
+            x.clamp(0.0, 1.0)
+        }
+    } else {
+        x
+    }
+}
+
+/// f16 bits to f32.
+#[inline(always)]
+pub(crate) fn h2f(x: u32) -> f32 {
+    f16::from_bits(x as u16).to_f32()
+}
+
+/// f32 to f16 bits (round to nearest even).
+#[inline(always)]
+pub(crate) fn f2h(x: f32) -> u32 {
+    f16::from_f32(x).to_bits() as u32
+}
+
+/// f64 to f16 bits (one rounding).
+#[inline(always)]
+pub(crate) fn d2h(x: f64) -> u32 {
+    f16::from_f64(x).to_bits() as u32
+}
+
+/// IEEE minNum/maxNum as the GFX9 VALU does in IEEE mode: a quiet NaN operand loses.
+#[inline(always)]
+pub(crate) fn fmin(a: f32, b: f32) -> f32 {
+    a.min(b)
+}
+
+/// See [`fmin`].
+#[inline(always)]
+pub(crate) fn fmax(a: f32, b: f32) -> f32 {
+    a.max(b)
+}
+
+/// Median of three (v_med3_f32): NaNs handled like min/max chains.
+pub(crate) fn med3(a: f32, b: f32, c: f32) -> f32 {
+    fmax(fmin(a, b), fmin(fmax(a, b), c))
+}
+
+/// Float compare by VOPC condition code (F, LT, EQ, LE, GT, LG, GE, O, U, NGE, NLG, NGT,
+/// NLE, NEQ, NLT, TRU).
+#[inline(always)]
+pub(crate) fn fcmp(cond: u8, a: f64, b: f64) -> bool {
+    match cond & 15 {
+        0 => false,
+        1 => a < b,
+        2 => a == b,
+        3 => a <= b,
+        4 => a > b,
+        5 => a < b || a > b,
+        6 => a >= b,
+        7 => !a.is_nan() && !b.is_nan(),
+        8 => a.is_nan() || b.is_nan(),
+        9 => !(a >= b),
+        10 => !(a < b || a > b),
+        11 => !(a > b),
+        12 => !(a <= b),
+        13 => !(a == b),
+        14 => !(a < b),
+        _ => true,
+    }
+}
+
+/// Integer compare by condition code (F, LT, EQ, LE, GT, NE, GE, T).
+#[inline(always)]
+pub(crate) fn icmp<T: PartialOrd>(cond: u8, a: T, b: T) -> bool {
+    match cond & 7 {
+        0 => false,
+        1 => a < b,
+        2 => a == b,
+        3 => a <= b,
+        4 => a > b,
+        5 => a != b,
+        6 => a >= b,
+        _ => true,
+    }
+}
+
+/// v_cmp_class mask bit of a value: 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denormal,
+/// 5 -0, 6 +0, 7 +denormal, 8 +normal, 9 +inf.
+pub(crate) fn class_bit(x: f64, quiet_nan: bool) -> u32 {
+    let neg = x.is_sign_negative();
+    let bit = if x.is_nan() {
+        if quiet_nan {
+            1
+        } else {
+            0
+        }
+    } else if x.is_infinite() {
+        if neg {
+            2
+        } else {
+            9
+        }
+    } else if x == 0.0 {
+        if neg {
+            5
+        } else {
+            6
+        }
+    } else if x.is_subnormal() {
+        if neg {
+            4
+        } else {
+            7
+        }
+    } else if neg {
+        3
+    } else {
+        8
+    };
+    1 << bit
+}
+
+/// Class bit of an f32 (subnormal detection must use the f32 range).
+pub(crate) fn class32(x: f32) -> u32 {
+    if x.is_subnormal() {
+        return 1 << if x.is_sign_negative() { 4 } else { 7 };
+    }
+    class_bit(x as f64, x.to_bits() & 0x0040_0000 != 0)
+}
+
+/// Class bit of an f16.
+pub(crate) fn class16(bits: u32) -> u32 {
+    let h = f16::from_bits(bits as u16);
+    if h.is_subnormal() {
+        return 1 << if h.is_sign_negative() { 4 } else { 7 };
+    }
+    class_bit(h.to_f64(), bits & 0x200 != 0)
+}
+
+/// Class bit of an f64.
+pub(crate) fn class64(x: f64) -> u32 {
+    class_bit(x, x.to_bits() & 0x0008_0000_0000_0000 != 0)
+}
+
+/// `x * 2^e` for f32, one rounding (the f64 product is exact).
+pub(crate) fn ldexp32(x: f32, e: i32) -> f32 {
+    let e = e.clamp(-400, 400);
+    ldexp64(x as f64, e) as f32
+}
+
+/// `x * 2^e` for f64.
+pub(crate) fn ldexp64(mut x: f64, mut e: i32) -> f64 {
+    e = e.clamp(-2200, 2200);
+    while e > 1000 {
+        x *= 2f64.powi(1000);
+        e -= 1000;
+    }
+    while e < -1000 {
+        x *= 2f64.powi(-1000);
+        e += 1000;
+    }
+    x * 2f64.powi(e)
+}
+
+/// frexp: mantissa in [0.5, 1) and exponent; specials return (x, 0).
+pub(crate) fn frexp64(x: f64) -> (f64, i32) {
+    if x == 0.0 || !x.is_finite() {
+        return (x, 0);
+    }
+    let mut e = 0;
+    let mut m = x;
+    // Normalise subnormals first.
+    if m.abs() < f64::MIN_POSITIVE {
+        m *= 2f64.powi(64);
+        e -= 64;
+    }
+    let bits = m.to_bits();
+    let be = ((bits >> 52) & 0x7ff) as i32;
+    e += be - 1022;
+    let mb = (bits & !(0x7ffu64 << 52)) | (1022u64 << 52);
+    (f64::from_bits(mb), e)
+}
+
+/// Division fixup (v_div_fixup): special cases of `n / d`, otherwise the quotient `q`.
+pub(crate) fn div_fixup(q: f64, d: f64, n: f64) -> f64 {
+    let sign_neg = d.is_sign_negative() != n.is_sign_negative();
+    let signed = |v: f64| if sign_neg { -v } else { v };
+    if n.is_nan() {
+        n
+    } else if d.is_nan() {
+        d
+    } else if (d == 0.0 && n == 0.0) || (d.is_infinite() && n.is_infinite()) {
+        f64::NAN
+    } else if d == 0.0 || n.is_infinite() {
+        signed(f64::INFINITY)
+    } else if d.is_infinite() {
+        signed(0.0)
+    } else if q.is_nan() {
+        q
+    } else {
+        signed(q.abs())
+    }
+}
+
+/// v_exp_f32: 2^x.
+pub(crate) fn exp2(x: f32) -> f32 {
+    (x as f64).exp2() as f32
+}
+
+/// v_log_f32: log2(x).
+pub(crate) fn log2(x: f32) -> f32 {
+    (x as f64).log2() as f32
+}
+
+/// v_rcp_f32.
+pub(crate) fn rcp(x: f32) -> f32 {
+    (1.0 / x as f64) as f32
+}
+
+/// v_rsq_f32.
+pub(crate) fn rsq(x: f32) -> f32 {
+    (1.0 / (x as f64).sqrt()) as f32
+}
+
+/// v_sin_f32: sin(2 pi x).
+pub(crate) fn sin(x: f32) -> f32 {
+    (x as f64 * std::f64::consts::TAU).sin() as f32
+}
+
+/// v_cos_f32: cos(2 pi x).
+pub(crate) fn cos(x: f32) -> f32 {
+    (x as f64 * std::f64::consts::TAU).cos() as f32
+}
+
+/// v_fract_f32: x - floor(x), below 1.0.
+pub(crate) fn fract32(x: f32) -> f32 {
+    if !x.is_finite() {
+        return if x.is_nan() { x } else { f32::NAN };
+    }
+    (x - x.floor()).min(f32::from_bits(0x3f7f_ffff))
+}
+
+/// v_fract_f64.
+pub(crate) fn fract64(x: f64) -> f64 {
+    if !x.is_finite() {
+        return if x.is_nan() { x } else { f64::NAN };
+    }
+    (x - x.floor()).min(f64::from_bits(0x3fef_ffff_ffff_ffff))
+}
+
+/// Round half to even (v_rndne).
+pub(crate) fn rndne(x: f64) -> f64 {
+    x.round_ties_even()
+}

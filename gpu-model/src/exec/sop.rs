@@ -1,0 +1,540 @@
+//! Scalar ALU (SOP1, SOP2, SOPC, SOPK) and program control (SOPP).
+
+use super::decode::Inst;
+use super::op::Op;
+use super::wave::{code, Flow, Wave};
+use super::{FaultReason, Stop};
+
+/// Sign-extends the low 16 bits of an instruction word.
+fn simm16(w: u32) -> i32 {
+    w as u16 as i16 as i32
+}
+
+/// Bit-field extract: `spec` holds offset in 5:0 (or 5:0 for 64-bit) and width in 22:16.
+fn bfe32(v: u32, spec: u32, signed: bool) -> u32 {
+    let off = spec & 31;
+    let width = (spec >> 16) & 0x7f;
+    if width == 0 {
+        return 0;
+    }
+    let x = v >> off;
+    if width >= 32 {
+        return x;
+    }
+    let m = x & ((1u32 << width) - 1);
+    if signed {
+        ((m << (32 - width)) as i32 >> (32 - width)) as u32
+    } else {
+        m
+    }
+}
+
+fn bfe64(v: u64, spec: u32, signed: bool) -> u64 {
+    let off = spec & 63;
+    let width = (spec >> 16) & 0x7f;
+    if width == 0 {
+        return 0;
+    }
+    let x = v >> off;
+    if width >= 64 {
+        return x;
+    }
+    let m = x & ((1u64 << width) - 1);
+    if signed {
+        ((m << (64 - width)) as i64 >> (64 - width)) as u64
+    } else {
+        m
+    }
+}
+
+/// Executes a scalar instruction.
+pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
+    use Op::*;
+    let s0 = || w.sread(i.src[0], i.lit);
+    let s1 = || w.sread(i.src[1], i.lit);
+    let d = i.dst;
+    macro_rules! b32 {
+        ($e:expr) => {{
+            let (a, b) = (s0(), s1());
+            let f: fn(u32, u32) -> u32 = $e;
+            let r = f(a, b);
+            w.swrite(d, r);
+            w.scc = r != 0;
+        }};
+    }
+    macro_rules! b64 {
+        ($e:expr) => {{
+            let a = w.sread64(i.src[0], i.lit, false);
+            let b = w.sread64(i.src[1], i.lit, false);
+            let f: fn(u64, u64) -> u64 = $e;
+            let r = f(a, b);
+            w.swrite64(d, r);
+            w.scc = r != 0;
+        }};
+    }
+    macro_rules! cmp {
+        ($t:ty, $e:expr) => {{
+            let (a, b) = (s0() as $t, s1() as $t);
+            let f: fn($t, $t) -> bool = $e;
+            w.scc = f(a, b);
+        }};
+    }
+    macro_rules! cmpk {
+        ($t:ty, $e:expr) => {{
+            let a = w.sread(d, 0) as $t;
+            let k = if stringify!($t) == "i32" {
+                simm16(i.w0) as $t
+            } else {
+                (i.w0 & 0xffff) as $t
+            };
+            let f: fn($t, $t) -> bool = $e;
+            w.scc = f(a, k);
+        }};
+    }
+    macro_rules! saveexec {
+        ($e:expr) => {{
+            let a = w.sread64(i.src[0], i.lit, false);
+            let old = w.exec();
+            let f: fn(u64, u64) -> u64 = $e;
+            let n = f(a, old);
+            w.swrite64(d, old);
+            w.set_exec(n);
+            w.scc = w.exec() != 0;
+        }};
+    }
+    match i.op {
+        // ---- SOP2 ----
+        SAddU32 => {
+            let (a, b) = (s0(), s1());
+            let (r, c) = a.overflowing_add(b);
+            w.swrite(d, r);
+            w.scc = c;
+        }
+        SSubU32 => {
+            let (a, b) = (s0(), s1());
+            let (r, c) = a.overflowing_sub(b);
+            w.swrite(d, r);
+            w.scc = c;
+        }
+        SAddI32 => {
+            let (a, b) = (s0() as i32, s1() as i32);
+            let (r, o) = a.overflowing_add(b);
+            w.swrite(d, r as u32);
+            w.scc = o;
+        }
+        SSubI32 => {
+            let (a, b) = (s0() as i32, s1() as i32);
+            let (r, o) = a.overflowing_sub(b);
+            w.swrite(d, r as u32);
+            w.scc = o;
+        }
+        SAddcU32 => {
+            let r = s0() as u64 + s1() as u64 + w.scc as u64;
+            w.swrite(d, r as u32);
+            w.scc = r >> 32 != 0;
+        }
+        SSubbU32 => {
+            let (a, b) = (s0() as u64, s1() as u64 + w.scc as u64);
+            w.swrite(d, a.wrapping_sub(b) as u32);
+            w.scc = b > a;
+        }
+        SMinI32 | SMaxI32 | SMinU32 | SMaxU32 => {
+            let (a, b) = (s0(), s1());
+            let (r, first) = match i.op {
+                SMinI32 => ((a as i32).min(b as i32) as u32, (a as i32) < (b as i32)),
+                SMaxI32 => ((a as i32).max(b as i32) as u32, (a as i32) > (b as i32)),
+                SMinU32 => (a.min(b), a < b),
+                _ => (a.max(b), a > b),
+            };
+            w.swrite(d, r);
+            w.scc = first;
+        }
+        SCselectB32 => {
+            let r = if w.scc { s0() } else { s1() };
+            w.swrite(d, r);
+        }
+        SCselectB64 => {
+            let r = if w.scc {
+                w.sread64(i.src[0], i.lit, false)
+            } else {
+                w.sread64(i.src[1], i.lit, false)
+            };
+            w.swrite64(d, r);
+        }
+        SAndB32 => b32!(|a, b| a & b),
+        SOrB32 => b32!(|a, b| a | b),
+        SXorB32 => b32!(|a, b| a ^ b),
+        SAndn2B32 => b32!(|a, b| a & !b),
+        SOrn2B32 => b32!(|a, b| a | !b),
+        SNandB32 => b32!(|a, b| !(a & b)),
+        SNorB32 => b32!(|a, b| !(a | b)),
+        SXnorB32 => b32!(|a, b| !(a ^ b)),
+        SAndB64 => b64!(|a, b| a & b),
+        SOrB64 => b64!(|a, b| a | b),
+        SXorB64 => b64!(|a, b| a ^ b),
+        SAndn2B64 => b64!(|a, b| a & !b),
+        SOrn2B64 => b64!(|a, b| a | !b),
+        SNandB64 => b64!(|a, b| !(a & b)),
+        SNorB64 => b64!(|a, b| !(a | b)),
+        SXnorB64 => b64!(|a, b| !(a ^ b)),
+        SLshlB32 => b32!(|a, b| a << (b & 31)),
+        SLshrB32 => b32!(|a, b| a >> (b & 31)),
+        SAshrI32 => b32!(|a, b| ((a as i32) >> (b & 31)) as u32),
+        SLshlB64 => {
+            let a = w.sread64(i.src[0], i.lit, false);
+            let r = a << (s1() & 63);
+            w.swrite64(d, r);
+            w.scc = r != 0;
+        }
+        SLshrB64 => {
+            let a = w.sread64(i.src[0], i.lit, false);
+            let r = a >> (s1() & 63);
+            w.swrite64(d, r);
+            w.scc = r != 0;
+        }
+        SAshrI64 => {
+            let a = w.sread64(i.src[0], i.lit, false) as i64;
+            let r = (a >> (s1() & 63)) as u64;
+            w.swrite64(d, r);
+            w.scc = r != 0;
+        }
+        SBfmB32 => {
+            let r = ((1u64 << (s0() & 31)) - 1) as u32;
+            w.swrite(d, r << (s1() & 31));
+        }
+        SBfmB64 => {
+            let r = (1u64 << (s0() & 63)).wrapping_sub(1);
+            w.swrite64(d, r << (s1() & 63));
+        }
+        SMulI32 => w.swrite(d, s0().wrapping_mul(s1())),
+        SMulHiU32 => w.swrite(d, ((s0() as u64 * s1() as u64) >> 32) as u32),
+        SMulHiI32 => w.swrite(d, ((s0() as i32 as i64 * s1() as i32 as i64) >> 32) as u32),
+        SBfeU32 => b32!(|a, b| bfe32(a, b, false)),
+        SBfeI32 => b32!(|a, b| bfe32(a, b, true)),
+        SBfeU64 | SBfeI64 => {
+            let a = w.sread64(i.src[0], i.lit, false);
+            let r = bfe64(a, s1(), i.op == SBfeI64);
+            w.swrite64(d, r);
+            w.scc = r != 0;
+        }
+        SAbsdiffI32 => b32!(|a, b| (a as i32).wrapping_sub(b as i32).unsigned_abs()),
+        SLshl1AddU32 | SLshl2AddU32 | SLshl3AddU32 | SLshl4AddU32 => {
+            let sh = match i.op {
+                SLshl1AddU32 => 1,
+                SLshl2AddU32 => 2,
+                SLshl3AddU32 => 3,
+                _ => 4,
+            };
+            let a = s0() as u64;
+            let r = (a << sh) + s1() as u64;
+            w.swrite(d, r as u32);
+            w.scc = r >> 32 != 0;
+        }
+        SPackLlB32B16 => w.swrite(d, (s0() & 0xffff) | s1() << 16),
+        SPackLhB32B16 => w.swrite(d, (s0() & 0xffff) | (s1() & 0xffff_0000)),
+        SPackHhB32B16 => w.swrite(d, (s0() >> 16) | (s1() & 0xffff_0000)),
+        // ---- SOP1 ----
+        SMovB32 => w.swrite(d, s0()),
+        SMovB64 => {
+            let v = w.sread64(i.src[0], i.lit, false);
+            w.swrite64(d, v)
+        }
+        SCmovB32 => {
+            if w.scc {
+                w.swrite(d, s0())
+            }
+        }
+        SCmovB64 => {
+            if w.scc {
+                let v = w.sread64(i.src[0], i.lit, false);
+                w.swrite64(d, v)
+            }
+        }
+        SNotB32 => {
+            let r = !s0();
+            w.swrite(d, r);
+            w.scc = r != 0;
+        }
+        SNotB64 => {
+            let r = !w.sread64(i.src[0], i.lit, false);
+            w.swrite64(d, r);
+            w.scc = r != 0;
+        }
+        SBrevB32 => w.swrite(d, s0().reverse_bits()),
+        SBrevB64 => {
+            let v = w.sread64(i.src[0], i.lit, false).reverse_bits();
+            w.swrite64(d, v)
+        }
+        SBcnt0I32B32 | SBcnt1I32B32 => {
+            let a = s0();
+            let r = if i.op == SBcnt1I32B32 { a.count_ones() } else { a.count_zeros() };
+            w.swrite(d, r);
+            w.scc = r != 0;
+        }
+        SBcnt0I32B64 | SBcnt1I32B64 => {
+            let a = w.sread64(i.src[0], i.lit, false);
+            let r = if i.op == SBcnt1I32B64 { a.count_ones() } else { a.count_zeros() };
+            w.swrite(d, r);
+            w.scc = r != 0;
+        }
+        SFf0I32B32 | SFf1I32B32 => {
+            let a = if i.op == SFf1I32B32 { s0() } else { !s0() };
+            w.swrite(d, if a == 0 { u32::MAX } else { a.trailing_zeros() });
+        }
+        SFf0I32B64 | SFf1I32B64 => {
+            let a = w.sread64(i.src[0], i.lit, false);
+            let a = if i.op == SFf1I32B64 { a } else { !a };
+            w.swrite(d, if a == 0 { u32::MAX } else { a.trailing_zeros() });
+        }
+        SFlbitI32B32 => {
+            let a = s0();
+            w.swrite(d, if a == 0 { u32::MAX } else { a.leading_zeros() });
+        }
+        SFlbitI32B64 => {
+            let a = w.sread64(i.src[0], i.lit, false);
+            w.swrite(d, if a == 0 { u32::MAX } else { a.leading_zeros() });
+        }
+        SFlbitI32 => {
+            let a = s0();
+            let a = if (a as i32) < 0 { !a } else { a };
+            w.swrite(d, if a == 0 { u32::MAX } else { a.leading_zeros() - 1 });
+        }
+        SSextI32I8 => w.swrite(d, s0() as i8 as i32 as u32),
+        SSextI32I16 => w.swrite(d, s0() as i16 as i32 as u32),
+        SBitset0B32 => {
+            let v = w.sread(d, 0) & !(1 << (s0() & 31));
+            w.swrite(d, v)
+        }
+        SBitset1B32 => {
+            let v = w.sread(d, 0) | 1 << (s0() & 31);
+            w.swrite(d, v)
+        }
+        SBitset0B64 => {
+            let v = w.sread64(d, 0, false) & !(1u64 << (s0() & 63));
+            w.swrite64(d, v)
+        }
+        SBitset1B64 => {
+            let v = w.sread64(d, 0, false) | 1u64 << (s0() & 63);
+            w.swrite64(d, v)
+        }
+        SAbsI32 => {
+            let r = (s0() as i32).unsigned_abs();
+            w.swrite(d, r);
+            w.scc = r != 0;
+        }
+        SQuadmaskB64 => {
+            let a = w.sread64(i.src[0], i.lit, false);
+            let mut r = 0u64;
+            for q in 0..16 {
+                if (a >> (4 * q)) & 0xf != 0 {
+                    r |= 1 << q;
+                }
+            }
+            w.swrite64(d, r);
+            w.scc = r != 0;
+        }
+        SWqmB32 | SWqmB64 => {
+            let a = w.sread64(i.src[0], i.lit, false);
+            let mut r = 0u64;
+            for q in 0..16 {
+                if (a >> (4 * q)) & 0xf != 0 {
+                    r |= 0xf << (4 * q);
+                }
+            }
+            if i.op == SWqmB32 {
+                w.swrite(d, r as u32);
+            } else {
+                w.swrite64(d, r);
+            }
+            w.scc = r != 0;
+        }
+        SBitreplicateB64B32 => {
+            let a = s0();
+            let mut r = 0u64;
+            for b in 0..32 {
+                if a >> b & 1 != 0 {
+                    r |= 3 << (2 * b);
+                }
+            }
+            w.swrite64(d, r);
+        }
+        SAndSaveexecB64 => saveexec!(|s, e| s & e),
+        SOrSaveexecB64 => saveexec!(|s, e| s | e),
+        SXorSaveexecB64 => saveexec!(|s, e| s ^ e),
+        SAndn2SaveexecB64 => saveexec!(|s, e| s & !e),
+        SOrn2SaveexecB64 => saveexec!(|s, e| s | !e),
+        SNandSaveexecB64 => saveexec!(|s, e| !(s & e)),
+        SNorSaveexecB64 => saveexec!(|s, e| !(s | e)),
+        SXnorSaveexecB64 => saveexec!(|s, e| !(s ^ e)),
+        SAndn1SaveexecB64 => saveexec!(|s, e| !s & e),
+        SOrn1SaveexecB64 => saveexec!(|s, e| !s | e),
+        SAndn1WrexecB64 | SAndn2WrexecB64 => {
+            let a = w.sread64(i.src[0], i.lit, false);
+            let e = w.exec();
+            let n = if i.op == SAndn1WrexecB64 { !a & e } else { a & !e };
+            w.set_exec(n);
+            w.swrite64(d, n);
+            w.scc = n != 0;
+        }
+        SGetpcB64 => {
+            let v = w.pc.wrapping_add(4);
+            w.swrite64(d, v)
+        }
+        SSetpcB64 => {
+            w.pc = w.sread64(i.src[0], i.lit, false);
+            return Ok(Flow::Jumped);
+        }
+        SSwappcB64 => {
+            let target = w.sread64(i.src[0], i.lit, false);
+            let ret = w.pc.wrapping_add(i.len as u64);
+            w.swrite64(d, ret);
+            w.pc = target;
+            return Ok(Flow::Jumped);
+        }
+        // ---- SOPC ----
+        SCmpEqI32 | SCmpEqU32 => cmp!(u32, |a, b| a == b),
+        SCmpLgI32 | SCmpLgU32 => cmp!(u32, |a, b| a != b),
+        SCmpGtI32 => cmp!(i32, |a, b| a > b),
+        SCmpGeI32 => cmp!(i32, |a, b| a >= b),
+        SCmpLtI32 => cmp!(i32, |a, b| a < b),
+        SCmpLeI32 => cmp!(i32, |a, b| a <= b),
+        SCmpGtU32 => cmp!(u32, |a, b| a > b),
+        SCmpGeU32 => cmp!(u32, |a, b| a >= b),
+        SCmpLtU32 => cmp!(u32, |a, b| a < b),
+        SCmpLeU32 => cmp!(u32, |a, b| a <= b),
+        SBitcmp0B32 => w.scc = s0() >> (s1() & 31) & 1 == 0,
+        SBitcmp1B32 => w.scc = s0() >> (s1() & 31) & 1 == 1,
+        SBitcmp0B64 => w.scc = w.sread64(i.src[0], i.lit, false) >> (s1() & 63) & 1 == 0,
+        SBitcmp1B64 => w.scc = w.sread64(i.src[0], i.lit, false) >> (s1() & 63) & 1 == 1,
+        SCmpEqU64 | SCmpLgU64 => {
+            let a = w.sread64(i.src[0], i.lit, false);
+            let b = w.sread64(i.src[1], i.lit, false);
+            w.scc = (a == b) == (i.op == SCmpEqU64);
+        }
+        // ---- SOPK ----
+        SMovkI32 => w.swrite(d, simm16(i.w0) as u32),
+        SCmovkI32 => {
+            if w.scc {
+                w.swrite(d, simm16(i.w0) as u32)
+            }
+        }
+        SCmpkEqI32 => cmpk!(i32, |a, b| a == b),
+        SCmpkLgI32 => cmpk!(i32, |a, b| a != b),
+        SCmpkGtI32 => cmpk!(i32, |a, b| a > b),
+        SCmpkGeI32 => cmpk!(i32, |a, b| a >= b),
+        SCmpkLtI32 => cmpk!(i32, |a, b| a < b),
+        SCmpkLeI32 => cmpk!(i32, |a, b| a <= b),
+        SCmpkEqU32 => cmpk!(u32, |a, b| a == b),
+        SCmpkLgU32 => cmpk!(u32, |a, b| a != b),
+        SCmpkGtU32 => cmpk!(u32, |a, b| a > b),
+        SCmpkGeU32 => cmpk!(u32, |a, b| a >= b),
+        SCmpkLtU32 => cmpk!(u32, |a, b| a < b),
+        SCmpkLeU32 => cmpk!(u32, |a, b| a <= b),
+        SAddkI32 => {
+            let a = w.sread(d, 0) as i32;
+            let (r, o) = a.overflowing_add(simm16(i.w0));
+            w.swrite(d, r as u32);
+            w.scc = o;
+        }
+        SMulkI32 => {
+            let a = w.sread(d, 0) as i32;
+            w.swrite(d, a.wrapping_mul(simm16(i.w0)) as u32);
+        }
+        SGetregB32 => {
+            let v = getreg(w, i.w0 & 0xffff);
+            w.swrite(d, v);
+        }
+        SSetregB32 => {
+            let v = w.sread(d, 0);
+            setreg(w, i.w0 & 0xffff, v);
+        }
+        SSetregImm32B32 => setreg(w, i.w0 & 0xffff, i.lit),
+        SCallB64 => {
+            let ret = w.pc.wrapping_add(4);
+            w.swrite64(d, ret);
+            w.pc = ret.wrapping_add_signed(4 * simm16(i.w0) as i64);
+            return Ok(Flow::Jumped);
+        }
+        // ---- SOPP ----
+        SNop | SSetkill | SSethalt | SSetprio | SIcacheInv | SIncperflevel | SDecperflevel
+        | STtracedata | SWakeup => {}
+        SWaitcnt => {
+            // Memory completes immediately: a wait leaves nothing outstanding.
+            w.counters = Default::default();
+        }
+        SEndpgm | SEndpgmSaved => return Ok(Flow::Stop(Stop::Endpgm)),
+        SBarrier => {
+            // A barrier in a workgroup of one wave is a no-op.
+            return Ok(Flow::Stop(Stop::Barrier));
+        }
+        SSleep => return Ok(Flow::Stop(Stop::Sleep)),
+        SSendmsg | SSendmsghalt => {
+            // Messages (interrupts, GS/dealloc) have no effect on a compute kernel's
+            // results; MSG_DEALLOC_VGPRS / halt-like messages are ignored.
+        }
+        STrap => return Err(FaultReason::Trap(i.w0 & 0xff)),
+        SBranch => return Ok(branch(w, i, true)),
+        SCbranchScc0 => return Ok(branch(w, i, !w.scc)),
+        SCbranchScc1 => return Ok(branch(w, i, w.scc)),
+        SCbranchVccz => return Ok(branch(w, i, w.vcc() == 0)),
+        SCbranchVccnz => return Ok(branch(w, i, w.vcc() != 0)),
+        SCbranchExecz => return Ok(branch(w, i, w.exec() == 0)),
+        SCbranchExecnz => return Ok(branch(w, i, w.exec() != 0)),
+        _ => return Err(FaultReason::Unimplemented(i.op.name())),
+    }
+    Ok(Flow::Next)
+}
+
+fn branch(w: &mut Wave, i: &Inst, taken: bool) -> Flow {
+    if taken {
+        w.pc = w
+            .pc
+            .wrapping_add(4)
+            .wrapping_add_signed(4 * simm16(i.w0) as i64);
+        Flow::Jumped
+    } else {
+        Flow::Next
+    }
+}
+
+/// hwreg ids (GFX9): MODE 1, STATUS 2, TRAPSTS 3, HW_ID 4, GPR_ALLOC 5, LDS_ALLOC 6, IB_STS 7.
+fn hwreg_value(w: &Wave, id: u32) -> u32 {
+    match id {
+        1 => w.mode,
+        2 => w.status,
+        3 => w.trapsts,
+        4 => w.info.wave_in_group & 0xf,
+        _ => 0,
+    }
+}
+
+fn field(spec: u32) -> (u32, u32, u32) {
+    let id = spec & 0x3f;
+    let off = (spec >> 6) & 0x1f;
+    let size = ((spec >> 11) & 0x1f) + 1;
+    (id, off, size)
+}
+
+fn getreg(w: &Wave, spec: u32) -> u32 {
+    let (id, off, size) = field(spec);
+    let v = hwreg_value(w, id) >> off;
+    if size >= 32 {
+        v
+    } else {
+        v & ((1 << size) - 1)
+    }
+}
+
+fn setreg(w: &mut Wave, spec: u32, v: u32) {
+    let (id, off, size) = field(spec);
+    let mask = if size >= 32 { u32::MAX } else { (1 << size) - 1 } << off;
+    let apply = |old: u32| (old & !mask) | ((v << off) & mask);
+    match id {
+        1 => w.mode = apply(w.mode),
+        3 => w.trapsts = apply(w.trapsts),
+        _ => {}
+    }
+}
+
+#[allow(dead_code)]
+const _: usize = code::M0;

@@ -1,0 +1,207 @@
+//! Vector ALU operations that exist only in the VOP3 encoding (three sources, 64-bit
+//! results, carry-out forms).
+
+use super::decode::Inst;
+use super::float as fl;
+use super::lane;
+use super::op::Op;
+use super::valu::*;
+use super::wave::{Wave, LANES};
+use super::FaultReason;
+
+/// Executes a VOP3-only operation.
+pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
+    use Op::*;
+    match i.op {
+        VMadF32 | VMadLegacyF32 => f3(w, i, |a, b, c| a * b + c),
+        VFmaF32 => f3(w, i, |a, b, c| a.mul_add(b, c)),
+        VFmaF64 => d3(w, i, |a, b, c| a.mul_add(b, c)),
+        VMin3F32 => f3(w, i, |a, b, c| fl::fmin(fl::fmin(a, b), c)),
+        VMax3F32 => f3(w, i, |a, b, c| fl::fmax(fl::fmax(a, b), c)),
+        VMed3F32 => f3(w, i, fl::med3),
+        VMin3I32 => int3(w, i, |a, b, c| (a as i32).min(b as i32).min(c as i32) as u32),
+        VMax3I32 => int3(w, i, |a, b, c| (a as i32).max(b as i32).max(c as i32) as u32),
+        VMin3U32 => int3(w, i, |a, b, c| a.min(b).min(c)),
+        VMax3U32 => int3(w, i, |a, b, c| a.max(b).max(c)),
+        VMed3I32 => int3(w, i, |a, b, c| {
+            let (a, b, c) = (a as i32, b as i32, c as i32);
+            a.min(b).max(a.max(b).min(c)) as u32
+        }),
+        VMed3U32 => int3(w, i, |a, b, c| a.min(b).max(a.max(b).min(c))),
+        VMadI32I24 => int3(w, i, |a, b, c| {
+            (((a << 8) as i32 >> 8).wrapping_mul((b << 8) as i32 >> 8) as u32).wrapping_add(c)
+        }),
+        VMadU32U24 => int3(w, i, |a, b, c| {
+            (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff).wrapping_add(c)
+        }),
+        VMadU32U16 => int3(w, i, |a, b, c| (a & 0xffff) * (b & 0xffff) + c),
+        VMadI32I16 => int3(w, i, |a, b, c| {
+            ((a as i16 as i32) * (b as i16 as i32)).wrapping_add(c as i32) as u32
+        }),
+        VBfeU32 => int3(w, i, |a, b, c| bfe(a, b, c, false)),
+        VBfeI32 => int3(w, i, |a, b, c| bfe(a, b, c, true)),
+        VBfiB32 => int3(w, i, |a, b, c| (a & b) | (!a & c)),
+        VAlignbitB32 => int3(w, i, |a, b, c| ((((a as u64) << 32) | b as u64) >> (c & 31)) as u32),
+        VAlignbyteB32 => int3(w, i, |a, b, c| {
+            ((((a as u64) << 32) | b as u64) >> (8 * (c & 3))) as u32
+        }),
+        VPermB32 => int3(w, i, perm),
+        VLshlAddU32 => int3(w, i, |a, b, c| (a << (b & 31)).wrapping_add(c)),
+        VAddLshlU32 => int3(w, i, |a, b, c| a.wrapping_add(b) << (c & 31)),
+        VAdd3U32 => int3(w, i, |a, b, c| a.wrapping_add(b).wrapping_add(c)),
+        VLshlOrB32 => int3(w, i, |a, b, c| (a << (b & 31)) | c),
+        VAndOrB32 => int3(w, i, |a, b, c| (a & b) | c),
+        VOr3B32 => int3(w, i, |a, b, c| a | b | c),
+        VXadU32 => int3(w, i, |a, b, c| (a ^ b).wrapping_add(c)),
+        VBitop3B32 => {
+            let ttbl = (i.neg & 7) as u32 | ((i.abs & 7) as u32) << 3 | (i.omod as u32) << 6;
+            int3(w, i, move |a, b, c| {
+                let mut r = 0u32;
+                for k in 0..32 {
+                    let idx = ((a >> k) & 1) << 2 | ((b >> k) & 1) << 1 | ((c >> k) & 1);
+                    r |= ((ttbl >> idx) & 1) << k;
+                }
+                r
+            })
+        }
+        VMulLoU32 => int2(w, i, |a, b| a.wrapping_mul(b)),
+        VMulHiU32 => int2(w, i, |a, b| ((a as u64 * b as u64) >> 32) as u32),
+        VMulHiI32 => int2(w, i, |a, b| ((a as i32 as i64 * b as i32 as i64) >> 32) as u32),
+        VBcntU32B32 => int2(w, i, |a, b| a.count_ones().wrapping_add(b)),
+        VBfmB32 => int2(w, i, |a, b| (((1u64 << (a & 31)) - 1) as u32) << (b & 31)),
+        VMbcntLoU32B32 | VMbcntHiU32B32 => {
+            let (a, en) = src(w, i, 0);
+            let (b, _) = src(w, i, 1);
+            let hi = i.op == VMbcntHiU32B32;
+            let r: Row = std::array::from_fn(|l| {
+                let below = lane::below(l);
+                let m = if hi { below >> 32 } else { below & 0xffff_ffff } as u32;
+                (a[l] & m).count_ones().wrapping_add(b[l])
+            });
+            put(w, i, &r, en)
+        }
+        VCvtPkrtzF16F32 => {
+            let (a, en) = fsrc(w, i, 0);
+            let (b, _) = fsrc(w, i, 1);
+            let rtz = |x: f32| {
+                // Round toward zero: truncate the f32 then convert exactly when possible.
+                let h = fl::f2h(x);
+                if fl::h2f(h).abs() > x.abs() {
+                    h - 1
+                } else {
+                    h
+                }
+            };
+            let r: Row = std::array::from_fn(|l| rtz(a[l]) | rtz(b[l]) << 16);
+            put(w, i, &r, en)
+        }
+        VPackB32F16 => {
+            let (a, en) = src(w, i, 0);
+            let (b, _) = src(w, i, 1);
+            let sel = |x: u32, n: u8| if i.op_sel >> n & 1 != 0 { x >> 16 } else { x & 0xffff };
+            let r: Row = std::array::from_fn(|l| {
+                fl::mod16(sel(a[l], 0), i.abs & 1 != 0, i.neg & 1 != 0)
+                    | fl::mod16(sel(b[l], 1), i.abs & 2 != 0, i.neg & 2 != 0) << 16
+            });
+            put(w, i, &r, en)
+        }
+        VFmaF16 => {
+            let ops: [[f32; LANES]; 3] = std::array::from_fn(|n| {
+                let (r, _) = src(w, i, n);
+                let c = i.src[n];
+                let hi = i.op_sel >> n & 1 != 0;
+                std::array::from_fn(|l| {
+                    let raw = if c < 256 { w.sread16(c, i.lit) } else { r[l] };
+                    let h = if hi { raw >> 16 } else { raw & 0xffff };
+                    fl::h2f(fl::mod16(h, i.abs >> n & 1 != 0, i.neg >> n & 1 != 0))
+                })
+            });
+            let r: Row = std::array::from_fn(|l| {
+                let v = (ops[0][l] as f64).mul_add(ops[1][l] as f64, ops[2][l] as f64);
+                fl::d2h(fl::out64(v, i.omod, i.clamp))
+            });
+            let old = w.v[i.dst as usize];
+            let r: Row = if i.op_sel & 8 != 0 {
+                std::array::from_fn(|l| (old[l] & 0xffff) | r[l] << 16)
+            } else {
+                r
+            };
+            put(w, i, &r, u64::MAX)
+        }
+        VAddF64 => d2(w, i, |a, b| a + b),
+        VMulF64 => d2(w, i, |a, b| a * b),
+        VMinF64 => d2(w, i, f64::min),
+        VMaxF64 => d2(w, i, f64::max),
+        VLdexpF64 => {
+            let a = dsrc(w, i, 0);
+            let (b, _) = src(w, i, 1);
+            let r: Row64 = std::array::from_fn(|l| {
+                fl::out64(fl::ldexp64(a[l], b[l] as i32), i.omod, i.clamp).to_bits()
+            });
+            put64(w, i.dst as usize, &r)
+        }
+        VLshlrevB64 | VLshrrevB64 | VAshrrevI64 => {
+            let (a, _) = src(w, i, 0);
+            let b = src64(w, i, 1, false);
+            let r: Row64 = std::array::from_fn(|l| {
+                let s = a[l] & 63;
+                match i.op {
+                    VLshlrevB64 => b[l] << s,
+                    VLshrrevB64 => b[l] >> s,
+                    _ => ((b[l] as i64) >> s) as u64,
+                }
+            });
+            put64(w, i.dst as usize, &r)
+        }
+        VLshlAddU64 => {
+            let a = src64(w, i, 0, false);
+            let (b, _) = src(w, i, 1);
+            let c = src64(w, i, 2, false);
+            let r: Row64 = std::array::from_fn(|l| (a[l] << (b[l] & 63)).wrapping_add(c[l]));
+            put64(w, i.dst as usize, &r)
+        }
+        VMadU64U32 | VMadI64I32 => {
+            let (a, _) = src(w, i, 0);
+            let (b, _) = src(w, i, 1);
+            let c = src64(w, i, 2, false);
+            let signed = i.op == VMadI64I32;
+            let mut r = [0u64; LANES];
+            let mut co = 0u64;
+            for l in 0..LANES {
+                let (v, o) = if signed {
+                    let p = a[l] as i32 as i128 * b[l] as i32 as i128 + c[l] as i64 as i128;
+                    (p as u64, p != p as i64 as i128)
+                } else {
+                    let p = a[l] as u128 * b[l] as u128 + c[l] as u128;
+                    (p as u64, p >> 64 != 0)
+                };
+                r[l] = v;
+                co |= (o as u64) << l;
+            }
+            put64(w, i.dst as usize, &r);
+            let m = co & w.exec();
+            w.write_mask(i.sdst, m);
+        }
+        VDivScaleF32 => {
+            // Scaling only matters for operands near the ends of the exponent range; the
+            // result is the selected operand unscaled with VCC clear (see float.rs).
+            let (a, en) = fsrc(w, i, 0);
+            put(w, i, &std::array::from_fn(|l| a[l].to_bits()), en);
+            w.write_mask(i.sdst, 0);
+        }
+        VDivScaleF64 => {
+            let a = dsrc(w, i, 0);
+            put64(w, i.dst as usize, &std::array::from_fn(|l| a[l].to_bits()));
+            w.write_mask(i.sdst, 0);
+        }
+        VDivFmasF32 => f3(w, i, |a, b, c| a.mul_add(b, c)),
+        VDivFmasF64 => d3(w, i, |a, b, c| a.mul_add(b, c)),
+        VDivFixupF32 => f3(w, i, |q, d, n| fl::div_fixup(q as f64, d as f64, n as f64) as f32),
+        VDivFixupF64 => d3(w, i, fl::div_fixup),
+        _ => return Err(FaultReason::Unimplemented(i.op.name())),
+    }
+    Ok(())
+}
+
+#[allow(unused_imports)]
+use h2 as _;

@@ -1,0 +1,185 @@
+//! VOP3P: packed 16-bit math, mixed-precision FMA, packed f32 and AGPR moves.
+//!
+//! Packed operands: for result half `h` (0 low, 1 high) source `n` supplies its high
+//! half when `op_sel` (h = 0) or `op_sel_hi` (h = 1) bit `n` is set; `neg_lo`/`neg_hi`
+//! negate per half.
+
+use super::decode::Inst;
+use super::float as fl;
+use super::op::Op;
+use super::wave::{Wave, AGPR_BASE, LANES};
+use super::FaultReason;
+
+type Row = [u32; LANES];
+
+/// Raw 32-bit source row (inline float constants use the f16 pattern in both halves'
+/// low half, as the hardware does for packed operands).
+fn raw(w: &Wave, i: &Inst, n: usize, f16_consts: bool) -> Row {
+    let c = i.src[n];
+    if c >= 256 {
+        w.v[(c - 256) as usize]
+    } else if f16_consts {
+        [w.sread16(c, i.lit); LANES]
+    } else {
+        [w.sread(c, i.lit); LANES]
+    }
+}
+
+fn half(x: u32, hi: bool) -> u32 {
+    if hi {
+        x >> 16
+    } else {
+        x & 0xffff
+    }
+}
+
+fn write(w: &mut Wave, dst: usize, r: &Row) {
+    let exec = w.exec();
+    for l in 0..LANES {
+        if exec >> l & 1 != 0 {
+            w.v[dst][l] = r[l];
+        }
+    }
+}
+
+/// Packed f16 op over `N` sources.
+fn pk_f16<const N: usize>(w: &mut Wave, i: &Inst, f: impl Fn([f32; N]) -> f32) {
+    let srcs: [Row; N] = std::array::from_fn(|n| raw(w, i, n, true));
+    let r: Row = std::array::from_fn(|l| {
+        let mut out = 0;
+        for h in 0..2 {
+            let sel = if h == 0 { i.op_sel } else { i.op_sel_hi };
+            let negs = if h == 0 { i.neg } else { i.abs };
+            let args: [f32; N] = std::array::from_fn(|n| {
+                let x = half(srcs[n][l], sel >> n & 1 != 0);
+                fl::h2f(fl::mod16(x, false, negs >> n & 1 != 0))
+            });
+            let v = fl::out32(f(args), 0, i.clamp);
+            out |= fl::f2h(v) << (16 * h);
+        }
+        out
+    });
+    write(w, i.dst as usize, &r);
+}
+
+/// Packed u16 op.
+fn pk_u16(w: &mut Wave, i: &Inst, f: impl Fn(u16, u16) -> u16) {
+    let (a, b) = (raw(w, i, 0, false), raw(w, i, 1, false));
+    let r: Row = std::array::from_fn(|l| {
+        let mut out = 0;
+        for h in 0..2 {
+            let sel = if h == 0 { i.op_sel } else { i.op_sel_hi };
+            let x = half(a[l], sel & 1 != 0) as u16;
+            let y = half(b[l], sel & 2 != 0) as u16;
+            out |= (f(x, y) as u32) << (16 * h);
+        }
+        out
+    });
+    write(w, i.dst as usize, &r);
+}
+
+/// Packed f32 (64-bit register pairs) op.
+fn pk_f32<const N: usize>(w: &mut Wave, i: &Inst, f: impl Fn([f32; N]) -> f32) {
+    let srcs: [[u64; LANES]; N] = std::array::from_fn(|n| {
+        let c = i.src[n];
+        if c >= 256 {
+            let r = (c - 256) as usize;
+            std::array::from_fn(|l| w.v[r][l] as u64 | (w.v[r + 1][l] as u64) << 32)
+        } else {
+            let v = w.sread(c, i.lit) as u64;
+            [v | v << 32; LANES]
+        }
+    });
+    let exec = w.exec();
+    let d = i.dst as usize;
+    for l in 0..LANES {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        for h in 0..2 {
+            let sel = if h == 0 { i.op_sel } else { i.op_sel_hi };
+            let negs = if h == 0 { i.neg } else { i.abs };
+            let args: [f32; N] = std::array::from_fn(|n| {
+                let x = (srcs[n][l] >> if sel >> n & 1 != 0 { 32 } else { 0 }) as u32;
+                f32::from_bits(fl::mod32(x, false, negs >> n & 1 != 0))
+            });
+            w.v[d + h][l] = fl::out32(f(args), 0, i.clamp).to_bits();
+        }
+    }
+}
+
+/// Executes a VOP3P instruction.
+pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
+    use Op::*;
+    match i.op {
+        VPkAddF16 => pk_f16(w, i, |[a, b]| a + b),
+        VPkMulF16 => pk_f16(w, i, |[a, b]| a * b),
+        VPkMinF16 => pk_f16(w, i, |[a, b]| fl::fmin(a, b)),
+        VPkMaxF16 => pk_f16(w, i, |[a, b]| fl::fmax(a, b)),
+        VPkFmaF16 => pk_f16(w, i, |[a, b, c]| {
+            (a as f64).mul_add(b as f64, c as f64) as f32
+        }),
+        VPkAddU16 => pk_u16(w, i, |a, b| a.wrapping_add(b)),
+        VPkMulLoU16 => pk_u16(w, i, |a, b| a.wrapping_mul(b)),
+        VPkAddF32 => pk_f32(w, i, |[a, b]| a + b),
+        VPkMulF32 => pk_f32(w, i, |[a, b]| a * b),
+        VPkFmaF32 => pk_f32(w, i, |[a, b, c]| a.mul_add(b, c)),
+        VPkMovB32 => {
+            let (s0, s1) = (i.src[0], i.src[1]);
+            let pick = |c: u16, hi: bool, l: usize| -> u32 {
+                if c >= 256 {
+                    w.vgpr((c - 256) as usize + hi as usize, l)
+                } else {
+                    let v = w.sread64(c, i.lit, false);
+                    (v >> if hi { 32 } else { 0 }) as u32
+                }
+            };
+            let lo: Row = std::array::from_fn(|l| pick(s0, i.op_sel & 1 != 0, l));
+            let hi: Row = std::array::from_fn(|l| pick(s1, i.op_sel & 2 != 0, l));
+            write(w, i.dst as usize, &lo);
+            write(w, i.dst as usize + 1, &hi);
+        }
+        VFmaMixF32 | VFmaMixloF16 | VFmaMixhiF16 => {
+            // op_sel_hi bit n: source n is f16 (op_sel bit n picks its half); else f32.
+            let srcs: [Row; 3] = std::array::from_fn(|n| {
+                let is16 = i.op_sel_hi >> n & 1 != 0;
+                raw(w, i, n, is16)
+            });
+            let r: Row = std::array::from_fn(|l| {
+                let args: [f64; 3] = std::array::from_fn(|n| {
+                    let (neg, abs) = (i.neg >> n & 1 != 0, i.abs >> n & 1 != 0);
+                    if i.op_sel_hi >> n & 1 != 0 {
+                        let x = half(srcs[n][l], i.op_sel >> n & 1 != 0);
+                        fl::h2f(fl::mod16(x, abs, neg)) as f64
+                    } else {
+                        f32::from_bits(fl::mod32(srcs[n][l], abs, neg)) as f64
+                    }
+                });
+                let v = args[0].mul_add(args[1], args[2]);
+                match i.op {
+                    VFmaMixF32 => fl::out32(v as f32, 0, i.clamp).to_bits(),
+                    _ => fl::d2h(fl::out64(v, 0, i.clamp)),
+                }
+            });
+            let d = i.dst as usize;
+            let old = w.v[d];
+            let r: Row = match i.op {
+                VFmaMixloF16 => std::array::from_fn(|l| (old[l] & 0xffff_0000) | r[l]),
+                VFmaMixhiF16 => std::array::from_fn(|l| (old[l] & 0xffff) | r[l] << 16),
+                _ => r,
+            };
+            write(w, d, &r);
+        }
+        VAccvgprReadB32 => {
+            let s = AGPR_BASE + (i.src[0] & 0xff) as usize;
+            let r = w.v[s];
+            write(w, i.dst as usize, &r);
+        }
+        VAccvgprWriteB32 => {
+            let r = raw(w, i, 0, false);
+            write(w, AGPR_BASE + i.dst as usize, &r);
+        }
+        _ => return Err(FaultReason::Unimplemented(i.op.name())),
+    }
+    Ok(())
+}

@@ -1,0 +1,763 @@
+//! Hand-written bit layouts of the encoding formats, one table per ISA family.
+//!
+//! This file is also compiled into the table generator (`tools/isa-gen`, through
+//! `#[path]`), so it must stay self-contained: no `use` of other crate modules.
+//! Facts come from ../shared/ISA-ENCODINGS.md and were re-checked against llvm-mc-22 by
+//! the generator (every probe word it builds uses these layouts).
+
+/// An instruction encoding format. Formats that share an identification prefix and are
+/// told apart by the opcode (VOP3/VOP3B, VOP3P/MAI, MUBUF/MTBUF on GFX12) are separate
+/// variants; the opcode table entry names the layout that applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Format {
+    /// Scalar ALU, one source.
+    Sop1,
+    /// Scalar ALU, two sources.
+    Sop2,
+    /// Scalar compare.
+    Sopc,
+    /// Scalar ALU with a 16-bit immediate.
+    Sopk,
+    /// Scalar program control (branches, waits).
+    Sopp,
+    /// Scalar memory.
+    Smem,
+    /// Vector ALU, one source (32-bit encoding).
+    Vop1,
+    /// Vector ALU, two sources (32-bit encoding).
+    Vop2,
+    /// Vector compare (32-bit encoding).
+    Vopc,
+    /// Vector ALU, 64-bit encoding (VOP3A).
+    Vop3,
+    /// VOP3 with a scalar destination (carry out, div_scale).
+    Vop3b,
+    /// Packed math / dot / WMMA.
+    Vop3p,
+    /// GFX9 matrix core (MFMA/SMFMAC): VOP3P prefix, MAI layout.
+    Mai,
+    /// LDS/GDS.
+    Ds,
+    /// FLAT segment.
+    Flat,
+    /// GLOBAL segment.
+    Global,
+    /// SCRATCH segment.
+    Scratch,
+    /// Untyped buffer (GFX12: VBUFFER).
+    Mubuf,
+    /// Typed buffer (GFX12: VBUFFER with op 0x80..0x8F).
+    Mtbuf,
+}
+
+impl Format {
+    /// Every format, in declaration order.
+    pub const ALL: [Format; 19] = [
+        Format::Sop1,
+        Format::Sop2,
+        Format::Sopc,
+        Format::Sopk,
+        Format::Sopp,
+        Format::Smem,
+        Format::Vop1,
+        Format::Vop2,
+        Format::Vopc,
+        Format::Vop3,
+        Format::Vop3b,
+        Format::Vop3p,
+        Format::Mai,
+        Format::Ds,
+        Format::Flat,
+        Format::Global,
+        Format::Scratch,
+        Format::Mubuf,
+        Format::Mtbuf,
+    ];
+
+    /// Lowercase name, as in ISA documents.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Format::Sop1 => "sop1",
+            Format::Sop2 => "sop2",
+            Format::Sopc => "sopc",
+            Format::Sopk => "sopk",
+            Format::Sopp => "sopp",
+            Format::Smem => "smem",
+            Format::Vop1 => "vop1",
+            Format::Vop2 => "vop2",
+            Format::Vopc => "vopc",
+            Format::Vop3 => "vop3",
+            Format::Vop3b => "vop3b",
+            Format::Vop3p => "vop3p",
+            Format::Mai => "mai",
+            Format::Ds => "ds",
+            Format::Flat => "flat",
+            Format::Global => "global",
+            Format::Scratch => "scratch",
+            Format::Mubuf => "mubuf",
+            Format::Mtbuf => "mtbuf",
+        }
+    }
+}
+
+/// What a field holds; decides how the generator probes it and how operands decode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The opcode.
+    Op,
+    /// Fixed identification bits.
+    Fixed,
+    /// 9-bit source operand code (0..255 scalar/constant, 256+n = v[n]).
+    Src9,
+    /// 8-bit scalar source code (SOP*, MUBUF soffset).
+    Ssrc8,
+    /// 7-bit SGPR code (destinations, SMEM data, FLAT saddr).
+    Sgpr7,
+    /// 8-bit VGPR (or AGPR) index.
+    Vgpr8,
+    /// SMEM base: SGPR index / 2.
+    SgprHalf,
+    /// Buffer resource: SGPR index / 4.
+    SgprQuarter,
+    /// Immediate printed by an opcode-specific syntax.
+    Imm,
+    /// Modifier or control bits.
+    Mod,
+    /// Bits LLVM writes as 0 and ignores.
+    Rsvd,
+}
+
+/// Field names shared by every layout (a layout holds a subset).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+#[allow(missing_docs)]
+pub enum F {
+    Fixed,
+    Op,
+    Src0,
+    Src1,
+    Src2,
+    Vdst,
+    Sdst,
+    Vsrc1,
+    Simm16,
+    Sbase,
+    Sdata,
+    Soe,
+    Nv,
+    Glc,
+    Imm,
+    Offset,
+    Soffset,
+    Abs,
+    OpSel,
+    OpSelHi,
+    OpSelHi2,
+    NegHi,
+    Clamp,
+    Omod,
+    Neg,
+    Cbsz,
+    Abid,
+    AccCd,
+    Acc,
+    Blgp,
+    Offset0,
+    Offset1,
+    Gds,
+    Addr,
+    Data0,
+    Data1,
+    Lds,
+    Seg,
+    Slc,
+    Scc,
+    Saddr,
+    Data,
+    Offen,
+    Idxen,
+    Srsrc,
+    Dfmt,
+    Nfmt,
+    Vaddr,
+    Vdata,
+    Th,
+    Scope,
+    Sve,
+    Fmt,
+    Tfe,
+    Rsvd0,
+    Rsvd1,
+    Rsvd2,
+    Rsvd3,
+}
+
+/// One bit field of an instruction (bits numbered over the whole instruction).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Field {
+    /// Which field.
+    pub name: F,
+    /// Lowest bit.
+    pub lo: u8,
+    /// Width in bits.
+    pub bits: u8,
+    /// What it holds.
+    pub role: Role,
+}
+
+const fn fld(name: F, lo: u8, bits: u8, role: Role) -> Field {
+    Field {
+        name,
+        lo,
+        bits,
+        role,
+    }
+}
+
+/// The bit layout of one format in one family.
+#[derive(Debug, Clone, Copy)]
+pub struct Layout {
+    /// The format.
+    pub format: Format,
+    /// Size in dwords without a literal or extension dword.
+    pub dwords: u8,
+    /// Identification mask on dword0.
+    pub mask: u32,
+    /// Identification value on dword0.
+    pub value: u32,
+    /// Whether a 255 source code appends a literal dword.
+    pub literal: bool,
+    /// The fields, opcode first after the fixed bits.
+    pub fields: &'static [Field],
+}
+
+impl Layout {
+    /// The field called `name`, if this layout has one.
+    pub fn field(&self, name: F) -> Option<Field> {
+        let mut i = 0;
+        while i < self.fields.len() {
+            if self.fields[i].name as u8 == name as u8 {
+                return Some(self.fields[i]);
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// The opcode field.
+    pub fn op_field(&self) -> Field {
+        match self.field(F::Op) {
+            Some(f) => f,
+            None => fld(F::Op, 0, 0, Role::Op),
+        }
+    }
+}
+
+use Role::*;
+
+const SOP2: &[Field] = &[
+    fld(F::Fixed, 30, 2, Fixed),
+    fld(F::Op, 23, 7, Op),
+    fld(F::Src0, 0, 8, Ssrc8),
+    fld(F::Src1, 8, 8, Ssrc8),
+    fld(F::Sdst, 16, 7, Sgpr7),
+];
+const SOPK: &[Field] = &[
+    fld(F::Fixed, 28, 4, Fixed),
+    fld(F::Op, 23, 5, Op),
+    fld(F::Simm16, 0, 16, Imm),
+    fld(F::Sdst, 16, 7, Sgpr7),
+];
+const SOP1: &[Field] = &[
+    fld(F::Fixed, 23, 9, Fixed),
+    fld(F::Op, 8, 8, Op),
+    fld(F::Src0, 0, 8, Ssrc8),
+    fld(F::Sdst, 16, 7, Sgpr7),
+];
+const SOPC: &[Field] = &[
+    fld(F::Fixed, 23, 9, Fixed),
+    fld(F::Op, 16, 7, Op),
+    fld(F::Src0, 0, 8, Ssrc8),
+    fld(F::Src1, 8, 8, Ssrc8),
+];
+const SOPP: &[Field] = &[
+    fld(F::Fixed, 23, 9, Fixed),
+    fld(F::Op, 16, 7, Op),
+    fld(F::Simm16, 0, 16, Imm),
+];
+const VOP1: &[Field] = &[
+    fld(F::Fixed, 25, 7, Fixed),
+    fld(F::Op, 9, 8, Op),
+    fld(F::Src0, 0, 9, Src9),
+    fld(F::Vdst, 17, 8, Vgpr8),
+];
+const VOP2: &[Field] = &[
+    fld(F::Fixed, 31, 1, Fixed),
+    fld(F::Op, 25, 6, Op),
+    fld(F::Src0, 0, 9, Src9),
+    fld(F::Vsrc1, 9, 8, Vgpr8),
+    fld(F::Vdst, 17, 8, Vgpr8),
+];
+const VOPC: &[Field] = &[
+    fld(F::Fixed, 25, 7, Fixed),
+    fld(F::Op, 17, 8, Op),
+    fld(F::Src0, 0, 9, Src9),
+    fld(F::Vsrc1, 9, 8, Vgpr8),
+];
+const VOP3: &[Field] = &[
+    fld(F::Fixed, 26, 6, Fixed),
+    fld(F::Op, 16, 10, Op),
+    fld(F::Vdst, 0, 8, Vgpr8),
+    fld(F::Src0, 32, 9, Src9),
+    fld(F::Src1, 41, 9, Src9),
+    fld(F::Src2, 50, 9, Src9),
+    fld(F::Abs, 8, 3, Mod),
+    fld(F::OpSel, 11, 4, Mod),
+    fld(F::Clamp, 15, 1, Mod),
+    fld(F::Omod, 59, 2, Mod),
+    fld(F::Neg, 61, 3, Mod),
+];
+const VOP3B: &[Field] = &[
+    fld(F::Fixed, 26, 6, Fixed),
+    fld(F::Op, 16, 10, Op),
+    fld(F::Vdst, 0, 8, Vgpr8),
+    fld(F::Sdst, 8, 7, Sgpr7),
+    fld(F::Src0, 32, 9, Src9),
+    fld(F::Src1, 41, 9, Src9),
+    fld(F::Src2, 50, 9, Src9),
+    fld(F::Clamp, 15, 1, Mod),
+    fld(F::Omod, 59, 2, Mod),
+    fld(F::Neg, 61, 3, Mod),
+];
+const VOP3P_9: &[Field] = &[
+    fld(F::Fixed, 23, 9, Fixed),
+    fld(F::Op, 16, 7, Op),
+    fld(F::Vdst, 0, 8, Vgpr8),
+    fld(F::Src0, 32, 9, Src9),
+    fld(F::Src1, 41, 9, Src9),
+    fld(F::Src2, 50, 9, Src9),
+    fld(F::NegHi, 8, 3, Mod),
+    fld(F::OpSel, 11, 3, Mod),
+    fld(F::OpSelHi2, 14, 1, Mod),
+    fld(F::Clamp, 15, 1, Mod),
+    fld(F::OpSelHi, 59, 2, Mod),
+    fld(F::Neg, 61, 3, Mod),
+];
+const VOP3P_12: &[Field] = &[
+    fld(F::Fixed, 24, 8, Fixed),
+    fld(F::Op, 16, 7, Op),
+    fld(F::Rsvd0, 23, 1, Rsvd),
+    fld(F::Vdst, 0, 8, Vgpr8),
+    fld(F::Src0, 32, 9, Src9),
+    fld(F::Src1, 41, 9, Src9),
+    fld(F::Src2, 50, 9, Src9),
+    fld(F::NegHi, 8, 3, Mod),
+    fld(F::OpSel, 11, 3, Mod),
+    fld(F::OpSelHi2, 14, 1, Mod),
+    fld(F::Clamp, 15, 1, Mod),
+    fld(F::OpSelHi, 59, 2, Mod),
+    fld(F::Neg, 61, 3, Mod),
+];
+const MAI: &[Field] = &[
+    fld(F::Fixed, 23, 9, Fixed),
+    fld(F::Op, 16, 7, Op),
+    fld(F::Vdst, 0, 8, Vgpr8),
+    fld(F::Src0, 32, 9, Src9),
+    fld(F::Src1, 41, 9, Src9),
+    fld(F::Src2, 50, 9, Src9),
+    fld(F::Cbsz, 8, 3, Mod),
+    fld(F::Abid, 11, 4, Mod),
+    fld(F::AccCd, 15, 1, Mod),
+    fld(F::Acc, 59, 2, Mod),
+    fld(F::Blgp, 61, 3, Mod),
+];
+const SMEM_9: &[Field] = &[
+    fld(F::Fixed, 26, 6, Fixed),
+    fld(F::Op, 18, 8, Op),
+    fld(F::Sbase, 0, 6, SgprHalf),
+    fld(F::Sdata, 6, 7, Sgpr7),
+    fld(F::Offset, 32, 21, Imm),
+    fld(F::Soffset, 57, 7, Sgpr7),
+    fld(F::Soe, 14, 1, Mod),
+    fld(F::Imm, 17, 1, Mod),
+    fld(F::Glc, 16, 1, Mod),
+    fld(F::Nv, 15, 1, Mod),
+    fld(F::Rsvd0, 13, 1, Rsvd),
+    fld(F::Rsvd1, 53, 4, Rsvd),
+];
+const SMEM_12: &[Field] = &[
+    fld(F::Fixed, 26, 6, Fixed),
+    fld(F::Op, 13, 8, Op),
+    fld(F::Sbase, 0, 6, SgprHalf),
+    fld(F::Sdata, 6, 7, Sgpr7),
+    fld(F::Offset, 32, 24, Imm),
+    fld(F::Soffset, 57, 7, Sgpr7),
+    fld(F::Scope, 21, 2, Mod),
+    fld(F::Th, 23, 2, Mod),
+    fld(F::Rsvd0, 25, 1, Rsvd),
+    fld(F::Rsvd1, 56, 1, Rsvd),
+];
+const DS_9: &[Field] = &[
+    fld(F::Fixed, 26, 6, Fixed),
+    fld(F::Op, 17, 8, Op),
+    fld(F::Vdst, 56, 8, Vgpr8),
+    fld(F::Addr, 32, 8, Vgpr8),
+    fld(F::Data0, 40, 8, Vgpr8),
+    fld(F::Data1, 48, 8, Vgpr8),
+    fld(F::Offset0, 0, 8, Imm),
+    fld(F::Offset1, 8, 8, Imm),
+    fld(F::Gds, 16, 1, Mod),
+    fld(F::Acc, 25, 1, Mod),
+];
+const DS_12: &[Field] = &[
+    fld(F::Fixed, 26, 6, Fixed),
+    fld(F::Op, 18, 8, Op),
+    fld(F::Vdst, 56, 8, Vgpr8),
+    fld(F::Addr, 32, 8, Vgpr8),
+    fld(F::Data0, 40, 8, Vgpr8),
+    fld(F::Data1, 48, 8, Vgpr8),
+    fld(F::Offset0, 0, 8, Imm),
+    fld(F::Offset1, 8, 8, Imm),
+    fld(F::Rsvd0, 16, 2, Rsvd),
+];
+const FLAT_9: &[Field] = &[
+    fld(F::Fixed, 26, 6, Fixed),
+    fld(F::Seg, 14, 2, Fixed),
+    fld(F::Op, 18, 7, Op),
+    fld(F::Vdst, 56, 8, Vgpr8),
+    fld(F::Addr, 32, 8, Vgpr8),
+    fld(F::Data, 40, 8, Vgpr8),
+    fld(F::Saddr, 48, 7, Sgpr7),
+    fld(F::Offset, 0, 13, Imm),
+    fld(F::Lds, 13, 1, Mod),
+    fld(F::Glc, 16, 1, Mod),
+    fld(F::Slc, 17, 1, Mod),
+    fld(F::Scc, 25, 1, Mod),
+    fld(F::Acc, 55, 1, Mod),
+];
+const FLAT_12: &[Field] = &[
+    fld(F::Fixed, 26, 6, Fixed),
+    fld(F::Seg, 24, 2, Fixed),
+    fld(F::Op, 14, 8, Op),
+    fld(F::Vdst, 32, 8, Vgpr8),
+    fld(F::Addr, 64, 8, Vgpr8),
+    fld(F::Data, 55, 8, Vgpr8),
+    fld(F::Saddr, 0, 7, Sgpr7),
+    fld(F::Offset, 72, 24, Imm),
+    fld(F::Sve, 49, 1, Mod),
+    fld(F::Scope, 50, 2, Mod),
+    fld(F::Th, 52, 3, Mod),
+    fld(F::Rsvd0, 7, 7, Rsvd),
+    fld(F::Rsvd1, 22, 2, Rsvd),
+    fld(F::Rsvd2, 40, 9, Rsvd),
+    fld(F::Rsvd3, 63, 1, Rsvd),
+];
+const MUBUF_9: &[Field] = &[
+    fld(F::Fixed, 26, 6, Fixed),
+    fld(F::Op, 18, 7, Op),
+    fld(F::Vaddr, 32, 8, Vgpr8),
+    fld(F::Vdata, 40, 8, Vgpr8),
+    fld(F::Srsrc, 48, 5, SgprQuarter),
+    fld(F::Soffset, 56, 8, Ssrc8),
+    fld(F::Offset, 0, 12, Imm),
+    fld(F::Offen, 12, 1, Mod),
+    fld(F::Idxen, 13, 1, Mod),
+    fld(F::Glc, 14, 1, Mod),
+    fld(F::Scc, 15, 1, Mod),
+    fld(F::Lds, 16, 1, Mod),
+    fld(F::Slc, 17, 1, Mod),
+    fld(F::Acc, 55, 1, Mod),
+    fld(F::Rsvd0, 25, 1, Rsvd),
+    fld(F::Rsvd1, 53, 2, Rsvd),
+];
+const MTBUF_9: &[Field] = &[
+    fld(F::Fixed, 26, 6, Fixed),
+    fld(F::Op, 15, 4, Op),
+    fld(F::Vaddr, 32, 8, Vgpr8),
+    fld(F::Vdata, 40, 8, Vgpr8),
+    fld(F::Srsrc, 48, 5, SgprQuarter),
+    fld(F::Soffset, 56, 8, Ssrc8),
+    fld(F::Offset, 0, 12, Imm),
+    fld(F::Offen, 12, 1, Mod),
+    fld(F::Idxen, 13, 1, Mod),
+    fld(F::Glc, 14, 1, Mod),
+    fld(F::Dfmt, 19, 4, Mod),
+    fld(F::Nfmt, 23, 3, Mod),
+    fld(F::Scc, 53, 1, Mod),
+    fld(F::Slc, 54, 1, Mod),
+    fld(F::Acc, 55, 1, Mod),
+];
+const VBUFFER_12: &[Field] = &[
+    fld(F::Fixed, 26, 6, Fixed),
+    fld(F::Op, 14, 8, Op),
+    fld(F::Vdata, 32, 8, Vgpr8),
+    fld(F::Vaddr, 64, 8, Vgpr8),
+    fld(F::Srsrc, 41, 7, Sgpr7),
+    fld(F::Soffset, 0, 7, Sgpr7),
+    fld(F::Offset, 72, 24, Imm),
+    fld(F::Tfe, 22, 1, Mod),
+    fld(F::Scope, 50, 2, Mod),
+    fld(F::Th, 52, 3, Mod),
+    fld(F::Fmt, 55, 7, Mod),
+    fld(F::Offen, 62, 1, Mod),
+    fld(F::Idxen, 63, 1, Mod),
+    fld(F::Rsvd0, 7, 7, Rsvd),
+    fld(F::Rsvd1, 23, 3, Rsvd),
+    fld(F::Rsvd2, 40, 1, Rsvd),
+    fld(F::Rsvd3, 48, 2, Rsvd),
+];
+
+const fn lay(
+    format: Format,
+    dwords: u8,
+    mask: u32,
+    value: u32,
+    literal: bool,
+    fields: &'static [Field],
+) -> Layout {
+    Layout {
+        format,
+        dwords,
+        mask,
+        value,
+        literal,
+        fields,
+    }
+}
+
+/// GFX9 identification order (first match wins); VOP3B/MAI/MTBUF are reached through
+/// the opcode table of VOP3/VOP3P/MTBUF's own prefix.
+pub const GFX9_IDENT: &[Layout] = &[
+    lay(Format::Sop1, 1, 0xFF80_0000, 0xBE80_0000, true, SOP1),
+    lay(Format::Sopc, 1, 0xFF80_0000, 0xBF00_0000, true, SOPC),
+    lay(Format::Sopp, 1, 0xFF80_0000, 0xBF80_0000, false, SOPP),
+    lay(Format::Sopk, 1, 0xF000_0000, 0xB000_0000, false, SOPK),
+    lay(Format::Sop2, 1, 0xC000_0000, 0x8000_0000, true, SOP2),
+    lay(Format::Vop1, 1, 0xFE00_0000, 0x7E00_0000, true, VOP1),
+    lay(Format::Vopc, 1, 0xFE00_0000, 0x7C00_0000, true, VOPC),
+    lay(Format::Vop2, 1, 0x8000_0000, 0x0000_0000, true, VOP2),
+    lay(Format::Smem, 2, 0xFC00_0000, 0xC000_0000, false, SMEM_9),
+    lay(Format::Vop3p, 2, 0xFF80_0000, 0xD380_0000, false, VOP3P_9),
+    lay(Format::Vop3, 2, 0xFC00_0000, 0xD000_0000, false, VOP3),
+    lay(Format::Ds, 2, 0xFC00_0000, 0xD800_0000, false, DS_9),
+    lay(Format::Flat, 2, 0xFC00_C000, 0xDC00_0000, false, FLAT_9),
+    lay(Format::Scratch, 2, 0xFC00_C000, 0xDC00_4000, false, FLAT_9),
+    lay(Format::Global, 2, 0xFC00_C000, 0xDC00_8000, false, FLAT_9),
+    lay(Format::Mubuf, 2, 0xFC00_0000, 0xE000_0000, false, MUBUF_9),
+    lay(Format::Mtbuf, 2, 0xFC00_0000, 0xE800_0000, false, MTBUF_9),
+];
+
+/// GFX9 layouts reached through another format's opcode table.
+pub const GFX9_SUB: &[Layout] = &[
+    lay(Format::Vop3b, 2, 0xFC00_0000, 0xD000_0000, false, VOP3B),
+    lay(Format::Mai, 2, 0xFF80_0000, 0xD380_0000, false, MAI),
+];
+
+/// GFX12 identification order (first match wins).
+pub const GFX12_IDENT: &[Layout] = &[
+    lay(Format::Sop1, 1, 0xFF80_0000, 0xBE80_0000, true, SOP1),
+    lay(Format::Sopc, 1, 0xFF80_0000, 0xBF00_0000, true, SOPC),
+    lay(Format::Sopp, 1, 0xFF80_0000, 0xBF80_0000, false, SOPP),
+    lay(Format::Sopk, 1, 0xF000_0000, 0xB000_0000, false, SOPK),
+    lay(Format::Sop2, 1, 0xC000_0000, 0x8000_0000, true, SOP2),
+    lay(Format::Vop1, 1, 0xFE00_0000, 0x7E00_0000, true, VOP1),
+    lay(Format::Vopc, 1, 0xFE00_0000, 0x7C00_0000, true, VOPC),
+    lay(Format::Vop2, 1, 0x8000_0000, 0x0000_0000, true, VOP2),
+    lay(Format::Vop3p, 2, 0xFF00_0000, 0xCC00_0000, true, VOP3P_12),
+    lay(Format::Vop3, 2, 0xFC00_0000, 0xD400_0000, true, VOP3),
+    lay(Format::Smem, 2, 0xFC00_0000, 0xF400_0000, false, SMEM_12),
+    lay(Format::Ds, 2, 0xFC00_0000, 0xD800_0000, false, DS_12),
+    lay(Format::Flat, 3, 0xFF00_0000, 0xEC00_0000, false, FLAT_12),
+    lay(Format::Scratch, 3, 0xFF00_0000, 0xED00_0000, false, FLAT_12),
+    lay(Format::Global, 3, 0xFF00_0000, 0xEE00_0000, false, FLAT_12),
+    lay(Format::Mubuf, 3, 0xFC00_0000, 0xC400_0000, false, VBUFFER_12),
+];
+
+/// GFX12 layouts reached through another format's opcode table.
+pub const GFX12_SUB: &[Layout] = &[
+    lay(Format::Vop3b, 2, 0xFC00_0000, 0xD400_0000, true, VOP3B),
+    lay(Format::Mtbuf, 3, 0xFC00_0000, 0xC400_0000, false, VBUFFER_12),
+];
+
+/// The layout of `format` in a family (`gfx12` false = GFX9).
+pub fn layout(gfx12: bool, format: Format) -> Option<&'static Layout> {
+    let (a, b) = if gfx12 {
+        (GFX12_IDENT, GFX12_SUB)
+    } else {
+        (GFX9_IDENT, GFX9_SUB)
+    };
+    a.iter().chain(b.iter()).find(|l| l.format == format)
+}
+
+/// Reads field `f` from instruction bits.
+#[inline(always)]
+pub const fn get(bits: u128, f: Field) -> u32 {
+    ((bits >> f.lo) & ((1u128 << f.bits) - 1)) as u32
+}
+
+/// Writes field `f` into instruction bits (the value is truncated to the field width).
+#[inline(always)]
+pub const fn put(bits: u128, f: Field, v: u32) -> u128 {
+    let m = ((1u128 << f.bits) - 1) << f.lo;
+    (bits & !m) | (((v as u128) << f.lo) & m)
+}
+
+/// Field assignments that select an operand-syntax variant of a format (e.g. `off` vs an
+/// SGPR base for GLOBAL). Each entry lists the assignments of one variant; the variant's
+/// index is what [`variant`] computes from the bits.
+pub fn variant_probes(gfx12: bool, format: Format) -> &'static [&'static [(F, u32)]] {
+    match (gfx12, format) {
+        (false, Format::Global | Format::Scratch) => &[
+            &[(F::Saddr, 50), (F::Lds, 0)],
+            &[(F::Saddr, 0x7F), (F::Lds, 0)],
+            &[(F::Saddr, 50), (F::Lds, 1)],
+            &[(F::Saddr, 0x7F), (F::Lds, 1)],
+        ],
+        (true, Format::Global | Format::Scratch) => &[
+            &[(F::Saddr, 50), (F::Sve, 0)],
+            &[(F::Saddr, 0x7C), (F::Sve, 0)],
+            &[(F::Saddr, 50), (F::Sve, 1)],
+            &[(F::Saddr, 0x7C), (F::Sve, 1)],
+        ],
+        (false, Format::Mubuf) => &[
+            &[(F::Offen, 0), (F::Idxen, 0), (F::Lds, 0)],
+            &[(F::Offen, 1), (F::Idxen, 0), (F::Lds, 0)],
+            &[(F::Offen, 0), (F::Idxen, 1), (F::Lds, 0)],
+            &[(F::Offen, 1), (F::Idxen, 1), (F::Lds, 0)],
+            &[(F::Offen, 0), (F::Idxen, 0), (F::Lds, 1)],
+            &[(F::Offen, 1), (F::Idxen, 0), (F::Lds, 1)],
+            &[(F::Offen, 0), (F::Idxen, 1), (F::Lds, 1)],
+            &[(F::Offen, 1), (F::Idxen, 1), (F::Lds, 1)],
+        ],
+        (_, Format::Mubuf | Format::Mtbuf) => &[
+            &[(F::Offen, 0), (F::Idxen, 0)],
+            &[(F::Offen, 1), (F::Idxen, 0)],
+            &[(F::Offen, 0), (F::Idxen, 1)],
+            &[(F::Offen, 1), (F::Idxen, 1)],
+        ],
+        (false, Format::Smem) => &[
+            &[(F::Imm, 1), (F::Soe, 0)],
+            &[(F::Imm, 0), (F::Soe, 0)],
+            &[(F::Imm, 1), (F::Soe, 1)],
+        ],
+        (true, Format::Smem) => &[&[(F::Soffset, 0x7C)], &[(F::Soffset, 40)]],
+        _ => &[&[]],
+    }
+}
+
+/// The operand-syntax variant of an instruction (index into [`variant_probes`]).
+#[inline]
+pub fn variant(gfx12: bool, layout: &Layout, bits: u128) -> usize {
+    let g = |n: F| layout.field(n).map_or(0, |f| get(bits, f));
+    match (gfx12, layout.format) {
+        (false, Format::Global | Format::Scratch) => {
+            usize::from(g(F::Saddr) == 0x7F) | ((g(F::Lds) as usize) << 1)
+        }
+        (true, Format::Global | Format::Scratch) => {
+            usize::from(g(F::Saddr) == 0x7C) | ((g(F::Sve) as usize) << 1)
+        }
+        (false, Format::Mubuf) => {
+            (g(F::Offen) as usize) | ((g(F::Idxen) as usize) << 1) | ((g(F::Lds) as usize) << 2)
+        }
+        (_, Format::Mubuf | Format::Mtbuf) => (g(F::Offen) as usize) | ((g(F::Idxen) as usize) << 1),
+        (false, Format::Smem) => match (g(F::Imm), g(F::Soe)) {
+            (1, 0) => 0,
+            (0, 0) => 1,
+            _ => 2,
+        },
+        (true, Format::Smem) => usize::from(g(F::Soffset) != 0x7C),
+        _ => 0,
+    }
+}
+
+/// Modifier probes: each sets one field to a value on top of a valid instruction; the
+/// generator records, per opcode, whether LLVM then prints something more, ignores the
+/// bits, or rejects the word. Bit `i` of an entry's `mods`/`bad` refers to probe `i`.
+pub fn mod_probes(gfx12: bool, format: Format) -> &'static [(F, u32)] {
+    match (gfx12, format) {
+        (_, Format::Vop3) => &[
+            (F::Clamp, 1),
+            (F::Omod, 1),
+            (F::Abs, 1),
+            (F::Abs, 2),
+            (F::Abs, 4),
+            (F::Neg, 1),
+            (F::Neg, 2),
+            (F::Neg, 4),
+            (F::OpSel, 1),
+            (F::OpSel, 2),
+            (F::OpSel, 4),
+            (F::OpSel, 8),
+        ],
+        (_, Format::Vop3b) => &[
+            (F::Clamp, 1),
+            (F::Omod, 1),
+            (F::Neg, 1),
+            (F::Neg, 2),
+            (F::Neg, 4),
+        ],
+        (_, Format::Vop3p) => &[
+            (F::Clamp, 1),
+            (F::OpSel, 1),
+            (F::OpSel, 2),
+            (F::OpSel, 4),
+            (F::OpSelHi, 2),
+            (F::OpSelHi, 1),
+            (F::OpSelHi2, 0),
+            (F::Neg, 1),
+            (F::Neg, 2),
+            (F::Neg, 4),
+            (F::NegHi, 1),
+            (F::NegHi, 2),
+            (F::NegHi, 4),
+        ],
+        (_, Format::Mai) => &[
+            (F::Cbsz, 1),
+            (F::Abid, 1),
+            (F::Blgp, 1),
+            (F::AccCd, 1),
+            (F::Acc, 1),
+            (F::Acc, 2),
+        ],
+        (false, Format::Smem) => &[(F::Glc, 1), (F::Nv, 1)],
+        (true, Format::Smem) => &[(F::Th, 1), (F::Scope, 1)],
+        (false, Format::Ds) => &[(F::Gds, 1), (F::Acc, 1), (F::Offset0, 5), (F::Offset1, 7)],
+        (true, Format::Ds) => &[(F::Offset0, 5), (F::Offset1, 7)],
+        (false, Format::Flat | Format::Global | Format::Scratch) => &[
+            (F::Glc, 1),
+            (F::Slc, 1),
+            (F::Scc, 1),
+            (F::Acc, 1),
+            (F::Offset, 16),
+            (F::Offset, 0x1FF0),
+        ],
+        (true, Format::Flat | Format::Global | Format::Scratch) => {
+            &[(F::Th, 1), (F::Scope, 1), (F::Offset, 16), (F::Offset, 0xFF_FFF0)]
+        }
+        (false, Format::Mubuf) => &[
+            (F::Glc, 1),
+            (F::Slc, 1),
+            (F::Scc, 1),
+            (F::Acc, 1),
+            (F::Offset, 16),
+        ],
+        (false, Format::Mtbuf) => &[
+            (F::Glc, 1),
+            (F::Slc, 1),
+            (F::Scc, 1),
+            (F::Acc, 1),
+            (F::Offset, 16),
+            (F::Dfmt, 4),
+            (F::Nfmt, 7),
+        ],
+        (true, Format::Mubuf | Format::Mtbuf) => &[
+            (F::Th, 1),
+            (F::Scope, 1),
+            (F::Offset, 16),
+            (F::Tfe, 1),
+            (F::Fmt, 22),
+        ],
+        _ => &[],
+    }
+}

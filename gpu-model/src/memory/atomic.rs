@@ -1,0 +1,191 @@
+//! Atomic read-modify-write operations on device memory (32 and 64 bit).
+
+use super::sync::Ordering;
+use super::{Access, DeviceMemory, FaultKind, MemFault};
+
+/// A GPU atomic operation. Each returns the old value; the new value is computed from the
+/// old one and the operand(s) as the ISA documents for `*_atomic_<op>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub enum AtomicOp {
+    /// new = src.
+    Swap,
+    /// new = old == cmp ? src : old.
+    CmpSwap,
+    /// new = old + src (wrapping).
+    Add,
+    /// new = old - src (wrapping).
+    Sub,
+    /// new = old & src.
+    And,
+    /// new = old | src.
+    Or,
+    /// new = old ^ src.
+    Xor,
+    /// new = min(old, src), unsigned.
+    MinU,
+    /// new = max(old, src), unsigned.
+    MaxU,
+    /// new = min(old, src), signed.
+    MinS,
+    /// new = max(old, src), signed.
+    MaxS,
+    /// `atomic_inc`: new = old >= src ? 0 : old + 1.
+    IncWrap,
+    /// `atomic_dec`: new = (old == 0 || old > src) ? src : old - 1.
+    DecWrap,
+    /// Float add at the access width (f32 or f64).
+    FAdd,
+    /// Float minimum at the access width (IEEE minNum: a NaN operand loses).
+    FMin,
+    /// Float maximum at the access width (IEEE maxNum).
+    FMax,
+}
+
+impl AtomicOp {
+    /// The new 32-bit value.
+    #[inline]
+    pub fn apply_u32(self, old: u32, src: u32, cmp: u32) -> u32 {
+        let f = f32::from_bits;
+        match self {
+            AtomicOp::Swap => src,
+            AtomicOp::CmpSwap => {
+                if old == cmp {
+                    src
+                } else {
+                    old
+                }
+            }
+            AtomicOp::Add => old.wrapping_add(src),
+            AtomicOp::Sub => old.wrapping_sub(src),
+            AtomicOp::And => old & src,
+            AtomicOp::Or => old | src,
+            AtomicOp::Xor => old ^ src,
+            AtomicOp::MinU => old.min(src),
+            AtomicOp::MaxU => old.max(src),
+            AtomicOp::MinS => (old as i32).min(src as i32) as u32,
+            AtomicOp::MaxS => (old as i32).max(src as i32) as u32,
+            AtomicOp::IncWrap => {
+                if old >= src {
+                    0
+                } else {
+                    old + 1
+                }
+            }
+            AtomicOp::DecWrap => {
+                if old == 0 || old > src {
+                    src
+                } else {
+                    old - 1
+                }
+            }
+            AtomicOp::FAdd => (f(old) + f(src)).to_bits(),
+            AtomicOp::FMin => f(old).min(f(src)).to_bits(),
+            AtomicOp::FMax => f(old).max(f(src)).to_bits(),
+        }
+    }
+
+    /// The new 64-bit value.
+    #[inline]
+    pub fn apply_u64(self, old: u64, src: u64, cmp: u64) -> u64 {
+        let f = f64::from_bits;
+        match self {
+            AtomicOp::Swap => src,
+            AtomicOp::CmpSwap => {
+                if old == cmp {
+                    src
+                } else {
+                    old
+                }
+            }
+            AtomicOp::Add => old.wrapping_add(src),
+            AtomicOp::Sub => old.wrapping_sub(src),
+            AtomicOp::And => old & src,
+            AtomicOp::Or => old | src,
+            AtomicOp::Xor => old ^ src,
+            AtomicOp::MinU => old.min(src),
+            AtomicOp::MaxU => old.max(src),
+            AtomicOp::MinS => (old as i64).min(src as i64) as u64,
+            AtomicOp::MaxS => (old as i64).max(src as i64) as u64,
+            AtomicOp::IncWrap => {
+                if old >= src {
+                    0
+                } else {
+                    old + 1
+                }
+            }
+            AtomicOp::DecWrap => {
+                if old == 0 || old > src {
+                    src
+                } else {
+                    old - 1
+                }
+            }
+            AtomicOp::FAdd => (f(old) + f(src)).to_bits(),
+            AtomicOp::FMin => f(old).min(f(src)).to_bits(),
+            AtomicOp::FMax => f(old).max(f(src)).to_bits(),
+        }
+    }
+}
+
+impl DeviceMemory {
+    /// Resolves a naturally aligned `n`-byte atomic access.
+    #[inline]
+    fn atomic_page(&self, addr: u64, n: usize) -> Result<(&super::Page, usize), MemFault> {
+        if addr & (n as u64 - 1) != 0 {
+            return Err(MemFault {
+                addr,
+                size: n as u64,
+                access: Access::Atomic,
+                kind: FaultKind::Misaligned,
+            });
+        }
+        // Aligned accesses never cross a page, so the fast path is the only path.
+        self.resolve(addr, n)
+            .ok_or_else(|| self.fault(addr, n as u64, Access::Atomic))
+    }
+
+    /// Performs a 32-bit atomic `op` at `addr` (4-byte aligned) with operand `src` (and
+    /// `cmp` for [`AtomicOp::CmpSwap`]); returns the old value.
+    #[inline]
+    pub fn atomic_u32(&self, addr: u64, op: AtomicOp, src: u32, cmp: u32) -> Result<u32, MemFault> {
+        let (p, off) = self.atomic_page(addr, 4)?;
+        Ok(p.rmw(off, 4, |old| op.apply_u32(old as u32, src, cmp) as u64) as u32)
+    }
+
+    /// Performs a 64-bit atomic `op` at `addr` (8-byte aligned); returns the old value.
+    #[inline]
+    pub fn atomic_u64(&self, addr: u64, op: AtomicOp, src: u64, cmp: u64) -> Result<u64, MemFault> {
+        let (p, off) = self.atomic_page(addr, 8)?;
+        let w = p.word(off);
+        let o = Ordering::AcqRel;
+        // Native instructions where the host has them; a compare-exchange loop otherwise.
+        Ok(match op {
+            AtomicOp::Swap => w.swap(src, o),
+            AtomicOp::Add => w.fetch_add(src, o),
+            AtomicOp::Sub => w.fetch_sub(src, o),
+            AtomicOp::And => w.fetch_and(src, o),
+            AtomicOp::Or => w.fetch_or(src, o),
+            AtomicOp::Xor => w.fetch_xor(src, o),
+            AtomicOp::MinU => w.fetch_min(src, o),
+            AtomicOp::MaxU => w.fetch_max(src, o),
+            AtomicOp::CmpSwap => match w.compare_exchange(cmp, src, o, Ordering::Acquire) {
+                Ok(v) | Err(v) => v,
+            },
+            _ => p.rmw(off, 8, |old| op.apply_u64(old, src, cmp)),
+        })
+    }
+
+    /// Applies an arbitrary 32-bit read-modify-write atomically (for operations the
+    /// executor defines itself); returns the old value.
+    pub fn rmw_u32(&self, addr: u64, mut f: impl FnMut(u32) -> u32) -> Result<u32, MemFault> {
+        let (p, off) = self.atomic_page(addr, 4)?;
+        Ok(p.rmw(off, 4, |old| f(old as u32) as u64) as u32)
+    }
+
+    /// Applies an arbitrary 64-bit read-modify-write atomically; returns the old value.
+    pub fn rmw_u64(&self, addr: u64, f: impl FnMut(u64) -> u64) -> Result<u64, MemFault> {
+        let (p, off) = self.atomic_page(addr, 8)?;
+        Ok(p.rmw(off, 8, f))
+    }
+}

@@ -1,0 +1,279 @@
+//! Checkpoints: the complete engine state (pending events, component state, engine and
+//! statistics state, injection numbering) serialized with serde as MessagePack.
+//!
+//! A checkpoint restores into a simulation built from the same topology (checked by a
+//! fingerprint of names, ports, links and nets), under any partitioning: events are stored
+//! with global component ids and re-placed on restore. Restoring and continuing gives exactly
+//! the run that was never interrupted.
+
+use crate::engine::worker::CompState;
+use crate::engine::Simulation;
+use crate::event::{Entry, EventKey, TickEntry};
+use crate::stats::SavedStats;
+use crate::time::Tick;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::time::Duration;
+
+/// Errors saving or restoring a checkpoint.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CheckpointError {
+    /// A component does not implement `save`/`restore`.
+    #[error("component does not support checkpointing")]
+    Unsupported,
+    /// A component failed to save or restore.
+    #[error("component {component}: {source}")]
+    Component {
+        /// The component's name.
+        component: String,
+        /// What went wrong.
+        source: Box<CheckpointError>,
+    },
+    /// Serialization failed.
+    #[error("encoding checkpoint: {0}")]
+    Encode(String),
+    /// The bytes are not a checkpoint this code can read.
+    #[error("decoding checkpoint: {0}")]
+    Decode(String),
+    /// Reading or writing the file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The checkpoint was taken from a different topology.
+    #[error("checkpoint is from a different topology (fingerprint {found:#x}, expected {expected:#x})")]
+    TopologyMismatch {
+        /// In the checkpoint.
+        found: u64,
+        /// Of this simulation.
+        expected: u64,
+    },
+}
+
+/// Serializes `value` as MessagePack (for [`Component::save`](crate::component::Component::save)).
+pub fn encode<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, CheckpointError> {
+    rmp_serde::to_vec(value).map_err(|e| CheckpointError::Encode(e.to_string()))
+}
+
+/// Deserializes MessagePack written by [`encode`].
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CheckpointError> {
+    rmp_serde::from_slice(bytes).map_err(|e| CheckpointError::Decode(e.to_string()))
+}
+
+const VERSION: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+struct CompImage {
+    engine: CompState,
+    stats: SavedStats,
+    #[serde(with = "bytes")]
+    model: Vec<u8>,
+}
+
+/// Byte vectors as MessagePack binaries rather than arrays of integers.
+mod bytes {
+    use serde::{Deserializer, Serializer};
+    pub(super) fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(v)
+    }
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Vec<u8>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("bytes")
+            }
+            fn visit_bytes<E>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+                Ok(v.to_vec())
+            }
+            fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+                Ok(v)
+            }
+        }
+        d.deserialize_byte_buf(V)
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct Image<M> {
+    version: u32,
+    fingerprint: u64,
+    frontier: Tick,
+    now: Vec<Tick>,
+    epochs: u64,
+    late: u64,
+    events_handled: u64,
+    cross: u64,
+    barrier_wait: Duration,
+    next_injection: u64,
+    /// Pending events, `dst` as a global component id, sorted by key.
+    events: Vec<Entry<M>>,
+    /// Pending clock ticks with the global id of the ticking component, sorted by key.
+    ticks: Vec<(EventKey, u32)>,
+    comps: Vec<CompImage>,
+}
+
+impl<M: Serialize + DeserializeOwned + Clone + Send + 'static> Simulation<M> {
+    /// The complete engine state as bytes. Call between runs.
+    pub fn checkpoint_bytes(&self) -> Result<Vec<u8>, CheckpointError> {
+        let mut events = Vec::new();
+        let mut ticks = Vec::new();
+        for p in &self.parts {
+            for e in p.core.queue.iter() {
+                let mut e = e.clone();
+                e.dst = p.core.l2g[e.dst as usize];
+                events.push(e);
+            }
+            for t in p.core.ticks.iter() {
+                ticks.push((t.key, p.core.l2g[t.local as usize]));
+            }
+        }
+        events.sort_by(|a, b| a.key.cmp(&b.key));
+        ticks.sort();
+        let mut comps = Vec::with_capacity(self.tables.place.len());
+        for (g, pl) in self.tables.place.iter().enumerate() {
+            let part = &self.parts[pl.part as usize];
+            let l = pl.local as usize;
+            let model = part.comps[l]
+                .save()
+                .map_err(|e| CheckpointError::Component {
+                    component: self.tables.names[g].clone(),
+                    source: Box::new(e),
+                })?;
+            comps.push(CompImage {
+                engine: part.core.st[l].clone(),
+                stats: part.core.stats.comps[l].save(),
+                model,
+            });
+        }
+        let image = Image {
+            version: VERSION,
+            fingerprint: self.tables.fingerprint,
+            frontier: self.frontier,
+            now: self.parts.iter().map(|p| p.core.now).collect(),
+            epochs: self.epochs,
+            late: self.late,
+            events_handled: self.parts.iter().map(|p| p.core.events).sum(),
+            cross: self.parts.iter().map(|p| p.core.cross).sum(),
+            barrier_wait: self.parts.iter().map(|p| p.core.barrier_wait).sum(),
+            next_injection: self.handle.next_seq(),
+            events,
+            ticks,
+            comps,
+        };
+        encode(&image)
+    }
+
+    /// Writes the complete engine state to `path`.
+    pub fn save_checkpoint(&self, path: impl AsRef<Path>) -> Result<(), CheckpointError> {
+        let bytes = self.checkpoint_bytes()?;
+        std::fs::write(path.as_ref(), bytes).map_err(|source| CheckpointError::Io {
+            path: path.as_ref().display().to_string(),
+            source,
+        })
+    }
+
+    /// Replaces the whole state with a checkpoint taken from the same topology (the
+    /// partitioning may differ).
+    pub fn restore_bytes(&mut self, bytes: &[u8]) -> Result<(), CheckpointError> {
+        let image: Image<M> = decode(bytes)?;
+        if image.version != VERSION {
+            return Err(CheckpointError::Decode(format!(
+                "checkpoint version {} (this build reads {VERSION})",
+                image.version
+            )));
+        }
+        if image.fingerprint != self.tables.fingerprint || image.comps.len() != self.tables.place.len() {
+            return Err(CheckpointError::TopologyMismatch {
+                found: image.fingerprint,
+                expected: self.tables.fingerprint,
+            });
+        }
+        // Restore component models first: the only step that can fail part-way on good input.
+        for (g, c) in image.comps.iter().enumerate() {
+            let pl = self.tables.place[g];
+            let part = &mut self.parts[pl.part as usize];
+            part.comps[pl.local as usize]
+                .restore(&c.model)
+                .map_err(|e| CheckpointError::Component {
+                    component: self.tables.names[g].clone(),
+                    source: Box::new(e),
+                })?;
+        }
+        let now = image.now.iter().copied().max().unwrap_or(Tick::ZERO);
+        for p in &mut self.parts {
+            p.core.queue.clear();
+            p.core.ticks.clear();
+            p.core.held = 0;
+            p.core.events = 0;
+            p.core.cross = 0;
+            p.core.barrier_wait = Duration::ZERO;
+            p.core.now = now;
+            p.core.stop_at = Tick::MAX;
+            p.core.exit = None;
+            p.core.error = None;
+            p.core.sent_min = Tick::MAX;
+            for o in &mut p.core.out {
+                o.clear();
+            }
+        }
+        for (g, c) in image.comps.into_iter().enumerate() {
+            let pl = self.tables.place[g];
+            let core = &mut self.parts[pl.part as usize].core;
+            let l = pl.local as usize;
+            core.held += c.engine.holding as u32;
+            core.st[l] = c.engine;
+            if !core.stats.comps[l].restore(&c.stats) {
+                return Err(CheckpointError::TopologyMismatch {
+                    found: image.fingerprint,
+                    expected: self.tables.fingerprint,
+                });
+            }
+        }
+        for mut e in image.events {
+            let Some(pl) = self.tables.place.get(e.dst as usize).copied() else {
+                return Err(CheckpointError::Decode(format!(
+                    "event for unknown component {}",
+                    e.dst
+                )));
+            };
+            e.dst = pl.local;
+            self.parts[pl.part as usize].core.queue.push(e);
+        }
+        for (key, g) in image.ticks {
+            let Some(pl) = self.tables.place.get(g as usize).copied() else {
+                return Err(CheckpointError::Decode(format!(
+                    "tick for unknown component {g}"
+                )));
+            };
+            self.parts[pl.part as usize].core.ticks.push(TickEntry {
+                key,
+                local: pl.local,
+            });
+        }
+        let first = &mut self.parts[0].core;
+        first.events = image.events_handled;
+        first.cross = image.cross;
+        first.barrier_wait = image.barrier_wait;
+        self.frontier = image.frontier;
+        self.epochs = image.epochs;
+        self.late = image.late;
+        self.handle.set_next_seq(image.next_injection);
+        self.handle.publish_now(now);
+        Ok(())
+    }
+
+    /// Restores the state saved by [`Simulation::save_checkpoint`].
+    pub fn restore_checkpoint(&mut self, path: impl AsRef<Path>) -> Result<(), CheckpointError> {
+        let bytes = std::fs::read(path.as_ref()).map_err(|source| CheckpointError::Io {
+            path: path.as_ref().display().to_string(),
+            source,
+        })?;
+        self.restore_bytes(&bytes)
+    }
+}

@@ -1,0 +1,745 @@
+//! Setting a simulation up (`SimInit`) and running it (`Simulation`): the sequential fast path
+//! for one partition and LBTS epochs with a lookahead window for several.
+//!
+//! With several partitions every worker thread repeats: agree at the epoch barrier on the
+//! global lower bound of future timestamps (LBTS = the minimum over partitions of their next
+//! event and of every message they sent during the last epoch), then handle every local event
+//! with timestamp below `LBTS + lookahead`, where the lookahead is the smallest latency of any
+//! link or net crossing partitions. No message from another partition can arrive inside that
+//! window, so partitions never wait on each other within an epoch, and many timestamps are
+//! handled per barrier. Cross-partition messages are buffered per (sender, receiver) pair and
+//! merged into the receiver's queue right after the barrier.
+
+pub(crate) mod parallel;
+pub(crate) mod worker;
+
+use crate::component::{Component, ComponentId, Ctx};
+use crate::event::queue::EventQueue;
+use crate::event::{Entry, EventKey, Via};
+use crate::handle::{Injection, Request, SimHandle};
+use crate::partition::Partitioning;
+use crate::port::{LinkRoute, NetId, NetRoute, PortId};
+use crate::stats::{component_report, CompStats, EngineStats, Report, StatSpec, StatsTable};
+use crate::time::{ClockDomain, Tick};
+use crate::topology::{Topology, TopologyError};
+use std::any::Any;
+use std::fmt;
+use std::time::Duration;
+use worker::{CompState, Core};
+
+/// Errors that stop a run. All are fatal for the run that hit them: they are model bugs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SimError {
+    /// A component sent on a port that is not one of its link sources.
+    #[error("component {component:?} sent on port {port:?}, which is not one of its output ports (at {tick})")]
+    NotAnOutputPort {
+        /// The sender.
+        component: ComponentId,
+        /// The port.
+        port: PortId,
+        /// When.
+        tick: Tick,
+    },
+    /// A component sent over a net it is not on, or to a non-member.
+    #[error("component {component:?} sent over net {net:?} to {to:?}, but one of them is not a member (at {tick})")]
+    NotANetMember {
+        /// The sender.
+        component: ComponentId,
+        /// The net.
+        net: NetId,
+        /// The destination.
+        to: ComponentId,
+        /// When.
+        tick: Tick,
+    },
+    /// A component scheduled a timer before the current time.
+    #[error("component {component:?} scheduled an event at {at}, in the past of {now}")]
+    ScheduleInPast {
+        /// The component.
+        component: ComponentId,
+        /// The requested time.
+        at: Tick,
+        /// The current time.
+        now: Tick,
+    },
+    /// A component without a clock called `wake`.
+    #[error("component {component:?} is not clocked but asked to be woken (at {tick})")]
+    NotClocked {
+        /// The component.
+        component: ComponentId,
+        /// When.
+        tick: Tick,
+    },
+    /// A component panicked on a worker thread.
+    #[error("a component panicked on the worker thread of partition {partition}")]
+    WorkerPanicked {
+        /// The partition.
+        partition: usize,
+    },
+}
+
+/// Why a run completed on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CompletionReason {
+    /// No event was left and nothing held the simulation open.
+    Quiescent,
+    /// Every primary component released the run.
+    PrimariesReleased,
+}
+
+/// How a run ended, with the simulated time it ended at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ExitStatus {
+    /// The simulation completed.
+    Completed {
+        /// Why.
+        reason: CompletionReason,
+        /// Time of the last event handled.
+        tick: Tick,
+    },
+    /// A component or a [`SimHandle`] asked to exit.
+    ExitRequested {
+        /// The reason given.
+        reason: String,
+        /// The code given.
+        code: i32,
+        /// When the request took effect.
+        tick: Tick,
+    },
+    /// [`SimHandle::shutdown`] interrupted the run.
+    Interrupted {
+        /// Time reached.
+        tick: Tick,
+    },
+    /// The tick limit (of `run_until`, or [`SimInit::max_tick`]) was reached with events left.
+    MaxTick {
+        /// The limit.
+        tick: Tick,
+    },
+}
+
+impl ExitStatus {
+    /// The simulated time the run ended at.
+    pub fn tick(&self) -> Tick {
+        match self {
+            ExitStatus::Completed { tick, .. }
+            | ExitStatus::ExitRequested { tick, .. }
+            | ExitStatus::Interrupted { tick }
+            | ExitStatus::MaxTick { tick } => *tick,
+        }
+    }
+}
+
+/// Where a component lives: its partition and its index there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Place {
+    pub(crate) part: u32,
+    pub(crate) local: u32,
+}
+
+/// The immutable routing tables every worker reads.
+#[derive(Debug)]
+pub struct Tables {
+    pub(crate) names: Vec<String>,
+    pub(crate) clocks: Vec<Option<ClockDomain>>,
+    /// By port: where a send on it goes (`None` for ports that are not link sources).
+    pub(crate) links: Vec<Option<LinkRoute>>,
+    pub(crate) nets: Vec<NetRoute>,
+    pub(crate) place: Vec<Place>,
+    /// Smallest latency of a link or net crossing partitions (`Tick::MAX` if none does).
+    pub(crate) lookahead: Tick,
+    pub(crate) stat_specs: Vec<StatSpec>,
+    /// By component: its own ports' names and ids.
+    pub(crate) ports_of: Vec<Vec<(String, PortId)>>,
+    pub(crate) primaries: u32,
+    /// Hash of names, ports, links and nets: a checkpoint only restores into the same model.
+    pub(crate) fingerprint: u64,
+}
+
+/// A partition: its components and its event loop state.
+pub(crate) struct Part<M> {
+    pub(crate) comps: Vec<Box<dyn Component<M>>>,
+    pub(crate) core: Core<M>,
+}
+
+impl<M> fmt::Debug for Part<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Part")
+            .field("components", &self.comps.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Setup: a validated topology plus how to run it. [`SimInit::init`] makes the
+/// [`Simulation`].
+#[derive(Debug)]
+pub struct SimInit<M> {
+    topo: Topology<M>,
+    partitioning: Partitioning,
+    start: Tick,
+    max_tick: Tick,
+}
+
+impl<M: Send + 'static> SimInit<M> {
+    /// Setup for `topo` on one partition, starting at time zero.
+    pub fn new(topo: Topology<M>) -> SimInit<M> {
+        SimInit {
+            topo,
+            partitioning: Partitioning::Single,
+            start: Tick::ZERO,
+            max_tick: Tick::MAX,
+        }
+    }
+
+    /// How to spread components over partitions (= worker threads).
+    pub fn partitioning(mut self, p: Partitioning) -> Self {
+        self.partitioning = p;
+        self
+    }
+
+    /// The simulation's start time (default zero).
+    pub fn start_at(mut self, t: Tick) -> Self {
+        self.start = t;
+        self
+    }
+
+    /// The tick [`Simulation::run`] stops at (default: none).
+    pub fn max_tick(mut self, t: Tick) -> Self {
+        self.max_tick = t;
+        self
+    }
+
+    /// Partitions and validates the topology, then calls every component's `init` in id order.
+    pub fn init(self) -> Result<Simulation<M>, TopologyError> {
+        let SimInit {
+            topo,
+            partitioning,
+            start,
+            max_tick,
+        } = self;
+        let assign = partitioning.assign(&topo)?;
+        let parts = partitioning.parts();
+        if let Some((c, &p)) = assign.iter().enumerate().find(|(_, &p)| p >= parts) {
+            return Err(TopologyError::BadPartitioning(format!(
+                "component {} assigned to partition {p} of {parts}",
+                topo.comps[c].name
+            )));
+        }
+        let mut lookahead = Tick::MAX;
+        for l in &topo.links {
+            let (a, b) = (assign[l.src as usize], assign[l.dst as usize]);
+            if a != b {
+                if l.latency == Tick::ZERO {
+                    return Err(TopologyError::ZeroLatencyCrossPartition {
+                        from: topo.port_names[l.src_port as usize].clone(),
+                        to: topo.port_names[l.dst_port as usize].clone(),
+                        from_partition: a,
+                        to_partition: b,
+                    });
+                }
+                lookahead = lookahead.min(l.latency);
+            }
+        }
+        for n in &topo.nets {
+            let spans = n.members.windows(2).any(|w| assign[w[0] as usize] != assign[w[1] as usize]);
+            if spans {
+                if n.latency == Tick::ZERO {
+                    return Err(TopologyError::ZeroLatencyNetCrossPartition {
+                        net: n.name.clone(),
+                    });
+                }
+                lookahead = lookahead.min(n.latency);
+            }
+        }
+        for (c, at, _) in &topo.initial {
+            if *at < start {
+                return Err(TopologyError::ScheduleInPast {
+                    component: topo.comps[*c as usize].name.clone(),
+                    at: *at,
+                    start,
+                });
+            }
+        }
+        // Places, in component-id order within each partition.
+        let mut place = Vec::with_capacity(topo.comps.len());
+        let mut counts = vec![0u32; parts];
+        for &p in &assign {
+            place.push(Place {
+                part: p as u32,
+                local: counts[p],
+            });
+            counts[p] += 1;
+        }
+        let mut links = vec![None; topo.ports.len()];
+        for l in &topo.links {
+            links[l.src_port as usize] = Some(LinkRoute {
+                owner: l.src,
+                dst: l.dst,
+                dst_port: l.dst_port,
+                latency: l.latency,
+            });
+        }
+        for (i, p) in topo.ports.iter().enumerate() {
+            if let Some(a) = p.alias {
+                links[i] = links[a as usize];
+            }
+        }
+        let words = topo.comps.len().div_ceil(64);
+        let nets = topo
+            .nets
+            .iter()
+            .map(|n| {
+                let mut members = vec![0u64; words];
+                for &m in &n.members {
+                    members[(m / 64) as usize] |= 1 << (m % 64);
+                }
+                NetRoute {
+                    latency: n.latency,
+                    members,
+                }
+            })
+            .collect();
+        let mut fp = 0u64;
+        for c in &topo.comps {
+            fp = fingerprint_str(fp, &c.name);
+        }
+        for p in &topo.port_names {
+            fp = fingerprint_str(fp, p);
+        }
+        for l in &topo.links {
+            fp = crate::event::mix(fp, (l.src_port as u64) << 32 | l.dst_port as u64);
+            fp = crate::event::mix(fp, l.latency.0);
+        }
+        for n in &topo.nets {
+            fp = fingerprint_str(fp, &n.name);
+            fp = crate::event::mix(fp, n.latency.0);
+        }
+        let primaries = topo.comps.iter().filter(|c| c.primary).count() as u32;
+        let mut ports_of = vec![Vec::new(); topo.comps.len()];
+        for (i, p) in topo.ports.iter().enumerate() {
+            if p.alias.is_none() {
+                ports_of[p.owner as usize].push((p.name.clone(), PortId(i as u32)));
+            }
+        }
+        let tables = Tables {
+            names: topo.comps.iter().map(|c| c.name.clone()).collect(),
+            clocks: topo.comps.iter().map(|c| c.clock).collect(),
+            links,
+            nets,
+            place: place.clone(),
+            lookahead,
+            stat_specs: topo.comps.iter().map(|c| c.stats.clone()).collect(),
+            ports_of,
+            primaries,
+            fingerprint: fp,
+        };
+        let mut parts_v: Vec<Part<M>> = (0..parts)
+            .map(|p| Part {
+                comps: Vec::with_capacity(counts[p] as usize),
+                core: Core {
+                    pid: p as u32,
+                    queue: EventQueue::new(),
+                    ticks: EventQueue::new(),
+                    out: (0..parts).map(|_| Vec::new()).collect(),
+                    sent_min: Tick::MAX,
+                    st: Vec::with_capacity(counts[p] as usize),
+                    stats: StatsTable { comps: Vec::new() },
+                    l2g: Vec::new(),
+                    events: 0,
+                    cross: 0,
+                    barrier_wait: Duration::ZERO,
+                    now: start,
+                    stop_at: Tick::MAX,
+                    exit: None,
+                    error: None,
+                    held: 0,
+                    owns_all_primaries: parts == 1,
+                },
+            })
+            .collect();
+        for (g, spec) in topo.comps.into_iter().enumerate() {
+            let p = &mut parts_v[assign[g]];
+            p.core.l2g.push(g as u32);
+            p.core.st.push(CompState {
+                holding: spec.primary,
+                ..CompState::default()
+            });
+            p.core.held += spec.primary as u32;
+            p.core.stats.comps.push(CompStats::new(&spec.stats));
+            p.comps.push(spec.model);
+        }
+        let n_initial = topo.initial.len() as u64;
+        let mut sim = Simulation {
+            handle: SimHandle::with_first_seq(place.len(), n_initial),
+            tables,
+            parts: parts_v,
+            frontier: start,
+            max_tick,
+            epochs: 0,
+            late: 0,
+        };
+        for (seq, (c, at, msg)) in topo.initial.into_iter().enumerate() {
+            let pl = sim.tables.place[c as usize];
+            sim.parts[pl.part as usize].core.queue.push(Entry {
+                key: EventKey::external(at, seq as u64),
+                dst: pl.local,
+                aux: Entry::<M>::aux(Via::External, 0),
+                payload: msg,
+            });
+        }
+        for g in 0..sim.tables.place.len() {
+            let pl = sim.tables.place[g];
+            let part = &mut sim.parts[pl.part as usize];
+            let mut ctx = Ctx {
+                core: &mut part.core,
+                tables: &sim.tables,
+                me: g as u32,
+                local: pl.local,
+                now: start,
+            };
+            part.comps[pl.local as usize].init(&mut ctx);
+        }
+        sim.merge_outboxes();
+        sim.handle.publish_now(start);
+        Ok(sim)
+    }
+}
+
+fn fingerprint_str(h: u64, s: &str) -> u64 {
+    s.bytes().fold(crate::event::mix(h, s.len() as u64), |h, b| {
+        crate::event::mix(h, b as u64)
+    })
+}
+
+/// A running simulation: step it, run it, inspect it, checkpoint it.
+pub struct Simulation<M> {
+    pub(crate) tables: Tables,
+    pub(crate) parts: Vec<Part<M>>,
+    pub(crate) handle: SimHandle<M>,
+    /// Earliest time an injection can still be delivered at.
+    pub(crate) frontier: Tick,
+    max_tick: Tick,
+    pub(crate) epochs: u64,
+    pub(crate) late: u64,
+}
+
+impl<M> fmt::Debug for Simulation<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Simulation")
+            .field("partitions", &self.parts.len())
+            .field("components", &self.tables.names.len())
+            .field("frontier", &self.frontier)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Turns injections into queued events: "now" ones at `frontier`, late ones clamped to it.
+/// Returns the earliest time injected and the number of late ones.
+pub(crate) fn place_injections<M>(
+    tables: &Tables,
+    injections: Vec<Injection<M>>,
+    frontier: Tick,
+    mut sink: impl FnMut(u32, Entry<M>),
+) -> (Tick, u64) {
+    let mut min = Tick::MAX;
+    let mut late = 0;
+    for inj in injections {
+        let t = match inj.at {
+            Some(at) if at >= frontier => at,
+            Some(_) => {
+                late += 1;
+                frontier
+            }
+            None => frontier,
+        };
+        min = min.min(t);
+        let pl = tables.place[inj.to.index()];
+        sink(
+            pl.part,
+            Entry {
+                key: EventKey::external(t, inj.seq),
+                dst: pl.local,
+                aux: Entry::<M>::aux(Via::External, 0),
+                payload: inj.msg,
+            },
+        );
+    }
+    (min, late)
+}
+
+fn request_status(r: Request, tick: Tick) -> ExitStatus {
+    match r {
+        Request::Exit { reason, code } => ExitStatus::ExitRequested { reason, code, tick },
+        Request::Interrupt => ExitStatus::Interrupted { tick },
+    }
+}
+
+impl<M: Send + 'static> Simulation<M> {
+    /// A thread-safe handle for injecting events and requesting exits from other threads.
+    pub fn handle(&self) -> SimHandle<M> {
+        self.handle.clone()
+    }
+
+    /// The time of the last event handled (or the start time, or the last tick limit reached).
+    pub fn now(&self) -> Tick {
+        self.parts
+            .iter()
+            .map(|p| p.core.now)
+            .max()
+            .unwrap_or(Tick::ZERO)
+    }
+
+    /// Number of partitions (= worker threads a run uses).
+    pub fn partitions(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// Smallest latency of any link or net crossing partitions (`Tick::MAX` if none).
+    pub fn lookahead(&self) -> Tick {
+        self.tables.lookahead
+    }
+
+    /// The partition component `c` runs in.
+    pub fn partition_of(&self, c: ComponentId) -> Option<usize> {
+        self.tables.place.get(c.index()).map(|p| p.part as usize)
+    }
+
+    /// Time of the earliest pending event (`Tick::MAX` if none).
+    pub fn next_event_time(&self) -> Tick {
+        self.parts
+            .iter()
+            .map(|p| p.core.next_time())
+            .min()
+            .unwrap_or(Tick::MAX)
+    }
+
+    /// Number of pending events.
+    pub fn pending_events(&self) -> usize {
+        self.parts
+            .iter()
+            .map(|p| p.core.queue.len() + p.core.ticks.len())
+            .sum()
+    }
+
+    /// The component with id `c`, if it is a `T`.
+    pub fn component<T: Component<M>>(&self, c: ComponentId) -> Option<&T> {
+        let pl = self.tables.place.get(c.index())?;
+        let b: &dyn Component<M> = &*self.parts[pl.part as usize].comps[pl.local as usize];
+        (b as &dyn Any).downcast_ref::<T>()
+    }
+
+    /// The component with id `c`, mutably, if it is a `T` (between runs).
+    pub fn component_mut<T: Component<M>>(&mut self, c: ComponentId) -> Option<&mut T> {
+        let pl = self.tables.place.get(c.index())?;
+        let b: &mut dyn Component<M> = &mut *self.parts[pl.part as usize].comps[pl.local as usize];
+        (b as &mut dyn Any).downcast_mut::<T>()
+    }
+
+    /// Calls `f` on every component that is a `T`, in id order (between runs).
+    pub fn for_each_component_mut<T: Component<M>>(&mut self, mut f: impl FnMut(&mut T)) {
+        for g in 0..self.tables.place.len() {
+            if let Some(t) = self.component_mut::<T>(ComponentId(g as u32)) {
+                f(t);
+            }
+        }
+    }
+
+    /// The id of the component called `name`.
+    pub fn find(&self, name: &str) -> Option<ComponentId> {
+        self.tables
+            .names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| ComponentId(i as u32))
+    }
+
+    /// The order-dependent hash of the events component `c` has handled.
+    pub fn component_trace(&self, c: ComponentId) -> Option<u64> {
+        let pl = self.tables.place.get(c.index())?;
+        Some(self.parts[pl.part as usize].core.st[pl.local as usize].trace)
+    }
+
+    /// One hash of the whole event trace: every component's order-dependent hash of the
+    /// event keys it handled, combined in component-id order. Equal across thread counts and
+    /// partitionings when the trace is.
+    pub fn trace_hash(&self) -> u64 {
+        (0..self.tables.place.len()).fold(0x5eed_u64, |h, c| {
+            let t = self.component_trace(ComponentId(c as u32)).unwrap_or(0);
+            crate::event::mix(h, t)
+        })
+    }
+
+    /// Engine counters and every component's statistics.
+    pub fn report(&self) -> Report {
+        let mut engine = EngineStats {
+            partitions: self.parts.len(),
+            epochs: self.epochs,
+            late_injections: self.late,
+            ..EngineStats::default()
+        };
+        for p in &self.parts {
+            engine.events += p.core.events;
+            engine.cross_partition_messages += p.core.cross;
+            engine.barrier_wait += p.core.barrier_wait;
+        }
+        let mut components = Vec::new();
+        for (g, spec) in self.tables.stat_specs.iter().enumerate() {
+            if spec.counters.is_empty() && spec.histograms.is_empty() {
+                continue;
+            }
+            let pl = self.tables.place[g];
+            let s = &self.parts[pl.part as usize].core.stats.comps[pl.local as usize];
+            components.push(component_report(&self.tables.names[g], spec, s));
+        }
+        Report { engine, components }
+    }
+
+    /// Moves every outbox into its destination partition's queue (between runs and steps).
+    pub(crate) fn merge_outboxes(&mut self) {
+        for src in 0..self.parts.len() {
+            for dst in 0..self.parts.len() {
+                if src == dst || self.parts[src].core.out[dst].is_empty() {
+                    continue;
+                }
+                let mut v = std::mem::take(&mut self.parts[src].core.out[dst]);
+                self.parts[dst].core.queue.extend(v.drain(..));
+                self.parts[src].core.out[dst] = v;
+            }
+            self.parts[src].core.sent_min = Tick::MAX;
+        }
+    }
+
+    fn poll_handle(&mut self) -> Option<Request> {
+        let taken = self.handle.take()?;
+        let frontier = self.frontier.max(self.now());
+        let parts = &mut self.parts;
+        let (_, late) = place_injections(&self.tables, taken.injections, frontier, |p, e| {
+            parts[p as usize].core.queue.push(e)
+        });
+        self.late += late;
+        taken.request
+    }
+
+    /// Handles every event at the next pending timestamp, in all partitions, on the calling
+    /// thread. Returns that timestamp, or `None` if nothing is pending.
+    pub fn step(&mut self) -> Result<Option<Tick>, SimError> {
+        // A request is meaningful to `run`, not to a single step: leave it pending.
+        if let Some(r) = self.poll_handle() {
+            self.handle_restore_request(r);
+        }
+        let t = self.next_event_time();
+        if t == Tick::MAX {
+            return Ok(None);
+        }
+        let end = t.saturating_add(Tick(1));
+        for p in &mut self.parts {
+            p.core.process(&mut p.comps, &self.tables, end, u64::MAX);
+        }
+        self.merge_outboxes();
+        self.frontier = self.frontier.max(t);
+        self.handle.publish_now(t);
+        for p in &mut self.parts {
+            p.core.stop_at = Tick::MAX;
+            p.core.exit = None;
+            if let Some(e) = p.core.error.take() {
+                return Err(e);
+            }
+        }
+        Ok(Some(t))
+    }
+
+    fn handle_restore_request(&self, r: Request) {
+        match r {
+            Request::Exit { reason, code } => {
+                self.handle.request_exit(reason, code);
+            }
+            Request::Interrupt => {
+                self.handle.shutdown();
+            }
+        }
+    }
+
+    /// Runs until the simulation completes, an exit is requested, or the configured
+    /// [`SimInit::max_tick`] is passed.
+    pub fn run(&mut self) -> Result<ExitStatus, SimError> {
+        self.run_until(self.max_tick)
+    }
+
+    /// Runs, handling every event with timestamp at or before `limit`.
+    pub fn run_until(&mut self, limit: Tick) -> Result<ExitStatus, SimError> {
+        let end = limit.saturating_add(Tick(1)).max(limit);
+        let end = if limit == Tick::MAX { Tick::MAX } else { end };
+        let floor = self.frontier;
+        for p in &mut self.parts {
+            p.core.stop_at = Tick::MAX;
+            p.core.now = p.core.now.max(floor);
+        }
+        let r = if self.parts.len() == 1 {
+            self.run_single(end, limit)
+        } else {
+            parallel::run(self, end, limit)
+        };
+        let now = self.now();
+        self.handle.publish_now(now);
+        r
+    }
+
+    fn run_single(&mut self, end: Tick, limit: Tick) -> Result<ExitStatus, SimError> {
+        loop {
+            if let Some(r) = self.poll_handle() {
+                let tick = self.now();
+                return Ok(request_status(r, tick));
+            }
+            let part = &mut self.parts[0];
+            if let Some(s) = local_stop(&mut part.core, self.tables.primaries)? {
+                return Ok(s);
+            }
+            let next = part.core.next_time();
+            if next == Tick::MAX {
+                if self.handle.holds() > 0 {
+                    self.handle.wait_idle();
+                    continue;
+                }
+                return Ok(ExitStatus::Completed {
+                    reason: CompletionReason::Quiescent,
+                    tick: part.core.now,
+                });
+            }
+            if next >= end {
+                self.frontier = end;
+                part.core.now = limit;
+                return Ok(ExitStatus::MaxTick { tick: limit });
+            }
+            // Poll the handle every few thousand events: an atomic load per event is cheap
+            // but not free, and requests need no finer response time.
+            part.core.process(&mut part.comps, &self.tables, end, 4096);
+        }
+    }
+}
+
+/// The status a partition's own stop condition (error, exit, primaries) calls for.
+pub(crate) fn local_stop<M>(core: &mut Core<M>, primaries: u32) -> Result<Option<ExitStatus>, SimError> {
+    if let Some(e) = core.error.take() {
+        core.stop_at = Tick::MAX;
+        return Err(e);
+    }
+    if let Some(x) = core.exit.take() {
+        core.stop_at = Tick::MAX;
+        return Ok(Some(ExitStatus::ExitRequested {
+            reason: x.reason,
+            code: x.code,
+            tick: x.tick,
+        }));
+    }
+    if primaries > 0 && core.held == 0 && core.owns_all_primaries {
+        core.stop_at = Tick::MAX;
+        return Ok(Some(ExitStatus::Completed {
+            reason: CompletionReason::PrimariesReleased,
+            tick: core.now,
+        }));
+    }
+    Ok(None)
+}

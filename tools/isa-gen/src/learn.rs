@@ -1,0 +1,607 @@
+//! Learns opcode tables, operand syntax and operand classes by probing the oracle.
+
+use crate::layout::{self, Field, Format, Layout, Role, F};
+use crate::llvm::{Answer, Oracle};
+use std::collections::BTreeMap;
+
+/// One learned operand token of an instruction's syntax.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Tok {
+    /// Fixed text (an implicit operand such as `vcc`, or `off`).
+    Text(String),
+    /// A register/constant field; `cls` is the register class letter LLVM printed
+    /// (`v`, `s`, `a`), `regs` the tuple size; `class` the learned scalar-code class.
+    Reg { field: F, cls: char, regs: u8, class: Option<usize> },
+    /// An immediate field printed in decimal (`hex` false) or hex.
+    Imm { field: F, hex: bool },
+    /// An immediate with an opcode-specific syntax (waitcnt, hwreg, sendmsg, ...).
+    Special { field: F, kind: String },
+}
+
+/// A learned opcode.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// Identification format (opcode table key).
+    pub key: Format,
+    /// Layout that applies.
+    pub format: Format,
+    /// Opcode number.
+    pub opcode: u32,
+    /// Printed mnemonic.
+    pub mnemonic: String,
+    /// Operand syntax per variant (None: variant invalid).
+    pub variants: Vec<Option<Vec<Tok>>>,
+    /// Modifier probes that printed something.
+    pub mods: u32,
+    /// Modifier probes that made the word invalid.
+    pub bad: u32,
+    /// The field values of the valid base probe.
+    pub vals: BTreeMap<F, u32>,
+}
+
+/// A learned class of a scalar-code operand field: the text of every code (None =
+/// invalid), whether VGPR codes (256+) are valid, and literal samples.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Class {
+    /// Text per scalar code.
+    pub names: Vec<Option<String>>,
+    /// VGPRs allowed (9-bit fields).
+    pub vgpr: bool,
+    /// Text printed for each literal sample (code 255).
+    pub lits: Vec<Option<String>>,
+}
+
+/// Literal sample values probed for code 255.
+pub const LIT_SAMPLES: [u32; 10] = [
+    0x1234_5678, 0x1, 0xffff_ffff, 0xffff_fff0, 0x3f80_0000, 0x3c00, 0x3ff0_0000, 0x3f80, 0xbc00, 0x4000_0000,
+];
+
+/// Everything learned for one target.
+#[derive(Debug, Default)]
+pub struct Tables {
+    /// Learned opcodes, sorted by (key, opcode).
+    pub entries: Vec<Entry>,
+    /// Distinct operand classes.
+    pub classes: Vec<Class>,
+}
+
+/// Base probe value of a field (distinct numbers so printed registers map back to fields).
+fn base_value(gfx12: bool, fmt: Format, f: F) -> u32 {
+    match (fmt, f) {
+        (Format::Vop3p, F::OpSelHi) => 3,
+        (Format::Vop3p, F::OpSelHi2) => 1,
+        (Format::Smem, F::Sbase) => 6,
+        (Format::Smem, F::Sdata) => 20,
+        (Format::Smem, F::Offset) => 0x34,
+        (Format::Smem, F::Soffset) => {
+            if gfx12 {
+                0x7C
+            } else {
+                40
+            }
+        }
+        (Format::Smem, F::Imm) => 1,
+        (Format::Sopk | Format::Sopp, F::Simm16) => 0,
+        (Format::Mubuf | Format::Mtbuf, F::Srsrc) => {
+            if gfx12 {
+                12
+            } else {
+                3
+            }
+        }
+        (Format::Mubuf | Format::Mtbuf, F::Fmt) if gfx12 => 1,
+        (Format::Mtbuf, F::Dfmt) => 1,
+        (Format::Global | Format::Scratch, F::Saddr) => 50,
+        (_, F::Vdst) => 10,
+        (_, F::Sdst) => {
+            if matches!(fmt, Format::Vop3b) {
+                50
+            } else {
+                10
+            }
+        }
+        (_, F::Src0 | F::Addr | F::Vaddr) => 20,
+        (_, F::Src1 | F::Vsrc1 | F::Data0 | F::Data | F::Vdata) => 30,
+        (_, F::Src2 | F::Data1 | F::Soffset) => 40,
+        _ => 0,
+    }
+}
+
+fn src_value(role: Role, v: u32, vgpr: bool) -> u32 {
+    if role == Role::Src9 && vgpr {
+        256 + v
+    } else {
+        v
+    }
+}
+
+/// Builds probe bytes from a layout and field assignments (plus an optional literal).
+pub fn encode(l: &Layout, vals: &BTreeMap<F, u32>, lit: Option<u32>) -> Vec<u8> {
+    let mut bits: u128 = 0;
+    let fixed = l.field(F::Fixed).map_or(0, |f| f.lo);
+    bits |= u128::from(l.value) & (((1u128 << 32) - 1) << fixed);
+    if let Some(seg) = l.field(F::Seg) {
+        bits = layout::put(bits, seg, (l.value >> seg.lo) & 3);
+    }
+    for f in l.fields {
+        if let Some(v) = vals.get(&f.name) {
+            bits = layout::put(bits, *f, *v);
+        }
+    }
+    let mut out: Vec<u8> = bits.to_le_bytes()[..usize::from(l.dwords) * 4].to_vec();
+    if let Some(x) = lit {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    out
+}
+
+fn base_vals(gfx12: bool, l: &Layout, vgpr_srcs: [bool; 3]) -> BTreeMap<F, u32> {
+    let mut m = BTreeMap::new();
+    for f in l.fields {
+        if matches!(f.role, Role::Fixed | Role::Op) {
+            continue;
+        }
+        let mut v = base_value(gfx12, l.format, f.name);
+        let i = match f.name {
+            F::Src0 => 0,
+            F::Src1 => 1,
+            F::Src2 => 2,
+            _ => 3,
+        };
+        if i < 3 {
+            v = src_value(f.role, v, vgpr_srcs[i]);
+        }
+        m.insert(f.name, v);
+    }
+    m
+}
+
+/// Splits an operand string at top-level `, ` (not inside brackets/parentheses).
+pub fn split_operands(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    let b: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth -= 1,
+            _ => {}
+        }
+        if c == ',' && depth == 0 && b.get(i + 1) == Some(&' ') {
+            out.push(std::mem::take(&mut cur));
+            i += 2;
+            continue;
+        }
+        cur.push(c);
+        i += 1;
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Parses `v12`, `s[4:5]`, `a[0:3]`, `ttmp[4:5]` into (class, first, count).
+pub fn parse_reg(t: &str) -> Option<(char, u32, u8)> {
+    let c = t.chars().next()?;
+    if !matches!(c, 'v' | 's' | 'a') {
+        return None;
+    }
+    let rest = &t[1..];
+    if let Some(r) = rest.strip_prefix('[') {
+        let r = r.strip_suffix(']')?;
+        let (a, b) = r.split_once(':')?;
+        let a: u32 = a.parse().ok()?;
+        let b: u32 = b.parse().ok()?;
+        Some((c, a, u8::try_from(b.checked_sub(a)? + 1).ok()?))
+    } else {
+        Some((c, rest.parse().ok()?, 1))
+    }
+}
+
+fn parse_num(t: &str) -> Option<(u32, bool)> {
+    if let Some(h) = t.strip_prefix("0x") {
+        u32::from_str_radix(h, 16).ok().map(|v| (v, true))
+    } else {
+        t.parse::<u32>().ok().map(|v| (v, false))
+    }
+}
+
+/// Splits instruction text into mnemonic, operand tokens and trailing modifiers.
+pub fn split_inst(text: &str) -> (String, Vec<String>) {
+    let (mn, rest) = text.split_once(' ').unwrap_or((text, ""));
+    (mn.to_string(), split_operands(rest.trim()))
+}
+
+/// Maps printed operand tokens back to fields.
+fn tokens(l: &Layout, vals: &BTreeMap<F, u32>, ops: &[String]) -> Vec<Tok> {
+    let n = ops.len();
+    let mut out = Vec::new();
+    for (i, t) in ops.iter().enumerate() {
+        // Modifiers follow the last operand after a space.
+        let t = if i + 1 == n {
+            t.split(' ').next().unwrap_or("").to_string()
+        } else {
+            t.clone()
+        };
+        if t.is_empty() || (t.contains(':') && !t.contains('[')) {
+            continue;
+        }
+        out.push(token(l, vals, &t));
+    }
+    out
+}
+
+fn token(l: &Layout, vals: &BTreeMap<F, u32>, t: &str) -> Tok {
+    if let Some((c, n, regs)) = parse_reg(t) {
+        for f in l.fields {
+            let Some(&v) = vals.get(&f.name) else { continue };
+            let hit = match (f.role, c) {
+                (Role::Src9, 'v' | 'a') => v == 256 + n,
+                (Role::Src9 | Role::Ssrc8 | Role::Sgpr7, 's') => v == n,
+                (Role::Vgpr8, _) => v == n,
+                (Role::SgprHalf, 's') => v * 2 == n,
+                (Role::SgprQuarter, 's') => v * 4 == n,
+                _ => false,
+            };
+            if hit {
+                return Tok::Reg {
+                    field: f.name,
+                    cls: c,
+                    regs,
+                    class: None,
+                };
+            }
+        }
+    }
+    if let Some((n, hex)) = parse_num(t) {
+        for f in l.fields {
+            if f.role == Role::Imm && vals.get(&f.name) == Some(&n) && n != 0 {
+                return Tok::Imm { field: f.name, hex };
+            }
+        }
+    }
+    Tok::Text(t.to_string())
+}
+
+/// Learns every opcode of every format for one target.
+pub fn learn(o: &mut Oracle, gfx12: bool) -> Tables {
+    let idents = if gfx12 {
+        layout::GFX12_IDENT
+    } else {
+        layout::GFX9_IDENT
+    };
+    let mut t = Tables::default();
+    for l in idents {
+        learn_format(o, gfx12, l, &mut t);
+    }
+    t.entries.sort_by_key(|e| (e.key, e.opcode));
+    learn_classes(o, gfx12, &mut t);
+    t
+}
+
+fn sub(gfx12: bool, f: Format) -> &'static Layout {
+    layout::layout(gfx12, f).expect("layout exists")
+}
+
+fn learn_format(o: &mut Oracle, gfx12: bool, l: &'static Layout, t: &mut Tables) {
+    let opf = l.op_field();
+    let nops = 1u32 << opf.bits;
+    // Candidate source kinds: all-VGPR first, then all-SGPR, then mixes.
+    let src_sets: [[bool; 3]; 4] = [
+        [true, true, true],
+        [false, false, false],
+        [true, false, true],
+        [false, true, true],
+    ];
+    // Which layout applies to each opcode.
+    let mut lay_of: Vec<&'static Layout> = vec![l; nops as usize];
+    if !gfx12 && l.format == Format::Vop3 || gfx12 && l.format == Format::Vop3 {
+        let b = sub(gfx12, Format::Vop3b);
+        let lines: Vec<Vec<u8>> = (0..nops)
+            .map(|op| {
+                let mut v = base_vals(gfx12, b, [true; 3]);
+                v.insert(F::Op, op);
+                encode(b, &v, None)
+            })
+            .collect();
+        let ans = o.ask(&lines);
+        for (op, a) in ans.iter().enumerate() {
+            if let Answer::Inst(text, _) = a {
+                let (_, ops) = split_inst(text);
+                let v = base_vals(gfx12, b, [true; 3]);
+                if tokens(b, &v, &ops)
+                    .iter()
+                    .any(|k| matches!(k, Tok::Reg { field: F::Sdst, .. }))
+                {
+                    lay_of[op] = b;
+                }
+            }
+        }
+    }
+    if !gfx12 && l.format == Format::Vop3p {
+        let m = sub(gfx12, Format::Mai);
+        let lines: Vec<Vec<u8>> = (0..nops)
+            .map(|op| {
+                let mut v = base_vals(gfx12, m, [true; 3]);
+                v.insert(F::Op, op);
+                v.insert(F::Cbsz, 1);
+                encode(m, &v, None)
+            })
+            .collect();
+        let ans = o.ask(&lines);
+        for (op, a) in ans.iter().enumerate() {
+            if let Answer::Inst(text, _) = a {
+                if text.contains("cbsz:") {
+                    lay_of[op] = m;
+                }
+            }
+        }
+    }
+    if gfx12 && l.format == Format::Mubuf {
+        for op in 0x80..nops.min(0x90) {
+            lay_of[op as usize] = sub(gfx12, Format::Mtbuf);
+        }
+    }
+    let mut vals_of: Vec<Option<BTreeMap<F, u32>>> = vec![None; nops as usize];
+    let mut first: Vec<Option<String>> = vec![None; nops as usize];
+    for set in src_sets {
+        let lines: Vec<Vec<u8>> = (0..nops)
+            .map(|op| {
+                let ll = lay_of[op as usize];
+                let mut v = base_vals(gfx12, ll, set);
+                v.insert(F::Op, op);
+                for (f, x) in layout::variant_probes(gfx12, ll.format)[0] {
+                    v.insert(*f, *x);
+                }
+                encode(ll, &v, None)
+            })
+            .collect();
+        let ans = o.ask(&lines);
+        for (op, a) in ans.iter().enumerate() {
+            if vals_of[op].is_some() {
+                continue;
+            }
+            if let Answer::Inst(text, len) = a {
+                if *len == lines[op].len() {
+                    let ll = lay_of[op];
+                    let mut v = base_vals(gfx12, ll, set);
+                    v.insert(F::Op, op as u32);
+                    vals_of[op] = Some(v);
+                    first[op] = Some(text.clone());
+                }
+            }
+        }
+    }
+    // Variants that are invalid in variant 0 (e.g. buffer ops that need offen) are
+    // found by probing every variant for opcodes with no answer yet.
+    let mut cands = Vec::new();
+    for op in 0..nops as usize {
+        let ll = lay_of[op];
+        let nvar = layout::variant_probes(gfx12, ll.format).len();
+        if vals_of[op].is_some() || nvar == 1 {
+            continue;
+        }
+        for set in src_sets {
+            for var in layout::variant_probes(gfx12, ll.format) {
+                let mut v = base_vals(gfx12, ll, set);
+                v.insert(F::Op, op as u32);
+                for (f, x) in *var {
+                    v.insert(*f, *x);
+                }
+                let line = encode(ll, &v, None);
+                cands.push((op, v, line));
+            }
+        }
+    }
+    let lines: Vec<Vec<u8>> = cands.iter().map(|c| c.2.clone()).collect();
+    let ans = o.ask(&lines);
+    for ((op, v, line), a) in cands.into_iter().zip(ans) {
+        if vals_of[op].is_some() {
+            continue;
+        }
+        if let Answer::Inst(text, len) = a {
+            if len == line.len() {
+                vals_of[op] = Some(v);
+                first[op] = Some(text);
+            }
+        }
+    }
+    // Variants and modifier probes, batched over all valid opcodes.
+    let valid: Vec<usize> = (0..nops as usize).filter(|&op| vals_of[op].is_some()).collect();
+    let mut var_lines = Vec::new();
+    let mut mod_lines = Vec::new();
+    for &op in &valid {
+        let ll = lay_of[op];
+        let v0 = vals_of[op].clone().unwrap_or_default();
+        for var in layout::variant_probes(gfx12, ll.format) {
+            let mut v = v0.clone();
+            for (f, x) in *var {
+                v.insert(*f, *x);
+            }
+            var_lines.push(encode(ll, &v, None));
+        }
+        for (f, x) in layout::mod_probes(gfx12, ll.format) {
+            let mut v = v0.clone();
+            v.insert(*f, *x);
+            mod_lines.push(encode(ll, &v, None));
+        }
+    }
+    let var_ans = o.ask(&var_lines);
+    let mod_ans = o.ask(&mod_lines);
+    let (mut vi, mut mi) = (0, 0);
+    for &op in &valid {
+        let ll = lay_of[op];
+        let v0 = vals_of[op].clone().unwrap_or_default();
+        let Some(base_text) = first[op].clone() else { continue };
+        let (mnemonic, _) = split_inst(&base_text);
+        let mut variants = Vec::new();
+        for var in layout::variant_probes(gfx12, ll.format) {
+            let mut v = v0.clone();
+            for (f, x) in *var {
+                v.insert(*f, *x);
+            }
+            let a = &var_ans[vi];
+            vi += 1;
+            variants.push(match a {
+                Answer::Inst(text, len) if *len == usize::from(ll.dwords) * 4 => {
+                    let (_, ops) = split_inst(text);
+                    Some(tokens(ll, &v, &ops))
+                }
+                _ => None,
+            });
+        }
+        let (mut mods, mut bad) = (0u32, 0u32);
+        for i in 0..layout::mod_probes(gfx12, ll.format).len() {
+            match &mod_ans[mi] {
+                Answer::Inst(text, _) if Some(text) != first[op].as_ref() => mods |= 1 << i,
+                Answer::Inst(..) => {}
+                _ => bad |= 1 << i,
+            }
+            mi += 1;
+        }
+        t.entries.push(Entry {
+            key: l.format,
+            format: ll.format,
+            opcode: op as u32,
+            mnemonic,
+            variants,
+            mods,
+            bad,
+            vals: v0,
+        });
+    }
+}
+
+fn scalar_codes(role: Role) -> u32 {
+    match role {
+        Role::Src9 | Role::Ssrc8 | Role::Vgpr8 => 256,
+        Role::Sgpr7 => 128,
+        Role::SgprHalf => 64,
+        Role::SgprQuarter => 32,
+        _ => 0,
+    }
+}
+
+/// Learns the class of every scalar-code operand slot: the text of each code.
+fn learn_classes(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
+    // (entry, variant, token index, codes, first line index)
+    let mut jobs = Vec::new();
+    let mut lines = Vec::new();
+    for (ei, e) in t.entries.iter().enumerate() {
+        let ll = sub(gfx12, e.format);
+        for (vi, var) in e.variants.iter().enumerate() {
+            let Some(toks) = var else { continue };
+            for (ti, tok) in toks.iter().enumerate() {
+                let Tok::Reg { field, cls, .. } = tok else { continue };
+                let f: Field = ll.field(*field).expect("field of layout");
+                if f.role == Role::Vgpr8 && *cls != 's' {
+                    continue;
+                }
+                let n = scalar_codes(f.role);
+                if n == 0 {
+                    continue;
+                }
+                let mut v0 = e.vals.clone();
+                for (f2, x) in layout::variant_probes(gfx12, ll.format)[vi] {
+                    v0.insert(*f2, *x);
+                }
+                let start = lines.len();
+                let mut codes = Vec::new();
+                for c in 0..n {
+                    if f.role == Role::Src9 || f.role == Role::Ssrc8 {
+                        if c == 255 {
+                            continue;
+                        }
+                        if matches!(e.key, Format::Vop1 | Format::Vop2 | Format::Vopc)
+                            && f.name == F::Src0
+                            && (if gfx12 {
+                                matches!(c, 233 | 234 | 250)
+                            } else {
+                                matches!(c, 249 | 250)
+                            })
+                        {
+                            continue;
+                        }
+                    }
+                    let mut v = v0.clone();
+                    v.insert(f.name, c);
+                    lines.push(encode(ll, &v, None));
+                    codes.push(Code::Scalar(c));
+                }
+                if f.role == Role::Src9 {
+                    let mut v = v0.clone();
+                    v.insert(f.name, 256 + 20);
+                    lines.push(encode(ll, &v, None));
+                    codes.push(Code::Vgpr);
+                }
+                if ll.literal && matches!(f.role, Role::Src9 | Role::Ssrc8) {
+                    for x in LIT_SAMPLES {
+                        let mut v = v0.clone();
+                        v.insert(f.name, 255);
+                        lines.push(encode(ll, &v, Some(x)));
+                        codes.push(Code::Lit);
+                    }
+                }
+                jobs.push((ei, vi, ti, n, codes, start));
+            }
+        }
+    }
+    let ans = o.ask(&lines);
+    let mut class_ids: BTreeMap<Class, usize> = BTreeMap::new();
+    for (ei, vi, ti, n, codes, start) in jobs {
+        let mut names = vec![None; n as usize];
+        let mut lits = Vec::new();
+        let mut vgpr = false;
+        for (k, c) in codes.iter().enumerate() {
+            let line = &lines[start + k];
+            let tok = match &ans[start + k] {
+                Answer::Inst(s, len) if *len == line.len() => {
+                    let (_, ops) = split_inst(s);
+                    Some(strip_mods(&ops).get(ti).cloned().unwrap_or_default())
+                }
+                _ => None,
+            };
+            match c {
+                Code::Vgpr => vgpr = tok.is_some(),
+                Code::Lit => lits.push(tok),
+                Code::Scalar(c) => names[*c as usize] = tok,
+            }
+        }
+        let class = Class { names, vgpr, lits };
+        let next = class_ids.len();
+        let id = *class_ids.entry(class).or_insert(next);
+        if let Some(Some(toks)) = t.entries[ei].variants.get_mut(vi) {
+            if let Tok::Reg { class, .. } = &mut toks[ti] {
+                *class = Some(id);
+            }
+        }
+    }
+    let mut classes: Vec<(usize, Class)> = class_ids.into_iter().map(|(c, i)| (i, c)).collect();
+    classes.sort_by_key(|(i, _)| *i);
+    t.classes = classes.into_iter().map(|(_, c)| c).collect();
+}
+
+enum Code {
+    Scalar(u32),
+    Vgpr,
+    Lit,
+}
+
+/// Operand tokens with the trailing modifiers of the last one removed.
+pub fn strip_mods(ops: &[String]) -> Vec<String> {
+    let n = ops.len();
+    ops.iter()
+        .enumerate()
+        .map(|(i, t)| {
+            if i + 1 == n {
+                t.split(' ').next().unwrap_or("").to_string()
+            } else {
+                t.clone()
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,155 @@
+//! Batched queries to `llvm-mc-22 --disassemble`, robust against oracle crashes.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// The oracle's answer for the first instruction of one probe line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// Decoded: text (trimmed, comments removed) and length in bytes.
+    Inst(String, usize),
+    /// "invalid instruction encoding" at the first byte.
+    Invalid,
+    /// The oracle crashed on this line (alone).
+    NoAnswer,
+}
+
+/// A disassembler oracle for one target and attribute set.
+#[derive(Debug)]
+pub struct Oracle {
+    /// `-mcpu=` value.
+    pub cpu: String,
+    /// `-mattr=` value (may be empty).
+    pub mattr: String,
+    cache: HashMap<Vec<u8>, Answer>,
+}
+
+impl Oracle {
+    /// An oracle for `cpu` with `mattr`.
+    pub fn new(cpu: &str, mattr: &str) -> Oracle {
+        Oracle {
+            cpu: cpu.to_string(),
+            mattr: mattr.to_string(),
+            cache: HashMap::new(),
+        }
+    }
+
+    /// Answers for every line of bytes (each decoded from its start).
+    pub fn ask(&mut self, lines: &[Vec<u8>]) -> Vec<Answer> {
+        let todo: Vec<Vec<u8>> = {
+            let mut seen = std::collections::HashSet::new();
+            lines
+                .iter()
+                .filter(|l| !self.cache.contains_key(*l) && seen.insert((*l).clone()))
+                .cloned()
+                .collect()
+        };
+        for chunk in todo.chunks(20000) {
+            let t0 = std::time::Instant::now();
+            let answers = self.ask_bisect(chunk);
+            if std::env::var_os("ISA_GEN_VERBOSE").is_some() {
+                eprintln!("isa-gen: {} lines in {:.2}s", chunk.len(), t0.elapsed().as_secs_f64());
+            }
+            for (l, a) in chunk.iter().zip(answers) {
+                self.cache.insert(l.clone(), a);
+            }
+        }
+        lines.iter().map(|l| self.cache[l].clone()).collect()
+    }
+
+    fn ask_bisect(&self, lines: &[Vec<u8>]) -> Vec<Answer> {
+        match run_batch(&self.cpu, &self.mattr, lines) {
+            Some(a) => a,
+            None if lines.len() == 1 => {
+                if std::env::var_os("ISA_GEN_VERBOSE").is_some() {
+                    eprintln!("isa-gen: oracle crash on {:02x?}", lines[0]);
+                }
+                vec![Answer::NoAnswer]
+            }
+            None => {
+                let (a, b) = lines.split_at(lines.len() / 2);
+                let mut r = self.ask_bisect(a);
+                r.extend(self.ask_bisect(b));
+                r
+            }
+        }
+    }
+}
+
+/// Runs one batch; `None` if llvm-mc crashed or its output could not be aligned.
+fn run_batch(cpu: &str, mattr: &str, lines: &[Vec<u8>]) -> Option<Vec<Answer>> {
+    let mut input = String::with_capacity(lines.len() * 60);
+    for l in lines {
+        input.push('[');
+        for (i, b) in l.iter().enumerate() {
+            if i > 0 {
+                input.push(',');
+            }
+            input.push_str(&format!("0x{b:02x}"));
+        }
+        input.push_str("]\n");
+    }
+    let mut cmd = Command::new("llvm-mc-22");
+    cmd.args(["-arch=amdgcn", &format!("-mcpu={cpu}"), "--disassemble", "-show-encoding"]);
+    if !mattr.is_empty() {
+        cmd.arg(format!("-mattr={mattr}"));
+    }
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("isa-gen: cannot run llvm-mc-22 ({e}); install LLVM 22"));
+    let mut stdin = child.stdin.take()?;
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let out = child.wait_with_output().ok()?;
+    let _ = writer.join();
+    // A crash (signal) gives no exit code; exit code 1 only means some lines were invalid.
+    out.status.code()?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Invalid byte offsets per line, from "<stdin>:LINE:COL: warning: invalid instruction encoding".
+    let mut invalid: HashMap<usize, Vec<usize>> = HashMap::new();
+    for l in stderr.lines() {
+        if let Some(rest) = l.strip_prefix("<stdin>:") {
+            if !l.contains("invalid instruction encoding") {
+                continue;
+            }
+            let mut it = rest.split(':');
+            let line: usize = it.next()?.parse().ok()?;
+            let col: usize = it.next()?.parse().ok()?;
+            invalid.entry(line - 1).or_default().push((col - 2) / 5);
+        }
+    }
+    let mut outs = stdout.lines().filter(|l| l.contains("; encoding: ["));
+    let mut answers = Vec::with_capacity(lines.len());
+    for (i, l) in lines.iter().enumerate() {
+        let inv = invalid.get(&i);
+        let mut off = 0;
+        let mut first = None;
+        while off < l.len() {
+            if inv.is_some_and(|v| v.contains(&off)) {
+                if first.is_none() {
+                    first = Some(Answer::Invalid);
+                }
+                off += 4;
+                continue;
+            }
+            let o = outs.next()?;
+            let (text, enc) = o.split_once("; encoding: [")?;
+            let n = enc.trim_end_matches(']').split(',').count();
+            if first.is_none() {
+                first = Some(Answer::Inst(text.trim().to_string(), n));
+            }
+            off += n;
+        }
+        answers.push(first.unwrap_or(Answer::Invalid));
+    }
+    if outs.next().is_some() {
+        return None;
+    }
+    Some(answers)
+}
