@@ -4,6 +4,7 @@
 #   corpus/build.sh             rebuild corpus/build/ in place, then validate it
 #   corpus/build.sh --check     rebuild into a temp dir, fail on any byte difference with
 #                               corpus/build/ (missing, extra or changed files), then validate
+#                               and check manifest.ron against the objects (manifest.py --check)
 #   corpus/build.sh --validate  only validate corpus/build/ (metadata notes, clean disassembly)
 #
 # Environment: JOBS (parallel compiles, default 2), LLVM_SUFFIX (default -22).
@@ -36,6 +37,8 @@ exclude() {
     # Hand-written assembly only carries v6 directives and metadata; the v4/v5 loader paths
     # are covered by the compiled kernels.
     asm_*:*-v4 | asm_*:*-v5) echo "hand-written assembly is written for code object v6" ;;
+    # RDNA4 has no MFMA (its matrix instructions are WMMA, with other shapes and layouts).
+    mfma_*:gfx12*) echo "v_mfma_* exists on CDNA (gfx90a/gfx942/gfx950) only" ;;
     *) return 1 ;;
   esac
 }
@@ -186,6 +189,7 @@ case "${1:-}" in
     fi
     echo "corpus/build matches a fresh rebuild byte for byte"
     validate "$CORPUS/build"
+    python3 "$CORPUS/manifest.py" --check
     ;;
   "")
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/corpus-build-XXXXXX")

@@ -33,9 +33,12 @@ BITS = {"U8": 8, "I8": 8, "U16": 16, "I16": 16, "F16": 16, "U32": 32, "I32": 32,
 FLOATS = {"F16", "F32", "F64"}
 # Kernels that need the GPU's lanes (bpermute, DPP, swizzle, readlane), its dispatch packet,
 # or are assembly: not runnable on the host.
-NOT_HOST = {"wave_reduce", "dpp_row_scan", "block_reduce", "hidden_args", "asm_salu",
+NOT_HOST = {"wave_reduce", "dpp_row_scan", "block_reduce", "hidden_args", "mfma_f32", "asm_salu",
             "asm_callret", "asm_lanes", "asm_semaphore"}
 STRUCT_TYPES = {"kernarg_struct": "params_t"}
+# C++ names of kernels whose symbol is mangled.
+HOST_NAMES = {"_Z14template_scaleIfEvPT_PKS0_S0_j": "template_scale<float>",
+              "_Z14template_scaleIdEvPT_PKS0_S0_j": "template_scale<double>"}
 DYN_LDS_SYMBOL = {"dyn_lds": "dyn"}
 
 
@@ -169,7 +172,8 @@ def driver(case, buffers, tmp):
             init = ", ".join(str(b) for b in blob)
             lines.append(f"static const unsigned char hc_struct_{a['name']}[] = {{{init}}};")
             call_args.append(f"(*({STRUCT_TYPES[case['stem']]} *)hc_struct_{a['name']})")
-    lines.append(f"static void hc_call(void) {{ {case['symbol']}({', '.join(call_args)}); }}")
+    fn = HOST_NAMES.get(case["symbol"], case["symbol"])
+    lines.append(f"static void hc_call(void) {{ {fn}({', '.join(call_args)}); }}")
     g, w = case["grid"], case["wg"]
     body = [f"  hc_grid[0] = {g[0]}; hc_grid[1] = {g[1]}; hc_grid[2] = {g[2]};",
             f"  hc_wg[0] = {w[0]}; hc_wg[1] = {w[1]}; hc_wg[2] = {w[2]};"]

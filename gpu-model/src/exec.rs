@@ -29,6 +29,7 @@ mod op;
 mod smem;
 mod sop;
 mod valu;
+mod valu3;
 mod vop3p;
 mod wave;
 

@@ -10,10 +10,14 @@
 
 pub mod cache;
 pub mod config;
+pub mod device;
+pub mod dispatch;
+pub mod exec;
 pub mod isa;
 pub mod loader;
 pub mod memory;
 pub mod occupancy;
+pub mod soc;
 pub mod target;
 
 pub use target::{Family, Target};

@@ -133,7 +133,7 @@ pub enum LoadError {
     },
 }
 
-/// Where a problem in the file is: used to build [`LoadError`]s.
+/// The loader's result type.
 pub(crate) type Result<T> = std::result::Result<T, LoadError>;
 
 /// A parsed, validated AMDGPU code object. Owns copies of everything it needs.

@@ -103,6 +103,15 @@ fn wrong_magic_class_machine_osabi_and_abi_version_name_the_field() {
 }
 
 #[test]
+fn generic_targets_are_refused_by_name() {
+    // `clang-22 -mcpu=gfx9-4-generic`: e_flags 0x100055f per llvm-readelf-22 -h.
+    assert_eq!(
+        err(&fixture("generic_gfx9_4_v6.hsaco")).to_string(),
+        "e_flags 0x100055f (offset 0x30) names processor gfx9-4-generic, which is not supported (supported: gfx90a, gfx942, gfx950, gfx1200, gfx1201)"
+    );
+}
+
+#[test]
 fn e_flags_that_disagree_with_the_metadata_target_are_refused() {
     let mut b = fixture("kernels_gfx950_v6.hsaco");
     b[48] = Target::Gfx942.elf_mach() as u8;

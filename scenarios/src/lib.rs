@@ -2,5 +2,8 @@
 
 pub mod cmd;
 pub mod error;
+pub mod report;
+pub mod scenario;
+pub mod trace;
 
 pub use error::CliError;

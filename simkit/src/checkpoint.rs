@@ -46,7 +46,9 @@ pub enum CheckpointError {
         source: std::io::Error,
     },
     /// The checkpoint was taken from a different topology.
-    #[error("checkpoint is from a different topology (fingerprint {found:#x}, expected {expected:#x})")]
+    #[error(
+        "checkpoint is from a different topology (fingerprint {found:#x}, expected {expected:#x})"
+    )]
     TopologyMismatch {
         /// In the checkpoint.
         found: u64,
@@ -133,7 +135,7 @@ impl<M: Serialize + DeserializeOwned + Clone + Send + 'static> Simulation<M> {
                 ticks.push((t.key, p.core.l2g[t.local as usize]));
             }
         }
-        events.sort_by(|a, b| a.key.cmp(&b.key));
+        events.sort_by_key(|e| e.key);
         ticks.sort();
         let mut comps = Vec::with_capacity(self.tables.place.len());
         for (g, pl) in self.tables.place.iter().enumerate() {
@@ -188,7 +190,9 @@ impl<M: Serialize + DeserializeOwned + Clone + Send + 'static> Simulation<M> {
                 image.version
             )));
         }
-        if image.fingerprint != self.tables.fingerprint || image.comps.len() != self.tables.place.len() {
+        if image.fingerprint != self.tables.fingerprint
+            || image.comps.len() != self.tables.place.len()
+        {
             return Err(CheckpointError::TopologyMismatch {
                 found: image.fingerprint,
                 expected: self.tables.fingerprint,

@@ -159,7 +159,13 @@ impl<M> Ctx<'_, M> {
         let seq = self.next_seq();
         let t = self.now + r.latency + extra;
         let key = EventKey::raw(t, EventClass::Message, self.me, seq);
-        self.core.push(self.tables, r.dst, key, Entry::<M>::aux(Via::Port, r.dst_port), msg);
+        self.core.push(
+            self.tables,
+            r.dst,
+            key,
+            Entry::<M>::aux(Via::Port, r.dst_port),
+            msg,
+        );
     }
 
     /// Sends `msg` over `net` to member `to`; it arrives after the net's latency plus `extra`.
@@ -174,7 +180,13 @@ impl<M> Ctx<'_, M> {
         let seq = self.next_seq();
         let t = self.now + n.latency + extra;
         let key = EventKey::raw(t, EventClass::Message, self.me, seq);
-        self.core.push(self.tables, to.0, key, Entry::<M>::aux(Via::Net, net.0), msg);
+        self.core.push(
+            self.tables,
+            to.0,
+            key,
+            Entry::<M>::aux(Via::Net, net.0),
+            msg,
+        );
     }
 
     /// Schedules a timer `delay` from now (zero means later in this same tick).
@@ -192,7 +204,8 @@ impl<M> Ctx<'_, M> {
         }
         let seq = self.next_seq();
         let key = EventKey::raw(at, EventClass::Timer, self.me, seq);
-        self.core.push_local(self.local, key, Entry::<M>::aux(Via::Timer, 0), msg);
+        self.core
+            .push_local(self.local, key, Entry::<M>::aux(Via::Timer, 0), msg);
     }
 
     /// Wakes this clocked component: it ticks on its next edge at or after now that it has not

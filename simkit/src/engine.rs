@@ -71,7 +71,9 @@ pub enum SimError {
         /// When.
         tick: Tick,
     },
-    /// A component panicked on a worker thread.
+    /// A component panicked on a worker thread (runs with several partitions; on one
+    /// partition the panic reaches the caller of `run`). The simulation's state is then
+    /// unspecified.
     #[error("a component panicked on the worker thread of partition {partition}")]
     WorkerPanicked {
         /// The partition.
@@ -244,7 +246,10 @@ impl<M: Send + 'static> SimInit<M> {
             }
         }
         for n in &topo.nets {
-            let spans = n.members.windows(2).any(|w| assign[w[0] as usize] != assign[w[1] as usize]);
+            let spans = n
+                .members
+                .windows(2)
+                .any(|w| assign[w[0] as usize] != assign[w[1] as usize]);
             if spans {
                 if n.latency == Tick::ZERO {
                     return Err(TopologyError::ZeroLatencyNetCrossPartition {
@@ -409,9 +414,10 @@ impl<M: Send + 'static> SimInit<M> {
 }
 
 fn fingerprint_str(h: u64, s: &str) -> u64 {
-    s.bytes().fold(crate::event::mix(h, s.len() as u64), |h, b| {
-        crate::event::mix(h, b as u64)
-    })
+    s.bytes()
+        .fold(crate::event::mix(h, s.len() as u64), |h, b| {
+            crate::event::mix(h, b as u64)
+        })
 }
 
 /// A running simulation: step it, run it, inspect it, checkpoint it.
@@ -612,8 +618,8 @@ impl<M: Send + 'static> Simulation<M> {
         }
     }
 
-    fn poll_handle(&mut self) -> Option<Request> {
-        let taken = self.handle.take()?;
+    fn poll_handle(&mut self, honor: bool) -> Option<Request> {
+        let taken = self.handle.take(honor)?;
         let frontier = self.frontier.max(self.now());
         let parts = &mut self.parts;
         let (_, late) = place_injections(&self.tables, taken.injections, frontier, |p, e| {
@@ -627,9 +633,7 @@ impl<M: Send + 'static> Simulation<M> {
     /// thread. Returns that timestamp, or `None` if nothing is pending.
     pub fn step(&mut self) -> Result<Option<Tick>, SimError> {
         // A request is meaningful to `run`, not to a single step: leave it pending.
-        if let Some(r) = self.poll_handle() {
-            self.handle_restore_request(r);
-        }
+        self.poll_handle(false);
         let t = self.next_event_time();
         if t == Tick::MAX {
             return Ok(None);
@@ -651,17 +655,6 @@ impl<M: Send + 'static> Simulation<M> {
         Ok(Some(t))
     }
 
-    fn handle_restore_request(&self, r: Request) {
-        match r {
-            Request::Exit { reason, code } => {
-                self.handle.request_exit(reason, code);
-            }
-            Request::Interrupt => {
-                self.handle.shutdown();
-            }
-        }
-    }
-
     /// Runs until the simulation completes, an exit is requested, or the configured
     /// [`SimInit::max_tick`] is passed.
     pub fn run(&mut self) -> Result<ExitStatus, SimError> {
@@ -672,6 +665,7 @@ impl<M: Send + 'static> Simulation<M> {
     pub fn run_until(&mut self, limit: Tick) -> Result<ExitStatus, SimError> {
         let end = limit.saturating_add(Tick(1)).max(limit);
         let end = if limit == Tick::MAX { Tick::MAX } else { end };
+        self.handle.rearm();
         let floor = self.frontier;
         for p in &mut self.parts {
             p.core.stop_at = Tick::MAX;
@@ -689,7 +683,7 @@ impl<M: Send + 'static> Simulation<M> {
 
     fn run_single(&mut self, end: Tick, limit: Tick) -> Result<ExitStatus, SimError> {
         loop {
-            if let Some(r) = self.poll_handle() {
+            if let Some(r) = self.poll_handle(true) {
                 let tick = self.now();
                 return Ok(request_status(r, tick));
             }
@@ -721,7 +715,10 @@ impl<M: Send + 'static> Simulation<M> {
 }
 
 /// The status a partition's own stop condition (error, exit, primaries) calls for.
-pub(crate) fn local_stop<M>(core: &mut Core<M>, primaries: u32) -> Result<Option<ExitStatus>, SimError> {
+pub(crate) fn local_stop<M>(
+    core: &mut Core<M>,
+    primaries: u32,
+) -> Result<Option<ExitStatus>, SimError> {
     if let Some(e) = core.error.take() {
         core.stop_at = Tick::MAX;
         return Err(e);

@@ -94,9 +94,7 @@ impl EventKey {
     pub(crate) fn raw(time: Tick, class: EventClass, src: u32, seq: u64) -> EventKey {
         EventKey {
             time,
-            tie: (class as u64) << 62
-                | (src as u64 & EXTERNAL_SRC) << SEQ_BITS
-                | (seq & SEQ_MASK),
+            tie: (class as u64) << 62 | (src as u64 & EXTERNAL_SRC) << SEQ_BITS | (seq & SEQ_MASK),
         }
     }
 
@@ -160,7 +158,9 @@ impl PartialOrd for EventKey {
 /// One step of an order-dependent 64-bit hash (multiply-xorshift, as in SplitMix64's finalizer).
 #[inline]
 pub(crate) fn mix(h: u64, v: u64) -> u64 {
-    let mut z = (h ^ v).wrapping_add(0x9e37_79b9_7f4a_7c15).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    let mut z = (h ^ v)
+        .wrapping_add(0x9e37_79b9_7f4a_7c15)
+        .wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
 }
@@ -232,7 +232,7 @@ mod tests {
     #[test]
     fn key_orders_time_then_class_then_source_then_seq() {
         let c = |i| Source::Component(ComponentId(i));
-        let mut keys = vec![
+        let mut keys = [
             EventKey::new(Tick(5), EventClass::Tick, c(0), 0),
             EventKey::new(Tick(5), EventClass::Message, c(2), 0),
             EventKey::new(Tick(5), EventClass::Message, c(1), 9),
@@ -262,12 +262,20 @@ mod tests {
 
     #[test]
     fn key_fields_round_trip() {
-        let k = EventKey::new(Tick(9), EventClass::Timer, Source::Component(ComponentId(4_000_000)), (1 << 40) + 5);
+        let k = EventKey::new(
+            Tick(9),
+            EventClass::Timer,
+            Source::Component(ComponentId(4_000_000)),
+            (1 << 40) + 5,
+        );
         assert_eq!(k.class(), EventClass::Timer);
         assert_eq!(k.source(), Source::Component(ComponentId(4_000_000)));
         assert_eq!(k.seq(), 5);
         let x = EventKey::external(Tick(1), 3);
-        assert_eq!((x.class(), x.source(), x.seq()), (EventClass::External, Source::External, 3));
+        assert_eq!(
+            (x.class(), x.source(), x.seq()),
+            (EventClass::External, Source::External, 3)
+        );
     }
 
     #[test]

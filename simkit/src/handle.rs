@@ -61,7 +61,11 @@ pub struct Taken<M> {
 }
 
 struct State<M> {
+    /// The latched request. It stays latched after a run honors it (so later requests are
+    /// refused, making shutdown idempotent and a racing exit request a no-op) until the next
+    /// run starts.
     request: Option<Request>,
+    honored: bool,
     injections: Vec<Injection<M>>,
     next_seq: u64,
     holds: usize,
@@ -113,6 +117,7 @@ impl<M> SimHandle<M> {
             ctl: Arc::new(Control {
                 state: Mutex::new(State {
                     request: None,
+                    honored: false,
                     injections: Vec::new(),
                     next_seq: first_seq,
                     holds: 0,
@@ -168,7 +173,8 @@ impl<M> SimHandle<M> {
 
     /// Asks the running (or next) run to stop with
     /// [`ExitStatus::ExitRequested`](crate::engine::ExitStatus). Returns whether this request
-    /// took effect: false if an exit or interrupt is already pending.
+    /// took effect: false if an exit or interrupt is already pending, or was honored by the
+    /// run that is ending (requests are re-armed when the next run starts).
     pub fn request_exit(&self, reason: impl Into<String>, code: i32) -> bool {
         self.request(Request::Exit {
             reason: reason.into(),
@@ -210,18 +216,38 @@ impl<M> SimHandle<M> {
         lock(&self.ctl.state).holds
     }
 
-    /// Engine side: takes any pending request and injections (cheap when there are none).
+    /// Engine side: takes pending injections and, if `honor`, the latched request not yet
+    /// honored (marking it honored). Cheap when nothing is pending.
     #[doc(hidden)]
-    pub fn take(&self) -> Option<Taken<M>> {
+    pub fn take(&self, honor: bool) -> Option<Taken<M>> {
         if !self.ctl.attention.load(Ordering::Acquire) {
             return None;
         }
         let mut g = lock(&self.ctl.state);
-        self.ctl.attention.store(false, Ordering::Relaxed);
+        let request = if honor && !g.honored {
+            g.honored = g.request.is_some();
+            g.request.clone()
+        } else {
+            None
+        };
+        // A request left for a later `take(true)` keeps the engine's attention.
+        let keep = !honor && g.request.is_some() && !g.honored;
+        self.ctl.attention.store(keep, Ordering::Relaxed);
         Some(Taken {
-            request: g.request.take(),
+            request,
             injections: std::mem::take(&mut g.injections),
         })
+    }
+
+    /// Engine side, when a run starts: forgets a request an earlier run already honored, so
+    /// new requests can be made.
+    #[doc(hidden)]
+    pub fn rearm(&self) {
+        let mut g = lock(&self.ctl.state);
+        if g.honored {
+            g.request = None;
+            g.honored = false;
+        }
     }
 
     /// Engine side: blocks while the simulation is held open and nothing has arrived.
@@ -229,7 +255,7 @@ impl<M> SimHandle<M> {
     #[doc(hidden)]
     pub fn wait_idle(&self) {
         let mut g = lock(&self.ctl.state);
-        while g.holds > 0 && g.request.is_none() && g.injections.is_empty() {
+        while g.holds > 0 && (g.request.is_none() || g.honored) && g.injections.is_empty() {
             g = wait(&self.ctl.cv, g);
         }
     }

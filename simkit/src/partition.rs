@@ -109,16 +109,17 @@ impl Partitioning {
         let n = topo.comps.len();
         let parts = self.parts();
         if parts == 0 {
-            return Err(TopologyError::BadPartitioning(
-                "zero partitions".to_owned(),
-            ));
+            return Err(TopologyError::BadPartitioning("zero partitions".to_owned()));
         }
         Ok(match self {
             Partitioning::Single => vec![0; n],
             Partitioning::Block(p) => (0..n).map(|i| i * p / n.max(1)).collect(),
             Partitioning::RoundRobin(p) => (0..n).map(|i| i % p).collect(),
             Partitioning::Random { parts, seed } => (0..n)
-                .map(|i| (crate::phold::splitmix(seed ^ crate::phold::splitmix(i as u64)) % *parts as u64) as usize)
+                .map(|i| {
+                    (crate::phold::splitmix(seed ^ crate::phold::splitmix(i as u64))
+                        % *parts as u64) as usize
+                })
                 .collect(),
             Partitioning::Manual(v) => {
                 if v.len() != n {
@@ -194,7 +195,11 @@ fn auto<M>(topo: &Topology<M>, parts: usize) -> Vec<PartitionIndex> {
     let g_n = groups.len();
     let gw: Vec<u64> = groups
         .iter()
-        .map(|m| m.iter().map(|&c| topo.comps[c as usize].weight.max(1)).sum())
+        .map(|m| {
+            m.iter()
+                .map(|&c| topo.comps[c as usize].weight.max(1))
+                .sum()
+        })
         .collect();
     // Group adjacency with summed link weights (both directions; the cut is symmetric).
     let mut adj: Vec<Vec<(u32, u64)>> = vec![Vec::new(); g_n];
@@ -269,10 +274,7 @@ fn auto<M>(topo: &Topology<M>, parts: usize) -> Vec<PartitionIndex> {
             }
             let mut best = from;
             for p in 0..parts {
-                if p != from
-                    && to_w[p] > to_w[best]
-                    && load[p] + gw[g] <= cap
-                    && load[from] > gw[g]
+                if p != from && to_w[p] > to_w[best] && load[p] + gw[g] <= cap && load[from] > gw[g]
                 {
                     best = p;
                 }

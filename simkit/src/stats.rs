@@ -199,7 +199,10 @@ pub struct ComponentReport {
 impl ComponentReport {
     /// The value of the counter called `name`.
     pub fn counter(&self, name: &str) -> Option<u64> {
-        self.counters.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+        self.counters
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
     }
 
     /// The histogram called `name`.

@@ -41,10 +41,10 @@ pub(crate) fn spin_hint(round: u32) -> bool {
     }
     #[cfg(not(loom))]
     {
-        if round < 4_000 {
+        if round < 256 {
             std::hint::spin_loop();
             true
-        } else if round < 4_100 {
+        } else if round < 256 + 32 {
             std::thread::yield_now();
             true
         } else {

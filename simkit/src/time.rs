@@ -217,7 +217,7 @@ impl ClockDomain {
 
     /// Whether `t` falls exactly on an edge.
     pub fn is_edge(&self, t: Tick) -> bool {
-        t >= self.phase && (t.0 - self.phase.0) % self.period.0 == 0
+        t >= self.phase && (t.0 - self.phase.0).is_multiple_of(self.period.0)
     }
 }
 
@@ -276,6 +276,9 @@ mod tests {
         assert_eq!(triple.period(), Tick(167));
         assert!(fast.derived(0, 1).is_err());
         assert!(fast.derived(1, 0).is_err());
-        assert!(ClockDomain::new(Tick(1), Tick(0)).unwrap().derived(3, 1).is_err());
+        assert!(ClockDomain::new(Tick(1), Tick(0))
+            .unwrap()
+            .derived(3, 1)
+            .is_err());
     }
 }

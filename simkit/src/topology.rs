@@ -63,7 +63,9 @@ pub enum TopologyError {
         port: String,
     },
     /// A zero-latency link between components in different partitions: no lookahead.
-    #[error("zero-latency link {from} -> {to} crosses partitions {from_partition} -> {to_partition}")]
+    #[error(
+        "zero-latency link {from} -> {to} crosses partitions {from_partition} -> {to_partition}"
+    )]
     ZeroLatencyCrossPartition {
         /// Source port.
         from: String,
@@ -264,10 +266,12 @@ impl<M> TopologyBuilder<M> {
     }
 
     fn comp_mut(&mut self, c: ComponentId) -> Result<&mut CompSpec<M>, TopologyError> {
-        self.comps.get_mut(c.index()).ok_or(TopologyError::UnknownId {
-            what: "component",
-            id: c.index(),
-        })
+        self.comps
+            .get_mut(c.index())
+            .ok_or(TopologyError::UnknownId {
+                what: "component",
+                id: c.index(),
+            })
     }
 
     /// Declares a composite (a grouping node such as `soc.xcd[0]`); its parent, if any, must
@@ -611,7 +615,9 @@ mod tests {
         for good in ["soc", "soc.xcd[0].se[1].cu[3]", "_a.b_2[10]"] {
             assert!(validate_name(good).is_ok(), "{good}");
         }
-        for bad in ["", "soc..x", "3a", "a[", "a[]", "a[x]", "a-b", "a[1]b", "a."] {
+        for bad in [
+            "", "soc..x", "3a", "a[", "a[]", "a[x]", "a-b", "a[1]b", "a.",
+        ] {
             assert!(
                 matches!(validate_name(bad), Err(TopologyError::BadName { .. })),
                 "{bad}"

@@ -51,7 +51,11 @@ fn main() -> ExitCode {
         mean: a.mean,
         seed: a.seed,
     };
-    match phold::run(&params, a.partitioning.with_parts(a.threads), Tick(a.end_tick)) {
+    match phold::run(
+        &params,
+        a.partitioning.with_parts(a.threads),
+        Tick(a.end_tick),
+    ) {
         Ok(o) => {
             println!(
                 "phold lps={} events_per_lp={} p_remote={} lookahead={} mean={} end_tick={} partitioning={} seed={}",

@@ -206,7 +206,7 @@ pub(crate) fn class32(x: f32) -> u32 {
 /// Class bit of an f16.
 pub(crate) fn class16(bits: u32) -> u32 {
     let h = f16::from_bits(bits as u16);
-    if h.is_subnormal() {
+    if !h.is_normal() && h.is_finite() && bits & 0x7fff != 0 {
         return 1 << if h.is_sign_negative() { 4 } else { 7 };
     }
     class_bit(h.to_f64(), bits & 0x200 != 0)

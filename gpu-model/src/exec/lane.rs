@@ -129,12 +129,6 @@ pub(crate) fn dpp_src(w: &Wave, vals: &mut [u32; LANES], i: &Inst) -> u64 {
     enabled
 }
 
-/// The DPP write-enable mask of an instruction without touching data.
-pub(crate) fn dpp_lanes(w: &Wave, i: &Inst) -> u64 {
-    let mut scratch = [0u32; LANES];
-    dpp_src(w, &mut scratch, i)
-}
-
 /// Mask of lanes below `lane` (for v_mbcnt).
 #[inline(always)]
 pub(crate) fn below(lane: usize) -> u64 {

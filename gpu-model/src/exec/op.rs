@@ -58,7 +58,7 @@ macro_rules! ops {
         /// A machine operation (one variant per mnemonic, without `_e32`/`_e64`/`_sdwa`/
         /// `_dpp` suffixes, which are encodings of the same operation).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        #[allow(missing_docs)]
+        #[allow(missing_docs, non_camel_case_types)]
         #[non_exhaustive]
         pub enum Op { $($v,)* }
 
@@ -391,6 +391,8 @@ ops! {
     VCmpxClassF32 = "v_cmpx_class_f32", Vopc, 0x11, A;
     VCmpClassF64 = "v_cmp_class_f64", Vopc, 0x12, A;
     VCmpxClassF64 = "v_cmpx_class_f64", Vopc, 0x13, A;
+    VCmpClassF16 = "v_cmp_class_f16", Vopc, 0x14, A;
+    VCmpxClassF16 = "v_cmpx_class_f16", Vopc, 0x15, A;
     VCmpF16 = "v_cmp_*_f16", Vopc, 0x20, A;
     VCmpxF16 = "v_cmpx_*_f16", Vopc, 0x30, A;
     VCmpF32 = "v_cmp_*_f32", Vopc, 0x40, A;
@@ -486,6 +488,8 @@ ops! {
     VPkMulF32 = "v_pk_mul_f32", Vop3p, 0x31, A;
     VPkAddF32 = "v_pk_add_f32", Vop3p, 0x32, A;
     VPkMovB32 = "v_pk_mov_b32", Vop3p, 0x33, A;
+    VMfmaF32_16x16x4F32 = "v_mfma_f32_16x16x4f32", Vop3p, 0x45, P;
+    VMfmaF32_16x16x4F32Gfx940 = "v_mfma_f32_16x16x4_f32", Vop3p, 0x45, C;
     VAccvgprReadB32 = "v_accvgpr_read_b32", Vop3p, 0x58, A;
     VAccvgprWriteB32 = "v_accvgpr_write_b32", Vop3p, 0x59, A;
     // ---- DS ----

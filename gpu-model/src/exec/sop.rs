@@ -2,7 +2,7 @@
 
 use super::decode::Inst;
 use super::op::Op;
-use super::wave::{code, Flow, Wave};
+use super::wave::{Flow, Wave};
 use super::{FaultReason, Stop};
 
 /// Sign-extends the low 16 bits of an instruction word.
@@ -535,6 +535,3 @@ fn setreg(w: &mut Wave, spec: u32, v: u32) {
         _ => {}
     }
 }
-
-#[allow(dead_code)]
-const _: usize = code::M0;

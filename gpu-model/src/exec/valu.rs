@@ -11,12 +11,12 @@ use super::op::{Enc, Op};
 use super::wave::{Wave, AGPR_BASE, LANES};
 use super::FaultReason;
 
-type Row = [u32; LANES];
-type Row64 = [u64; LANES];
+pub(crate) type Row = [u32; LANES];
+pub(crate) type Row64 = [u64; LANES];
 
 /// Source `n` as a 32-bit row, with SDWA/DPP applied. Returns the DPP write mask too.
 #[inline(always)]
-fn src(w: &Wave, i: &Inst, n: usize) -> (Row, u64) {
+pub(crate) fn src(w: &Wave, i: &Inst, n: usize) -> (Row, u64) {
     let c = i.src[n];
     let mut r = if c >= 256 {
         w.v[(c - 256) as usize]
@@ -51,7 +51,7 @@ fn src16(w: &Wave, i: &Inst, n: usize) -> (Row, u64) {
 
 /// Source `n` as a 64-bit row (`float`: f64 inline constants / literal in the high dword).
 #[inline(always)]
-fn src64(w: &Wave, i: &Inst, n: usize, float: bool) -> Row64 {
+pub(crate) fn src64(w: &Wave, i: &Inst, n: usize, float: bool) -> Row64 {
     let c = i.src[n];
     if c >= 256 {
         let r = (c - 256) as usize;
@@ -64,7 +64,7 @@ fn src64(w: &Wave, i: &Inst, n: usize, float: bool) -> Row64 {
 
 /// Writes a 32-bit result row under EXEC (and `en`), applying the SDWA destination select.
 #[inline(always)]
-fn put(w: &mut Wave, i: &Inst, r: &Row, en: u64) {
+pub(crate) fn put(w: &mut Wave, i: &Inst, r: &Row, en: u64) {
     let exec = w.exec() & en;
     let dst = i.dst as usize;
     let row = &mut w.v[dst];
@@ -87,7 +87,7 @@ fn put(w: &mut Wave, i: &Inst, r: &Row, en: u64) {
 
 /// Writes a 64-bit result row (a VGPR pair) under EXEC.
 #[inline(always)]
-fn put64(w: &mut Wave, dst: usize, r: &Row64) {
+pub(crate) fn put64(w: &mut Wave, dst: usize, r: &Row64) {
     let exec = w.exec();
     for l in 0..LANES {
         if exec >> l & 1 != 0 {
@@ -128,14 +128,14 @@ fn int1(w: &mut Wave, i: &Inst, f: impl Fn(u32) -> u32) {
     put(w, i, &r, en);
 }
 
-fn int2(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32) -> u32) {
+pub(crate) fn int2(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32) -> u32) {
     let (a, en) = src(w, i, 0);
     let (b, _) = src(w, i, 1);
     let r: Row = std::array::from_fn(|l| f(a[l], b[l]));
     put(w, i, &r, en);
 }
 
-fn int3(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, u32) -> u32) {
+pub(crate) fn int3(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, u32) -> u32) {
     let (a, en) = src(w, i, 0);
     let (b, _) = src(w, i, 1);
     let (c, _) = src(w, i, 2);
@@ -145,7 +145,7 @@ fn int3(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, u32) -> u32) {
 
 /// f32 sources `n` with abs/neg applied.
 #[inline(always)]
-fn fsrc(w: &Wave, i: &Inst, n: usize) -> ([f32; LANES], u64) {
+pub(crate) fn fsrc(w: &Wave, i: &Inst, n: usize) -> ([f32; LANES], u64) {
     let (r, en) = src(w, i, n);
     let (abs, neg) = (i.abs >> n & 1 != 0, i.neg >> n & 1 != 0);
     (std::array::from_fn(|l| f32::from_bits(mod32(r[l], abs, neg))), en)
@@ -157,14 +157,14 @@ fn f1(w: &mut Wave, i: &Inst, f: impl Fn(f32) -> f32) {
     put(w, i, &r, en);
 }
 
-fn f2(w: &mut Wave, i: &Inst, f: impl Fn(f32, f32) -> f32) {
+pub(crate) fn f2(w: &mut Wave, i: &Inst, f: impl Fn(f32, f32) -> f32) {
     let (a, en) = fsrc(w, i, 0);
     let (b, _) = fsrc(w, i, 1);
     let r: Row = std::array::from_fn(|l| fl::out32(f(a[l], b[l]), i.omod, i.clamp).to_bits());
     put(w, i, &r, en);
 }
 
-fn f3(w: &mut Wave, i: &Inst, f: impl Fn(f32, f32, f32) -> f32) {
+pub(crate) fn f3(w: &mut Wave, i: &Inst, f: impl Fn(f32, f32, f32) -> f32) {
     let (a, en) = fsrc(w, i, 0);
     let (b, _) = fsrc(w, i, 1);
     let (c, _) = fsrc(w, i, 2);
@@ -175,7 +175,7 @@ fn f3(w: &mut Wave, i: &Inst, f: impl Fn(f32, f32, f32) -> f32) {
 
 /// f64 source with modifiers.
 #[inline(always)]
-fn dsrc(w: &Wave, i: &Inst, n: usize) -> [f64; LANES] {
+pub(crate) fn dsrc(w: &Wave, i: &Inst, n: usize) -> [f64; LANES] {
     let r = src64(w, i, n, true);
     let (abs, neg) = (i.abs >> n & 1 != 0, i.neg >> n & 1 != 0);
     std::array::from_fn(|l| f64::from_bits(mod64(r[l], abs, neg)))
@@ -187,13 +187,13 @@ fn d1(w: &mut Wave, i: &Inst, f: impl Fn(f64) -> f64) {
     put64(w, i.dst as usize, &r);
 }
 
-fn d2(w: &mut Wave, i: &Inst, f: impl Fn(f64, f64) -> f64) {
+pub(crate) fn d2(w: &mut Wave, i: &Inst, f: impl Fn(f64, f64) -> f64) {
     let (a, b) = (dsrc(w, i, 0), dsrc(w, i, 1));
     let r: Row64 = std::array::from_fn(|l| fl::out64(f(a[l], b[l]), i.omod, i.clamp).to_bits());
     put64(w, i.dst as usize, &r);
 }
 
-fn d3(w: &mut Wave, i: &Inst, f: impl Fn(f64, f64, f64) -> f64) {
+pub(crate) fn d3(w: &mut Wave, i: &Inst, f: impl Fn(f64, f64, f64) -> f64) {
     let (a, b, c) = (dsrc(w, i, 0), dsrc(w, i, 1), dsrc(w, i, 2));
     let r: Row64 =
         std::array::from_fn(|l| fl::out64(f(a[l], b[l], c[l]), i.omod, i.clamp).to_bits());
@@ -214,7 +214,7 @@ fn h1(w: &mut Wave, i: &Inst, f: impl Fn(f32) -> f32) {
     put16(w, i, &r, en);
 }
 
-fn h2(w: &mut Wave, i: &Inst, f: impl Fn(f32, f32) -> f32) {
+pub(crate) fn h2(w: &mut Wave, i: &Inst, f: impl Fn(f32, f32) -> f32) {
     let (a, en) = hsrc(w, i, 0);
     let (b, _) = hsrc(w, i, 1);
     let r: Row = std::array::from_fn(|l| fl::f2h(fl::out32(f(a[l], b[l]), i.omod, i.clamp)));
@@ -291,6 +291,12 @@ fn compare(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             let (b, _) = src(w, i, 1);
             mask_of(w, |l| fl::class32(a[l]) & b[l] != 0) & en
         }
+        VCmpClassF16 | VCmpxClassF16 => {
+            let (a, en) = src16(w, i, 0);
+            let (b, _) = src(w, i, 1);
+            let (abs, neg) = (i.abs & 1 != 0, i.neg & 1 != 0);
+            mask_of(w, |l| fl::class16(mod16(a[l], abs, neg)) & b[l] != 0) & en
+        }
         VCmpClassF64 | VCmpxClassF64 => {
             let a = dsrc(w, i, 0);
             let (b, _) = src(w, i, 1);
@@ -311,6 +317,7 @@ fn compare(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             | VCmpxU64
             | VCmpxClassF32
             | VCmpxClassF64
+            | VCmpxClassF16
     );
     w.write_mask(i.sdst, m);
     if x {
@@ -319,7 +326,7 @@ fn compare(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
     Ok(())
 }
 
-fn bfe(v: u32, off: u32, width: u32, signed: bool) -> u32 {
+pub(crate) fn bfe(v: u32, off: u32, width: u32, signed: bool) -> u32 {
     let (off, width) = (off & 31, width & 31);
     if width == 0 {
         return 0;
@@ -332,7 +339,7 @@ fn bfe(v: u32, off: u32, width: u32, signed: bool) -> u32 {
     }
 }
 
-fn perm(a: u32, b: u32, sel: u32) -> u32 {
+pub(crate) fn perm(a: u32, b: u32, sel: u32) -> u32 {
     // Bytes 0..3 from src1, 4..7 from src0; 8..11 sign-replicate; 12 = 0x00; 13+ = 0xff.
     let bytes = (b as u64) | (a as u64) << 32;
     let mut r = 0u32;
@@ -583,6 +590,10 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VOrB32 => int2(w, i, |a, b| a | b),
         VXorB32 => int2(w, i, |a, b| a ^ b),
         VXnorB32 => int2(w, i, |a, b| !(a ^ b)),
+        // VOP3 clamp on unsigned add/sub saturates instead of wrapping.
+        VAddU32 if i.clamp => int2(w, i, |a, b| a.saturating_add(b)),
+        VSubU32 if i.clamp => int2(w, i, |a, b| a.saturating_sub(b)),
+        VSubrevU32 if i.clamp => int2(w, i, |a, b| b.saturating_sub(a)),
         VAddU32 => int2(w, i, |a, b| a.wrapping_add(b)),
         VSubU32 => int2(w, i, |a, b| a.wrapping_sub(b)),
         VSubrevU32 => int2(w, i, |a, b| b.wrapping_sub(a)),
@@ -647,6 +658,8 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             let r: Row = std::array::from_fn(|l| fl::d2h(fl::ldexp64(a[l] as f64, b[l] as i32)));
             put16(w, i, &r, en)
         }
+        VAddU16 if i.clamp => int2_16(w, i, |a, b| a.saturating_add(b)),
+        VSubU16 if i.clamp => int2_16(w, i, |a, b| a.saturating_sub(b)),
         VAddU16 => int2_16(w, i, |a, b| a.wrapping_add(b)),
         VSubU16 => int2_16(w, i, |a, b| a.wrapping_sub(b)),
         VSubrevU16 => int2_16(w, i, |a, b| b.wrapping_sub(a)),
@@ -676,10 +689,3 @@ fn int2_16(w: &mut Wave, i: &Inst, f: impl Fn(u16, u16) -> u16) {
     put16(w, i, &r, en)
 }
 
-pub(crate) use self::helpers::*;
-
-/// Helpers shared with the VOP3-only operations in `valu3`.
-mod helpers {
-    pub(crate) use super::{bfe, d2, d3, dsrc, f2, f3, fsrc, int2, int3, perm, put, put64, src, src64, h2};
-    pub(crate) use super::{Row, Row64};
-}

@@ -5,7 +5,7 @@ use super::decode::Inst;
 use super::float as fl;
 use super::lane;
 use super::op::Op;
-use super::valu::*;
+use super::valu::{bfe, d2, d3, dsrc, f3, fsrc, int2, int3, perm, put, put64, src, src64, Row, Row64};
 use super::wave::{Wave, LANES};
 use super::FaultReason;
 
@@ -202,6 +202,3 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
     }
     Ok(())
 }
-
-#[allow(unused_imports)]
-use h2 as _;

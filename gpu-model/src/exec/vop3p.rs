@@ -170,6 +170,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             };
             write(w, d, &r);
         }
+        VMfmaF32_16x16x4F32 | VMfmaF32_16x16x4F32Gfx940 => mfma_16x16x4_f32(w, i)?,
         VAccvgprReadB32 => {
             let s = AGPR_BASE + (i.src[0] & 0xff) as usize;
             let r = w.v[s];
@@ -180,6 +181,51 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             write(w, AGPR_BASE + i.dst as usize, &r);
         }
         _ => return Err(FaultReason::Unimplemented(i.op.name())),
+    }
+    Ok(())
+}
+
+/// v_mfma_f32_16x16x4f32 (one 16x16 block, K = 4): lane l holds A[l % 16][l / 16] and
+/// B[l / 16][l % 16]; result register r of lane l is D[4 * (l / 16) + r][l % 16], with
+/// D = A * B + C. The matrix core's summation order is unspecified; this sums k = 0..3 in
+/// order with fused multiply-adds. MAI fields: acc_cd (w0 bit 15) puts C and D in AGPRs,
+/// acc (w1 bits 28:27) puts A/B in AGPRs; cbsz/abid/blgp broadcast controls must be 0.
+fn mfma_16x16x4_f32(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
+    let cbsz = (i.w0 >> 8) & 7;
+    let abid = (i.w0 >> 11) & 0xf;
+    let blgp = i.w1 >> 29;
+    if cbsz != 0 || abid != 0 || blgp != 0 {
+        return Err(FaultReason::UnsupportedForm("mfma with cbsz/abid/blgp broadcast"));
+    }
+    let acc_cd = if i.w0 & (1 << 15) != 0 { AGPR_BASE } else { 0 };
+    let reg = |code: u16, agpr: bool| -> Option<usize> {
+        (code >= 256).then(|| (code - 256) as usize + if agpr { AGPR_BASE } else { 0 })
+    };
+    let a = reg(i.src[0], i.w1 & (1 << 27) != 0);
+    let b = reg(i.src[1], i.w1 & (1 << 28) != 0);
+    let (Some(a), Some(b)) = (a, b) else {
+        return Err(FaultReason::UnsupportedForm("mfma with scalar A/B operands"));
+    };
+    let (av, bv) = (w.v[a], w.v[b]);
+    let f = f32::from_bits;
+    let mut d = [[0u32; LANES]; 4];
+    for (r, row) in d.iter_mut().enumerate() {
+        for (l, out) in row.iter_mut().enumerate() {
+            let (m, n) = (4 * (l / 16) + r, l % 16);
+            let c = match reg(i.src[2], acc_cd != 0) {
+                Some(c) => f(w.v[c + r][l]),
+                None => f(w.sread(i.src[2], i.lit)),
+            };
+            let mut acc = c;
+            for k in 0..4 {
+                acc = f(av[m + 16 * k]).mul_add(f(bv[16 * k + n]), acc);
+            }
+            *out = acc.to_bits();
+        }
+    }
+    let dst = acc_cd + i.dst as usize;
+    for (r, row) in d.iter().enumerate() {
+        w.v[dst + r] = *row;
     }
     Ok(())
 }

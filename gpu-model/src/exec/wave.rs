@@ -18,9 +18,7 @@ pub(crate) const AGPR_BASE: usize = 256;
 
 /// SGPR codes of special registers (GFX9 numbering).
 pub(crate) mod code {
-    pub const FLAT_SCRATCH_LO: usize = 102;
     pub const VCC: usize = 106;
-    pub const M0: usize = 124;
     pub const EXEC: usize = 126;
 }
 

@@ -18,17 +18,28 @@ pub const PAGE_SIZE: u64 = 1 << PAGE_SHIFT;
 /// 64-bit words per page.
 pub(crate) const WORDS_PER_PAGE: usize = (PAGE_SIZE / 8) as usize;
 
+/// A page's storage. A fixed-size array, so indices derived from a page offset need no
+/// bounds check.
+type Words = [AtomicU64; WORDS_PER_PAGE];
+
 /// A page of an allocation.
 #[derive(Debug)]
 pub(crate) struct Page {
     /// The storage, created on the first write: a never-written page reads as zeros, so
     /// large sparse allocations cost nothing.
-    words: OnceLock<Box<[AtomicU64]>>,
+    words: OnceLock<Box<Words>>,
     /// Bytes of this page that belong to the allocation (less than PAGE_SIZE on the last
     /// page of an allocation whose size is not a page multiple).
     pub(crate) valid_len: u32,
     /// The allocation the page belongs to.
     pub(crate) alloc: AllocationId,
+}
+
+/// The word holding page offset `off`. Callers keep `off < PAGE_SIZE`; the mask lets the
+/// compiler drop the bounds check (and keeps a broken caller inside the page).
+#[inline(always)]
+const fn word_index(off: usize) -> usize {
+    (off >> 3) & (WORDS_PER_PAGE - 1)
 }
 
 /// Mask of the low `n` bytes (n in 1..=8).
@@ -52,17 +63,20 @@ impl Page {
 
     /// The storage, if the page was ever written.
     #[inline(always)]
-    pub(crate) fn words(&self) -> Option<&[AtomicU64]> {
-        self.words.get().map(|b| &b[..])
+    pub(crate) fn words(&self) -> Option<&Words> {
+        self.words.get().map(|b| &**b)
     }
 
     /// The storage, created (zeroed) if needed.
     #[inline(always)]
-    pub(crate) fn words_mut(&self) -> &[AtomicU64] {
+    pub(crate) fn words_mut(&self) -> &Words {
         self.words.get_or_init(|| {
-            (0..WORDS_PER_PAGE)
-                .map(|_| AtomicU64::new(0))
-                .collect::<Box<[_]>>()
+            let words: Box<[AtomicU64]> = (0..WORDS_PER_PAGE).map(|_| AtomicU64::new(0)).collect();
+            match words.try_into() {
+                Ok(array) => array,
+                // The iterator above yields exactly WORDS_PER_PAGE items.
+                Err(_) => unreachable!("page storage has WORDS_PER_PAGE words"),
+            }
         })
     }
 
@@ -71,13 +85,13 @@ impl Page {
     #[inline(always)]
     pub(crate) fn load(&self, off: usize, n: usize) -> u64 {
         let Some(w) = self.words() else { return 0 };
-        let (i, sh) = (off >> 3, (off & 7) * 8);
+        let (i, sh) = (word_index(off), (off & 7) * 8);
         let lo = w[i].load(Ordering::Relaxed) >> sh;
         if (off & 7) + n <= 8 {
             lo & byte_mask(n)
         } else {
             // Spans two words: the caller's bound keeps i + 1 inside the page.
-            let hi = w[i + 1].load(Ordering::Relaxed) << (64 - sh);
+            let hi = w[word_index(off + 8)].load(Ordering::Relaxed) << (64 - sh);
             (lo | hi) & byte_mask(n)
         }
     }
@@ -86,7 +100,7 @@ impl Page {
     #[inline(always)]
     pub(crate) fn store(&self, off: usize, n: usize, v: u64) {
         let w = self.words_mut();
-        let (i, sh) = (off >> 3, (off & 7) * 8);
+        let (i, sh) = (word_index(off), (off & 7) * 8);
         if n == 8 && sh == 0 {
             w[i].store(v, Ordering::Relaxed);
         } else if (off & 7) + n <= 8 {
@@ -94,7 +108,36 @@ impl Page {
         } else {
             let lo_bytes = 8 - (off & 7);
             merge(&w[i], byte_mask(lo_bytes) << sh, v << sh);
-            merge(&w[i + 1], byte_mask(n - lo_bytes), v >> (lo_bytes * 8));
+            merge(
+                &w[word_index(off + 8)],
+                byte_mask(n - lo_bytes),
+                v >> (lo_bytes * 8),
+            );
+        }
+    }
+
+    /// Loads consecutive dwords at `off` (`off + 4 * out.len() <= PAGE_SIZE`).
+    #[inline]
+    pub(crate) fn load_dwords(&self, off: usize, out: &mut [u32]) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = self.load(off + 4 * i, 4) as u32;
+        }
+    }
+
+    /// Stores consecutive dwords at `off`. Whole 64-bit words take a plain store; only a
+    /// dword that shares its word with bytes outside the access needs the merging store.
+    #[inline]
+    pub(crate) fn store_dwords(&self, off: usize, data: &[u32]) {
+        let mut i = 0;
+        while i < data.len() {
+            let o = off + 4 * i;
+            if o.is_multiple_of(8) && i + 1 < data.len() {
+                self.store(o, 8, data[i] as u64 | (data[i + 1] as u64) << 32);
+                i += 2;
+            } else {
+                self.store(o, 4, data[i] as u64);
+                i += 1;
+            }
         }
     }
 
@@ -104,9 +147,16 @@ impl Page {
             out.fill(0);
             return;
         };
-        for (k, b) in out.iter_mut().enumerate() {
-            let o = off + k;
-            *b = (w[o >> 3].load(Ordering::Relaxed) >> ((o & 7) * 8)) as u8;
+        let mut o = off;
+        let mut rest = out;
+        while !rest.is_empty() {
+            let in_word = o & 7;
+            let n = (8 - in_word).min(rest.len());
+            let bytes = w[o >> 3].load(Ordering::Relaxed).to_le_bytes();
+            let (head, tail) = rest.split_at_mut(n);
+            head.copy_from_slice(&bytes[in_word..in_word + n]);
+            o += n;
+            rest = tail;
         }
     }
 
@@ -119,18 +169,13 @@ impl Page {
         while !rest.is_empty() {
             let in_word = o & 7;
             let n = (8 - in_word).min(rest.len());
-            let mut v = 0u64;
-            for (k, &b) in rest[..n].iter().enumerate() {
-                v |= (b as u64) << (k * 8);
-            }
+            let mut bytes = [0u8; 8];
+            bytes[in_word..in_word + n].copy_from_slice(&rest[..n]);
+            let v = u64::from_le_bytes(bytes);
             if n == 8 {
                 w[o >> 3].store(v, Ordering::Relaxed);
             } else {
-                merge(
-                    &w[o >> 3],
-                    byte_mask(n) << (in_word * 8),
-                    v << (in_word * 8),
-                );
+                merge(&w[o >> 3], byte_mask(n) << (in_word * 8), v);
             }
             o += n;
             rest = &rest[n..];
@@ -141,7 +186,7 @@ impl Page {
     /// returning the old value.
     #[inline]
     pub(crate) fn rmw(&self, off: usize, n: usize, mut f: impl FnMut(u64) -> u64) -> u64 {
-        let w = &self.words_mut()[off >> 3];
+        let w = &self.words_mut()[word_index(off)];
         let sh = (off & 7) * 8;
         let mask = byte_mask(n);
         let mut old = 0;
@@ -158,7 +203,7 @@ impl Page {
     /// 64-bit atomics.
     #[inline]
     pub(crate) fn word(&self, off: usize) -> &AtomicU64 {
-        &self.words_mut()[off >> 3]
+        &self.words_mut()[word_index(off)]
     }
 }
 

@@ -1,14 +1,245 @@
-//! `gfxsim run`.
+//! `gfxsim run`: run a scenario (or the embedded default, or a one-off kernel) and report.
 
+use crate::scenario::{
+    Arg, BufferSpec, ElemType, Init, LaunchSpec, RunError, RunOptions, Scenario,
+};
 use crate::CliError;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// The embedded default scenario: an MI300X running a few corpus kernels, outputs checked
+/// against checksums from the corpus's CPU references.
+pub const DEFAULT_SCENARIO: &str = include_str!("../../examples/default.ron");
+/// Folder the default scenario's relative paths resolve against.
+pub const DEFAULT_BASE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
 
 /// Arguments of `gfxsim run`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Scenario file (RON). Without one (and without --kernel) the embedded default runs.
+    pub scenario: Option<PathBuf>,
+    /// One-off launch: `code_object.hsaco:kernel_name`.
+    #[arg(long)]
+    pub kernel: Option<String>,
+    /// Grid size in work-items for --kernel: `X[,Y[,Z]]`.
+    #[arg(long, default_value = "64")]
+    pub grid: String,
+    /// Workgroup size for --kernel: `X[,Y[,Z]]`.
+    #[arg(long, default_value = "64")]
+    pub block: String,
+    /// Argument for --kernel, in order: `buf:ELEM:LEN[:zeros|iota|rand]` or `u32:5`, `f32:2.5`, ...
+    #[arg(long = "arg")]
+    pub args: Vec<String>,
+    /// GPU preset for --kernel.
+    #[arg(long, default_value = "mi300x")]
+    pub gpu: String,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Write a Chrome/Perfetto trace of wave lifetimes.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Worker threads (overrides the scenario).
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+fn bad(m: impl Into<String>) -> CliError {
+    CliError::BadInput(m.into())
+}
+
+fn dim3(s: &str, what: &str) -> Result<[u32; 3], CliError> {
+    let v: Vec<u32> = s
+        .split(',')
+        .map(|p| p.trim().parse::<u32>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| bad(format!("--{what} {s:?}: expected X[,Y[,Z]]")))?;
+    if v.is_empty() || v.len() > 3 {
+        return Err(bad(format!("--{what} {s:?}: expected 1 to 3 sizes")));
+    }
+    Ok(std::array::from_fn(|i| v.get(i).copied().unwrap_or(1)))
+}
+
+fn elem(s: &str) -> Result<ElemType, CliError> {
+    ron::from_str(&s.to_ascii_uppercase()).map_err(|_| bad(format!("unknown element type {s:?}")))
+}
+
+/// A one-off scenario from `--kernel`, `--grid`, `--block` and `--arg`.
+fn one_off(a: &Args, spec: &str) -> Result<(Scenario, PathBuf), CliError> {
+    let (path, name) = spec
+        .rsplit_once(':')
+        .ok_or_else(|| bad(format!("--kernel {spec:?}: expected file.hsaco:kernel")))?;
+    let mut buffers = Vec::new();
+    let mut args = Vec::new();
+    for (i, s) in a.args.iter().enumerate() {
+        let parts: Vec<&str> = s.split(':').collect();
+        let arg = match parts.as_slice() {
+            ["buf", ty, len, rest @ ..] => {
+                let bname = format!("arg{i}");
+                let init = match rest {
+                    [] | ["zeros"] => Init::Zeros,
+                    ["iota"] => Init::Iota,
+                    ["rand"] => Init::Random {
+                        seed: i as u32 + 1,
+                        lo: -1.0,
+                        hi: 1.0,
+                    },
+                    _ => return Err(bad(format!("--arg {s:?}: init is zeros, iota or rand"))),
+                };
+                buffers.push(BufferSpec {
+                    name: bname.clone(),
+                    elem: elem(ty)?,
+                    len: len
+                        .parse()
+                        .map_err(|_| bad(format!("--arg {s:?}: bad length")))?,
+                    init,
+                });
+                Arg::Buffer(bname)
+            }
+            [ty, v] => ron::from_str::<Arg>(&format!("{}({v})", ty.to_ascii_uppercase())).map_err(
+                |_| {
+                    bad(format!(
+                        "--arg {s:?}: expected TYPE:VALUE (u32:5, f32:2.5, ...)"
+                    ))
+                },
+            )?,
+            _ => {
+                return Err(bad(format!(
+                    "--arg {s:?}: expected buf:ELEM:LEN[:init] or TYPE:VALUE"
+                )))
+            }
+        };
+        args.push(arg);
+    }
+    let s = Scenario {
+        gpu: a.gpu.clone(),
+        overrides: Default::default(),
+        threads: None,
+        partition: Default::default(),
+        buffers,
+        launches: vec![LaunchSpec {
+            code_object: path.to_string(),
+            kernel: name.to_string(),
+            grid: dim3(&a.grid, "grid")?,
+            workgroup: dim3(&a.block, "block")?,
+            dynamic_lds: 0,
+            args,
+            elements_per_item: None,
+        }],
+        outputs: Vec::new(),
+    };
+    Ok((s, PathBuf::from(".")))
+}
+
+/// Shows a spinner on stderr if the run takes longer than a second.
+fn progress() -> (mpsc::Sender<Option<String>>, std::thread::JoinHandle<()>) {
+    let (tx, rx) = mpsc::channel::<Option<String>>();
+    let h = std::thread::spawn(move || {
+        let mut current = String::new();
+        let deadline = std::time::Instant::now() + Duration::from_secs(1);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(Some(k)) => current = k,
+                Ok(None) | Err(mpsc::RecvTimeoutError::Disconnected) => return,
+                Err(mpsc::RecvTimeoutError::Timeout) => break,
+            }
+        }
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} [{elapsed}] {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(120));
+        bar.set_message(current);
+        while let Ok(Some(k)) = rx.recv() {
+            bar.set_message(k);
+        }
+        bar.finish_and_clear();
+    });
+    (tx, h)
+}
 
 /// Runs `gfxsim run`.
-pub fn main(_args: Args) -> Result<(), CliError> {
-    Err(CliError::BadInput(
-        "`gfxsim run` is not available yet".into(),
-    ))
+pub fn main(a: Args) -> Result<(), CliError> {
+    let (scenario, origin, base) = match (&a.kernel, &a.scenario) {
+        (Some(_), Some(_)) => return Err(bad("give a scenario file or --kernel, not both")),
+        (Some(k), None) => {
+            let (s, base) = one_off(&a, k)?;
+            (s, format!("--kernel {k}"), base)
+        }
+        (None, Some(p)) => {
+            let s = Scenario::load(p).map_err(|e| bad(e.to_string()))?;
+            let base = p
+                .parent()
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+            (s, p.display().to_string(), base)
+        }
+        (None, None) => {
+            let s = Scenario::parse(DEFAULT_SCENARIO, "<embedded default>")
+                .map_err(|e| bad(e.to_string()))?;
+            (
+                s,
+                "<embedded default>".to_string(),
+                PathBuf::from(DEFAULT_BASE),
+            )
+        }
+    };
+    let w = scenario
+        .resolve(&origin, &base)
+        .map_err(|e| bad(e.to_string()))?;
+    let opts = RunOptions {
+        threads: a.threads,
+        trace: a.trace.is_some(),
+    };
+    let (tx, h) = progress();
+    let result = w.run(&opts, &mut |i, k| {
+        let _ = tx.send(Some(format!("launch {i}: {k}")));
+    });
+    let _ = tx.send(None);
+    let _ = h.join();
+    let out = result.map_err(|e| match e {
+        RunError::Fault { .. } => CliError::KernelFault(e.to_string()),
+        other => bad(other.to_string()),
+    })?;
+    if let Some(path) = &a.trace {
+        let names: Vec<String> = w.launches.iter().map(|l| l.kernel.clone()).collect();
+        let max_se = (0..w.config.xcd.shader_engines)
+            .map(|s| w.config.xcd.cus_in_se(s))
+            .max()
+            .unwrap_or(1);
+        let slots = w.config.xcd.cu.simds * w.config.xcd.cu.wave_slots_per_simd;
+        let f = std::fs::File::create(path).map_err(|e| CliError::Io {
+            path: path.display().to_string(),
+            source: e,
+        })?;
+        crate::trace::write_trace(
+            std::io::BufWriter::new(f),
+            &out.spans,
+            &names,
+            max_se,
+            slots,
+        )
+        .map_err(|e| CliError::Io {
+            path: path.display().to_string(),
+            source: e,
+        })?;
+    }
+    if a.json {
+        println!("{}", out.report.to_json());
+    } else {
+        print!("{}", out.report.to_text());
+    }
+    if !out.report.all_passed() {
+        let failed: Vec<&str> = out
+            .report
+            .checks
+            .iter()
+            .filter(|c| !c.passed)
+            .map(|c| c.buffer.as_str())
+            .collect();
+        return Err(CliError::CheckFailed(failed.join(", ")));
+    }
+    Ok(())
 }

@@ -12,6 +12,9 @@ use crate::time::Tick;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
+/// Most events a worker handles between two barriers.
+const EPOCH_BUDGET: u64 = 1 << 16;
+
 /// What a worker brings to the epoch barrier.
 #[derive(Debug, Clone, Copy)]
 struct Contrib {
@@ -22,6 +25,8 @@ struct Contrib {
     stop: bool,
     /// Primaries of this partition still holding.
     held: u32,
+    /// Time of the last event this partition handled.
+    now: Tick,
 }
 
 #[derive(Debug, Clone)]
@@ -77,8 +82,11 @@ impl<M> Shared<'_, M> {
 
     fn decide_inner(&self, st: &mut Leader, cs: &[Contrib]) -> Decision {
         let mut lbts = cs.iter().map(|c| c.next).min().unwrap_or(Tick::MAX);
+        // Injections go at the latest time any partition has reached: in nobody's past.
+        let reached = cs.iter().map(|c| c.now).max().unwrap_or(Tick::ZERO);
+        st.frontier = st.frontier.max(reached);
         loop {
-            if let Some(taken) = self.handle.take() {
+            if let Some(taken) = self.handle.take(true) {
                 let inject = &self.inject;
                 let (min, late) =
                     place_injections(self.tables, taken.injections, st.frontier, |p, e| {
@@ -108,7 +116,6 @@ impl<M> Shared<'_, M> {
             return Decision::Stop(Outcome::MaxTick);
         }
         let window_end = lbts.saturating_add(self.tables.lookahead).min(self.end);
-        st.frontier = window_end;
         st.epochs += 1;
         self.handle.publish_now(lbts);
         Decision::Run { window_end }
@@ -121,13 +128,12 @@ fn worker<M: Send + 'static>(sh: &Shared<'_, M>, pid: usize, part: &mut Part<M>)
         next: core.next_time(),
         stop: core.wants_stop(),
         held: core.held,
+        now: core.now,
     };
     let mut parity = 0usize;
     loop {
         let t0 = Instant::now();
-        let d = sh
-            .barrier
-            .arrive(pid, contrib, |st, cs| sh.decide(st, cs));
+        let d = sh.barrier.arrive(pid, contrib, |st, cs| sh.decide(st, cs));
         core.barrier_wait += t0.elapsed();
         // Merge what the others sent during the epoch that just ended, and injections.
         let prev = parity ^ 1;
@@ -141,7 +147,10 @@ fn worker<M: Send + 'static>(sh: &Shared<'_, M>, pid: usize, part: &mut Part<M>)
         let Some(Decision::Run { window_end }) = d else {
             break;
         };
-        core.process(comps, sh.tables, window_end, u64::MAX);
+        // The budget bounds the time between barriers (so requests are seen) when the window
+        // is wide or unbounded. Stopping early is safe: this partition's next event becomes
+        // the LBTS, and anything it sends still lands at or after the window others used.
+        core.process(comps, sh.tables, window_end, EPOCH_BUDGET);
         for dst in 0..sh.parts {
             let out = &mut core.out[dst];
             if out.is_empty() {
@@ -160,6 +169,7 @@ fn worker<M: Send + 'static>(sh: &Shared<'_, M>, pid: usize, part: &mut Part<M>)
             next: core.next_time().min(core.sent_min),
             stop: core.wants_stop(),
             held: core.held,
+            now: core.now,
         };
         core.sent_min = Tick::MAX;
         parity ^= 1;
@@ -190,6 +200,7 @@ pub(crate) fn run<M: Send + 'static>(
                 next: Tick::MAX,
                 stop: false,
                 held: 0,
+                now: Tick::ZERO,
             },
             Leader {
                 frontier: *frontier,
@@ -223,9 +234,9 @@ pub(crate) fn run<M: Send + 'static>(
             }
         }
     });
-    let (outcome, epochs, late, leader_frontier) =
-        sh.barrier
-            .with_state(|st| (st.outcome.take(), st.epochs, st.late, st.frontier));
+    let (outcome, epochs, late, leader_frontier) = sh
+        .barrier
+        .with_state(|st| (st.outcome.take(), st.epochs, st.late, st.frontier));
     drop(sh);
     sim.epochs += epochs;
     sim.late += late;

@@ -191,7 +191,6 @@ impl<M> Core<M> {
             self.stop_after(now);
         }
     }
-
 }
 
 impl<M: 'static> Core<M> {
@@ -232,10 +231,14 @@ impl<M: 'static> Core<M> {
                     _ => false,
                 };
                 if tick_first {
-                    let Some(t) = self.ticks.pop_front() else { break };
+                    let Some(t) = self.ticks.pop_front() else {
+                        break;
+                    };
                     self.dispatch_tick(comps, tables, t);
                 } else {
-                    let Some(e) = self.queue.pop_front() else { break };
+                    let Some(e) = self.queue.pop_front() else {
+                        break;
+                    };
                     self.dispatch(comps, tables, e);
                 }
             }
@@ -277,7 +280,12 @@ impl<M: 'static> Core<M> {
         comps[local as usize].handle(input, &mut ctx);
     }
 
-    fn dispatch_tick(&mut self, comps: &mut [Box<dyn Component<M>>], tables: &Tables, t: TickEntry) {
+    fn dispatch_tick(
+        &mut self,
+        comps: &mut [Box<dyn Component<M>>],
+        tables: &Tables,
+        t: TickEntry,
+    ) {
         let local = t.local;
         let now = t.key.time();
         self.now = now;

@@ -21,24 +21,43 @@ fn lp_states(sim: &Simulation<u32>, n: u32) -> Vec<(u64, u64, u64)> {
 
 #[test]
 fn phold_restored_and_continued_equals_uninterrupted() {
-    let p = Params { lps: 64, events_per_lp: 4, ..Params::default() };
+    let p = Params {
+        lps: 64,
+        events_per_lp: 4,
+        ..Params::default()
+    };
     let (mid, end) = (Tick(25_000), Tick(70_000));
     let mut whole = phold::simulation(&p, Partitioning::Single).unwrap();
     whole.run_until(end).unwrap();
-    let want = (whole.trace_hash(), lp_states(&whole, p.lps), whole.report().engine.events);
+    let want = (
+        whole.trace_hash(),
+        lp_states(&whole, p.lps),
+        whole.report().engine.events,
+    );
     for save_layout in layouts(64) {
         let mut first = phold::simulation(&p, save_layout.clone()).unwrap();
         first.run_until(mid).unwrap();
         let path = temp_path(&format!("phold-{}", save_layout.parts()));
         first.save_checkpoint(&path).unwrap();
         // Restore into fresh simulations of the same model under other partitionings.
-        for restore_layout in [Partitioning::Single, Partitioning::RoundRobin(2), Partitioning::Auto(3)] {
+        for restore_layout in [
+            Partitioning::Single,
+            Partitioning::RoundRobin(2),
+            Partitioning::Auto(3),
+        ] {
             let mut second = phold::simulation(&p, restore_layout.clone()).unwrap();
             second.restore_checkpoint(&path).unwrap();
             assert_eq!(second.trace_hash(), first.trace_hash());
             second.run_until(end).unwrap();
-            let got = (second.trace_hash(), lp_states(&second, p.lps), second.report().engine.events);
-            assert_eq!(got, want, "saved under {save_layout:?}, restored under {restore_layout:?}");
+            let got = (
+                second.trace_hash(),
+                lp_states(&second, p.lps),
+                second.report().engine.events,
+            );
+            assert_eq!(
+                got, want,
+                "saved under {save_layout:?}, restored under {restore_layout:?}"
+            );
         }
         std::fs::remove_file(&path).unwrap();
     }
@@ -71,7 +90,11 @@ impl Component<u64> for Gadget {
     fn tick(&mut self, ctx: &mut Ctx<'_, u64>) -> Activity {
         self.ticks += 1;
         ctx.count(self.c.unwrap(), 1000);
-        if self.ticks % 3 == 0 { Activity::Sleep } else { Activity::Active }
+        if self.ticks.is_multiple_of(3) {
+            Activity::Sleep
+        } else {
+            Activity::Active
+        }
     }
     fn save(&self) -> Result<Vec<u8>, CheckpointError> {
         simkit::checkpoint::encode(&(self.ticks, &self.seen))
@@ -86,12 +109,16 @@ fn gadgets(layout: Partitioning) -> Simulation<u64> {
     let mut b = TopologyBuilder::new();
     for i in 0..3 {
         let g = b.add(&format!("g[{i}]"), Gadget::default()).unwrap();
-        b.clock(g, ClockDomain::new(Tick(400 + 100 * i), Tick(i)).unwrap()).unwrap();
+        b.clock(g, ClockDomain::new(Tick(400 + 100 * i), Tick(i)).unwrap())
+            .unwrap();
         let c = b.counter(g, "work").unwrap();
         let h = b.histogram(g, "phase", 10_000).unwrap();
         assert_eq!((c.index(), h.index()), (0, 0));
     }
-    let mut sim = SimInit::new(b.build().unwrap()).partitioning(layout).init().unwrap();
+    let mut sim = SimInit::new(b.build().unwrap())
+        .partitioning(layout)
+        .init()
+        .unwrap();
     // Component state is private to the engine after init; ids are set through restore-free
     // setup: every Gadget uses its first counter and histogram.
     sim.for_each_component_mut::<Gadget>(|g| {
@@ -119,7 +146,10 @@ fn clocks_timers_and_stats_survive_a_checkpoint() {
         assert_eq!(a.engine.events, b.engine.events);
         for i in 0..3 {
             let id = ComponentId::from_index(i);
-            let (x, y) = (whole.component::<Gadget>(id).unwrap(), second.component::<Gadget>(id).unwrap());
+            let (x, y) = (
+                whole.component::<Gadget>(id).unwrap(),
+                second.component::<Gadget>(id).unwrap(),
+            );
             assert_eq!((x.ticks, &x.seen), (y.ticks, &y.seen));
             assert!(x.ticks > 10);
         }
@@ -128,15 +158,25 @@ fn clocks_timers_and_stats_survive_a_checkpoint() {
 
 #[test]
 fn checkpoint_errors_are_typed() {
-    let p = Params { lps: 8, events_per_lp: 1, ..Params::default() };
+    let p = Params {
+        lps: 8,
+        events_per_lp: 1,
+        ..Params::default()
+    };
     let sim = phold::simulation(&p, Partitioning::Single).unwrap();
     let bytes = sim.checkpoint_bytes().unwrap();
     // Another topology.
     let q = Params { lps: 9, ..p };
     let mut other = phold::simulation(&q, Partitioning::Single).unwrap();
-    assert!(matches!(other.restore_bytes(&bytes), Err(CheckpointError::TopologyMismatch { .. })));
+    assert!(matches!(
+        other.restore_bytes(&bytes),
+        Err(CheckpointError::TopologyMismatch { .. })
+    ));
     // Garbage.
-    assert!(matches!(other.restore_bytes(b"nope"), Err(CheckpointError::Decode(_))));
+    assert!(matches!(
+        other.restore_bytes(b"nope"),
+        Err(CheckpointError::Decode(_))
+    ));
     // A missing file.
     assert!(matches!(
         other.restore_checkpoint(temp_path("does-not-exist")),

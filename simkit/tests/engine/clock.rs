@@ -63,11 +63,15 @@ fn clocked_components_tick_sleep_and_collapse_wakes() {
     for layout in layouts(2) {
         let mut b = TopologyBuilder::new();
         let t = b.add("ticker", Ticker::default()).unwrap();
-        b.clock(t, ClockDomain::new(Tick(1000), Tick(250)).unwrap()).unwrap();
+        b.clock(t, ClockDomain::new(Tick(1000), Tick(250)).unwrap())
+            .unwrap();
         let d = b.add("driver", Driver(vec![6900, 9150])).unwrap();
         let (o, i) = (b.port(d, "out").unwrap(), b.port(t, "in").unwrap());
         b.connect(o, i, Tick(100)).unwrap();
-        let mut sim = SimInit::new(b.build().unwrap()).partitioning(layout.clone()).init().unwrap();
+        let mut sim = SimInit::new(b.build().unwrap())
+            .partitioning(layout.clone())
+            .init()
+            .unwrap();
         sim.run().unwrap();
         let log = &sim.component::<Ticker>(t).unwrap().log;
         use Ev::{Edge, Msg};
@@ -134,7 +138,10 @@ fn two_clock_domains_and_a_derived_one() {
         b.clock(a, fast).unwrap();
         b.clock(s, slow).unwrap();
         b.clock(o, odd).unwrap();
-        let mut sim = SimInit::new(b.build().unwrap()).partitioning(layout).init().unwrap();
+        let mut sim = SimInit::new(b.build().unwrap())
+            .partitioning(layout)
+            .init()
+            .unwrap();
         sim.run_until(Tick(20_000)).unwrap();
         let get = |c| sim.component::<Busy>(c).unwrap();
         assert_eq!(get(a).ticks, 21); // 0, 1000, ..., 20000
@@ -164,7 +171,10 @@ fn sleeping_components_cost_nothing() {
             };
             b.clock(c, clock).unwrap();
         }
-        let mut sim = SimInit::new(b.build().unwrap()).partitioning(layout).init().unwrap();
+        let mut sim = SimInit::new(b.build().unwrap())
+            .partitioning(layout)
+            .init()
+            .unwrap();
         sim.run_until(Tick(99_999)).unwrap();
         // Only the two awake components tick: 100 edges each, nothing for the other 198.
         assert_eq!(sim.report().engine.events, 200);

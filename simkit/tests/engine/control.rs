@@ -23,7 +23,10 @@ fn forever(layout: Partitioning) -> Simulation<u64> {
     let mut b = TopologyBuilder::new();
     b.add("f0", Forever).unwrap();
     b.add("f1", Forever).unwrap();
-    SimInit::new(b.build().unwrap()).partitioning(layout).init().unwrap()
+    SimInit::new(b.build().unwrap())
+        .partitioning(layout)
+        .init()
+        .unwrap()
 }
 
 #[test]
@@ -47,16 +50,29 @@ fn request_exit_and_shutdown_race_cleanly() {
                 let status = sim.run().unwrap();
                 (status, a.join().unwrap(), b.join().unwrap())
             });
-            assert!(won_exit ^ won_shutdown, "exactly one request wins (round {round})");
+            assert!(
+                won_exit ^ won_shutdown,
+                "exactly one request wins (round {round})"
+            );
             let t = status.tick();
             if won_exit {
-                assert_eq!(status, ExitStatus::ExitRequested { reason: "race".into(), code: 7, tick: t });
+                assert_eq!(
+                    status,
+                    ExitStatus::ExitRequested {
+                        reason: "race".into(),
+                        code: 7,
+                        tick: t
+                    }
+                );
             } else {
                 assert_eq!(status, ExitStatus::Interrupted { tick: t });
             }
             // The request was consumed: nothing lingers to stop the next run.
             let limit = t + Tick(100);
-            assert_eq!(sim.run_until(limit).unwrap(), ExitStatus::MaxTick { tick: limit });
+            assert_eq!(
+                sim.run_until(limit).unwrap(),
+                ExitStatus::MaxTick { tick: limit }
+            );
         }
     }
 }
@@ -69,8 +85,14 @@ fn shutdown_is_idempotent() {
         assert!(h.shutdown());
         assert!(!h.shutdown());
         assert!(!h.request_exit("late", 1));
-        assert_eq!(sim.run().unwrap(), ExitStatus::Interrupted { tick: Tick(0) });
-        assert_eq!(sim.run_until(Tick(55)).unwrap(), ExitStatus::MaxTick { tick: Tick(55) });
+        assert_eq!(
+            sim.run().unwrap(),
+            ExitStatus::Interrupted { tick: Tick(0) }
+        );
+        assert_eq!(
+            sim.run_until(Tick(55)).unwrap(),
+            ExitStatus::MaxTick { tick: Tick(55) }
+        );
         // Five timers each for f0 and f1 (10, 20, ..., 50).
         assert_eq!(sim.report().engine.events, 10);
     }
@@ -82,7 +104,10 @@ fn events_injected_from_another_thread_are_all_delivered() {
         let mut b = TopologyBuilder::new();
         b.add("other", Recorder::default()).unwrap();
         let target = b.add("target", Recorder::default()).unwrap();
-        let mut sim = SimInit::new(b.build().unwrap()).partitioning(layout.clone()).init().unwrap();
+        let mut sim = SimInit::new(b.build().unwrap())
+            .partitioning(layout.clone())
+            .init()
+            .unwrap();
         let h = sim.handle();
         // Held open: with no events the run waits for the injector instead of completing.
         let guard = h.hold();
@@ -90,19 +115,28 @@ fn events_injected_from_another_thread_are_all_delivered() {
             s.spawn(move || {
                 for i in 0..50u64 {
                     h.schedule_now(target, i).unwrap();
-                    h.schedule_async(target, Tick(1_000_000 + i), 100 + i).unwrap();
+                    h.schedule_async(target, Tick(1_000_000 + i), 100 + i)
+                        .unwrap();
                 }
                 guard.release();
             });
             sim.run().unwrap()
         });
-        assert!(matches!(status, ExitStatus::Completed { reason: CompletionReason::Quiescent, .. }));
+        assert!(matches!(
+            status,
+            ExitStatus::Completed {
+                reason: CompletionReason::Quiescent,
+                ..
+            }
+        ));
         let log = &sim.component::<Recorder>(target).unwrap().log;
         assert_eq!(log.len(), 100, "{layout:?}");
         let mut late = 0;
         let mut now_payloads = Vec::new();
         for (t, s) in log {
-            let Seen::External(p) = s else { panic!("unexpected {s:?}") };
+            let Seen::External(p) = s else {
+                panic!("unexpected {s:?}")
+            };
             if *p >= 100 {
                 let asked = 1_000_000 + p - 100;
                 assert!(t.0 >= asked);
@@ -148,15 +182,23 @@ fn primaries_hold_the_run_until_all_release() {
     for layout in layouts(3) {
         let mut b = TopologyBuilder::new();
         let c = b.add("clk", Clocked).unwrap();
-        b.clock(c, simkit::time::ClockDomain::from_mhz(1000).unwrap()).unwrap();
+        b.clock(c, simkit::time::ClockDomain::from_mhz(1000).unwrap())
+            .unwrap();
         let p1 = b.add("p1", Releaser(5000)).unwrap();
         let p2 = b.add("p2", Releaser(8000)).unwrap();
         b.primary(p1).unwrap();
         b.primary(p2).unwrap();
         let single = layout == Partitioning::Single;
-        let mut sim = SimInit::new(b.build().unwrap()).partitioning(layout).init().unwrap();
+        let mut sim = SimInit::new(b.build().unwrap())
+            .partitioning(layout)
+            .init()
+            .unwrap();
         let status = sim.run().unwrap();
-        let ExitStatus::Completed { reason: CompletionReason::PrimariesReleased, tick } = status else {
+        let ExitStatus::Completed {
+            reason: CompletionReason::PrimariesReleased,
+            tick,
+        } = status
+        else {
             panic!("{status:?}");
         };
         // The clock would tick forever; the run ended once the second primary released.
@@ -201,7 +243,10 @@ fn ping_pong(layout: Partitioning, exit_at: Option<u64>) -> Simulation<u64> {
     let (qo, qi) = (b.port(pong, "out").unwrap(), b.port(pong, "in").unwrap());
     b.connect(po, qi, Tick(100)).unwrap();
     b.connect(qo, pi, Tick(100)).unwrap();
-    SimInit::new(b.build().unwrap()).partitioning(layout).init().unwrap()
+    SimInit::new(b.build().unwrap())
+        .partitioning(layout)
+        .init()
+        .unwrap()
 }
 
 #[test]
@@ -209,11 +254,17 @@ fn every_exit_status() {
     for layout in layouts(2) {
         // MaxTick, then the rest to quiescence.
         let mut sim = ping_pong(layout.clone(), None);
-        assert_eq!(sim.run_until(Tick(450)).unwrap(), ExitStatus::MaxTick { tick: Tick(450) });
+        assert_eq!(
+            sim.run_until(Tick(450)).unwrap(),
+            ExitStatus::MaxTick { tick: Tick(450) }
+        );
         assert_eq!(sim.report().engine.events, 4); // arrivals at 100..400
         assert_eq!(
             sim.run().unwrap(),
-            ExitStatus::Completed { reason: CompletionReason::Quiescent, tick: Tick(1100) }
+            ExitStatus::Completed {
+                reason: CompletionReason::Quiescent,
+                tick: Tick(1100)
+            }
         );
         assert_eq!(sim.report().engine.events, 11);
         assert_eq!(sim.pending_events(), 0);
@@ -224,16 +275,33 @@ fn every_exit_status() {
         let mut sim = ping_pong(layout.clone(), Some(4));
         assert_eq!(
             sim.run().unwrap(),
-            ExitStatus::ExitRequested { reason: "enough".into(), code: 3, tick: Tick(500) }
+            ExitStatus::ExitRequested {
+                reason: "enough".into(),
+                code: 3,
+                tick: Tick(500)
+            }
         );
         // Continuing picks up where it stopped.
-        assert!(matches!(sim.run().unwrap(), ExitStatus::Completed { tick: Tick(1100), .. }));
+        assert!(matches!(
+            sim.run().unwrap(),
+            ExitStatus::Completed {
+                tick: Tick(1100),
+                ..
+            }
+        ));
 
         // Interrupted before it starts; an external exit request.
         let mut sim = ping_pong(layout.clone(), None);
         sim.handle().shutdown();
         assert!(matches!(sim.run().unwrap(), ExitStatus::Interrupted { .. }));
-        sim.handle().request_exit("outside", -1);
+        // Until the next run starts, the honored interrupt stays latched: a late exit request
+        // (say, one racing the interrupt) is refused.
+        assert!(!sim.handle().request_exit("outside", -1));
+        assert_eq!(
+            sim.run_until(Tick(150)).unwrap(),
+            ExitStatus::MaxTick { tick: Tick(150) }
+        );
+        assert!(sim.handle().request_exit("outside", -1));
         assert!(matches!(
             sim.run().unwrap(),
             ExitStatus::ExitRequested { code: -1, .. }
@@ -263,4 +331,30 @@ fn step_handles_one_timestamp_at_a_time() {
         assert_eq!(times, (1..=11).map(|k| k * 100).collect::<Vec<_>>());
         let _ = ComponentId::from_index(0);
     }
+}
+
+/// Panics when its timer fires.
+struct Boom;
+impl Component<u64> for Boom {
+    fn init(&mut self, ctx: &mut Ctx<'_, u64>) {
+        ctx.schedule(Tick(30), 0);
+    }
+    fn handle(&mut self, _: Input<u64>, _: &mut Ctx<'_, u64>) {
+        panic!("boom (expected by the test)");
+    }
+}
+
+#[test]
+fn a_panicking_component_fails_the_run_without_hanging_the_others() {
+    let mut b = TopologyBuilder::new();
+    b.add("f", Forever).unwrap();
+    b.add("boom", Boom).unwrap();
+    let mut sim = SimInit::new(b.build().unwrap())
+        .partitioning(Partitioning::Manual(vec![0, 1]))
+        .init()
+        .unwrap();
+    assert_eq!(
+        sim.run().unwrap_err(),
+        simkit::engine::SimError::WorkerPanicked { partition: 1 }
+    );
 }

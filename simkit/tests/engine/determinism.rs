@@ -19,7 +19,7 @@ fn oracle(p: &Params, end: u64) -> Vec<(u64, u64, u64)> {
         if p.mean <= 0.0 {
             0
         } else {
-            (-(1.0 - r.next_f64()).ln() * p.mean) as u64
+            phold::exp_delay(r.next_f64(), p.mean)
         }
     };
     // (time, src, seq, dst, hops)
@@ -62,7 +62,10 @@ fn check(mean: f64) {
     let end = Tick(60_000);
     let expect = oracle(&p, end.0);
     let total: u64 = expect.iter().map(|e| e.0).sum();
-    assert!(total > 5_000, "the run is long enough to mean something: {total}");
+    assert!(
+        total > 5_000,
+        "the run is long enough to mean something: {total}"
+    );
     let mut hashes = Vec::new();
     for layout in [
         Partitioning::Single,
@@ -104,8 +107,15 @@ fn phold_matches_oracle_on_every_layout_mean_0_ties() {
 #[test]
 fn different_seeds_give_different_traces() {
     let mk = |seed| {
-        let p = Params { lps: 16, events_per_lp: 2, seed, ..Params::default() };
-        phold::run(&p, Partitioning::Single, Tick(20_000)).unwrap().trace_hash
+        let p = Params {
+            lps: 16,
+            events_per_lp: 2,
+            seed,
+            ..Params::default()
+        };
+        phold::run(&p, Partitioning::Single, Tick(20_000))
+            .unwrap()
+            .trace_hash
     };
     assert_ne!(mk(1), mk(2));
     assert_eq!(mk(3), mk(3));

@@ -62,13 +62,35 @@ fn same_time_order_is_time_class_source_sequence() {
         // Component ids: a=0, b=1, c=2, sink=3. Every message lands at t=100.
         // `a` sends twice at t=0 over a 100-tick link: sequences 0 and 1.
         let a = b
-            .add("a", Sender { plan: vec![(0, 10), (0, 11)], out: None })
+            .add(
+                "a",
+                Sender {
+                    plan: vec![(0, 10), (0, 11)],
+                    out: None,
+                },
+            )
             .unwrap();
         // `bb` sends at t=50 (after a timer) over a 50-tick link.
-        let bb = b.add("b", Sender { plan: vec![(50, 20)], out: None }).unwrap();
+        let bb = b
+            .add(
+                "b",
+                Sender {
+                    plan: vec![(50, 20)],
+                    out: None,
+                },
+            )
+            .unwrap();
         // `c` sends at t=0 over a 100-tick link: earlier than `b` in simulated time, but it
         // has the higher id, so it comes after `b`.
-        let c = b.add("c", Sender { plan: vec![(0, 30)], out: None }).unwrap();
+        let c = b
+            .add(
+                "c",
+                Sender {
+                    plan: vec![(0, 30)],
+                    out: None,
+                },
+            )
+            .unwrap();
         let sink = b.add("sink", Sink(Recorder::default())).unwrap();
         b.clock(sink, ClockDomain::new(Tick(1000), Tick(100)).unwrap())
             .unwrap();

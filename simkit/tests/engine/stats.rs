@@ -46,14 +46,28 @@ fn counters_histograms_and_engine_counters_are_reported() {
         // Ids are known before the component exists: reserve by declaring on a placeholder
         // order (the destination is added next, so its id is s + 1).
         let d_id = simkit::component::ComponentId::from_index(s.index() + 1);
-        let d = b.add("dst", Dst { rx: CounterId::from_index(0), lat: HistogramId::from_index(0) }).unwrap();
+        let d = b
+            .add(
+                "dst",
+                Dst {
+                    rx: CounterId::from_index(0),
+                    lat: HistogramId::from_index(0),
+                },
+            )
+            .unwrap();
         assert_eq!(d, d_id);
         let rx = b.counter(d, "rx").unwrap();
         let lat = b.histogram(d, "latency", 1_000_000).unwrap();
-        assert_eq!((rx, lat), (CounterId::from_index(0), HistogramId::from_index(0)));
+        assert_eq!(
+            (rx, lat),
+            (CounterId::from_index(0), HistogramId::from_index(0))
+        );
         let (o, i) = (b.port(s, "out").unwrap(), b.port(d, "in").unwrap());
         b.connect(o, i, Tick(25)).unwrap();
-        let mut sim = SimInit::new(b.build().unwrap()).partitioning(layout).init().unwrap();
+        let mut sim = SimInit::new(b.build().unwrap())
+            .partitioning(layout)
+            .init()
+            .unwrap();
         sim.run().unwrap();
         let r = sim.report();
         let c = r.component("dst").unwrap();
@@ -62,7 +76,10 @@ fn counters_histograms_and_engine_counters_are_reported() {
         assert_eq!((h.count, h.min, h.max), (10, 25, 25 + 27));
         let mean = (0..10).map(|i| 25.0 + 3.0 * i as f64).sum::<f64>() / 10.0;
         assert!((h.mean - mean).abs() < 0.01, "{}", h.mean);
-        assert!(r.component("src").is_none(), "components without stats are left out");
+        assert!(
+            r.component("src").is_none(),
+            "components without stats are left out"
+        );
         assert_eq!(r.engine.events, 20);
         if multi {
             assert_eq!(r.engine.cross_partition_messages, 10);

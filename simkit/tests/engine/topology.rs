@@ -23,7 +23,9 @@ fn dangling_port_is_reported_by_name() {
     b.connect(o, i, Tick(1)).unwrap();
     assert_eq!(
         b.build().unwrap_err(),
-        TopologyError::DanglingPort { port: "soc.y.spare".into() }
+        TopologyError::DanglingPort {
+            port: "soc.y.spare".into()
+        }
     );
 }
 
@@ -34,7 +36,9 @@ fn duplicate_and_malformed_names_are_rejected() {
     let c = b.add("gpu.cu[0]", rec()).unwrap();
     assert_eq!(
         b.add("gpu.cu[0]", rec()).unwrap_err(),
-        TopologyError::DuplicateName { name: "gpu.cu[0]".into() }
+        TopologyError::DuplicateName {
+            name: "gpu.cu[0]".into()
+        }
     );
     assert_eq!(
         b.composite("gpu").unwrap_err(),
@@ -43,13 +47,21 @@ fn duplicate_and_malformed_names_are_rejected() {
     b.port(c, "mem").unwrap();
     assert_eq!(
         b.port(c, "mem").unwrap_err(),
-        TopologyError::DuplicateName { name: "gpu.cu[0].mem".into() }
+        TopologyError::DuplicateName {
+            name: "gpu.cu[0].mem".into()
+        }
     );
     assert_eq!(
         b.add("cpu.core[0]", rec()).unwrap_err(),
-        TopologyError::UnknownParent { name: "cpu.core[0]".into(), parent: "cpu".into() }
+        TopologyError::UnknownParent {
+            name: "cpu.core[0]".into(),
+            parent: "cpu".into()
+        }
     );
-    assert!(matches!(b.add("gpu.cu[x]", rec()), Err(TopologyError::BadName { .. })));
+    assert!(matches!(
+        b.add("gpu.cu[x]", rec()),
+        Err(TopologyError::BadName { .. })
+    ));
 }
 
 #[test]
@@ -62,7 +74,9 @@ fn a_port_feeds_one_link() {
     b.connect(o, i1, Tick(1)).unwrap();
     assert_eq!(
         b.connect(o, i2, Tick(1)).unwrap_err(),
-        TopologyError::PortAlreadyLinked { port: "x.out".into() }
+        TopologyError::PortAlreadyLinked {
+            port: "x.out".into()
+        }
     );
 }
 
@@ -92,12 +106,18 @@ fn zero_latency_link_may_not_cross_partitions() {
     );
     // Inside one partition it is fine, and the automatic partitioner keeps the pair together.
     assert!(SimInit::new(pair(0)).init().is_ok());
-    let sim = SimInit::new(pair(0)).partitioning(Partitioning::Auto(2)).init().unwrap();
+    let sim = SimInit::new(pair(0))
+        .partitioning(Partitioning::Auto(2))
+        .init()
+        .unwrap();
     let x = sim.find("x").unwrap();
     let y = sim.find("y").unwrap();
     assert_eq!(sim.partition_of(x), sim.partition_of(y));
     // Lookahead is the smallest crossing latency.
-    let sim = SimInit::new(pair(7)).partitioning(Partitioning::Block(2)).init().unwrap();
+    let sim = SimInit::new(pair(7))
+        .partitioning(Partitioning::Block(2))
+        .init()
+        .unwrap();
     assert_eq!(sim.lookahead(), Tick(7));
 }
 
@@ -113,7 +133,10 @@ fn zero_latency_net_may_not_span_partitions() {
         .partitioning(Partitioning::RoundRobin(2))
         .init()
         .unwrap_err();
-    assert_eq!(err, TopologyError::ZeroLatencyNetCrossPartition { net: "noc".into() });
+    assert_eq!(
+        err,
+        TopologyError::ZeroLatencyNetCrossPartition { net: "noc".into() }
+    );
 }
 
 #[test]
@@ -122,10 +145,17 @@ fn scheduling_in_the_past_is_an_error_everywhere() {
     let mut b = TopologyBuilder::<u64>::new();
     let x = b.add("x", rec()).unwrap();
     b.initial_event(x, Tick(5), 0).unwrap();
-    let err = SimInit::new(b.build().unwrap()).start_at(Tick(10)).init().unwrap_err();
+    let err = SimInit::new(b.build().unwrap())
+        .start_at(Tick(10))
+        .init()
+        .unwrap_err();
     assert_eq!(
         err,
-        TopologyError::ScheduleInPast { component: "x".into(), at: Tick(5), start: Tick(10) }
+        TopologyError::ScheduleInPast {
+            component: "x".into(),
+            at: Tick(5),
+            start: Tick(10)
+        }
     );
 
     // From a handler: the run stops with a typed error.
@@ -142,18 +172,29 @@ fn scheduling_in_the_past_is_an_error_everywhere() {
         let mut b = TopologyBuilder::<u64>::new();
         let bad = b.add("bad", Bad).unwrap();
         b.add("other", rec()).unwrap();
-        let mut sim = SimInit::new(b.build().unwrap()).partitioning(layout).init().unwrap();
+        let mut sim = SimInit::new(b.build().unwrap())
+            .partitioning(layout)
+            .init()
+            .unwrap();
         assert_eq!(
             sim.run().unwrap_err(),
-            SimError::ScheduleInPast { component: bad, at: Tick(10), now: Tick(50) }
+            SimError::ScheduleInPast {
+                component: bad,
+                at: Tick(10),
+                now: Tick(50)
+            }
         );
         // From another thread: refused at once.
         assert_eq!(
             sim.handle().schedule_async(bad, Tick(3), 0).unwrap_err(),
-            ScheduleError::InPast { at: Tick(3), now: Tick(50) }
+            ScheduleError::InPast {
+                at: Tick(3),
+                now: Tick(50)
+            }
         );
         assert_eq!(
-            sim.handle().schedule_now(simkit::component::ComponentId::from_index(9), 0),
+            sim.handle()
+                .schedule_now(simkit::component::ComponentId::from_index(9), 0),
             Err(ScheduleError::UnknownComponent(9))
         );
     }
@@ -177,7 +218,11 @@ fn sending_on_someone_elses_port_is_an_error() {
     let mut sim = SimInit::new(b.build().unwrap()).init().unwrap();
     assert_eq!(
         sim.run().unwrap_err(),
-        SimError::NotAnOutputPort { component: t, port: o, tick: Tick(0) }
+        SimError::NotAnOutputPort {
+            component: t,
+            port: o,
+            tick: Tick(0)
+        }
     );
 }
 
@@ -213,10 +258,16 @@ fn composites_export_their_childrens_ports() {
         ));
         b.connect(ko, soc_in, Tick(10)).unwrap();
         b.connect(soc_out, si, Tick(5)).unwrap();
-        let mut sim = SimInit::new(b.build().unwrap()).partitioning(layout).init().unwrap();
+        let mut sim = SimInit::new(b.build().unwrap())
+            .partitioning(layout)
+            .init()
+            .unwrap();
         sim.run().unwrap();
         // kick sends 7 at t=0; the relay gets it at 10 and sends 8, arriving at 15.
-        assert_eq!(sim.component::<Recorder>(sink).unwrap().log, vec![(Tick(15), Seen::Msg(8))]);
+        assert_eq!(
+            sim.component::<Recorder>(sink).unwrap().log,
+            vec![(Tick(15), Seen::Msg(8))]
+        );
     }
 }
 
@@ -244,7 +295,9 @@ fn auto_partitioning_balances_and_cuts_little() {
     // Two 8-component rings joined by one link: the natural cut is that one link
     // (plus the link back), where round-robin would cut almost everything.
     let mut b = TopologyBuilder::<u64>::new();
-    let ids: Vec<_> = (0..16).map(|i| b.add(&format!("c[{i}]"), Relay).unwrap()).collect();
+    let ids: Vec<_> = (0..16)
+        .map(|i| b.add(&format!("c[{i}]"), Relay).unwrap())
+        .collect();
     let mut links = Vec::new();
     for ring in 0..2 {
         for k in 0..8 {
@@ -263,8 +316,15 @@ fn auto_partitioning_balances_and_cuts_little() {
     }
     let topo = b.build().unwrap();
     let assign = Partitioning::Auto(2).assign(&topo).unwrap();
-    let cut = |a: &[usize]| links.iter().filter(|(x, z)| a[x.index()] != a[z.index()]).count();
-    let per: Vec<usize> = (0..2).map(|p| assign.iter().filter(|&&x| x == p).count()).collect();
+    let cut = |a: &[usize]| {
+        links
+            .iter()
+            .filter(|(x, z)| a[x.index()] != a[z.index()])
+            .count()
+    };
+    let per: Vec<usize> = (0..2)
+        .map(|p| assign.iter().filter(|&&x| x == p).count())
+        .collect();
     assert_eq!(per, vec![8, 8]);
     assert_eq!(cut(&assign), 2);
     let rr = Partitioning::RoundRobin(2).assign(&topo).unwrap();

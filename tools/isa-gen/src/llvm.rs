@@ -45,7 +45,7 @@ impl Oracle {
                 .cloned()
                 .collect()
         };
-        for chunk in todo.chunks(20000) {
+        for chunk in todo.chunks(4000) {
             let t0 = std::time::Instant::now();
             let answers = self.ask_bisect(chunk);
             if std::env::var_os("ISA_GEN_VERBOSE").is_some() {
@@ -59,7 +59,11 @@ impl Oracle {
     }
 
     fn ask_bisect(&self, lines: &[Vec<u8>]) -> Vec<Answer> {
-        match run_batch(&self.cpu, &self.mattr, lines) {
+        let r = run_batch(&self.cpu, &self.mattr, lines);
+        if std::env::var_os("ISA_GEN_VERBOSE").is_some() {
+            eprintln!("batch {} -> {}", lines.len(), r.is_some());
+        }
+        match r {
             Some(a) => a,
             None if lines.len() == 1 => {
                 if std::env::var_os("ISA_GEN_VERBOSE").is_some() {
@@ -79,7 +83,9 @@ impl Oracle {
 
 /// Runs one batch; `None` if llvm-mc crashed or its output could not be aligned.
 fn run_batch(cpu: &str, mattr: &str, lines: &[Vec<u8>]) -> Option<Vec<Answer>> {
-    let mut input = String::with_capacity(lines.len() * 60);
+    // Every probe line is followed by a sentinel line (`s_nop 0x1234`, the same word on
+    // both families) so that the output can be split per probe without trusting lengths.
+    let mut input = String::with_capacity(lines.len() * 80);
     for l in lines {
         input.push('[');
         for (i, b) in l.iter().enumerate() {
@@ -88,9 +94,10 @@ fn run_batch(cpu: &str, mattr: &str, lines: &[Vec<u8>]) -> Option<Vec<Answer>> {
             }
             input.push_str(&format!("0x{b:02x}"));
         }
-        input.push_str("]\n");
+        input.push_str("]\n[0x34,0x12,0x80,0xbf]\n");
     }
     let mut cmd = Command::new("llvm-mc-22");
+    cmd.env("LLVM_DISABLE_SYMBOLIZATION", "1").env("LLVM_DISABLE_CRASH_REPORT", "1");
     cmd.args(["-arch=amdgcn", &format!("-mcpu={cpu}"), "--disassemble", "-show-encoding"]);
     if !mattr.is_empty() {
         cmd.arg(format!("-mattr={mattr}"));
@@ -111,8 +118,8 @@ fn run_batch(cpu: &str, mattr: &str, lines: &[Vec<u8>]) -> Option<Vec<Answer>> {
     out.status.code()?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    // Invalid byte offsets per line, from "<stdin>:LINE:COL: warning: invalid instruction encoding".
-    let mut invalid: HashMap<usize, Vec<usize>> = HashMap::new();
+    // Probe lines whose first word is invalid.
+    let mut invalid = std::collections::HashSet::new();
     for l in stderr.lines() {
         if let Some(rest) = l.strip_prefix("<stdin>:") {
             if !l.contains("invalid instruction encoding") {
@@ -121,34 +128,35 @@ fn run_batch(cpu: &str, mattr: &str, lines: &[Vec<u8>]) -> Option<Vec<Answer>> {
             let mut it = rest.split(':');
             let line: usize = it.next()?.parse().ok()?;
             let col: usize = it.next()?.parse().ok()?;
-            invalid.entry(line - 1).or_default().push((col - 2) / 5);
+            if col == 2 {
+                invalid.insert((line - 1) / 2);
+            }
         }
     }
-    let mut outs = stdout.lines().filter(|l| l.contains("; encoding: ["));
     let mut answers = Vec::with_capacity(lines.len());
-    for (i, l) in lines.iter().enumerate() {
-        let inv = invalid.get(&i);
-        let mut off = 0;
-        let mut first = None;
-        while off < l.len() {
-            if inv.is_some_and(|v| v.contains(&off)) {
-                if first.is_none() {
-                    first = Some(Answer::Invalid);
-                }
-                off += 4;
-                continue;
+    let mut cur: Option<Answer> = None;
+    for o in stdout.lines().filter(|l| l.contains("; encoding: [")) {
+        let (text, enc) = o.split_once("; encoding: [")?;
+        let text = text.trim();
+        if text == "s_nop 0x1234" && enc == "0x34,0x12,0x80,0xbf]" {
+            let i = answers.len();
+            if i >= lines.len() {
+                return None;
             }
-            let o = outs.next()?;
-            let (text, enc) = o.split_once("; encoding: [")?;
-            let n = enc.trim_end_matches(']').split(',').count();
-            if first.is_none() {
-                first = Some(Answer::Inst(text.trim().to_string(), n));
-            }
-            off += n;
+            answers.push(if invalid.contains(&i) {
+                Answer::Invalid
+            } else {
+                cur.take().unwrap_or(Answer::Invalid)
+            });
+            cur = None;
+            continue;
         }
-        answers.push(first.unwrap_or(Answer::Invalid));
+        if cur.is_none() {
+            let n = enc.trim_end_matches(']').split(',').count();
+            cur = Some(Answer::Inst(text.to_string(), n));
+        }
     }
-    if outs.next().is_some() {
+    if answers.len() != lines.len() {
         return None;
     }
     Some(answers)

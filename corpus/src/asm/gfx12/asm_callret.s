@@ -65,6 +65,26 @@ triple_plus_one:
     .amdhsa_wavefront_size32 WAVE32
     .amdhsa_next_free_vgpr 3
     .amdhsa_next_free_sgpr 32
+    .amdhsa_group_segment_fixed_size 0
+    .amdhsa_private_segment_fixed_size 0
+    .amdhsa_user_sgpr_dispatch_ptr 0
+    .amdhsa_user_sgpr_queue_ptr 0
+    .amdhsa_user_sgpr_dispatch_id 0
+    .amdhsa_user_sgpr_private_segment_size 0
+    .amdhsa_uses_dynamic_stack 0
+    .amdhsa_enable_private_segment 0
+    .amdhsa_system_sgpr_workgroup_id_y 0
+    .amdhsa_system_sgpr_workgroup_id_z 0
+    .amdhsa_system_sgpr_workgroup_info 0
+    .amdhsa_reserve_vcc 1
+    .amdhsa_float_round_mode_32 0
+    .amdhsa_float_round_mode_16_64 0
+    .amdhsa_float_denorm_mode_32 3
+    .amdhsa_float_denorm_mode_16_64 3
+    .amdhsa_fp16_overflow 0
+    .amdhsa_workgroup_processor_mode 1
+    .amdhsa_memory_ordered 1
+    .amdhsa_forward_progress 1
   .end_amdhsa_kernel
 
 .macro KMETA target, wave

@@ -65,6 +65,25 @@ asm_salu:
     .amdhsa_next_free_vgpr 10
     .amdhsa_next_free_sgpr 19
     .amdhsa_accum_offset 12
+    .amdhsa_group_segment_fixed_size 0
+    .amdhsa_private_segment_fixed_size 0
+    .amdhsa_user_sgpr_dispatch_ptr 0
+    .amdhsa_user_sgpr_queue_ptr 0
+    .amdhsa_user_sgpr_dispatch_id 0
+    .amdhsa_user_sgpr_private_segment_size 0
+    .amdhsa_uses_dynamic_stack 0
+    .amdhsa_system_sgpr_workgroup_id_y 0
+    .amdhsa_system_sgpr_workgroup_id_z 0
+    .amdhsa_system_sgpr_workgroup_info 0
+    .amdhsa_reserve_vcc 1
+    .amdhsa_float_round_mode_32 0
+    .amdhsa_float_round_mode_16_64 0
+    .amdhsa_float_denorm_mode_32 3
+    .amdhsa_float_denorm_mode_16_64 3
+    .amdhsa_dx10_clamp 1
+    .amdhsa_ieee_mode 1
+    .amdhsa_fp16_overflow 0
+    .amdhsa_tg_split 0
   .end_amdhsa_kernel
 
 .macro KMETA target

@@ -1,0 +1,466 @@
+//! The device API: memory, code objects and kernel dispatch, as a runtime sees a GPU.
+//!
+//! ```no_run
+//! use gpu_model::device::{ArgValue, Device, LaunchConfig};
+//! use gpu_model::Target;
+//! let mut dev = Device::new(Target::Gfx942);
+//! let module = dev.load_code_object(&std::fs::read("vadd.hsaco").unwrap()).unwrap();
+//! let n = 1000u32;
+//! let (a, b, c) = (dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap(),
+//!                  dev.alloc(4 * n as u64).unwrap());
+//! let args = [ArgValue::ptr(a), ArgValue::ptr(b), ArgValue::ptr(c), ArgValue::u32(n)];
+//! let id = dev.dispatch(module, "vadd", &LaunchConfig::new([n, 1, 1], [256, 1, 1]), &args).unwrap();
+//! dev.wait(id).unwrap();
+//! ```
+//!
+//! A dispatch builds an AQL packet and a kernarg segment (explicit arguments at their
+//! metadata offsets, hidden arguments filled per their value kinds) in device memory,
+//! then runs the kernel's workgroups ([`crate::dispatch::run`]). Dispatches complete
+//! synchronously; [`Device::wait`] returns the recorded outcome.
+
+use crate::dispatch::{self, DispatchPacket, DispatchStats, Fault, Launch, RunOptions};
+use crate::exec::{Program, PRIVATE_APERTURE_HI, SHARED_APERTURE_HI};
+use crate::loader::{CodeObject, FeatureMode, Kernel, LoadError, ValueKind};
+use crate::memory::{DeviceMemory, ImageError, LoadedCodeObject, MemFault, MemoryError};
+use crate::Target;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Why a device operation failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DeviceError {
+    /// The code object could not be parsed or is for another device.
+    #[error("load: {0}")]
+    Load(#[from] LoadError),
+    /// The code object image could not be placed in memory.
+    #[error("image: {0}")]
+    Image(#[from] ImageError),
+    /// An allocation failed.
+    #[error("memory: {0}")]
+    Memory(#[from] MemoryError),
+    /// A copy touched memory that is not allocated.
+    #[error("copy: {0}")]
+    Copy(#[from] MemFault),
+    /// No such module handle.
+    #[error("unknown module {0}")]
+    UnknownModule(usize),
+    /// The module has no kernel of that name.
+    #[error("kernel `{0}` not found in the module")]
+    UnknownKernel(String),
+    /// The kernel has no metadata, so its arguments cannot be laid out.
+    #[error("kernel `{0}` has no metadata note: cannot lay out arguments")]
+    NoMetadata(String),
+    /// The wrong number of explicit arguments.
+    #[error("kernel `{kernel}` takes {expected} explicit arguments, got {got}")]
+    ArgCount {
+        /// Kernel.
+        kernel: String,
+        /// Metadata count.
+        expected: usize,
+        /// Supplied count.
+        got: usize,
+    },
+    /// An argument of the wrong size.
+    #[error("kernel `{kernel}` argument {index} is {expected} bytes, got {got}")]
+    ArgSize {
+        /// Kernel.
+        kernel: String,
+        /// Argument index.
+        index: usize,
+        /// Metadata size.
+        expected: u32,
+        /// Supplied size.
+        got: usize,
+    },
+    /// Grid or workgroup sizes are invalid.
+    #[error("bad launch configuration: {0}")]
+    BadLaunch(String),
+    /// The kernel faulted.
+    #[error("{0}")]
+    Fault(Box<Fault>),
+    /// No dispatch with that id.
+    #[error("unknown dispatch {0}")]
+    UnknownDispatch(u64),
+}
+
+/// Handle of a loaded code object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ModuleId(pub usize);
+
+/// Handle of a dispatch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DispatchId(pub u64);
+
+/// One explicit kernel argument, as bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgValue(pub Vec<u8>);
+
+impl ArgValue {
+    /// A device pointer.
+    pub fn ptr(addr: u64) -> ArgValue {
+        ArgValue(addr.to_le_bytes().to_vec())
+    }
+    /// A u32.
+    pub fn u32(v: u32) -> ArgValue {
+        ArgValue(v.to_le_bytes().to_vec())
+    }
+    /// A u64.
+    pub fn u64(v: u64) -> ArgValue {
+        ArgValue(v.to_le_bytes().to_vec())
+    }
+    /// An f32.
+    pub fn f32(v: f32) -> ArgValue {
+        ArgValue(v.to_le_bytes().to_vec())
+    }
+    /// An f64.
+    pub fn f64(v: f64) -> ArgValue {
+        ArgValue(v.to_le_bytes().to_vec())
+    }
+    /// Raw bytes (structs, small integers).
+    pub fn bytes(b: &[u8]) -> ArgValue {
+        ArgValue(b.to_vec())
+    }
+}
+
+/// Grid, workgroup and dynamic LDS of a dispatch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Grid size in work-items.
+    pub grid: [u32; 3],
+    /// Workgroup size.
+    pub workgroup: [u32; 3],
+    /// Dynamic LDS bytes.
+    pub dynamic_lds: u32,
+    /// Private bytes per work-item beyond the descriptor's fixed size (dynamic stack).
+    /// Zero for a kernel with `uses_dynamic_stack` gives it a 16 KiB default.
+    pub extra_private: u32,
+}
+
+impl LaunchConfig {
+    /// A launch without dynamic LDS.
+    pub fn new(grid: [u32; 3], workgroup: [u32; 3]) -> LaunchConfig {
+        LaunchConfig {
+            grid,
+            workgroup,
+            dynamic_lds: 0,
+            extra_private: 0,
+        }
+    }
+}
+
+struct Module {
+    co: CodeObject,
+    loaded: LoadedCodeObject,
+    program: Arc<Program>,
+}
+
+/// A simulated GPU: device memory, loaded code objects, dispatches.
+pub struct Device {
+    target: Target,
+    xnack: FeatureMode,
+    sramecc: FeatureMode,
+    mem: DeviceMemory,
+    modules: Vec<Module>,
+    queue: u64,
+    next_dispatch: u64,
+    results: HashMap<u64, Result<DispatchStats, Box<Fault>>>,
+    /// Runner options (quantum, instruction budget).
+    pub options: RunOptions,
+}
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Device")
+            .field("target", &self.target)
+            .field("modules", &self.modules.len())
+            .finish()
+    }
+}
+
+/// Bytes allocated after a kernarg segment.
+const KERNARG_PAD: u64 = 256;
+
+/// Extra private bytes per lane given to kernels that use a dynamic stack.
+const DYNAMIC_STACK_BYTES: u32 = 16 * 1024;
+
+impl Device {
+    /// A device of `target` with xnack off and sramecc on where the target has them
+    /// (the usual production settings).
+    pub fn new(target: Target) -> Device {
+        let (xnack, sramecc) = match target.family() {
+            crate::Family::Gfx9 => (FeatureMode::Off, FeatureMode::On),
+            crate::Family::Gfx12 => (FeatureMode::Unsupported, FeatureMode::Unsupported),
+        };
+        Device::with_modes(target, xnack, sramecc)
+    }
+
+    /// A device with explicit xnack/sramecc modes.
+    pub fn with_modes(target: Target, xnack: FeatureMode, sramecc: FeatureMode) -> Device {
+        let mut mem = DeviceMemory::new();
+        // A zeroed 256-byte stand-in for the AQL queue descriptor (queue pointer).
+        let queue = mem.allocate(256, 256).unwrap_or(0);
+        Device {
+            target,
+            xnack,
+            sramecc,
+            mem,
+            modules: Vec::new(),
+            queue,
+            next_dispatch: 1,
+            results: HashMap::new(),
+            options: RunOptions::default(),
+        }
+    }
+
+    /// The device's target.
+    pub fn target(&self) -> Target {
+        self.target
+    }
+
+    /// Device memory.
+    pub fn memory(&self) -> &DeviceMemory {
+        &self.mem
+    }
+
+    /// Allocates `size` bytes (256-byte aligned at least), zeroed.
+    pub fn alloc(&mut self, size: u64) -> Result<u64, DeviceError> {
+        Ok(self.mem.allocate(size.max(1), 256)?)
+    }
+
+    /// Frees an allocation.
+    pub fn free(&mut self, addr: u64) -> Result<(), DeviceError> {
+        Ok(self.mem.free(addr)?)
+    }
+
+    /// Copies host bytes to device memory.
+    pub fn copy_in(&mut self, addr: u64, data: &[u8]) -> Result<(), DeviceError> {
+        Ok(self.mem.write(addr, data)?)
+    }
+
+    /// Copies device memory to host bytes.
+    pub fn copy_out(&self, addr: u64, out: &mut [u8]) -> Result<(), DeviceError> {
+        Ok(self.mem.read(addr, out)?)
+    }
+
+    /// Parses, checks and loads a code object; decodes its code once.
+    pub fn load_code_object(&mut self, bytes: &[u8]) -> Result<ModuleId, DeviceError> {
+        let co = CodeObject::parse(bytes)?;
+        co.check_device(self.target, self.xnack, self.sramecc)?;
+        let loaded = self.mem.load_code_object(&co)?;
+        let program = Arc::new(Program::new(
+            self.target,
+            loaded.base + co.text_address(),
+            co.text(),
+        ));
+        self.modules.push(Module {
+            co,
+            loaded,
+            program,
+        });
+        Ok(ModuleId(self.modules.len() - 1))
+    }
+
+    /// The decoded program of a module.
+    pub fn program(&self, m: ModuleId) -> Result<Arc<Program>, DeviceError> {
+        let m = self.modules.get(m.0).ok_or(DeviceError::UnknownModule(m.0))?;
+        Ok(m.program.clone())
+    }
+
+    /// The parsed kernel `name` of a module.
+    pub fn kernel(&self, m: ModuleId, name: &str) -> Result<&Kernel, DeviceError> {
+        let module = self.modules.get(m.0).ok_or(DeviceError::UnknownModule(m.0))?;
+        module
+            .co
+            .kernel(name)
+            .ok_or_else(|| DeviceError::UnknownKernel(name.to_string()))
+    }
+
+    /// Dispatches kernel `name` and runs it to completion. A kernel fault is recorded for
+    /// [`Device::wait`]; setup errors are returned here.
+    pub fn dispatch(
+        &mut self,
+        m: ModuleId,
+        name: &str,
+        cfg: &LaunchConfig,
+        args: &[ArgValue],
+    ) -> Result<DispatchId, DeviceError> {
+        let module = self.modules.get(m.0).ok_or(DeviceError::UnknownModule(m.0))?;
+        let kernel = module
+            .co
+            .kernel(name)
+            .ok_or_else(|| DeviceError::UnknownKernel(name.to_string()))?
+            .clone();
+        let desc = kernel.descriptor;
+        let loaded = module
+            .loaded
+            .kernel(name)
+            .ok_or_else(|| DeviceError::UnknownKernel(name.to_string()))?
+            .clone();
+        let program = module.program.clone();
+        let code_version = module.co.version();
+        let md = kernel
+            .metadata
+            .clone()
+            .ok_or_else(|| DeviceError::NoMetadata(name.to_string()))?;
+
+        // Launch checks.
+        let wg_items: u64 = cfg.workgroup.iter().map(|&x| x as u64).product();
+        if cfg.grid.contains(&0) || cfg.workgroup.contains(&0) {
+            return Err(DeviceError::BadLaunch("zero grid or workgroup size".into()));
+        }
+        if wg_items > 1024 || cfg.workgroup.iter().any(|&x| x > u16::MAX as u32) {
+            return Err(DeviceError::BadLaunch(format!(
+                "workgroup {:?} has {wg_items} work-items (at most 1024)",
+                cfg.workgroup
+            )));
+        }
+        if md.max_flat_workgroup_size > 0 && wg_items > md.max_flat_workgroup_size as u64 {
+            return Err(DeviceError::BadLaunch(format!(
+                "workgroup of {wg_items} work-items exceeds the kernel's max_flat_workgroup_size {}",
+                md.max_flat_workgroup_size
+            )));
+        }
+
+        // Kernel arguments.
+        let explicit: Vec<_> = md.explicit_args().cloned().collect();
+        if explicit.len() != args.len() {
+            return Err(DeviceError::ArgCount {
+                kernel: name.to_string(),
+                expected: explicit.len(),
+                got: args.len(),
+            });
+        }
+        let seg_size = (md.kernarg_segment_size.max(desc.kernarg_size) as usize).max(16);
+        let mut kernargs = vec![0u8; seg_size];
+        let static_lds = desc.group_segment_fixed_size;
+        let mut dyn_lds_next = static_lds;
+        for (index, (a, v)) in explicit.iter().zip(args).enumerate() {
+            if a.value_kind == ValueKind::DynamicSharedPointer {
+                // The LDS offset of this argument's dynamic allocation.
+                let align = a.pointee_align.unwrap_or(4).max(1);
+                dyn_lds_next = dyn_lds_next.div_ceil(align) * align;
+                put(&mut kernargs, a.offset, &dyn_lds_next.to_le_bytes());
+                continue;
+            }
+            if v.0.len() != a.size as usize {
+                return Err(DeviceError::ArgSize {
+                    kernel: name.to_string(),
+                    index,
+                    expected: a.size,
+                    got: v.0.len(),
+                });
+            }
+            put(&mut kernargs, a.offset, &v.0);
+        }
+        let dims = if cfg.grid[2] > 1 || cfg.workgroup[2] > 1 {
+            3
+        } else if cfg.grid[1] > 1 || cfg.workgroup[1] > 1 {
+            2
+        } else {
+            1
+        };
+        let counts: [u32; 3] = std::array::from_fn(|d| cfg.grid[d].div_ceil(cfg.workgroup[d]));
+        for a in md.hidden_args() {
+            let v: u64 = match a.value_kind {
+                ValueKind::HiddenBlockCountX => counts[0] as u64,
+                ValueKind::HiddenBlockCountY => counts[1] as u64,
+                ValueKind::HiddenBlockCountZ => counts[2] as u64,
+                ValueKind::HiddenGroupSizeX => cfg.workgroup[0] as u64,
+                ValueKind::HiddenGroupSizeY => cfg.workgroup[1] as u64,
+                ValueKind::HiddenGroupSizeZ => cfg.workgroup[2] as u64,
+                ValueKind::HiddenRemainderX => (cfg.grid[0] % cfg.workgroup[0]) as u64,
+                ValueKind::HiddenRemainderY => (cfg.grid[1] % cfg.workgroup[1]) as u64,
+                ValueKind::HiddenRemainderZ => (cfg.grid[2] % cfg.workgroup[2]) as u64,
+                ValueKind::HiddenGridDims => dims,
+                ValueKind::HiddenDynamicLdsSize => cfg.dynamic_lds as u64,
+                ValueKind::HiddenPrivateBase => PRIVATE_APERTURE_HI as u64,
+                ValueKind::HiddenSharedBase => SHARED_APERTURE_HI as u64,
+                ValueKind::HiddenQueuePtr => self.queue,
+                _ => 0,
+            };
+            let n = (a.size as usize).min(8);
+            put(&mut kernargs, a.offset, &v.to_le_bytes()[..n]);
+        }
+
+        // Device-side buffers: kernargs, the packet, scratch.
+        // Kernels may load a whole dwordx4/x8 that starts inside the segment and runs past
+        // its end (scalar loads of the last arguments): the runtime's kernarg pool always
+        // has room after a segment, so pad the allocation.
+        let kernarg_addr = self.mem.allocate(seg_size as u64 + KERNARG_PAD, 256)?;
+        self.mem.write(kernarg_addr, &kernargs)?;
+        let mut private = desc.private_segment_fixed_size.saturating_add(cfg.extra_private);
+        if cfg.extra_private == 0 && (desc.uses_dynamic_stack() || md.uses_dynamic_stack) {
+            private = private.saturating_add(DYNAMIC_STACK_BYTES);
+        }
+        let scratch_per_lane = private.div_ceil(4) as u64 * 4;
+        let packet = DispatchPacket {
+            header: dispatch::PACKET_TYPE_KERNEL_DISPATCH,
+            setup: dims as u16,
+            workgroup_size: std::array::from_fn(|d| cfg.workgroup[d] as u16),
+            grid_size: cfg.grid,
+            private_segment_size: private,
+            group_segment_size: static_lds + cfg.dynamic_lds,
+            kernel_object: loaded.descriptor_address,
+            kernarg_address: kernarg_addr,
+            completion_signal: 0,
+        };
+        let packet_addr = self.mem.allocate(64, 64)?;
+        self.mem.write(packet_addr, &packet.to_bytes())?;
+        let entry_pc = if self.target.family() == crate::Family::Gfx9
+            && desc.kernarg_preload_length() > 0
+        {
+            loaded.entry_address + 256
+        } else {
+            loaded.entry_address
+        };
+        let id = self.next_dispatch;
+        self.next_dispatch += 1;
+        let mut launch = Launch {
+            kernel: name,
+            target: self.target,
+            descriptor: &desc,
+            entry_pc,
+            packet,
+            packet_address: packet_addr,
+            queue_address: self.queue,
+            dispatch_id: id,
+            scratch_base: 0,
+            scratch_per_lane,
+            kernargs: &kernargs,
+        };
+        let scratch_bytes =
+            launch.scratch_bytes_per_wave() * launch.waves_per_workgroup() as u64;
+        let scratch = if scratch_bytes > 0 {
+            Some(self.mem.allocate(scratch_bytes, 256)?)
+        } else {
+            None
+        };
+        launch.scratch_base = scratch.unwrap_or(0);
+        let _ = code_version;
+        let result = dispatch::run(&self.mem, &program, &launch, &self.options);
+        for a in [Some(kernarg_addr), Some(packet_addr), scratch].into_iter().flatten() {
+            self.mem.free(a)?;
+        }
+        self.results.insert(id, result);
+        Ok(DispatchId(id))
+    }
+
+    /// Waits for a dispatch: its statistics, or the fault that stopped it.
+    pub fn wait(&mut self, id: DispatchId) -> Result<DispatchStats, DeviceError> {
+        match self.results.remove(&id.0) {
+            Some(Ok(s)) => Ok(s),
+            Some(Err(f)) => Err(DeviceError::Fault(f)),
+            None => Err(DeviceError::UnknownDispatch(id.0)),
+        }
+    }
+}
+
+/// Copies `v` into `buf` at `off`, ignoring what does not fit (metadata offsets were
+/// validated against the segment size by the caller's sizing).
+fn put(buf: &mut [u8], off: u32, v: &[u8]) {
+    let off = off as usize;
+    if let Some(dst) = buf.get_mut(off..off + v.len()) {
+        dst.copy_from_slice(v);
+    }
+}

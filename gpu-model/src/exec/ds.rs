@@ -1,0 +1,267 @@
+//! LDS instructions (DS): loads, stores, two-address forms, atomics and the cross-lane
+//! ds_swizzle / ds_permute / ds_bpermute.
+//!
+//! Out-of-range LDS addresses do not fault on the hardware: reads return 0 and writes are
+//! dropped. The executor does the same. Atomics of a wave run lane by lane in lane order.
+
+use super::decode::Inst;
+use super::op::Op;
+use super::wave::{Wave, AGPR_BASE, LANES};
+use super::FaultReason;
+
+fn rd(lds: &[u8], a: u64, n: usize) -> u64 {
+    let a = a as usize;
+    match lds.get(a..a.saturating_add(n)) {
+        Some(b) if a.checked_add(n).is_some() => {
+            let mut x = [0u8; 8];
+            x[..n].copy_from_slice(b);
+            u64::from_le_bytes(x)
+        }
+        _ => 0,
+    }
+}
+
+fn wr(lds: &mut [u8], a: u64, n: usize, v: u64) {
+    let a = a as usize;
+    if let Some(b) = lds.get_mut(a..a.saturating_add(n)) {
+        if b.len() == n {
+            b.copy_from_slice(&v.to_le_bytes()[..n]);
+        }
+    }
+}
+
+/// Executes a DS instruction.
+pub(crate) fn exec(
+    w: &mut Wave,
+    ctx: &mut super::ExecCtx<'_>,
+    i: &Inst,
+) -> Result<(), FaultReason> {
+    use Op::*;
+    let lds = &mut *ctx.lds;
+    let off0 = (i.w0 & 0xff) as u64;
+    let off1 = ((i.w0 >> 8) & 0xff) as u64;
+    let offset = (i.w0 & 0xffff) as u64;
+    let acc = if i.w0 & (1 << 25) != 0 { AGPR_BASE } else { 0 };
+    let addr_r = (i.w1 & 0xff) as usize;
+    let d0 = acc + ((i.w1 >> 8) & 0xff) as usize;
+    let d1 = acc + ((i.w1 >> 16) & 0xff) as usize;
+    let vd = acc + ((i.w1 >> 24) & 0xff) as usize;
+    let exec = w.exec();
+    let addr = |w: &Wave, l: usize| w.vgpr(addr_r, l) as u64;
+    w.counters.lgkm += 1;
+    match i.op {
+        DsNop => {}
+        DsWriteB8 | DsWriteB16 | DsWriteB32 | DsWriteB64 | DsWriteB96 | DsWriteB128 => {
+            let n = match i.op {
+                DsWriteB8 => 1,
+                DsWriteB16 => 2,
+                DsWriteB32 => 4,
+                DsWriteB64 => 8,
+                DsWriteB96 => 12,
+                _ => 16,
+            };
+            for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+                let a = addr(w, l) + offset;
+                if n < 4 {
+                    wr(lds, a, n, w.vgpr(d0, l) as u64);
+                } else {
+                    for k in 0..n / 4 {
+                        wr(lds, a + 4 * k as u64, 4, w.vgpr(d0 + k, l) as u64);
+                    }
+                }
+            }
+        }
+        DsWrite2B32 | DsWrite2st64B32 | DsWrite2B64 | DsWrite2st64B64 => {
+            let wide = matches!(i.op, DsWrite2B64 | DsWrite2st64B64);
+            let size = if wide { 8 } else { 4 };
+            let stride = if matches!(i.op, DsWrite2st64B32 | DsWrite2st64B64) {
+                64 * size
+            } else {
+                size
+            };
+            for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+                let a = addr(w, l);
+                for (o, d) in [(off0, d0), (off1, d1)] {
+                    let at = a + o * stride;
+                    wr(lds, at, 4, w.vgpr(d, l) as u64);
+                    if wide {
+                        wr(lds, at + 4, 4, w.vgpr(d + 1, l) as u64);
+                    }
+                }
+            }
+        }
+        DsReadI8 | DsReadU8 | DsReadI16 | DsReadU16 | DsReadB32 | DsReadB64 | DsReadB96
+        | DsReadB128 => {
+            let n = match i.op {
+                DsReadI8 | DsReadU8 => 1,
+                DsReadI16 | DsReadU16 => 2,
+                DsReadB32 => 4,
+                DsReadB64 => 8,
+                DsReadB96 => 12,
+                _ => 16,
+            };
+            for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+                let a = addr(w, l) + offset;
+                if n < 4 {
+                    let v = rd(lds, a, n);
+                    let v = match i.op {
+                        DsReadI8 => v as u8 as i8 as i32 as u32,
+                        DsReadI16 => v as u16 as i16 as i32 as u32,
+                        _ => v as u32,
+                    };
+                    w.set_vgpr(vd, l, v);
+                } else {
+                    for k in 0..n / 4 {
+                        let v = rd(lds, a + 4 * k as u64, 4) as u32;
+                        w.set_vgpr(vd + k, l, v);
+                    }
+                }
+            }
+        }
+        DsRead2B32 | DsRead2st64B32 | DsRead2B64 | DsRead2st64B64 => {
+            let wide = matches!(i.op, DsRead2B64 | DsRead2st64B64);
+            let size = if wide { 8 } else { 4 };
+            let stride = if matches!(i.op, DsRead2st64B32 | DsRead2st64B64) {
+                64 * size
+            } else {
+                size
+            };
+            let per = if wide { 2 } else { 1 };
+            for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+                let a = addr(w, l);
+                for (k, o) in [off0, off1].into_iter().enumerate() {
+                    let at = a + o * stride;
+                    for j in 0..per {
+                        let v = rd(lds, at + 4 * j as u64, 4) as u32;
+                        w.set_vgpr(vd + k * per + j, l, v);
+                    }
+                }
+            }
+        }
+        DsSwizzleB32 => {
+            // The swizzled data comes from the ADDR operand.
+            let src = w.v[addr_r];
+            let pattern = offset as u32;
+            let mut out = [0u32; LANES];
+            for (l, o) in out.iter_mut().enumerate() {
+                let s = if pattern & 0x8000 != 0 {
+                    (l & !3) | ((pattern as usize >> (2 * (l & 3))) & 3)
+                } else {
+                    let and = (pattern & 0x1f) as usize;
+                    let or = ((pattern >> 5) & 0x1f) as usize;
+                    let xor = ((pattern >> 10) & 0x1f) as usize;
+                    (l & !31) | ((((l & 31) & and) | or) ^ xor)
+                };
+                *o = if exec >> s & 1 != 0 { src[s] } else { 0 };
+            }
+            write_exec(w, vd, &out, exec);
+        }
+        DsBpermuteB32 => {
+            let src = w.v[d0 % w.v.len()];
+            let n = w.wave_size as usize;
+            let mut out = [0u32; LANES];
+            for (l, o) in out.iter_mut().enumerate() {
+                let s = ((addr(w, l) + offset) / 4) as usize % n;
+                *o = if exec >> s & 1 != 0 { src[s] } else { 0 };
+            }
+            write_exec(w, vd, &out, exec);
+        }
+        DsPermuteB32 => {
+            let src = w.v[d0 % w.v.len()];
+            let n = w.wave_size as usize;
+            let mut out = [0u32; LANES];
+            for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+                let dl = ((addr(w, l) + offset) / 4) as usize % n;
+                out[dl] = src[l];
+            }
+            write_exec(w, vd, &out, exec);
+        }
+        DsAddU64 | DsAddRtnU64 => {
+            for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+                let a = addr(w, l) + offset;
+                let old = rd(lds, a, 8);
+                let v = w.vgpr(d0, l) as u64 | (w.vgpr(d0 + 1, l) as u64) << 32;
+                wr(lds, a, 8, old.wrapping_add(v));
+                if i.op == DsAddRtnU64 {
+                    w.set_vgpr(vd, l, old as u32);
+                    w.set_vgpr(vd + 1, l, (old >> 32) as u32);
+                }
+            }
+        }
+        _ => return atomic32(w, lds, i, offset, addr_r, d0, d1, vd),
+    }
+    Ok(())
+}
+
+fn write_exec(w: &mut Wave, vd: usize, out: &[u32; LANES], exec: u64) {
+    for (l, &v) in out.iter().enumerate() {
+        if exec >> l & 1 != 0 {
+            w.set_vgpr(vd, l, v);
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn atomic32(
+    w: &mut Wave,
+    lds: &mut [u8],
+    i: &Inst,
+    offset: u64,
+    addr_r: usize,
+    d0: usize,
+    d1: usize,
+    vd: usize,
+) -> Result<(), FaultReason> {
+    use Op::*;
+    let f = |x: u32| f32::from_bits(x);
+    type F = fn(u32, u32, u32) -> u32;
+    let (op, rtn): (F, bool) = match i.op {
+        DsAddU32 => (|o, s, _| o.wrapping_add(s), false),
+        DsAddRtnU32 => (|o, s, _| o.wrapping_add(s), true),
+        DsSubU32 => (|o, s, _| o.wrapping_sub(s), false),
+        DsSubRtnU32 => (|o, s, _| o.wrapping_sub(s), true),
+        DsRsubU32 => (|o, s, _| s.wrapping_sub(o), false),
+        DsRsubRtnU32 => (|o, s, _| s.wrapping_sub(o), true),
+        DsIncU32 => (|o, s, _| if o >= s { 0 } else { o + 1 }, false),
+        DsIncRtnU32 => (|o, s, _| if o >= s { 0 } else { o + 1 }, true),
+        DsDecU32 => (|o, s, _| if o == 0 || o > s { s } else { o - 1 }, false),
+        DsDecRtnU32 => (|o, s, _| if o == 0 || o > s { s } else { o - 1 }, true),
+        DsMinI32 => (|o, s, _| (o as i32).min(s as i32) as u32, false),
+        DsMinRtnI32 => (|o, s, _| (o as i32).min(s as i32) as u32, true),
+        DsMaxI32 => (|o, s, _| (o as i32).max(s as i32) as u32, false),
+        DsMaxRtnI32 => (|o, s, _| (o as i32).max(s as i32) as u32, true),
+        DsMinU32 => (|o, s, _| o.min(s), false),
+        DsMinRtnU32 => (|o, s, _| o.min(s), true),
+        DsMaxU32 => (|o, s, _| o.max(s), false),
+        DsMaxRtnU32 => (|o, s, _| o.max(s), true),
+        DsAndB32 => (|o, s, _| o & s, false),
+        DsAndRtnB32 => (|o, s, _| o & s, true),
+        DsOrB32 => (|o, s, _| o | s, false),
+        DsOrRtnB32 => (|o, s, _| o | s, true),
+        DsXorB32 => (|o, s, _| o ^ s, false),
+        DsXorRtnB32 => (|o, s, _| o ^ s, true),
+        DsWrxchgRtnB32 => (|_, s, _| s, true),
+        // ds_cmpst: data0 is the compare value, data1 the new value.
+        DsCmpstB32 => (|o, c, s| if o == c { s } else { o }, false),
+        DsCmpstRtnB32 => (|o, c, s| if o == c { s } else { o }, true),
+        DsAddF32 => (|o, s, _| (f32::from_bits(o) + f32::from_bits(s)).to_bits(), false),
+        DsAddRtnF32 => (|o, s, _| (f32::from_bits(o) + f32::from_bits(s)).to_bits(), true),
+        DsMinF32 => (|o, s, _| f32::from_bits(o).min(f32::from_bits(s)).to_bits(), false),
+        DsMinRtnF32 => (|o, s, _| f32::from_bits(o).min(f32::from_bits(s)).to_bits(), true),
+        DsMaxF32 => (|o, s, _| f32::from_bits(o).max(f32::from_bits(s)).to_bits(), false),
+        DsMaxRtnF32 => (|o, s, _| f32::from_bits(o).max(f32::from_bits(s)).to_bits(), true),
+        _ => return Err(FaultReason::Unimplemented(i.op.name())),
+    };
+    let _ = f;
+    let exec = w.exec();
+    for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+        let a = w.vgpr(addr_r, l) as u64 + offset;
+        let old = rd(lds, a, 4) as u32;
+        let new = op(old, w.vgpr(d0, l), w.vgpr(d1, l));
+        wr(lds, a, 4, new as u64);
+        if rtn {
+            w.set_vgpr(vd, l, old);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,399 @@
+//! FLAT, GLOBAL and SCRATCH memory instructions (GFX9 encodings).
+//!
+//! A FLAT address is classified per lane by its aperture: the LDS aperture maps to the
+//! workgroup's LDS, the private aperture to the lane's swizzled scratch, anything else is
+//! a global device address. SCRATCH addresses are per-lane private offsets.
+
+use super::decode::{Inst, Seg};
+use super::op::Op;
+use super::wave::{Wave, AGPR_BASE, LANES};
+use super::{AccessKind, ExecCtx, FaultReason, MemRecord};
+use super::{PRIVATE_APERTURE_HI, SHARED_APERTURE_HI};
+use crate::memory::AtomicOp;
+use crate::Target;
+
+/// Where one lane's access goes.
+#[derive(Clone, Copy)]
+pub(crate) enum Place {
+    Global(u64),
+    Lds(u64),
+    Private(u64),
+}
+
+/// Resolves a generic (flat) address.
+#[inline(always)]
+pub(crate) fn classify(a: u64) -> Place {
+    match (a >> 32) as u32 {
+        SHARED_APERTURE_HI => Place::Lds(a & 0xffff_ffff),
+        PRIVATE_APERTURE_HI => Place::Private(a & 0xffff_ffff),
+        _ => Place::Global(a),
+    }
+}
+
+/// Reads `n` bytes (1, 2, 4) or dwords from a place.
+pub(crate) fn load(
+    w: &Wave,
+    ctx: &ExecCtx<'_>,
+    lane: usize,
+    p: Place,
+    out: &mut [u32],
+    bytes: usize,
+) -> Result<(), FaultReason> {
+    let memf = |fault| FaultReason::Memory { lane: lane as u32, fault };
+    match p {
+        Place::Global(a) => {
+            if bytes < 4 {
+                out[0] = if bytes == 1 {
+                    ctx.mem.load_u8(a).map_err(memf)? as u32
+                } else {
+                    ctx.mem.load_u16(a).map_err(memf)? as u32
+                };
+                Ok(())
+            } else {
+                ctx.mem.load_dwords(a, out).map_err(memf)
+            }
+        }
+        Place::Lds(o) => {
+            let mut k = 0;
+            for (j, v) in out.iter_mut().enumerate() {
+                let n = bytes.min(4);
+                let mut b = [0u8; 4];
+                let s = (o as usize).saturating_add(4 * j);
+                if let Some(src) = ctx.lds.get(s..s.saturating_add(n)) {
+                    if src.len() == n {
+                        b[..n].copy_from_slice(src);
+                    }
+                }
+                *v = u32::from_le_bytes(b);
+                k += 1;
+            }
+            let _ = k;
+            Ok(())
+        }
+        Place::Private(o) => {
+            check_private(w, lane, o, bytes.max(4 * out.len()))?;
+            if bytes < 4 {
+                let a = w.scratch_addr(lane, o);
+                out[0] = if bytes == 1 {
+                    ctx.mem.load_u8(a).map_err(memf)? as u32
+                } else {
+                    ctx.mem.load_u16(a).map_err(memf)? as u32
+                };
+            } else {
+                for (j, v) in out.iter_mut().enumerate() {
+                    *v = ctx
+                        .mem
+                        .load_u32(w.scratch_addr(lane, o + 4 * j as u64))
+                        .map_err(memf)?;
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Writes `bytes` (1, 2) or whole dwords to a place.
+pub(crate) fn store(
+    w: &Wave,
+    ctx: &mut ExecCtx<'_>,
+    lane: usize,
+    p: Place,
+    data: &[u32],
+    bytes: usize,
+) -> Result<(), FaultReason> {
+    let memf = |fault| FaultReason::Memory { lane: lane as u32, fault };
+    match p {
+        Place::Global(a) => match bytes {
+            1 => ctx.mem.store_u8(a, data[0] as u8).map_err(memf),
+            2 => ctx.mem.store_u16(a, data[0] as u16).map_err(memf),
+            _ => ctx.mem.store_dwords(a, data).map_err(memf),
+        },
+        Place::Lds(o) => {
+            for (j, v) in data.iter().enumerate() {
+                let n = bytes.min(4);
+                let s = (o as usize).saturating_add(4 * j);
+                if let Some(dst) = ctx.lds.get_mut(s..s.saturating_add(n)) {
+                    if dst.len() == n {
+                        dst.copy_from_slice(&v.to_le_bytes()[..n]);
+                    }
+                }
+            }
+            Ok(())
+        }
+        Place::Private(o) => {
+            check_private(w, lane, o, bytes.max(4 * data.len()))?;
+            match bytes {
+                1 => ctx.mem.store_u8(w.scratch_addr(lane, o), data[0] as u8).map_err(memf),
+                2 => ctx.mem.store_u16(w.scratch_addr(lane, o), data[0] as u16).map_err(memf),
+                _ => {
+                    for (j, v) in data.iter().enumerate() {
+                        let a = w.scratch_addr(lane, o + 4 * j as u64);
+                        ctx.mem.store_u32(a, *v).map_err(memf)?;
+                    }
+                    Ok(())
+                }
+            }
+        }
+    }
+}
+
+fn check_private(w: &Wave, lane: usize, off: u64, n: usize) -> Result<(), FaultReason> {
+    // Sub-dword accesses stay inside their dword, so the bound is checked per dword.
+    let end = (off & !3) + (n as u64).max(4);
+    if end > w.scratch_per_lane {
+        return Err(FaultReason::Scratch {
+            lane: lane as u32,
+            offset: off,
+            size: w.scratch_per_lane,
+        });
+    }
+    Ok(())
+}
+
+/// Access shape of a load/store op: (bytes per element access, dwords, signed, d16 mode).
+fn shape(op: Op) -> Option<(usize, usize, bool, u8)> {
+    use Op::*;
+    Some(match op {
+        FLoadUbyte | FStoreByte => (1, 1, false, 0),
+        FLoadSbyte => (1, 1, true, 0),
+        FLoadUshort | FStoreShort => (2, 1, false, 0),
+        FLoadSshort => (2, 1, true, 0),
+        FLoadShortD16 => (2, 1, false, 1),
+        FLoadShortD16Hi | FStoreShortD16Hi => (2, 1, false, 2),
+        FStoreByteD16Hi => (1, 1, false, 2),
+        FLoadDword | FStoreDword => (4, 1, false, 0),
+        FLoadDwordx2 | FStoreDwordx2 => (4, 2, false, 0),
+        FLoadDwordx3 | FStoreDwordx3 => (4, 3, false, 0),
+        FLoadDwordx4 | FStoreDwordx4 => (4, 4, false, 0),
+        _ => return None,
+    })
+}
+
+/// Atomic op, 64-bit or not.
+fn atomic_kind(op: Op) -> Option<(AtomicOp, bool)> {
+    use Op::*;
+    Some(match op {
+        FAtomicSwap => (AtomicOp::Swap, false),
+        FAtomicCmpswap => (AtomicOp::CmpSwap, false),
+        FAtomicAdd => (AtomicOp::Add, false),
+        FAtomicSub => (AtomicOp::Sub, false),
+        FAtomicSmin => (AtomicOp::MinS, false),
+        FAtomicUmin => (AtomicOp::MinU, false),
+        FAtomicSmax => (AtomicOp::MaxS, false),
+        FAtomicUmax => (AtomicOp::MaxU, false),
+        FAtomicAnd => (AtomicOp::And, false),
+        FAtomicOr => (AtomicOp::Or, false),
+        FAtomicXor => (AtomicOp::Xor, false),
+        FAtomicInc => (AtomicOp::IncWrap, false),
+        FAtomicDec => (AtomicOp::DecWrap, false),
+        FAtomicAddF32 => (AtomicOp::FAdd, false),
+        FAtomicAddF64 => (AtomicOp::FAdd, true),
+        FAtomicMinF64 => (AtomicOp::FMin, true),
+        FAtomicMaxF64 => (AtomicOp::FMax, true),
+        FAtomicSwapX2 => (AtomicOp::Swap, true),
+        FAtomicCmpswapX2 => (AtomicOp::CmpSwap, true),
+        FAtomicAddX2 => (AtomicOp::Add, true),
+        FAtomicSubX2 => (AtomicOp::Sub, true),
+        FAtomicSminX2 => (AtomicOp::MinS, true),
+        FAtomicUminX2 => (AtomicOp::MinU, true),
+        FAtomicSmaxX2 => (AtomicOp::MaxS, true),
+        FAtomicUmaxX2 => (AtomicOp::MaxU, true),
+        FAtomicAndX2 => (AtomicOp::And, true),
+        FAtomicOrX2 => (AtomicOp::Or, true),
+        FAtomicXorX2 => (AtomicOp::Xor, true),
+        FAtomicIncX2 => (AtomicOp::IncWrap, true),
+        FAtomicDecX2 => (AtomicOp::DecWrap, true),
+        _ => return None,
+    })
+}
+
+/// LDS/private atomics through a flat address: done on plain memory (the wave is the
+/// only one touching it at this moment in functional mode).
+fn rmw_local(
+    w: &Wave,
+    ctx: &mut ExecCtx<'_>,
+    lane: usize,
+    p: Place,
+    op: AtomicOp,
+    src: u64,
+    cmp: u64,
+    wide: bool,
+) -> Result<u64, FaultReason> {
+    let n = if wide { 2 } else { 1 };
+    let mut old = [0u32; 2];
+    load(w, ctx, lane, p, &mut old[..n], 4)?;
+    let o = old[0] as u64 | (old[1] as u64) << 32;
+    let new = if wide {
+        op.apply_u64(o, src, cmp)
+    } else {
+        op.apply_u32(o as u32, src as u32, cmp as u32) as u64
+    };
+    store(w, ctx, lane, p, &[new as u32, (new >> 32) as u32][..n], 4)?;
+    Ok(o)
+}
+
+/// Executes a FLAT/GLOBAL/SCRATCH instruction.
+pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), FaultReason> {
+    let seg = i.seg();
+    let off13 = ((i.w0 & 0x1fff) << 19) as i32 >> 19;
+    let offset: i64 = match seg {
+        Seg::Flat => (i.w0 & 0xfff) as i64,
+        _ => off13 as i64,
+    };
+    let glc = i.w0 & (1 << 16) != 0;
+    let policy = (glc as u8) | (((i.w0 >> 17) & 1) as u8) << 1 | (((i.w0 >> 25) & 1) as u8) << 2;
+    let vaddr = (i.w1 & 0xff) as usize;
+    let acc = if i.w1 & (1 << 23) != 0 { AGPR_BASE } else { 0 };
+    let data = acc + ((i.w1 >> 8) & 0xff) as usize;
+    let saddr = ((i.w1 >> 16) & 0x7f) as usize;
+    let vdst = acc + ((i.w1 >> 24) & 0xff) as usize;
+    let exec = w.exec();
+    let sve = i.w0 & (1 << 13) != 0;
+    let arch_scratch = ctx.prog.target() != Target::Gfx90a;
+
+    // Per-lane place.
+    let mut places = [Place::Global(0); LANES];
+    for (l, p) in places.iter_mut().enumerate() {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        *p = match seg {
+            Seg::Global => {
+                let base = if saddr != 0x7f {
+                    w.sgpr64(saddr).wrapping_add(w.vgpr(vaddr, l) as u64)
+                } else {
+                    w.vgpr(vaddr, l) as u64 | (w.vgpr(vaddr + 1, l) as u64) << 32
+                };
+                Place::Global(base.wrapping_add_signed(offset))
+            }
+            Seg::Flat => {
+                let a = w.vgpr(vaddr, l) as u64 | (w.vgpr(vaddr + 1, l) as u64) << 32;
+                classify(a.wrapping_add_signed(offset))
+            }
+            Seg::Scratch => {
+                let use_v = if arch_scratch { sve } else { saddr == 0x7f };
+                let mut o = 0u64;
+                if use_v {
+                    o = o.wrapping_add(w.vgpr(vaddr, l) as u64);
+                }
+                if saddr != 0x7f {
+                    o = o.wrapping_add(w.sgpr(saddr) as u64);
+                }
+                Place::Private((o as u32 as u64).wrapping_add_signed(offset) & 0xffff_ffff)
+            }
+        };
+    }
+    if let Some(obs) = ctx.observer.as_deref_mut() {
+        let addrs: [u64; LANES] = std::array::from_fn(|l| match places[l] {
+            Place::Global(a) => a,
+            Place::Lds(o) | Place::Private(o) => o,
+        });
+        let kind = if shape(i.op).is_some() {
+            if is_store(i.op) {
+                AccessKind::Store
+            } else {
+                AccessKind::Load
+            }
+        } else {
+            AccessKind::Atomic
+        };
+        obs.access(&MemRecord {
+            kind,
+            bytes: shape(i.op).map(|(b, n, _, _)| (b * n) as u32).unwrap_or(4),
+            policy,
+            exec,
+            addrs: &addrs,
+        });
+    }
+    w.counters.vm += 1;
+
+    if let Some((bytes, n, signed, d16)) = shape(i.op) {
+        if is_store(i.op) {
+            for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+                let mut buf = [0u32; 4];
+                for (k, b) in buf.iter_mut().enumerate().take(n) {
+                    *b = w.vgpr(data + k, l);
+                }
+                if d16 == 2 {
+                    buf[0] >>= 16;
+                }
+                store(w, ctx, l, places[l], &buf[..n], bytes)?;
+            }
+        } else {
+            for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+                let mut buf = [0u32; 4];
+                load(w, ctx, l, places[l], &mut buf[..n], bytes)?;
+                let v = buf[0];
+                let v = match (bytes, signed) {
+                    (1, true) => v as u8 as i8 as i32 as u32,
+                    (2, true) => v as u16 as i16 as i32 as u32,
+                    _ => v,
+                };
+                match d16 {
+                    1 => {
+                        let old = w.vgpr(vdst, l);
+                        w.set_vgpr(vdst, l, (old & 0xffff_0000) | (v & 0xffff));
+                    }
+                    2 => {
+                        let old = w.vgpr(vdst, l);
+                        w.set_vgpr(vdst, l, (old & 0xffff) | v << 16);
+                    }
+                    _ => {
+                        w.set_vgpr(vdst, l, v);
+                        for (k, &b) in buf.iter().enumerate().take(n).skip(1) {
+                            w.set_vgpr(vdst + k, l, b);
+                        }
+                    }
+                }
+            }
+        }
+        return Ok(());
+    }
+    let Some((op, wide)) = atomic_kind(i.op) else {
+        return Err(FaultReason::Unimplemented(i.op.name()));
+    };
+    let cmpswap = op == AtomicOp::CmpSwap;
+    for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+        let rd = |k: usize| w.vgpr(data + k, l);
+        let (src, cmp) = match (wide, cmpswap) {
+            (false, false) => (rd(0) as u64, 0),
+            (false, true) => (rd(0) as u64, rd(1) as u64),
+            (true, false) => (rd(0) as u64 | (rd(1) as u64) << 32, 0),
+            (true, true) => (
+                rd(0) as u64 | (rd(1) as u64) << 32,
+                rd(2) as u64 | (rd(3) as u64) << 32,
+            ),
+        };
+        let memf = |fault| FaultReason::Memory { lane: l as u32, fault };
+        let old = match places[l] {
+            Place::Global(a) if wide => ctx.mem.atomic_u64(a, op, src, cmp).map_err(memf)?,
+            Place::Global(a) => ctx
+                .mem
+                .atomic_u32(a, op, src as u32, cmp as u32)
+                .map_err(memf)? as u64,
+            p => rmw_local(w, ctx, l, p, op, src, cmp, wide)?,
+        };
+        if glc {
+            w.set_vgpr(vdst, l, old as u32);
+            if wide {
+                w.set_vgpr(vdst + 1, l, (old >> 32) as u32);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn is_store(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        FStoreByte
+            | FStoreByteD16Hi
+            | FStoreShort
+            | FStoreShortD16Hi
+            | FStoreDword
+            | FStoreDwordx2
+            | FStoreDwordx3
+            | FStoreDwordx4
+    )
+}

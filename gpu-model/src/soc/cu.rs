@@ -1,0 +1,386 @@
+//! A compute unit: runs its resident waves in quanta and reschedules itself by the work done.
+
+use crate::dispatch::{init_wave, Fault};
+use crate::exec::{describe, ExecCtx, FaultReason, Stop, Wave, WaveState};
+use crate::memory::DeviceMemory;
+use crate::occupancy::{WaveAlloc, WorkgroupAlloc};
+use simkit::component::{Component, Ctx, Input};
+use simkit::port::PortId;
+use simkit::time::Tick;
+use std::sync::{Arc, RwLock};
+
+use super::launch::Dispatch;
+use super::memsys::L1s;
+use super::msg::{SocMsg, WorkgroupAssign, WorkgroupDone};
+
+/// A resident workgroup.
+#[derive(Debug)]
+struct Group {
+    dispatch: Arc<Dispatch>,
+    id: [u32; 3],
+    alloc: WorkgroupAlloc,
+    waves: Vec<WaveAlloc>,
+    lds: Vec<u8>,
+    live: u32,
+    scratch_slot: u32,
+    fault: Option<Box<Fault>>,
+}
+
+/// A resident wave.
+#[derive(Debug)]
+struct Resident {
+    wave: Wave,
+    group: usize,
+    index: u32,
+    slot: u32,
+    start: Tick,
+}
+
+/// One wave's lifetime (for traces).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WaveRecord {
+    /// Dispatch sequence number.
+    pub dispatch: u64,
+    /// Workgroup id.
+    pub workgroup: [u32; 3],
+    /// Wave index in its workgroup.
+    pub wave: u32,
+    /// Slot on the CU (SIMD x slots per SIMD + slot).
+    pub slot: u32,
+    /// Start tick.
+    pub start: Tick,
+    /// End tick.
+    pub end: Tick,
+    /// Instructions executed.
+    pub instructions: u64,
+}
+
+/// Per-kernel activity of a CU (reset by the SoC between kernels).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CuActivity {
+    /// Workgroups started.
+    pub workgroups: u64,
+    /// Waves started.
+    pub waves: u64,
+    /// Wave-instructions executed.
+    pub instructions: u64,
+    /// Most waves resident at once.
+    pub peak_waves: u32,
+    /// Sum of the lifetimes of the waves that ended (wave-ticks): the integral of
+    /// resident waves over time.
+    pub wave_ticks: u128,
+}
+
+/// A compute unit.
+#[derive(Debug)]
+pub struct ComputeUnit {
+    pub(crate) xcd: u32,
+    /// Index in the XCD (the CP's numbering).
+    pub(crate) index: u32,
+    pub(crate) quantum: u64,
+    pub(crate) period: Tick,
+    pub(crate) slots_per_simd: u32,
+    pub(crate) mem: Arc<RwLock<DeviceMemory>>,
+    pub(crate) l1: L1s,
+    pub(crate) trace: bool,
+    groups: Vec<Option<Group>>,
+    waves: Vec<Resident>,
+    scratch_slots: u64,
+    ticking: bool,
+    cp: Option<PortId>,
+    l2: Option<PortId>,
+    /// Activity since the last reset.
+    pub activity: CuActivity,
+    /// Wave lifetimes (when tracing).
+    pub records: Vec<WaveRecord>,
+}
+
+impl ComputeUnit {
+    pub(crate) fn new(
+        xcd: u32,
+        index: u32,
+        quantum: u64,
+        period: Tick,
+        slots_per_simd: u32,
+        mem: Arc<RwLock<DeviceMemory>>,
+        l1: L1s,
+        trace: bool,
+    ) -> ComputeUnit {
+        ComputeUnit {
+            xcd,
+            index,
+            quantum,
+            period,
+            slots_per_simd,
+            mem,
+            l1,
+            trace,
+            groups: Vec::new(),
+            waves: Vec::new(),
+            scratch_slots: 0,
+            ticking: false,
+            cp: None,
+            l2: None,
+            activity: CuActivity::default(),
+            records: Vec::new(),
+        }
+    }
+
+    /// The L1 caches (scalar, vector), for statistics.
+    pub fn l1(&self) -> (&crate::cache::Cache, &crate::cache::Cache) {
+        (&self.l1.scalar, &self.l1.vector)
+    }
+
+    /// Waves resident now.
+    pub fn resident_waves(&self) -> usize {
+        self.waves.len()
+    }
+
+    fn start(&mut self, wg: Box<WorkgroupAssign>, ctx: &mut Ctx<'_, SocMsg>) {
+        let now = ctx.now();
+        let WorkgroupAssign {
+            dispatch,
+            id,
+            alloc,
+            waves,
+            ..
+        } = *wg;
+        let slot = (!self.scratch_slots).trailing_zeros();
+        self.scratch_slots |= 1u64.checked_shl(slot).unwrap_or(0);
+        let gi = match self.groups.iter().position(Option::is_none) {
+            Some(i) => i,
+            None => {
+                self.groups.push(None);
+                self.groups.len() - 1
+            }
+        };
+        let dims = dispatch.workgroup_dims(id);
+        let launch = dispatch.launch(dispatch.scratch_for(self.xcd, self.index, slot));
+        for (k, a) in waves.iter().enumerate() {
+            let mut w = Wave::new(dispatch.descriptor.wave_size(dispatch.target), 0);
+            init_wave(&launch, &mut w, id, k as u32, dims);
+            self.waves.push(Resident {
+                wave: w,
+                group: gi,
+                index: k as u32,
+                slot: a.simd * self.slots_per_simd + a.slot,
+                start: now,
+            });
+        }
+        self.activity.workgroups += 1;
+        self.activity.waves += waves.len() as u64;
+        self.activity.peak_waves = self.activity.peak_waves.max(self.waves.len() as u32);
+        self.groups[gi] = Some(Group {
+            lds: vec![0; dispatch.packet.group_segment_size as usize],
+            live: waves.len() as u32,
+            dispatch,
+            id,
+            alloc,
+            waves,
+            scratch_slot: slot,
+            fault: None,
+        });
+        if !self.ticking {
+            self.ticking = true;
+            ctx.schedule(Tick::ZERO, SocMsg::Tick);
+        }
+    }
+
+    /// Runs every ready wave for up to a quantum; returns instructions executed.
+    fn quantum(&mut self, now: Tick) -> u64 {
+        // A clone of the Arc, so the lock guard does not borrow `self`.
+        let shared = self.mem.clone();
+        let mem = match shared.read() {
+            Ok(g) => g,
+            // A panic elsewhere poisoned the lock; the memory itself is still consistent
+            // (every access is atomic), so keep going.
+            Err(p) => p.into_inner(),
+        };
+        let mut executed = 0;
+        let mut i = 0;
+        while i < self.waves.len() {
+            let r = &mut self.waves[i];
+            let Some(g) = self.groups[r.group].as_mut() else {
+                i += 1;
+                continue;
+            };
+            if r.wave.state != WaveState::Ready || g.fault.is_some() {
+                i += 1;
+                continue;
+            }
+            let before = r.wave.retired;
+            let mut ectx = ExecCtx {
+                prog: &g.dispatch.program,
+                mem: &mem,
+                lds: &mut g.lds,
+                observer: Some(&mut self.l1),
+            };
+            let stop = r.wave.run(&mut ectx, self.quantum);
+            executed += r.wave.retired - before;
+            match stop {
+                Stop::Endpgm => {
+                    // 1 CPI: the wave ends once the instructions run so far this
+                    // quantum have issued.
+                    let end = Tick(now.0.saturating_add(self.period.0.saturating_mul(executed)));
+                    let r = self.waves.swap_remove(i);
+                    self.end_wave(r, end);
+                    continue;
+                }
+                Stop::Fault(reason) => {
+                    let pc = r.wave.pc;
+                    g.fault = Some(Box::new(Fault {
+                        kernel: g.dispatch.kernel.clone(),
+                        workgroup: g.id,
+                        wave: r.index,
+                        pc,
+                        instruction: describe(&g.dispatch.program, pc),
+                        reason,
+                    }));
+                }
+                Stop::Barrier | Stop::Sleep | Stop::Quantum => {}
+            }
+            i += 1;
+        }
+        drop(mem);
+        self.activity.instructions += executed;
+        executed
+    }
+
+    fn end_wave(&mut self, r: Resident, now: Tick) {
+        self.activity.wave_ticks += u128::from(now.0.saturating_sub(r.start.0));
+        if self.trace {
+            if let Some(g) = self.groups[r.group].as_ref() {
+                self.records.push(WaveRecord {
+                    dispatch: g.dispatch.seq,
+                    workgroup: g.id,
+                    wave: r.index,
+                    slot: r.slot,
+                    start: r.start,
+                    end: now,
+                    instructions: r.wave.retired,
+                });
+            }
+        }
+        if let Some(g) = self.groups[r.group].as_mut() {
+            g.live -= 1;
+        }
+    }
+
+    /// Releases barriers whose workgroup has every live wave waiting, retires finished or
+    /// faulted workgroups. Returns whether any wave can still run.
+    fn settle(&mut self, ctx: &mut Ctx<'_, SocMsg>) -> bool {
+        // Faulted groups: drop their waves.
+        for gi in 0..self.groups.len() {
+            let Some(g) = self.groups[gi].as_ref() else {
+                continue;
+            };
+            if g.fault.is_some() && g.live > 0 {
+                let before = self.waves.len();
+                self.waves.retain(|r| r.group != gi);
+                let dropped = (before - self.waves.len()) as u32;
+                if let Some(g) = self.groups[gi].as_mut() {
+                    g.live -= dropped.min(g.live);
+                }
+            }
+        }
+        for gi in 0..self.groups.len() {
+            let done = matches!(&self.groups[gi], Some(g) if g.live == 0);
+            if done {
+                let Some(g) = self.groups[gi].take() else {
+                    continue;
+                };
+                self.scratch_slots &= !(1u64.checked_shl(g.scratch_slot).unwrap_or(0));
+                if let Some(p) = self.cp {
+                    ctx.send(
+                        p,
+                        SocMsg::WorkgroupDone(Box::new(WorkgroupDone {
+                            cu: self.index,
+                            alloc: g.alloc,
+                            waves: g.waves,
+                            seq: g.dispatch.seq,
+                            fault: g.fault,
+                        })),
+                    );
+                }
+            }
+        }
+        // Barriers: a group whose live waves all wait is released.
+        let mut runnable = false;
+        for gi in 0..self.groups.len() {
+            let Some(g) = self.groups[gi].as_ref() else {
+                continue;
+            };
+            let waiting = self
+                .waves
+                .iter()
+                .filter(|r| r.group == gi && r.wave.state == WaveState::Barrier)
+                .count() as u32;
+            if waiting > 0 && waiting == g.live {
+                for r in self.waves.iter_mut().filter(|r| r.group == gi) {
+                    r.wave.state = WaveState::Ready;
+                }
+            }
+        }
+        for r in &self.waves {
+            runnable |= r.wave.state == WaveState::Ready;
+        }
+        runnable
+    }
+}
+
+impl Component<SocMsg> for ComputeUnit {
+    fn init(&mut self, ctx: &mut Ctx<'_, SocMsg>) {
+        self.cp = ctx.port("cp_out");
+        self.l2 = ctx.port("l2_out");
+    }
+
+    fn handle(&mut self, input: Input<SocMsg>, ctx: &mut Ctx<'_, SocMsg>) {
+        match input {
+            Input::Message {
+                msg: SocMsg::Workgroup(wg),
+                ..
+            } => self.start(wg, ctx),
+            Input::Timer(SocMsg::Tick) => {
+                let executed = self.quantum(ctx.now());
+                if !self.l1.out.is_empty() {
+                    if let Some(p) = self.l2 {
+                        let batch = std::mem::take(&mut self.l1.out);
+                        ctx.send(p, SocMsg::Mem(Box::new(batch)));
+                    }
+                }
+                let runnable = self.settle(ctx);
+                if runnable {
+                    let cycles = executed.max(1);
+                    ctx.schedule(Tick(self.period.0.saturating_mul(cycles)), SocMsg::Tick);
+                } else {
+                    // Nothing can run: either idle, or every wave waits on a barrier that
+                    // no other wave of its group can complete (a deadlock of the kernel).
+                    self.ticking = false;
+                    if !self.waves.is_empty() {
+                        self.fail_deadlocked(ctx);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl ComputeUnit {
+    /// Every resident wave waits and nothing can wake it: fault the groups.
+    fn fail_deadlocked(&mut self, ctx: &mut Ctx<'_, SocMsg>) {
+        for g in self.groups.iter_mut().flatten() {
+            if g.fault.is_none() {
+                g.fault = Some(Box::new(Fault {
+                    kernel: g.dispatch.kernel.clone(),
+                    workgroup: g.id,
+                    wave: 0,
+                    pc: 0,
+                    instruction: String::new(),
+                    reason: FaultReason::Deadlock,
+                }));
+            }
+        }
+        self.settle(ctx);
+    }
+}

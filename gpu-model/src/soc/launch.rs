@@ -1,0 +1,300 @@
+//! Preparing a dispatch for the SoC: kernarg segment, AQL packet, scratch, workgroup shape.
+//!
+//! The kernarg layout (explicit arguments at their metadata offsets, hidden arguments
+//! filled per value kind) follows `Device::dispatch` in `device.rs`; the two should become
+//! one shared "prepare" step of the dispatch module.
+
+use crate::dispatch::{DispatchPacket, Launch, PACKET_TYPE_KERNEL_DISPATCH};
+use crate::exec::{Program, PRIVATE_APERTURE_HI, SHARED_APERTURE_HI};
+use crate::loader::{CodeObject, KernelDescriptor, ValueKind};
+use crate::memory::{DeviceMemory, LoadedCodeObject};
+use crate::occupancy::{occupancy, KernelResources, Occupancy};
+use crate::Target;
+use std::sync::Arc;
+
+use super::SocError;
+
+/// Extra private bytes per lane for kernels with a dynamic stack (as `Device` gives).
+const DYNAMIC_STACK_BYTES: u32 = 16 * 1024;
+
+/// A loaded code object.
+#[derive(Debug)]
+pub(crate) struct Module {
+    pub(crate) co: CodeObject,
+    pub(crate) loaded: LoadedCodeObject,
+    pub(crate) program: Arc<Program>,
+}
+
+/// Everything the CP and CUs need to run one dispatch. Shared (`Arc`) by every message.
+#[derive(Debug)]
+pub struct Dispatch {
+    /// Sequence number (1, 2, ... in submission order).
+    pub seq: u64,
+    /// Kernel name.
+    pub kernel: String,
+    /// Target.
+    pub target: Target,
+    /// The kernel descriptor.
+    pub descriptor: KernelDescriptor,
+    /// First instruction (after the kernarg-preload prologue where there is one).
+    pub entry_pc: u64,
+    /// The AQL packet.
+    pub packet: DispatchPacket,
+    /// Where the packet is in device memory.
+    pub packet_address: u64,
+    /// Queue descriptor address.
+    pub queue_address: u64,
+    /// Scratch: one region per (CU, resident workgroup), see [`Dispatch::scratch_for`].
+    pub scratch_base: u64,
+    /// Private bytes per lane.
+    pub scratch_per_lane: u64,
+    /// Kernarg bytes (also in device memory at `packet.kernarg_address`).
+    pub kernargs: Vec<u8>,
+    /// Decoded code.
+    pub program: Arc<Program>,
+    /// Resource needs and limits of one workgroup on one CU.
+    pub occupancy: Occupancy,
+    /// Workgroups per dimension.
+    pub counts: [u32; 3],
+    /// CUs per XCD (for scratch indexing).
+    pub cus_per_xcd: u32,
+}
+
+impl Dispatch {
+    /// Total workgroups.
+    pub fn total_workgroups(&self) -> u64 {
+        self.counts.iter().map(|&c| u64::from(c)).product()
+    }
+
+    /// Workgroup id of linear index `i` (x fastest).
+    pub fn workgroup_id(&self, i: u64) -> [u32; 3] {
+        let (cx, cy) = (u64::from(self.counts[0]), u64::from(self.counts[1]));
+        [
+            (i % cx) as u32,
+            ((i / cx) % cy) as u32,
+            (i / (cx * cy)) as u32,
+        ]
+    }
+
+    /// Work-items per dimension of workgroup `wg` (the last one of a dimension is partial).
+    pub fn workgroup_dims(&self, wg: [u32; 3]) -> [u32; 3] {
+        std::array::from_fn(|d| {
+            let size = u32::from(self.packet.workgroup_size[d]);
+            size.min(self.packet.grid_size[d] - wg[d] * size)
+        })
+    }
+
+    /// Scratch bytes of one workgroup's waves.
+    fn scratch_per_workgroup(&self) -> u64 {
+        self.scratch_per_lane
+            * u64::from(self.descriptor.wave_size(self.target))
+            * u64::from(self.occupancy.shape.waves)
+    }
+
+    /// Base of the scratch region of resident-workgroup slot `slot` on CU `cu` of `xcd`.
+    pub fn scratch_for(&self, xcd: u32, cu: u32, slot: u32) -> u64 {
+        if self.scratch_per_lane == 0 {
+            return 0;
+        }
+        let region = (u64::from(xcd) * u64::from(self.cus_per_xcd) + u64::from(cu))
+            * u64::from(self.occupancy.workgroups_per_cu)
+            + u64::from(slot);
+        self.scratch_base + region * self.scratch_per_workgroup()
+    }
+
+    /// The ABI view of this dispatch for one workgroup whose scratch starts at `scratch`.
+    pub fn launch(&self, scratch: u64) -> Launch<'_> {
+        Launch {
+            kernel: &self.kernel,
+            target: self.target,
+            descriptor: &self.descriptor,
+            entry_pc: self.entry_pc,
+            packet: self.packet,
+            packet_address: self.packet_address,
+            queue_address: self.queue_address,
+            dispatch_id: self.seq,
+            scratch_base: scratch,
+            scratch_per_lane: self.scratch_per_lane,
+            kernargs: &self.kernargs,
+        }
+    }
+}
+
+/// What a launch asks for.
+#[derive(Debug, Clone)]
+pub struct LaunchRequest<'a> {
+    /// Kernel name.
+    pub kernel: &'a str,
+    /// Grid in work-items.
+    pub grid: [u32; 3],
+    /// Workgroup size.
+    pub workgroup: [u32; 3],
+    /// Dynamic LDS bytes.
+    pub dynamic_lds: u32,
+    /// Explicit argument bytes, in order (a buffer is its 8-byte address).
+    pub args: &'a [Vec<u8>],
+}
+
+/// Writes `v` at `off` in `buf`, dropping what does not fit (offsets come from metadata).
+fn put(buf: &mut [u8], off: u32, v: &[u8]) {
+    let off = off as usize;
+    if let Some(dst) = buf.get_mut(off..off + v.len()) {
+        dst.copy_from_slice(v);
+    }
+}
+
+/// Builds the dispatch: allocates and writes kernargs, packet and scratch in `mem`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn prepare(
+    mem: &mut DeviceMemory,
+    module: &Module,
+    req: &LaunchRequest<'_>,
+    cfg: &crate::config::GpuConfig,
+    queue_address: u64,
+    seq: u64,
+) -> Result<Dispatch, SocError> {
+    let name = req.kernel;
+    let bad = |m: String| SocError::BadLaunch(format!("kernel `{name}`: {m}"));
+    let kernel = module
+        .co
+        .kernel(name)
+        .ok_or_else(|| SocError::UnknownKernel(name.to_string()))?;
+    let loaded = module
+        .loaded
+        .kernel(name)
+        .ok_or_else(|| SocError::UnknownKernel(name.to_string()))?;
+    let md = kernel
+        .metadata
+        .as_ref()
+        .ok_or_else(|| bad("no metadata".into()))?;
+    let desc = kernel.descriptor;
+    let target = cfg.target;
+    if req.grid.contains(&0) || req.workgroup.contains(&0) {
+        return Err(bad("zero grid or workgroup size".into()));
+    }
+    let wg_items: u32 = req.workgroup.iter().product();
+    if wg_items > cfg.max_workgroup_size || req.workgroup.iter().any(|&x| x > u32::from(u16::MAX)) {
+        return Err(bad(format!("workgroup {:?} is too large", req.workgroup)));
+    }
+    let explicit: Vec<_> = md.explicit_args().collect();
+    if explicit.len() != req.args.len() {
+        return Err(bad(format!(
+            "{} arguments given, the kernel takes {}",
+            req.args.len(),
+            explicit.len()
+        )));
+    }
+    let seg = (md.kernarg_segment_size.max(desc.kernarg_size) as usize).max(16);
+    let mut kernargs = vec![0u8; seg];
+    let static_lds = desc.group_segment_fixed_size;
+    let mut dyn_next = static_lds;
+    for (i, (a, v)) in explicit.iter().zip(req.args).enumerate() {
+        if a.value_kind == ValueKind::DynamicSharedPointer {
+            let align = a.pointee_align.unwrap_or(4).max(1);
+            dyn_next = dyn_next.div_ceil(align) * align;
+            put(&mut kernargs, a.offset, &dyn_next.to_le_bytes());
+            continue;
+        }
+        if v.len() != a.size as usize {
+            return Err(bad(format!(
+                "argument {i} has {} bytes, expected {}",
+                v.len(),
+                a.size
+            )));
+        }
+        put(&mut kernargs, a.offset, v);
+    }
+    let (grid, wg) = (req.grid, req.workgroup);
+    let dims: u64 = if grid[2] > 1 || wg[2] > 1 {
+        3
+    } else if grid[1] > 1 || wg[1] > 1 {
+        2
+    } else {
+        1
+    };
+    let counts: [u32; 3] = std::array::from_fn(|d| grid[d].div_ceil(wg[d]));
+    for a in md.hidden_args() {
+        let v: u64 = match a.value_kind {
+            ValueKind::HiddenBlockCountX => u64::from(counts[0]),
+            ValueKind::HiddenBlockCountY => u64::from(counts[1]),
+            ValueKind::HiddenBlockCountZ => u64::from(counts[2]),
+            ValueKind::HiddenGroupSizeX => u64::from(wg[0]),
+            ValueKind::HiddenGroupSizeY => u64::from(wg[1]),
+            ValueKind::HiddenGroupSizeZ => u64::from(wg[2]),
+            ValueKind::HiddenRemainderX => u64::from(grid[0] % wg[0]),
+            ValueKind::HiddenRemainderY => u64::from(grid[1] % wg[1]),
+            ValueKind::HiddenRemainderZ => u64::from(grid[2] % wg[2]),
+            ValueKind::HiddenGridDims => dims,
+            ValueKind::HiddenDynamicLdsSize => u64::from(req.dynamic_lds),
+            ValueKind::HiddenPrivateBase => u64::from(PRIVATE_APERTURE_HI),
+            ValueKind::HiddenSharedBase => u64::from(SHARED_APERTURE_HI),
+            ValueKind::HiddenQueuePtr => queue_address,
+            _ => 0,
+        };
+        let n = (a.size as usize).min(8);
+        put(&mut kernargs, a.offset, &v.to_le_bytes()[..n]);
+    }
+    let mut private = desc.private_segment_fixed_size;
+    if desc.uses_dynamic_stack() || md.uses_dynamic_stack {
+        private = private.saturating_add(DYNAMIC_STACK_BYTES);
+    }
+    let scratch_per_lane = u64::from(private.div_ceil(4) * 4);
+    let lds = static_lds + req.dynamic_lds;
+    let wave_size = kernel.wave_size(target);
+    let res = KernelResources {
+        wave_size,
+        vgprs: md.vgpr_count,
+        agprs: md.agpr_count,
+        sgprs: md.sgpr_count,
+        lds_bytes: lds,
+        workgroup_size: wg_items,
+        scratch_bytes_per_lane: private,
+    };
+    let occ = occupancy(&cfg.xcd.cu, target, &res).map_err(|e| bad(e.to_string()))?;
+
+    // The segment buffer is padded as the runtime's kernarg pool is: compilers load
+    // kernargs with wide scalar loads (s_load_dwordx4 at offset 0x18 of a 0x24-byte
+    // segment) that read past the last argument.
+    let kernarg_address = mem.allocate((seg as u64).next_multiple_of(256), 256)?;
+    mem.write(kernarg_address, &kernargs)?;
+    let packet = DispatchPacket {
+        header: PACKET_TYPE_KERNEL_DISPATCH,
+        setup: dims as u16,
+        workgroup_size: std::array::from_fn(|d| wg[d] as u16),
+        grid_size: grid,
+        private_segment_size: private,
+        group_segment_size: lds,
+        kernel_object: loaded.descriptor_address,
+        kernarg_address,
+        completion_signal: 0,
+    };
+    let packet_address = mem.allocate(64, 64)?;
+    mem.write(packet_address, &packet.to_bytes())?;
+    let entry_pc = if target.family() == crate::Family::Gfx9 && desc.kernarg_preload_length() > 0 {
+        loaded.entry_address + 256
+    } else {
+        loaded.entry_address
+    };
+    let mut d = Dispatch {
+        seq,
+        kernel: name.to_string(),
+        target,
+        descriptor: desc,
+        entry_pc,
+        packet,
+        packet_address,
+        queue_address,
+        scratch_base: 0,
+        scratch_per_lane,
+        kernargs,
+        program: module.program.clone(),
+        occupancy: occ,
+        counts,
+        cus_per_xcd: cfg.xcd.active_cus,
+    };
+    if scratch_per_lane > 0 {
+        let regions = u64::from(cfg.total_cus()) * u64::from(occ.workgroups_per_cu);
+        d.scratch_base = mem.allocate(regions * d.scratch_per_workgroup(), 256)?;
+    }
+    Ok(d)
+}

@@ -1,0 +1,81 @@
+//! The messages SoC components exchange over simkit links.
+
+use crate::cache::{AccessKind, MType};
+use crate::dispatch::Fault;
+use crate::occupancy::{WaveAlloc, WorkgroupAlloc};
+use std::sync::Arc;
+
+use super::launch::Dispatch;
+
+/// Every message of the SoC model (simkit runs one message type per simulation).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum SocMsg {
+    /// Host -> driver (injected): run this dispatch.
+    Submit(Arc<Dispatch>),
+    /// Driver -> each XCD's command processor: take your share of this dispatch.
+    Dispatch(Arc<Dispatch>),
+    /// Command processor -> CU: run this workgroup on the resources placed for it.
+    Workgroup(Box<WorkgroupAssign>),
+    /// CU -> command processor: the workgroup ended; free its resources.
+    WorkgroupDone(Box<WorkgroupDone>),
+    /// Command processor -> driver: this XCD's share of the dispatch is complete.
+    DispatchDone {
+        /// The XCD.
+        xcd: u32,
+        /// The dispatch's sequence number.
+        seq: u64,
+        /// The first fault of the share, if any.
+        fault: Option<Box<Fault>>,
+    },
+    /// A CU's own quantum timer.
+    Tick,
+    /// Memory requests travelling down the hierarchy (CU -> L2 -> IOD). In functional mode
+    /// the data itself is read and written in device memory at execution; these carry
+    /// what the next level must see, for cache state and statistics, and are what the
+    /// clocked mode will time.
+    Mem(Box<Vec<MemReq>>),
+}
+
+/// A workgroup placed on a CU.
+#[derive(Debug, Clone)]
+pub struct WorkgroupAssign {
+    /// The dispatch.
+    pub dispatch: Arc<Dispatch>,
+    /// Workgroup id.
+    pub id: [u32; 3],
+    /// Its LDS and barrier.
+    pub alloc: WorkgroupAlloc,
+    /// Its waves' slots and registers.
+    pub waves: Vec<WaveAlloc>,
+    /// Index of the CU in its XCD (the CP's numbering).
+    pub cu: u32,
+}
+
+/// A workgroup that ended (or faulted).
+#[derive(Debug, Clone)]
+pub struct WorkgroupDone {
+    /// Index of the CU in its XCD.
+    pub cu: u32,
+    /// Its LDS and barrier.
+    pub alloc: WorkgroupAlloc,
+    /// Its waves.
+    pub waves: Vec<WaveAlloc>,
+    /// Dispatch sequence number.
+    pub seq: u64,
+    /// Why it stopped early, if it did.
+    pub fault: Option<Box<Fault>>,
+}
+
+/// One line-sized request to the next memory level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemReq {
+    /// Address (line address for fills and write-backs).
+    pub addr: u64,
+    /// Bytes.
+    pub bytes: u32,
+    /// Read (fill), write (write-through, write-back) or atomic.
+    pub kind: AccessKind,
+    /// Memory type the access carries.
+    pub mtype: MType,
+}

@@ -1,0 +1,343 @@
+//! Resolving a scenario (buffers, code objects, arguments against kernel metadata) and
+//! checking output buffers against expectations.
+
+use super::init::initial_bytes;
+use super::{
+    Arg, ArgValue, Buffer, Check, ElemType, Launch, Output, Scenario, ScenarioError, Tolerance,
+    Workload,
+};
+use gpu_model::config::GpuConfig;
+use gpu_model::loader::{CodeObject, ValueKind};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub(super) fn resolve(
+    s: &Scenario,
+    origin: &str,
+    base_dir: &Path,
+) -> Result<Workload, ScenarioError> {
+    let config = GpuConfig::preset(&s.gpu)?.with_overrides(&s.overrides)?;
+    config.validate()?;
+
+    let mut buffers = Vec::with_capacity(s.buffers.len());
+    let mut by_name: HashMap<&str, usize> = HashMap::new();
+    for b in &s.buffers {
+        if by_name.insert(&b.name, buffers.len()).is_some() {
+            return Err(ScenarioError::DuplicateBuffer {
+                name: b.name.clone(),
+            });
+        }
+        if b.len == 0 {
+            return Err(ScenarioError::EmptyBuffer {
+                name: b.name.clone(),
+            });
+        }
+        buffers.push(Buffer {
+            name: b.name.clone(),
+            elem: b.elem,
+            len: b.len,
+            bytes: initial_bytes(&b.name, b.elem, b.len, &b.init, base_dir)?,
+        });
+    }
+    let available = || {
+        let names: Vec<&str> = s.buffers.iter().map(|b| b.name.as_str()).collect();
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    };
+
+    let mut objects: HashMap<PathBuf, (Arc<CodeObject>, Arc<Vec<u8>>)> = HashMap::new();
+    let mut launches = Vec::with_capacity(s.launches.len());
+    for (li, l) in s.launches.iter().enumerate() {
+        let path = base_dir.join(&l.code_object);
+        let (co, bytes) = match objects.get(&path) {
+            Some(v) => v.clone(),
+            None => {
+                let bytes = std::fs::read(&path).map_err(|e| ScenarioError::io(&path, e))?;
+                let co = CodeObject::parse(&bytes).map_err(|source| ScenarioError::CodeObject {
+                    launch: li,
+                    path: path.display().to_string(),
+                    source,
+                })?;
+                let v = (Arc::new(co), Arc::new(bytes));
+                objects.insert(path.clone(), v.clone());
+                v
+            }
+        };
+        if co.target() != config.target {
+            return Err(ScenarioError::WrongTarget {
+                launch: li,
+                path: path.display().to_string(),
+                found: co.target_id(),
+                gpu: config.name.clone(),
+                expected: config.target.to_string(),
+            });
+        }
+        let Some(kernel) = co.kernel(&l.kernel) else {
+            let names: Vec<&str> = co.kernels().iter().map(|k| k.name.as_str()).collect();
+            return Err(ScenarioError::UnknownKernel {
+                launch: li,
+                kernel: l.kernel.clone(),
+                path: path.display().to_string(),
+                available: names.join(", "),
+            });
+        };
+        let Some(meta) = &kernel.metadata else {
+            return Err(ScenarioError::NoMetadata {
+                launch: li,
+                kernel: l.kernel.clone(),
+            });
+        };
+        check_geometry(
+            li,
+            l.kernel.as_str(),
+            l.grid,
+            l.workgroup,
+            &config,
+            meta.max_flat_workgroup_size,
+        )?;
+
+        let explicit: Vec<_> = meta.explicit_args().collect();
+        if explicit.len() != l.args.len() {
+            let names: Vec<String> = explicit
+                .iter()
+                .enumerate()
+                .map(|(i, a)| a.name.clone().unwrap_or_else(|| format!("#{i}")))
+                .collect();
+            return Err(ScenarioError::ArgCount {
+                launch: li,
+                kernel: l.kernel.clone(),
+                expected: explicit.len(),
+                names: names.join(", "),
+                got: l.args.len(),
+            });
+        }
+        let items: u64 = l.grid.iter().map(|&d| u64::from(d)).product();
+        let mut args = Vec::with_capacity(l.args.len());
+        for (ai, (arg, m)) in l.args.iter().zip(&explicit).enumerate() {
+            let mismatch = |expected: String| ScenarioError::ArgMismatch {
+                launch: li,
+                arg: ai,
+                name: m.name.clone().unwrap_or_else(|| "?".into()),
+                kernel: l.kernel.clone(),
+                expected,
+                got: arg.describe(),
+            };
+            let value = match (&m.value_kind, arg) {
+                (ValueKind::GlobalBuffer, Arg::Buffer(name)) => {
+                    let Some(&bi) = by_name.get(name.as_str()) else {
+                        return Err(ScenarioError::UnknownBuffer {
+                            launch: li,
+                            kernel: l.kernel.clone(),
+                            arg: ai,
+                            name: name.clone(),
+                            available: available(),
+                        });
+                    };
+                    if let Some(per) = l.elements_per_item {
+                        let needed = items.saturating_mul(per);
+                        if buffers[bi].len < needed {
+                            return Err(ScenarioError::BufferTooSmall {
+                                launch: li,
+                                kernel: l.kernel.clone(),
+                                arg: ai,
+                                buffer: name.clone(),
+                                len: buffers[bi].len,
+                                items,
+                                per_item: per,
+                                needed,
+                            });
+                        }
+                    }
+                    ArgValue::Buffer(bi)
+                }
+                (ValueKind::GlobalBuffer, _) => return Err(mismatch("a buffer".into())),
+                (ValueKind::ByValue, Arg::Buffer(_)) => {
+                    return Err(mismatch(format!("a {}-byte scalar", m.size)))
+                }
+                (ValueKind::ByValue, a) if a.scalar_size() != Some(m.size) => {
+                    return Err(mismatch(format!("a {}-byte scalar", m.size)))
+                }
+                (ValueKind::ByValue, a) => ArgValue::Bytes(a.scalar_bytes()),
+                (other, _) => {
+                    return Err(ScenarioError::Unsupported(format!(
+                        "launch {li}: argument {ai} of kernel `{}` has value kind `{}`; scenarios pass buffers and by-value scalars only",
+                        l.kernel,
+                        other.as_str()
+                    )))
+                }
+            };
+            args.push(value);
+        }
+        launches.push(Launch {
+            code_object_path: path,
+            code_object: co,
+            code_object_bytes: bytes,
+            kernel: l.kernel.clone(),
+            grid: l.grid,
+            workgroup: l.workgroup,
+            dynamic_lds: l.dynamic_lds,
+            args,
+        });
+    }
+
+    let mut outputs = Vec::with_capacity(s.outputs.len());
+    for (oi, o) in s.outputs.iter().enumerate() {
+        let Some(&bi) = by_name.get(o.buffer.as_str()) else {
+            return Err(ScenarioError::UnknownOutputBuffer {
+                output: oi,
+                name: o.buffer.clone(),
+                available: available(),
+            });
+        };
+        let check = match &o.check {
+            Some(Check::File { path, tolerance }) => Some(Check::File {
+                path: base_dir.join(path).display().to_string(),
+                tolerance: *tolerance,
+            }),
+            Some(Check::Fnv1a(h)) => {
+                parse_hex(h).ok_or_else(|| ScenarioError::BadInit {
+                    name: o.buffer.clone(),
+                    message: format!("output {oi}: checksum {h:?} is not a 64-bit hex number"),
+                })?;
+                Some(Check::Fnv1a(h.clone()))
+            }
+            other => other.clone(),
+        };
+        outputs.push(Output {
+            buffer: bi,
+            write: o.write.as_ref().map(|w| base_dir.join(w)),
+            check,
+        });
+    }
+
+    Ok(Workload {
+        origin: origin.to_string(),
+        base_dir: base_dir.to_path_buf(),
+        config,
+        threads: s.threads.unwrap_or(1).max(1),
+        partition: s.partition,
+        buffers,
+        launches,
+        outputs,
+    })
+}
+
+fn check_geometry(
+    li: usize,
+    kernel: &str,
+    grid: [u32; 3],
+    wg: [u32; 3],
+    config: &GpuConfig,
+    kernel_max: u32,
+) -> Result<(), ScenarioError> {
+    let bad = |message: String| ScenarioError::BadGeometry {
+        launch: li,
+        kernel: kernel.to_string(),
+        message,
+    };
+    if grid.contains(&0) {
+        return Err(bad(format!("grid {grid:?} has a zero dimension")));
+    }
+    if wg.contains(&0) {
+        return Err(bad(format!("workgroup {wg:?} has a zero dimension")));
+    }
+    let size: u64 = wg.iter().map(|&d| u64::from(d)).product();
+    if size > u64::from(config.max_workgroup_size) {
+        return Err(bad(format!(
+            "workgroup {wg:?} has {size} work-items; the gpu allows at most {}",
+            config.max_workgroup_size
+        )));
+    }
+    if kernel_max != 0 && size > u64::from(kernel_max) {
+        return Err(bad(format!(
+            "workgroup {wg:?} has {size} work-items; the kernel was compiled for at most {kernel_max} (.max_flat_workgroup_size)"
+        )));
+    }
+    Ok(())
+}
+
+fn parse_hex(s: &str) -> Option<u64> {
+    u64::from_str_radix(s.trim_start_matches("0x"), 16).ok()
+}
+
+/// FNV-1a 64 of `bytes` (the scenario checksum; chosen for being specified in a line).
+pub fn checksum(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The result of one output check.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct CheckOutcome {
+    /// Whether it passed.
+    pub passed: bool,
+    /// What was compared and, on failure, the first difference.
+    pub detail: String,
+}
+
+/// Compares `bytes` (a buffer of `elem`) with `check`.
+pub fn compare(check: &Check, elem: ElemType, bytes: &[u8]) -> Result<CheckOutcome, ScenarioError> {
+    let n = bytes.len() / elem.size();
+    Ok(match check {
+        Check::Fnv1a(h) => {
+            let want = parse_hex(h).unwrap_or(0);
+            let got = checksum(bytes);
+            CheckOutcome {
+                passed: got == want,
+                detail: format!("fnv1a {got:#018x}, expected {want:#018x}"),
+            }
+        }
+        Check::Sum { value, rel, abs } => {
+            let got: f64 = (0..n).map(|i| elem.read_f64(bytes, i)).sum();
+            let ok = (got - value).abs() <= abs + rel * value.abs();
+            CheckOutcome {
+                passed: ok,
+                detail: format!("sum {got}, expected {value} (rel {rel}, abs {abs})"),
+            }
+        }
+        Check::File { path, tolerance } => {
+            let p = PathBuf::from(path);
+            let want = std::fs::read(&p).map_err(|e| ScenarioError::io(&p, e))?;
+            if want.len() != bytes.len() {
+                return Ok(CheckOutcome {
+                    passed: false,
+                    detail: format!(
+                        "{path} has {} bytes, the buffer {}",
+                        want.len(),
+                        bytes.len()
+                    ),
+                });
+            }
+            let mut bad = 0usize;
+            let mut first = None;
+            for i in 0..n {
+                let s = elem.size();
+                let ok = match tolerance {
+                    Tolerance::Exact => bytes[i * s..(i + 1) * s] == want[i * s..(i + 1) * s],
+                    Tolerance::Float { rel, abs } => {
+                        let (g, w) = (elem.read_f64(bytes, i), elem.read_f64(&want, i));
+                        (g - w).abs() <= abs + rel * w.abs() || (g.is_nan() && w.is_nan())
+                    }
+                };
+                if !ok {
+                    bad += 1;
+                    first.get_or_insert((i, elem.read_f64(bytes, i), elem.read_f64(&want, i)));
+                }
+            }
+            CheckOutcome {
+                passed: bad == 0,
+                detail: match first {
+                    None => format!("{n} elements match {path}"),
+                    Some((i, g, w)) => {
+                        format!("{bad} of {n} elements differ from {path}; first at [{i}]: got {g}, expected {w}")
+                    }
+                },
+            }
+        }
+    })
+}

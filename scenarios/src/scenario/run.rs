@@ -1,0 +1,245 @@
+//! Running a [`Workload`] on the SoC model: buffers in, launches one after another,
+//! statistics per kernel, outputs written and checked.
+
+use super::{compare, ArgValue, Partition, Workload};
+use crate::report::{CacheLevel, CheckReport, CuOccupancy, KernelReport, RunReport};
+use crate::trace::WaveSpan;
+use gpu_model::cache::CacheStats;
+use gpu_model::soc::{LaunchRequest, ModuleId, Soc, SocError, SocOptions, SocPartition};
+use std::collections::{BTreeMap, HashMap};
+use std::time::Instant;
+
+/// How to run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunOptions {
+    /// Threads (overrides the scenario's when set).
+    pub threads: Option<usize>,
+    /// Record wave lifetimes.
+    pub trace: bool,
+}
+
+/// Why a run stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// Building the SoC or preparing a launch failed (bad input).
+    #[error("{0}")]
+    Setup(#[from] SocError),
+    /// A kernel faulted.
+    #[error("launch {launch}: {fault}")]
+    Fault {
+        /// Launch index.
+        launch: usize,
+        /// The fault report.
+        fault: String,
+    },
+    /// Writing or reading an output file failed.
+    #[error("{0}")]
+    Output(#[from] super::ScenarioError),
+}
+
+/// What a run produced.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    /// The report.
+    pub report: RunReport,
+    /// Wave lifetimes (empty unless tracing).
+    pub spans: Vec<WaveSpan>,
+    /// Final contents of every buffer.
+    pub buffers: Vec<Vec<u8>>,
+}
+
+fn level(name: &str, instances: u32, s: &CacheStats) -> CacheLevel {
+    CacheLevel {
+        level: name.into(),
+        instances,
+        hits: s.hits,
+        misses: s.misses,
+        bypasses: s.bypasses,
+    }
+}
+
+impl Workload {
+    /// Runs every launch in order and checks the outputs. `on_kernel` is told when each
+    /// launch starts (for progress display).
+    pub fn run(
+        &self,
+        opts: &RunOptions,
+        on_kernel: &mut dyn FnMut(usize, &str),
+    ) -> Result<RunOutcome, RunError> {
+        let threads = opts.threads.unwrap_or(self.threads).max(1);
+        let soc_opts = SocOptions {
+            threads,
+            partition: match self.partition {
+                Partition::Auto => SocPartition::Auto,
+                _ => SocPartition::PerXcd,
+            },
+            trace: opts.trace,
+        };
+        let mut soc = Soc::new(&self.config, &soc_opts)?;
+        let mut addrs = Vec::with_capacity(self.buffers.len());
+        for b in &self.buffers {
+            let a = soc.alloc(b.bytes.len() as u64)?;
+            soc.write(a, &b.bytes)?;
+            addrs.push(a);
+        }
+        let mut modules: HashMap<&std::path::Path, ModuleId> = HashMap::new();
+        let slots = self.config.xcd.cu.simds * self.config.xcd.cu.wave_slots_per_simd;
+        let mut kernels = Vec::new();
+        let mut spans = Vec::new();
+        let host0 = Instant::now();
+        for (li, l) in self.launches.iter().enumerate() {
+            on_kernel(li, &l.kernel);
+            let m = match modules.get(l.code_object_path.as_path()) {
+                Some(&m) => m,
+                None => {
+                    let m = soc.load_code_object(&l.code_object_bytes)?;
+                    modules.insert(&l.code_object_path, m);
+                    m
+                }
+            };
+            let args: Vec<Vec<u8>> = l
+                .args
+                .iter()
+                .map(|a| match a {
+                    ArgValue::Buffer(i) => addrs[*i].to_le_bytes().to_vec(),
+                    ArgValue::Bytes(b) => b.clone(),
+                })
+                .collect();
+            soc.reset_stats();
+            let t0 = Instant::now();
+            let seq = soc.submit(
+                m,
+                &LaunchRequest {
+                    kernel: &l.kernel,
+                    grid: l.grid,
+                    workgroup: l.workgroup,
+                    dynamic_lds: l.dynamic_lds,
+                    args: &args,
+                },
+            )?;
+            soc.run()?;
+            let host = t0.elapsed().as_secs_f64();
+            let Some(done) = soc.completions().iter().find(|c| c.seq == seq).cloned() else {
+                return Err(RunError::Fault {
+                    launch: li,
+                    fault: format!(
+                        "kernel `{}` did not complete (a wave may wait forever)",
+                        l.kernel
+                    ),
+                });
+            };
+            if let Some(f) = done.fault {
+                return Err(RunError::Fault {
+                    launch: li,
+                    fault: f.to_string(),
+                });
+            }
+            let ticks = done.completed.0 - done.submitted.0;
+            let mut occupancy = Vec::new();
+            let (mut wgs, mut waves, mut insts) = (0, 0, 0);
+            for p in soc.cus() {
+                let Some(cu) = soc.cu(p) else { continue };
+                let a = cu.activity;
+                wgs += a.workgroups;
+                waves += a.waves;
+                insts += a.instructions;
+                if a.workgroups > 0 {
+                    occupancy.push(CuOccupancy {
+                        cu: format!("soc.xcd[{}].se[{}].cu[{}]", p.xcd, p.se, p.cu),
+                        workgroups: a.workgroups,
+                        waves: a.waves,
+                        peak_waves: a.peak_waves,
+                        mean_waves: if ticks == 0 {
+                            0.0
+                        } else {
+                            a.wave_ticks as f64 / ticks as f64
+                        },
+                        wave_slots: slots,
+                    });
+                }
+                for r in &cu.records {
+                    spans.push(WaveSpan {
+                        xcd: p.xcd,
+                        se: p.se,
+                        cu: p.cu,
+                        slot: r.slot,
+                        launch: li as u32,
+                        workgroup: r.workgroup,
+                        wave: r.wave,
+                        start: r.start.0,
+                        end: r.end.0,
+                        instructions: r.instructions,
+                    });
+                }
+            }
+            let s = soc.level_stats();
+            let ncu = soc.cus().len() as u32;
+            let mut caches = vec![
+                level("L1K", ncu, &s.l1k),
+                level("L1V", ncu, &s.l1v),
+                level("L2", self.config.xcds, &s.l2),
+            ];
+            if self.config.iod.mall.is_some() {
+                caches.push(level("MALL", self.config.iods, &s.mall));
+            }
+            kernels.push(KernelReport {
+                kernel: l.kernel.clone(),
+                code_object: l.code_object_path.display().to_string(),
+                grid: l.grid,
+                workgroup: l.workgroup,
+                host_seconds: host,
+                ticks,
+                cycles: ticks / soc.period().0.max(1),
+                workgroups: wgs,
+                waves,
+                // The wave runner reports retired instructions only; a per-class split
+                // needs a per-instruction hook in the executor.
+                instructions: BTreeMap::from([("total".to_string(), insts)]),
+                occupancy,
+                caches,
+                hbm_read_bytes: s.hbm_read,
+                hbm_write_bytes: s.hbm_write,
+            });
+        }
+        let host_seconds = host0.elapsed().as_secs_f64();
+        let mut buffers = Vec::with_capacity(self.buffers.len());
+        for (b, &a) in self.buffers.iter().zip(&addrs) {
+            let mut out = vec![0u8; b.bytes.len()];
+            soc.read(a, &mut out)?;
+            buffers.push(out);
+        }
+        let mut checks = Vec::new();
+        for o in &self.outputs {
+            let b = &self.buffers[o.buffer];
+            if let Some(path) = &o.write {
+                std::fs::write(path, &buffers[o.buffer])
+                    .map_err(|e| super::ScenarioError::io(path, e))?;
+            }
+            if let Some(c) = &o.check {
+                let r = compare(c, b.elem, &buffers[o.buffer])?;
+                checks.push(CheckReport {
+                    buffer: b.name.clone(),
+                    passed: r.passed,
+                    detail: r.detail,
+                });
+            }
+        }
+        let engine = soc.simulation().report().engine;
+        Ok(RunOutcome {
+            report: RunReport {
+                scenario: self.origin.clone(),
+                gpu: self.config.name.clone(),
+                threads: soc.partitions(),
+                host_seconds,
+                ticks: soc.now().0,
+                events: engine.events,
+                epochs: engine.epochs,
+                kernels,
+                checks,
+            },
+            spans,
+            buffers,
+        })
+    }
+}
