@@ -36,7 +36,9 @@ fn measure(
     args: &[ArgValue],
     reps: u32,
 ) -> (u64, f64) {
-    let module = dev.load_code_object(&code(dev.target(), stem)).expect("load");
+    let module = dev
+        .load_code_object(&code(dev.target(), stem))
+        .expect("load");
     let mut insts = 0;
     let start = Instant::now();
     for _ in 0..reps {
@@ -60,40 +62,86 @@ fn main() {
         .find_map(|a| Target::from_name(&a))
         .unwrap_or(Target::Gfx942);
     println!("exec throughput on {target} (one host thread)");
+    // Optional case filter: `-- alu_loop` runs only that case.
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-') && Target::from_name(a).is_none())
+        .collect();
+    let want = |name: &str| filter.is_empty() || filter.iter().any(|f| f == name);
 
     // (a) ALU loop: 4096 work-items, 1000 iterations.
-    let mut dev = Device::new(target);
-    let out_u = buffer(&mut dev, &[0; 4096]);
-    let out_f = buffer(&mut dev, &[0; 4096]);
-    let args = [ArgValue::ptr(out_u), ArgValue::ptr(out_f), ArgValue::u32(1000)];
-    let (i, s) = measure(&mut dev, "alu_loop", LaunchConfig::new([4096, 1, 1], [256, 1, 1]), &args, 3);
-    report("alu_loop", i, s);
+    if want("alu_loop") {
+        let mut dev = Device::new(target);
+        let out_u = buffer(&mut dev, &[0; 4096]);
+        let out_f = buffer(&mut dev, &[0; 4096]);
+        let args = [
+            ArgValue::ptr(out_u),
+            ArgValue::ptr(out_f),
+            ArgValue::u32(1000),
+        ];
+        let (i, s) = measure(
+            &mut dev,
+            "alu_loop",
+            LaunchConfig::new([4096, 1, 1], [256, 1, 1]),
+            &args,
+            3,
+        );
+        report("alu_loop", i, s);
+    }
 
     // (b) memory streaming: 1 MiB in, 1 MiB out, 16-byte accesses.
-    let mut dev = Device::new(target);
-    let input: Vec<u32> = (0..262_144u32).map(|x| x.wrapping_mul(2_654_435_761)).collect();
-    let src = buffer(&mut dev, &input);
-    let dst = buffer(&mut dev, &[0; 262_144]);
-    let args = [ArgValue::ptr(src), ArgValue::ptr(dst), ArgValue::u32(65_536), ArgValue::u32(3)];
-    let (i, s) = measure(&mut dev, "mem_stream", LaunchConfig::new([16384, 1, 1], [256, 1, 1]), &args, 3);
-    report("mem_stream", i, s);
+    if want("mem_stream") {
+        let mut dev = Device::new(target);
+        let input: Vec<u32> = (0..262_144u32)
+            .map(|x| x.wrapping_mul(2_654_435_761))
+            .collect();
+        let src = buffer(&mut dev, &input);
+        let dst = buffer(&mut dev, &[0; 262_144]);
+        let args = [
+            ArgValue::ptr(src),
+            ArgValue::ptr(dst),
+            ArgValue::u32(65_536),
+            ArgValue::u32(3),
+        ];
+        let (i, s) = measure(
+            &mut dev,
+            "mem_stream",
+            LaunchConfig::new([16384, 1, 1], [256, 1, 1]),
+            &args,
+            3,
+        );
+        report("mem_stream", i, s);
+    }
 
     // (c) LDS-tiled matmul, 128x128x128.
-    let mut dev = Device::new(target);
-    let n = 128u32;
-    let a: Vec<u32> = (0..n * n).map(|k| ((k % 7) as f32 * 0.25).to_bits()).collect();
-    let (ba, bb) = (buffer(&mut dev, &a), buffer(&mut dev, &a));
-    let bc = buffer(&mut dev, &vec![0; (n * n) as usize]);
-    let args = [
-        ArgValue::ptr(ba),
-        ArgValue::ptr(bb),
-        ArgValue::ptr(bc),
-        ArgValue::u32(n),
-        ArgValue::u32(n),
-        ArgValue::u32(n),
-    ];
-    let (i, s) = measure(&mut dev, "matmul_tiled", LaunchConfig::new([n, n, 1], [16, 16, 1]), &args, 3);
-    report("matmul_tiled", i, s);
+    if want("matmul_tiled") {
+        let mut dev = Device::new(target);
+        let n = 128u32;
+        let a: Vec<u32> = (0..n * n)
+            .map(|k| ((k % 7) as f32 * 0.25).to_bits())
+            .collect();
+        let (ba, bb) = (buffer(&mut dev, &a), buffer(&mut dev, &a));
+        let bc = buffer(&mut dev, &vec![0; (n * n) as usize]);
+        let args = [
+            ArgValue::ptr(ba),
+            ArgValue::ptr(bb),
+            ArgValue::ptr(bc),
+            ArgValue::u32(n),
+            ArgValue::u32(n),
+            ArgValue::u32(n),
+        ];
+        let (i, s) = measure(
+            &mut dev,
+            "matmul_tiled",
+            LaunchConfig::new([n, n, 1], [16, 16, 1]),
+            &args,
+            3,
+        );
+        report("matmul_tiled", i, s);
+    }
+    if !want("vadd") {
+        return;
+    }
 
     // Vector add: simulated vs native, 1M f32.
     let len = 1 << 20;
@@ -103,8 +151,19 @@ fn main() {
     let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
     let (bx, by) = (buffer(&mut dev, &bits(&x)), buffer(&mut dev, &bits(&y)));
     let bz = buffer(&mut dev, &vec![0; len]);
-    let args = [ArgValue::ptr(bx), ArgValue::ptr(by), ArgValue::ptr(bz), ArgValue::u32(len as u32)];
-    let (i, sim) = measure(&mut dev, "vadd", LaunchConfig::new([len as u32, 1, 1], [256, 1, 1]), &args, 3);
+    let args = [
+        ArgValue::ptr(bx),
+        ArgValue::ptr(by),
+        ArgValue::ptr(bz),
+        ArgValue::u32(len as u32),
+    ];
+    let (i, sim) = measure(
+        &mut dev,
+        "vadd",
+        LaunchConfig::new([len as u32, 1, 1], [256, 1, 1]),
+        &args,
+        3,
+    );
     report("vadd", i, sim);
     let mut z = vec![0f32; len];
     let reps = 200;

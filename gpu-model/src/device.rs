@@ -263,13 +263,19 @@ impl Device {
 
     /// The decoded program of a module.
     pub fn program(&self, m: ModuleId) -> Result<Arc<Program>, DeviceError> {
-        let m = self.modules.get(m.0).ok_or(DeviceError::UnknownModule(m.0))?;
+        let m = self
+            .modules
+            .get(m.0)
+            .ok_or(DeviceError::UnknownModule(m.0))?;
         Ok(m.program.clone())
     }
 
     /// The parsed kernel `name` of a module.
     pub fn kernel(&self, m: ModuleId, name: &str) -> Result<&Kernel, DeviceError> {
-        let module = self.modules.get(m.0).ok_or(DeviceError::UnknownModule(m.0))?;
+        let module = self
+            .modules
+            .get(m.0)
+            .ok_or(DeviceError::UnknownModule(m.0))?;
         module
             .co
             .kernel(name)
@@ -285,7 +291,10 @@ impl Device {
         cfg: &LaunchConfig,
         args: &[ArgValue],
     ) -> Result<DispatchId, DeviceError> {
-        let module = self.modules.get(m.0).ok_or(DeviceError::UnknownModule(m.0))?;
+        let module = self
+            .modules
+            .get(m.0)
+            .ok_or(DeviceError::UnknownModule(m.0))?;
         let kernel = module
             .co
             .kernel(name)
@@ -389,7 +398,9 @@ impl Device {
         // has room after a segment, so pad the allocation.
         let kernarg_addr = self.mem.allocate(seg_size as u64 + KERNARG_PAD, 256)?;
         self.mem.write(kernarg_addr, &kernargs)?;
-        let mut private = desc.private_segment_fixed_size.saturating_add(cfg.extra_private);
+        let mut private = desc
+            .private_segment_fixed_size
+            .saturating_add(cfg.extra_private);
         if cfg.extra_private == 0 && (desc.uses_dynamic_stack() || md.uses_dynamic_stack) {
             private = private.saturating_add(DYNAMIC_STACK_BYTES);
         }
@@ -407,13 +418,12 @@ impl Device {
         };
         let packet_addr = self.mem.allocate(64, 64)?;
         self.mem.write(packet_addr, &packet.to_bytes())?;
-        let entry_pc = if self.target.family() == crate::Family::Gfx9
-            && desc.kernarg_preload_length() > 0
-        {
-            loaded.entry_address + 256
-        } else {
-            loaded.entry_address
-        };
+        let entry_pc =
+            if self.target.family() == crate::Family::Gfx9 && desc.kernarg_preload_length() > 0 {
+                loaded.entry_address + 256
+            } else {
+                loaded.entry_address
+            };
         let id = self.next_dispatch;
         self.next_dispatch += 1;
         let mut launch = Launch {
@@ -429,8 +439,7 @@ impl Device {
             scratch_per_lane,
             kernargs: &kernargs,
         };
-        let scratch_bytes =
-            launch.scratch_bytes_per_wave() * launch.waves_per_workgroup() as u64;
+        let scratch_bytes = launch.scratch_bytes_per_wave() * launch.waves_per_workgroup() as u64;
         let scratch = if scratch_bytes > 0 {
             Some(self.mem.allocate(scratch_bytes, 256)?)
         } else {
@@ -439,7 +448,10 @@ impl Device {
         launch.scratch_base = scratch.unwrap_or(0);
         let _ = code_version;
         let result = dispatch::run(&self.mem, &program, &launch, &self.options);
-        for a in [Some(kernarg_addr), Some(packet_addr), scratch].into_iter().flatten() {
+        for a in [Some(kernarg_addr), Some(packet_addr), scratch]
+            .into_iter()
+            .flatten()
+        {
             self.mem.free(a)?;
         }
         self.results.insert(id, result);

@@ -64,9 +64,7 @@ impl DispatchPacket {
 
     /// Number of workgroups per dimension.
     pub fn workgroup_counts(&self) -> [u32; 3] {
-        std::array::from_fn(|d| {
-            self.grid_size[d].div_ceil(self.workgroup_size[d].max(1) as u32)
-        })
+        std::array::from_fn(|d| self.grid_size[d].div_ceil(self.workgroup_size[d].max(1) as u32))
     }
 }
 
@@ -174,7 +172,12 @@ impl Launch<'_> {
 
     /// Largest number of waves in one workgroup.
     pub fn waves_per_workgroup(&self) -> u32 {
-        let items: u32 = self.packet.workgroup_size.iter().map(|&s| s as u32).product();
+        let items: u32 = self
+            .packet
+            .workgroup_size
+            .iter()
+            .map(|&s| s as u32)
+            .product();
         items.div_ceil(self.wave_size())
     }
 }
@@ -190,16 +193,14 @@ pub(crate) fn init_wave(
     let d = l.descriptor;
     let ws = l.wave_size();
     let fam = l.target.family();
-    *w = Wave::new(ws, l.entry_pc);
+    w.reset(ws, l.entry_pc, d.allocated_vgprs(l.target) as usize);
     w.info.workgroup = wg;
     w.info.wave_in_group = wave_idx;
     let wave_off = wave_idx as u64 * l.scratch_bytes_per_wave();
     w.scratch_base = l.scratch_base + wave_off;
     w.scratch_per_lane = l.scratch_per_lane;
     // MODE: float round/denorm from rsrc1; DX10_CLAMP bit 8, IEEE bit 9 (GFX9).
-    w.mode = d.float_mode()
-        | (d.dx10_clamp(fam) as u32) << 8
-        | (d.ieee_mode(fam) as u32) << 9;
+    w.mode = d.float_mode() | (d.dx10_clamp(fam) as u32) << 8 | (d.ieee_mode(fam) as u32) << 9;
 
     // User SGPRs, in kernel_code_properties order.
     let lay = d.user_sgpr_layout();

@@ -57,6 +57,8 @@ pub struct Program {
     target: Target,
     base: u64,
     insts: Vec<Result<Inst, DecodeFail>>,
+    /// The code bytes, for LLVM-identical disassembly in fault reports.
+    text: Vec<u8>,
 }
 
 impl Program {
@@ -80,6 +82,7 @@ impl Program {
             target,
             base,
             insts,
+            text: text.to_vec(),
         }
     }
 
@@ -234,8 +237,16 @@ impl fmt::Debug for ExecCtx<'_> {
     }
 }
 
-/// Text of the instruction at `pc` for fault reports: mnemonic and raw dwords.
+/// Text of the instruction at `pc` for fault reports: the shared disassembler's
+/// (llvm-objdump) text when it decodes the bytes, else the executor's mnemonic and the raw
+/// dwords.
 pub fn describe(prog: &Program, pc: u64) -> String {
+    let off = pc.wrapping_sub(prog.base) as usize;
+    if let Some(bytes) = prog.text.get(off..) {
+        if let Ok(i) = crate::isa::decode(prog.target, bytes, false) {
+            return i.to_string();
+        }
+    }
     match prog.fetch(pc) {
         Ok(i) => {
             let mut s = i.mnemonic();

@@ -1,1 +1,67 @@
-//! The AMDGPU ISA layer: decode, encode, disassemble.
+//! The AMDGPU ISA layer: decode, encode and disassemble machine code for gfx90a, gfx942,
+//! gfx950 (GFX9 family) and gfx1200, gfx1201 (GFX12 family).
+//!
+//! ```
+//! use gpu_model::{isa, Target};
+//! // v_add_f32_e32 v0, v1, v2 (gfx942)
+//! let inst = isa::decode(Target::Gfx942, &[0x01, 0x05, 0x00, 0x02], false).unwrap();
+//! assert_eq!(inst.to_string(), "v_add_f32_e32 v0, v1, v2");
+//! assert_eq!(inst.op, isa::Op::VAddF32);
+//! let mut out = [0u8; 16];
+//! assert_eq!(isa::encode(&inst, &mut out).unwrap(), 4);
+//! ```
+//!
+//! # How the tables are made
+//!
+//! The bit layouts of the encoding formats are written by hand once per family in
+//! [`layout`] (from ../shared/ISA-ENCODINGS.md). Everything per opcode is *learned from
+//! LLVM 22* by `tools/isa-gen`, which builds probe words from those layouts and
+//! disassembles them with `llvm-mc-22 --disassemble` (batched, one `[ ... ]` line per
+//! probe, a sentinel line after each, crashes bisected down to "no answer"):
+//!
+//! 1. for every format and every opcode value, a probe with distinct register numbers in
+//!    every field gives the mnemonic and, by matching printed registers back to field
+//!    values, the operand syntax (which field, register class, tuple size, fixed text
+//!    such as `vcc` or `off`); formats whose syntax depends on addressing bits (GLOBAL
+//!    `saddr`, MUBUF `offen/idxen`, SMEM `imm/soe`) are probed once per variant;
+//! 2. every scalar operand field is probed with all of its codes (and literal samples),
+//!    which gives the exact text LLVM prints for each code (SGPR tuples, special
+//!    registers, inline constants per operand type) and which codes it rejects; the
+//!    distinct results become operand classes;
+//! 3. every modifier bit is set on its own, recording whether LLVM prints it, ignores it
+//!    or rejects the word.
+//!
+//! The result is written to `gpu-model/src/isa/generated/` ("generated, do not edit").
+//! A single cross-target [`Op`] enum has one variant per distinct mnemonic (encoding
+//! suffixes `_e32`/`_e64` removed). Rerun with
+//! `cargo run --release -p isa-gen` (a few minutes on two cores; needs `llvm-mc-22`);
+//! `cargo run --release -p isa-gen -- --check` regenerates in memory and fails if the
+//! checked-in tables differ (CI).
+//!
+//! Decoding ([`decode`]) identifies the format from dword0, looks the opcode up in a
+//! dense per-format array, checks the operands against their classes and attaches a
+//! literal; it never allocates or panics. [`Inst`] keeps the encoding bits, so
+//! [`encode`] is exact; [`Inst::build`] and [`Inst::set_operand`] encode from typed
+//! [`Operand`]s. `Display` prints the text `llvm-objdump-22 -d` prints.
+
+mod decode;
+mod encode;
+#[allow(missing_docs)]
+mod generated;
+pub mod layout;
+mod operand;
+mod print;
+mod table;
+
+pub use decode::{decode, DecodeError, Inst};
+pub use encode::{encode, EncodeError};
+pub use generated::Op;
+pub use layout::Format;
+pub use operand::Operand;
+
+impl Op {
+    /// The operation's name (the mnemonic without encoding suffix).
+    pub fn name(self) -> &'static str {
+        generated::OP_NAMES[self as usize]
+    }
+}

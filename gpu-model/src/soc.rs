@@ -36,9 +36,11 @@ use crate::loader::CodeObject;
 use crate::memory::{DeviceMemory, MemFault, MemoryError};
 use simkit::component::ComponentId;
 use simkit::engine::{ExitStatus, SimInit, Simulation};
+use simkit::handle::{PrimaryGuard, SimHandle};
 use simkit::partition::Partitioning;
 use simkit::time::{ClockDomain, Tick};
 use simkit::topology::TopologyBuilder;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 /// Errors building or driving the SoC. Setup errors are fatal for the launch or config at
@@ -148,15 +150,76 @@ pub struct LevelStats {
 pub struct Soc {
     config: GpuConfig,
     mem: Arc<RwLock<DeviceMemory>>,
-    modules: Vec<launch::Module>,
+    modules: Vec<Arc<launch::Module>>,
     sim: Simulation<SocMsg>,
     driver: ComponentId,
     cus: Vec<CuPlace>,
     l2s: Vec<ComponentId>,
     iods: Vec<ComponentId>,
     queue: u64,
-    next_seq: u64,
+    next_seq: Arc<AtomicU64>,
+    live: Live,
     period: Tick,
+}
+
+/// Dispatches submitted and not yet retired: their device allocations are freed once
+/// they complete.
+type Live = Arc<std::sync::Mutex<Vec<Arc<Dispatch>>>>;
+
+/// Submits dispatches from any thread, also while another thread runs the simulation
+/// (the driver's doorbell: an injected event, delivered at the engine's current time).
+/// It knows the code objects loaded before it was made.
+#[derive(Clone)]
+pub struct Submitter {
+    config: Arc<GpuConfig>,
+    mem: Arc<RwLock<DeviceMemory>>,
+    modules: Vec<Arc<launch::Module>>,
+    handle: SimHandle<SocMsg>,
+    driver: ComponentId,
+    queue: u64,
+    next_seq: Arc<AtomicU64>,
+    live: Live,
+}
+
+impl std::fmt::Debug for Submitter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Submitter")
+            .field("modules", &self.modules.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Submitter {
+    /// Prepares a dispatch (kernargs, packet and scratch in device memory) and rings the
+    /// driver's doorbell; returns the dispatch's sequence number.
+    pub fn submit(&self, m: ModuleId, req: &LaunchRequest<'_>) -> Result<u64, SocError> {
+        let module = self.modules.get(m.0).ok_or(SocError::UnknownModule(m.0))?;
+        let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
+        let d = {
+            let mut mem = self.mem.write().unwrap_or_else(|p| p.into_inner());
+            launch::prepare(&mut mem, module, req, &self.config, self.queue, seq)?
+        };
+        let d = Arc::new(d);
+        self.live
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(d.clone());
+        self.handle
+            .schedule_now(self.driver, SocMsg::Submit(d))
+            .map_err(|e| SocError::BadLaunch(format!("cannot submit: {e:?}")))?;
+        Ok(seq)
+    }
+
+    /// Keeps a run going while the guard lives, waiting for submissions instead of
+    /// completing when idle (the driver "open" state; drop the guard to "close").
+    pub fn hold(&self) -> PrimaryGuard<SocMsg> {
+        self.handle.hold()
+    }
+
+    /// Asks the running simulation to stop.
+    pub fn request_exit(&self, reason: &str, code: i32) -> bool {
+        self.handle.request_exit(reason, code)
+    }
 }
 
 impl std::fmt::Debug for Soc {
@@ -248,6 +311,7 @@ impl Soc {
                         scalar: cache(&config.xcd.cu.scalar_cache, Level::L1)?,
                         vector: cache(&config.xcd.cu.vector_cache, Level::L1)?,
                         out: Vec::new(),
+                        counts: [0; 4],
                     };
                     let cu = b.add(
                         &format!("soc.xcd[{x}].se[{se}].cu[{c}]"),
@@ -303,7 +367,8 @@ impl Soc {
             l2s,
             iods,
             queue,
-            next_seq: 1,
+            next_seq: Arc::new(AtomicU64::new(1)),
+            live: Live::default(),
             period,
         })
     }
@@ -377,34 +442,67 @@ impl Soc {
             loaded.base + co.text_address(),
             co.text(),
         ));
-        self.modules.push(launch::Module {
+        self.modules.push(Arc::new(launch::Module {
             co,
             loaded,
             program,
-        });
+        }));
         Ok(ModuleId(self.modules.len() - 1))
     }
 
-    /// Prepares a dispatch and injects it into the running or stopped simulation; returns
-    /// its sequence number. Run (or keep running) to execute it.
+    /// A handle that submits dispatches from any thread (see [`Submitter`]).
+    pub fn submitter(&self) -> Submitter {
+        Submitter {
+            config: Arc::new(self.config.clone()),
+            mem: self.mem.clone(),
+            modules: self.modules.clone(),
+            handle: self.sim.handle(),
+            driver: self.driver,
+            queue: self.queue,
+            next_seq: self.next_seq.clone(),
+            live: self.live.clone(),
+        }
+    }
+
+    /// Prepares a dispatch and injects it; returns its sequence number. Run (or keep
+    /// running) to execute it.
     pub fn submit(&mut self, m: ModuleId, req: &LaunchRequest<'_>) -> Result<u64, SocError> {
-        let module = self.modules.get(m.0).ok_or(SocError::UnknownModule(m.0))?;
-        let seq = self.next_seq;
-        let d = {
-            let mut mem = self.mem.write().unwrap_or_else(|p| p.into_inner());
-            launch::prepare(&mut mem, module, req, &self.config, self.queue, seq)?
-        };
-        self.next_seq += 1;
-        self.sim
-            .handle()
-            .schedule_now(self.driver, SocMsg::Submit(Arc::new(d)))
-            .map_err(|e| SocError::BadLaunch(format!("cannot submit: {e:?}")))?;
-        Ok(seq)
+        self.submitter().submit(m, req)
+    }
+
+    /// Handles every event at the next pending time (interactive stepping); returns that
+    /// time, or `None` when nothing is pending.
+    pub fn step(&mut self) -> Result<Option<Tick>, SocError> {
+        Ok(self.sim.step()?)
     }
 
     /// Runs until nothing is left to do.
     pub fn run(&mut self) -> Result<ExitStatus, SocError> {
-        Ok(self.sim.run()?)
+        let status = self.sim.run()?;
+        self.retire()?;
+        Ok(status)
+    }
+
+    /// Frees the kernargs, packet and scratch of completed dispatches.
+    fn retire(&mut self) -> Result<(), SocError> {
+        let done: Vec<u64> = self.completions().iter().map(|c| c.seq).collect();
+        let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+        let mut mem = self.mem.write().unwrap_or_else(|p| p.into_inner());
+        let mut result = Ok(());
+        live.retain(|d| {
+            if !done.contains(&d.seq) {
+                return true;
+            }
+            for a in [d.packet.kernarg_address, d.packet_address, d.scratch_base] {
+                if a != 0 {
+                    if let Err(e) = mem.free(a) {
+                        result = Err(e.into());
+                    }
+                }
+            }
+            false
+        });
+        result
     }
 
     /// Completed dispatches so far.
@@ -448,6 +546,7 @@ impl Soc {
             cu.activity = CuActivity::default();
             cu.records.clear();
             cu.l1.scalar.reset_stats();
+            cu.l1.counts = [0; 4];
             cu.l1.vector.reset_stats();
         });
         self.sim

@@ -57,7 +57,10 @@ fn wave_size_of(variant: &str) -> u32 {
 /// Runs one (case, variant) pair; Ok(()) when every compared buffer matches.
 fn run_pair(case: &Case, variant: &str) -> Result<(), String> {
     let target = target_of(variant);
-    let path = corpus_dir().join("build").join(variant).join(format!("{}.hsaco", case.stem));
+    let path = corpus_dir()
+        .join("build")
+        .join(variant)
+        .join(format!("{}.hsaco", case.stem));
     let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut dev = Device::new(target);
     let module = dev.load_code_object(&bytes).map_err(|e| e.to_string())?;
@@ -66,10 +69,18 @@ fn run_pair(case: &Case, variant: &str) -> Result<(), String> {
     let mut outs: Vec<(String, u64, manifest::Elem, usize)> = Vec::new();
     for a in &case.args {
         match a {
-            Arg::Buffer { name, elem, len, init, role } => {
+            Arg::Buffer {
+                name,
+                elem,
+                len,
+                init,
+                role,
+            } => {
                 let buf = generate(*elem, *len, init);
                 let data = buf.to_bytes();
-                let addr = dev.alloc(data.len().max(4) as u64).map_err(|e| e.to_string())?;
+                let addr = dev
+                    .alloc(data.len().max(4) as u64)
+                    .map_err(|e| e.to_string())?;
                 dev.copy_in(addr, &data).map_err(|e| e.to_string())?;
                 if *role != Role::In {
                     outs.push((name.clone(), addr, *elem, *len));
@@ -99,7 +110,9 @@ fn run_pair(case: &Case, variant: &str) -> Result<(), String> {
         dynamic_lds: case.dynamic_lds,
         extra_private: case.extra_private_bytes,
     };
-    let id = dev.dispatch(module, &case.symbol, &cfg, &args).map_err(|e| e.to_string())?;
+    let id = dev
+        .dispatch(module, &case.symbol, &cfg, &args)
+        .map_err(|e| e.to_string())?;
     dev.wait(id).map_err(|e| e.to_string())?;
     let mut got = HashMap::new();
     for (name, addr, elem, len) in &outs {
@@ -123,13 +136,22 @@ fn run_pair(case: &Case, variant: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn compare(name: &str, elem: manifest::Elem, got: &Buf, exp: &Exp, tol: Tolerance) -> Result<(), String> {
+fn compare(
+    name: &str,
+    elem: manifest::Elem,
+    got: &Buf,
+    exp: &Exp,
+    tol: Tolerance,
+) -> Result<(), String> {
     let n = match exp {
         Exp::Ints(v) => v.len(),
         Exp::Floats(v) => v.len(),
     };
     if n != got.raw.len() {
-        return Err(format!("{name}: reference has {n} elements, buffer {}", got.raw.len()));
+        return Err(format!(
+            "{name}: reference has {n} elements, buffer {}",
+            got.raw.len()
+        ));
     }
     let mut bad = Vec::new();
     for k in 0..n {
@@ -141,7 +163,8 @@ fn compare(name: &str, elem: manifest::Elem, got: &Buf, exp: &Exp, tol: Toleranc
                 match tol {
                     Tolerance::Float { rel, abs } if elem.is_float() => {
                         let gv = raw_to_f64(elem, g);
-                        (gv - want).abs() <= abs + rel * want.abs() || (gv.is_nan() && want.is_nan())
+                        (gv - want).abs() <= abs + rel * want.abs()
+                            || (gv.is_nan() && want.is_nan())
                     }
                     _ => {
                         let w = to_raw(elem, want);
@@ -173,12 +196,21 @@ fn compare(name: &str, elem: manifest::Elem, got: &Buf, exp: &Exp, tol: Toleranc
             format!("[{k}] got {g} want {want}")
         })
         .collect();
-    Err(format!("{name}: {} of {n} elements differ: {}", bad.len(), show.join(", ")))
+    Err(format!(
+        "{name}: {} of {n} elements differ: {}",
+        bad.len(),
+        show.join(", ")
+    ))
 }
 
 fn to_raw_int(elem: manifest::Elem, v: i128) -> u64 {
     let bits = 8 * elem.size() as u32;
-    (v as u128 as u64) & if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 }
+    (v as u128 as u64)
+        & if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        }
 }
 
 fn expected_failure(case: &str, variant: &str) -> Option<&'static str> {
@@ -195,7 +227,11 @@ fn run_target(target: &str) {
     let mut problems = Vec::new();
     let mut expected_fail = 0;
     for case in &m.kernels {
-        for variant in case.variants.iter().filter(|v| target_of(v).name() == target) {
+        for variant in case
+            .variants
+            .iter()
+            .filter(|v| target_of(v).name() == target)
+        {
             let r = std::panic::catch_unwind(|| run_pair(case, variant))
                 .unwrap_or_else(|_| Err("host panic".to_string()));
             match (r, expected_failure(&case.name, variant)) {

@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn objects(target: &str) -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/build").join(target);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../corpus/build")
+        .join(target);
     let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -43,11 +45,20 @@ fn check_target(t: Target) {
         let text = String::from_utf8_lossy(&out.stdout);
         for line in text.lines() {
             // "\tmnemonic operands  // 000000001900: C00200C0 0000002C"
-            let Some((asm, enc)) = line.split_once("//") else { continue };
-            let Some((addr, words)) = enc.trim().split_once(':') else { continue };
-            let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else { continue };
+            let Some((asm, enc)) = line.split_once("//") else {
+                continue;
+            };
+            let Some((addr, words)) = enc.trim().split_once(':') else {
+                continue;
+            };
+            let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else {
+                continue;
+            };
             let mnemonic = asm.split_whitespace().next().unwrap_or("");
-            let nwords = words.split_whitespace().take_while(|w| w.len() == 8).count();
+            let nwords = words
+                .split_whitespace()
+                .take_while(|w| w.len() == 8)
+                .count();
             if mnemonic.is_empty() || nwords == 0 {
                 continue;
             }
@@ -65,12 +76,19 @@ fn check_target(t: Target) {
                         ));
                     }
                 }
-                Err(e) => bad.push(format!("{} {addr:#x}: llvm `{}`: {e}", path.display(), asm.trim())),
+                Err(e) => bad.push(format!(
+                    "{} {addr:#x}: llvm `{}`: {e}",
+                    path.display(),
+                    asm.trim()
+                )),
             }
         }
     }
     assert!(checked > 1000, "only {checked} instructions found");
-    eprintln!("{t}: {checked} instructions checked, {} mismatches", bad.len());
+    eprintln!(
+        "{t}: {checked} instructions checked, {} mismatches",
+        bad.len()
+    );
     assert!(bad.is_empty(), "{}", bad[..bad.len().min(40)].join("\n"));
 }
 

@@ -48,8 +48,8 @@ pub struct KernelReport {
     pub workgroups: u64,
     /// Waves run.
     pub waves: u64,
-    /// Wave-instructions executed, by class (`salu`, `valu`, `smem`, `vmem`, `lds`,
-    /// `branch`, `other`), plus `total`.
+    /// Wave-instructions executed: `total`, and by class `smem`, `vmem_load`,
+    /// `vmem_store`, `vmem_atomic`, `other` (everything else, LDS included).
     pub instructions: BTreeMap<String, u64>,
     /// Per-CU occupancy, in CU order (CUs that ran nothing are left out).
     pub occupancy: Vec<CuOccupancy>,

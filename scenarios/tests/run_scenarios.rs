@@ -72,6 +72,33 @@ fn cli_exit_codes_tell_bad_input_from_failed_checks() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("bad.ron:1:"), "{err}");
 
+    // A kernel that writes past its buffer faults: exit code 3, with the fault report.
+    let vadd = format!(
+        "{}/../corpus/build/gfx942/vadd.hsaco:vadd",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let o = Command::new(exe)
+        .args(["run", "--kernel", &vadd, "--grid", "1000", "--block", "256"])
+        .args([
+            "--arg",
+            "buf:f32:1000",
+            "--arg",
+            "buf:f32:1000",
+            "--arg",
+            "buf:f32:10",
+        ])
+        .args(["--arg", "u32:1000"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("kernel `vadd` workgroup (0, 0, 0) wave 0"),
+        "{err}"
+    );
+    assert!(err.contains("global_store_dword"), "{err}");
+    assert!(err.contains("memory fault in lane 10"), "{err}");
+
     // A wrong expected checksum: the run succeeds, the check fails with exit code 4.
     let src = std::fs::read_to_string(examples().join("default.ron"))
         .unwrap()
@@ -106,4 +133,98 @@ fn cli_exit_codes_tell_bad_input_from_failed_checks() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["kernels"].as_array().unwrap().len(), 5);
     assert_eq!(v["checks"][0]["passed"], false);
+}
+
+/// The corpus's cross-workgroup semaphore (hand-written assembly: coherent loads, s_sleep,
+/// atomics): workgroup 0 produces, workgroups 1..7 spin on a flag, on other XCDs and, with
+/// two threads, in another partition. Expected values are the manifest's statement.
+#[test]
+fn cross_cu_semaphore_completes_and_sees_the_producers_data() {
+    let src = format!(
+        r#"(
+    gpu: "mi300x",
+    buffers: [
+        (name: "data", elem: U32, len: 32),
+        (name: "flag", elem: U32, len: 3),
+        (name: "out", elem: U32, len: 256),
+    ],
+    launches: [(
+        code_object: "{}/../corpus/build/gfx942/asm_semaphore.hsaco",
+        kernel: "asm_semaphore",
+        grid: (256, 1, 1),
+        workgroup: (32, 1, 1),
+        args: [Buffer("data"), Buffer("flag"), Buffer("out")],
+    )],
+)"#,
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let w = Scenario::parse(&src, "semaphore.ron")
+        .unwrap()
+        .resolve("semaphore.ron", Path::new("."))
+        .unwrap();
+    let u32s = |b: &[u8]| -> Vec<u32> {
+        b.chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let data: Vec<u32> = (0..32).map(|l| l * l + 1).collect();
+    let mut out = vec![0u32; 256];
+    for g in 1..8 {
+        for l in 0..32 {
+            out[32 * g + l] = data[l] + g as u32;
+        }
+    }
+    for threads in [1, 2] {
+        let opts = RunOptions {
+            threads: Some(threads),
+            trace: false,
+        };
+        let r = w.run(&opts, &mut |_, _| {}).unwrap();
+        assert_eq!(u32s(&r.buffers[0]), data, "{threads} threads");
+        assert_eq!(u32s(&r.buffers[1]), [1, 7, 7], "{threads} threads");
+        assert_eq!(u32s(&r.buffers[2]), out, "{threads} threads");
+        // One workgroup per XCD: workgroups are dealt round-robin over the 8 XCDs.
+        let k = &r.report.kernels[0];
+        let xcds: std::collections::BTreeSet<&str> =
+            k.occupancy.iter().map(|c| &c.cu[..10]).collect();
+        assert_eq!(xcds.len(), 8, "{:?}", k.occupancy);
+    }
+}
+
+#[test]
+fn trace_option_writes_a_perfetto_trace() {
+    let exe = env!("CARGO_BIN_EXE_gfxsim");
+    let path = std::env::temp_dir().join(format!("gfxsim-trace-{}.json", std::process::id()));
+    let o = Command::new(exe)
+        .args(["run", "--trace"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let evs = v["traceEvents"].as_array().unwrap();
+    let waves = evs.iter().filter(|e| e["ph"] == "X").count();
+    // The default scenario's five kernels run 16 + 64 + 160 + 80 + 79 waves (histogram:
+    // 5000 items in workgroups of 128 = 39 full workgroups of 2 waves, then 8 items).
+    assert_eq!(waves, 399);
+    assert!(evs
+        .iter()
+        .all(|e| e["ph"] != "X" || e["dur"].as_f64().unwrap() >= 0.0));
+    let procs = evs.iter().filter(|e| e["name"] == "process_name").count();
+    assert_eq!(procs, 8, "one process per XCD");
+}
+
+/// The example scenarios' expected values are what the corpus's Python references say
+/// (regenerating them changes nothing).
+#[test]
+fn example_expectations_are_current() {
+    let gen = examples().join("gen.py");
+    let o = Command::new("python3")
+        .arg(&gen)
+        .arg("--check")
+        .output()
+        .expect(
+            "python3 is needed to check the example scenarios against corpus/hostcheck/refs.py",
+        );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }

@@ -244,12 +244,30 @@ fn atomic32(
         // ds_cmpst: data0 is the compare value, data1 the new value.
         DsCmpstB32 => (|o, c, s| if o == c { s } else { o }, false),
         DsCmpstRtnB32 => (|o, c, s| if o == c { s } else { o }, true),
-        DsAddF32 => (|o, s, _| (f32::from_bits(o) + f32::from_bits(s)).to_bits(), false),
-        DsAddRtnF32 => (|o, s, _| (f32::from_bits(o) + f32::from_bits(s)).to_bits(), true),
-        DsMinF32 => (|o, s, _| f32::from_bits(o).min(f32::from_bits(s)).to_bits(), false),
-        DsMinRtnF32 => (|o, s, _| f32::from_bits(o).min(f32::from_bits(s)).to_bits(), true),
-        DsMaxF32 => (|o, s, _| f32::from_bits(o).max(f32::from_bits(s)).to_bits(), false),
-        DsMaxRtnF32 => (|o, s, _| f32::from_bits(o).max(f32::from_bits(s)).to_bits(), true),
+        DsAddF32 => (
+            |o, s, _| (f32::from_bits(o) + f32::from_bits(s)).to_bits(),
+            false,
+        ),
+        DsAddRtnF32 => (
+            |o, s, _| (f32::from_bits(o) + f32::from_bits(s)).to_bits(),
+            true,
+        ),
+        DsMinF32 => (
+            |o, s, _| f32::from_bits(o).min(f32::from_bits(s)).to_bits(),
+            false,
+        ),
+        DsMinRtnF32 => (
+            |o, s, _| f32::from_bits(o).min(f32::from_bits(s)).to_bits(),
+            true,
+        ),
+        DsMaxF32 => (
+            |o, s, _| f32::from_bits(o).max(f32::from_bits(s)).to_bits(),
+            false,
+        ),
+        DsMaxRtnF32 => (
+            |o, s, _| f32::from_bits(o).max(f32::from_bits(s)).to_bits(),
+            true,
+        ),
         _ => return Err(FaultReason::Unimplemented(i.op.name())),
     };
     let _ = f;

@@ -39,7 +39,10 @@ pub(crate) fn load(
     out: &mut [u32],
     bytes: usize,
 ) -> Result<(), FaultReason> {
-    let memf = |fault| FaultReason::Memory { lane: lane as u32, fault };
+    let memf = |fault| FaultReason::Memory {
+        lane: lane as u32,
+        fault,
+    };
     match p {
         Place::Global(a) => {
             if bytes < 4 {
@@ -101,7 +104,10 @@ pub(crate) fn store(
     data: &[u32],
     bytes: usize,
 ) -> Result<(), FaultReason> {
-    let memf = |fault| FaultReason::Memory { lane: lane as u32, fault };
+    let memf = |fault| FaultReason::Memory {
+        lane: lane as u32,
+        fault,
+    };
     match p {
         Place::Global(a) => match bytes {
             1 => ctx.mem.store_u8(a, data[0] as u8).map_err(memf),
@@ -123,8 +129,14 @@ pub(crate) fn store(
         Place::Private(o) => {
             check_private(w, lane, o, bytes.max(4 * data.len()))?;
             match bytes {
-                1 => ctx.mem.store_u8(w.scratch_addr(lane, o), data[0] as u8).map_err(memf),
-                2 => ctx.mem.store_u16(w.scratch_addr(lane, o), data[0] as u16).map_err(memf),
+                1 => ctx
+                    .mem
+                    .store_u8(w.scratch_addr(lane, o), data[0] as u8)
+                    .map_err(memf),
+                2 => ctx
+                    .mem
+                    .store_u16(w.scratch_addr(lane, o), data[0] as u16)
+                    .map_err(memf),
                 _ => {
                     for (j, v) in data.iter().enumerate() {
                         let a = w.scratch_addr(lane, o + 4 * j as u64);
@@ -214,10 +226,7 @@ fn rmw_local(
     ctx: &mut ExecCtx<'_>,
     lane: usize,
     p: Place,
-    op: AtomicOp,
-    src: u64,
-    cmp: u64,
-    wide: bool,
+    (op, src, cmp, wide): (AtomicOp, u64, u64, bool),
 ) -> Result<u64, FaultReason> {
     let n = if wide { 2 } else { 1 };
     let mut old = [0u32; 2];
@@ -364,14 +373,17 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
                 rd(2) as u64 | (rd(3) as u64) << 32,
             ),
         };
-        let memf = |fault| FaultReason::Memory { lane: l as u32, fault };
+        let memf = |fault| FaultReason::Memory {
+            lane: l as u32,
+            fault,
+        };
         let old = match places[l] {
             Place::Global(a) if wide => ctx.mem.atomic_u64(a, op, src, cmp).map_err(memf)?,
             Place::Global(a) => ctx
                 .mem
                 .atomic_u32(a, op, src as u32, cmp as u32)
                 .map_err(memf)? as u64,
-            p => rmw_local(w, ctx, l, p, op, src, cmp, wide)?,
+            p => rmw_local(w, ctx, l, p, (op, src, cmp, wide))?,
         };
         if glc {
             w.set_vgpr(vdst, l, old as u32);

@@ -116,10 +116,17 @@ pub(crate) fn fmax(a: f32, b: f32) -> f32 {
 }
 
 /// Median of three (v_med3_f32): NaNs handled like min/max chains.
+#[inline(always)]
 pub(crate) fn med3(a: f32, b: f32, c: f32) -> f32 {
     fmax(fmin(a, b), fmin(fmax(a, b), c))
 }
 
+// The negated comparisons are the point: NGE, NLT, ... are true for unordered (NaN) inputs.
+#[allow(
+    clippy::neg_cmp_op_on_partial_ord,
+    clippy::nonminimal_bool,
+    clippy::double_comparisons
+)]
 /// Float compare by VOPC condition code (F, LT, EQ, LE, GT, LG, GE, O, U, NGE, NLG, NGT,
 /// NLE, NEQ, NLT, TRU).
 #[inline(always)]
@@ -326,4 +333,53 @@ pub(crate) fn fract64(x: f64) -> f64 {
 /// Round half to even (v_rndne).
 pub(crate) fn rndne(x: f64) -> f64 {
     x.round_ties_even()
+}
+
+/// Row-wide fused multiply-add, f32: `a * b + c` with one rounding per lane.
+///
+/// Why this exists: without the `fma` target feature, `f32::mul_add` is a libm call per
+/// element; on x86-64 CPUs that have FMA this runs a vectorised loop compiled with it.
+#[inline]
+pub(crate) fn fma_row32(a: &[f32; 64], b: &[f32; 64], c: &[f32; 64]) -> [f32; 64] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU supports FMA (checked just above).
+            return unsafe { fma_row32_x86(a, b, c) };
+        }
+    }
+    std::array::from_fn(|l| a[l].mul_add(b[l], c[l]))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma,avx2")]
+unsafe fn fma_row32_x86(a: &[f32; 64], b: &[f32; 64], c: &[f32; 64]) -> [f32; 64] {
+    let mut r = [0f32; 64];
+    for l in 0..64 {
+        r[l] = a[l].mul_add(b[l], c[l]);
+    }
+    r
+}
+
+/// Row-wide fused multiply-add, f64 (see [`fma_row32`]).
+#[inline]
+pub(crate) fn fma_row64(a: &[f64; 64], b: &[f64; 64], c: &[f64; 64]) -> [f64; 64] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU supports FMA (checked just above).
+            return unsafe { fma_row64_x86(a, b, c) };
+        }
+    }
+    std::array::from_fn(|l| a[l].mul_add(b[l], c[l]))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma,avx2")]
+unsafe fn fma_row64_x86(a: &[f64; 64], b: &[f64; 64], c: &[f64; 64]) -> [f64; 64] {
+    let mut r = [0f64; 64];
+    for l in 0..64 {
+        r[l] = a[l].mul_add(b[l], c[l]);
+    }
+    r
 }

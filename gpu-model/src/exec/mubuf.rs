@@ -45,7 +45,12 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
     let vdata = acc + ((i.w1 >> 8) & 0xff) as usize;
     let srsrc = (((i.w1 >> 16) & 0x1f) * 4) as usize;
     let soffset = w.sread(((i.w1 >> 24) & 0xff) as u16, 0) as u64;
-    let d = [w.sgpr(srsrc), w.sgpr(srsrc + 1), w.sgpr(srsrc + 2), w.sgpr(srsrc + 3)];
+    let d = [
+        w.sgpr(srsrc),
+        w.sgpr(srsrc + 1),
+        w.sgpr(srsrc + 2),
+        w.sgpr(srsrc + 3),
+    ];
     let base = d[0] as u64 | ((d[1] & 0xffff) as u64) << 32;
     let stride = ((d[1] >> 16) & 0x3fff) as u64;
     let swizzle = d[1] >> 31 != 0;

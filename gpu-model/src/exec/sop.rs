@@ -47,6 +47,12 @@ fn bfe64(v: u64, spec: u32, signed: bool) -> u64 {
     }
 }
 
+/// Applies a binary operation (keeps the per-op closures in the macros below named).
+#[inline(always)]
+fn apply<T, R>(f: impl Fn(T, T) -> R, a: T, b: T) -> R {
+    f(a, b)
+}
+
 /// Executes a scalar instruction.
 pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
     use Op::*;
@@ -55,9 +61,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
     let d = i.dst;
     macro_rules! b32 {
         ($e:expr) => {{
-            let (a, b) = (s0(), s1());
-            let f: fn(u32, u32) -> u32 = $e;
-            let r = f(a, b);
+            let r: u32 = apply($e, s0(), s1());
             w.swrite(d, r);
             w.scc = r != 0;
         }};
@@ -66,8 +70,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
         ($e:expr) => {{
             let a = w.sread64(i.src[0], i.lit, false);
             let b = w.sread64(i.src[1], i.lit, false);
-            let f: fn(u64, u64) -> u64 = $e;
-            let r = f(a, b);
+            let r: u64 = apply($e, a, b);
             w.swrite64(d, r);
             w.scc = r != 0;
         }};
@@ -75,8 +78,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
     macro_rules! cmp {
         ($t:ty, $e:expr) => {{
             let (a, b) = (s0() as $t, s1() as $t);
-            let f: fn($t, $t) -> bool = $e;
-            w.scc = f(a, b);
+            w.scc = apply::<$t, bool>($e, a, b);
         }};
     }
     macro_rules! cmpk {
@@ -87,16 +89,14 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
             } else {
                 (i.w0 & 0xffff) as $t
             };
-            let f: fn($t, $t) -> bool = $e;
-            w.scc = f(a, k);
+            w.scc = apply::<$t, bool>($e, a, k);
         }};
     }
     macro_rules! saveexec {
         ($e:expr) => {{
             let a = w.sread64(i.src[0], i.lit, false);
             let old = w.exec();
-            let f: fn(u64, u64) -> u64 = $e;
-            let n = f(a, old);
+            let n: u64 = apply($e, a, old);
             w.swrite64(d, old);
             w.set_exec(n);
             w.scc = w.exec() != 0;
@@ -267,13 +267,21 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
         }
         SBcnt0I32B32 | SBcnt1I32B32 => {
             let a = s0();
-            let r = if i.op == SBcnt1I32B32 { a.count_ones() } else { a.count_zeros() };
+            let r = if i.op == SBcnt1I32B32 {
+                a.count_ones()
+            } else {
+                a.count_zeros()
+            };
             w.swrite(d, r);
             w.scc = r != 0;
         }
         SBcnt0I32B64 | SBcnt1I32B64 => {
             let a = w.sread64(i.src[0], i.lit, false);
-            let r = if i.op == SBcnt1I32B64 { a.count_ones() } else { a.count_zeros() };
+            let r = if i.op == SBcnt1I32B64 {
+                a.count_ones()
+            } else {
+                a.count_zeros()
+            };
             w.swrite(d, r);
             w.scc = r != 0;
         }
@@ -297,7 +305,14 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
         SFlbitI32 => {
             let a = s0();
             let a = if (a as i32) < 0 { !a } else { a };
-            w.swrite(d, if a == 0 { u32::MAX } else { a.leading_zeros() - 1 });
+            w.swrite(
+                d,
+                if a == 0 {
+                    u32::MAX
+                } else {
+                    a.leading_zeros() - 1
+                },
+            );
         }
         SSextI32I8 => w.swrite(d, s0() as i8 as i32 as u32),
         SSextI32I16 => w.swrite(d, s0() as i16 as i32 as u32),
@@ -371,7 +386,11 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
         SAndn1WrexecB64 | SAndn2WrexecB64 => {
             let a = w.sread64(i.src[0], i.lit, false);
             let e = w.exec();
-            let n = if i.op == SAndn1WrexecB64 { !a & e } else { a & !e };
+            let n = if i.op == SAndn1WrexecB64 {
+                !a & e
+            } else {
+                a & !e
+            };
             w.set_exec(n);
             w.swrite64(d, n);
             w.scc = n != 0;
@@ -487,10 +506,9 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
 
 fn branch(w: &mut Wave, i: &Inst, taken: bool) -> Flow {
     if taken {
-        w.pc = w
-            .pc
-            .wrapping_add(4)
-            .wrapping_add_signed(4 * simm16(i.w0) as i64);
+        w.pc =
+            w.pc.wrapping_add(4)
+                .wrapping_add_signed(4 * simm16(i.w0) as i64);
         Flow::Jumped
     } else {
         Flow::Next
@@ -527,7 +545,11 @@ fn getreg(w: &Wave, spec: u32) -> u32 {
 
 fn setreg(w: &mut Wave, spec: u32, v: u32) {
     let (id, off, size) = field(spec);
-    let mask = if size >= 32 { u32::MAX } else { (1 << size) - 1 } << off;
+    let mask = if size >= 32 {
+        u32::MAX
+    } else {
+        (1 << size) - 1
+    } << off;
     let apply = |old: u32| (old & !mask) | ((v << off) & mask);
     match id {
         1 => w.mode = apply(w.mode),

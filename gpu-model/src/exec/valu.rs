@@ -14,6 +14,41 @@ use super::FaultReason;
 pub(crate) type Row = [u32; LANES];
 pub(crate) type Row64 = [u64; LANES];
 
+/// Source `n` without copying a VGPR row (constants are broadcast into `tmp`), for
+/// instructions without SDWA/DPP.
+#[inline(always)]
+fn row<'a>(w: &'a Wave, i: &Inst, n: usize, tmp: &'a mut Row) -> &'a Row {
+    let c = i.src[n];
+    if c >= 256 {
+        &w.v[(c - 256) as usize]
+    } else {
+        *tmp = [w.sread(c, i.lit); LANES];
+        tmp
+    }
+}
+
+/// Float input modifiers of source `n` as bit masks: `(x & and) ^ xor`.
+#[inline(always)]
+fn fmods(i: &Inst, n: usize) -> (u32, u32) {
+    let and = if i.abs >> n & 1 != 0 {
+        0x7fff_ffff
+    } else {
+        u32::MAX
+    };
+    let xor = if i.neg >> n & 1 != 0 { 0x8000_0000 } else { 0 };
+    (and, xor)
+}
+
+/// Applies omod/clamp to a finished f32 row, only when the instruction has them.
+#[inline(always)]
+fn finish32(i: &Inst, r: &mut Row) {
+    if i.omod != 0 || i.clamp {
+        for x in r.iter_mut() {
+            *x = fl::out32(f32::from_bits(*x), i.omod, i.clamp).to_bits();
+        }
+    }
+}
+
 /// Source `n` as a 32-bit row, with SDWA/DPP applied. Returns the DPP write mask too.
 #[inline(always)]
 pub(crate) fn src(w: &Wave, i: &Inst, n: usize) -> (Row, u64) {
@@ -89,10 +124,10 @@ pub(crate) fn put(w: &mut Wave, i: &Inst, r: &Row, en: u64) {
 #[inline(always)]
 pub(crate) fn put64(w: &mut Wave, dst: usize, r: &Row64) {
     let exec = w.exec();
-    for l in 0..LANES {
+    for (l, &x) in r.iter().enumerate() {
         if exec >> l & 1 != 0 {
-            w.v[dst][l] = r[l] as u32;
-            w.v[dst + 1][l] = (r[l] >> 32) as u32;
+            w.v[dst][l] = x as u32;
+            w.v[dst + 1][l] = (x >> 32) as u32;
         }
     }
 }
@@ -129,6 +164,15 @@ fn int1(w: &mut Wave, i: &Inst, f: impl Fn(u32) -> u32) {
 }
 
 pub(crate) fn int2(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32) -> u32) {
+    if i.sub == Sub::None {
+        let (mut ta, mut tb) = ([0u32; LANES], [0u32; LANES]);
+        let (a, b) = (row(w, i, 0, &mut ta), row(w, i, 1, &mut tb));
+        let mut r = [0u32; LANES];
+        for l in 0..LANES {
+            r[l] = f(a[l], b[l]);
+        }
+        return put(w, i, &r, u64::MAX);
+    }
     let (a, en) = src(w, i, 0);
     let (b, _) = src(w, i, 1);
     let r: Row = std::array::from_fn(|l| f(a[l], b[l]));
@@ -136,6 +180,16 @@ pub(crate) fn int2(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32) -> u32) {
 }
 
 pub(crate) fn int3(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, u32) -> u32) {
+    if i.sub == Sub::None {
+        let (mut ta, mut tb, mut tc) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
+        let (a, b) = (row(w, i, 0, &mut ta), row(w, i, 1, &mut tb));
+        let c = row(w, i, 2, &mut tc);
+        let mut r = [0u32; LANES];
+        for l in 0..LANES {
+            r[l] = f(a[l], b[l], c[l]);
+        }
+        return put(w, i, &r, u64::MAX);
+    }
     let (a, en) = src(w, i, 0);
     let (b, _) = src(w, i, 1);
     let (c, _) = src(w, i, 2);
@@ -148,7 +202,10 @@ pub(crate) fn int3(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, u32) -> u32) {
 pub(crate) fn fsrc(w: &Wave, i: &Inst, n: usize) -> ([f32; LANES], u64) {
     let (r, en) = src(w, i, n);
     let (abs, neg) = (i.abs >> n & 1 != 0, i.neg >> n & 1 != 0);
-    (std::array::from_fn(|l| f32::from_bits(mod32(r[l], abs, neg))), en)
+    (
+        std::array::from_fn(|l| f32::from_bits(mod32(r[l], abs, neg))),
+        en,
+    )
 }
 
 fn f1(w: &mut Wave, i: &Inst, f: impl Fn(f32) -> f32) {
@@ -158,6 +215,21 @@ fn f1(w: &mut Wave, i: &Inst, f: impl Fn(f32) -> f32) {
 }
 
 pub(crate) fn f2(w: &mut Wave, i: &Inst, f: impl Fn(f32, f32) -> f32) {
+    if i.sub == Sub::None {
+        let (mut ta, mut tb) = ([0u32; LANES], [0u32; LANES]);
+        let (a, b) = (row(w, i, 0, &mut ta), row(w, i, 1, &mut tb));
+        let ((a0, x0), (a1, x1)) = (fmods(i, 0), fmods(i, 1));
+        let mut r = [0u32; LANES];
+        for l in 0..LANES {
+            let (x, y) = (
+                f32::from_bits((a[l] & a0) ^ x0),
+                f32::from_bits((b[l] & a1) ^ x1),
+            );
+            r[l] = f(x, y).to_bits();
+        }
+        finish32(i, &mut r);
+        return put(w, i, &r, u64::MAX);
+    }
     let (a, en) = fsrc(w, i, 0);
     let (b, _) = fsrc(w, i, 1);
     let r: Row = std::array::from_fn(|l| fl::out32(f(a[l], b[l]), i.omod, i.clamp).to_bits());
@@ -165,12 +237,44 @@ pub(crate) fn f2(w: &mut Wave, i: &Inst, f: impl Fn(f32, f32) -> f32) {
 }
 
 pub(crate) fn f3(w: &mut Wave, i: &Inst, f: impl Fn(f32, f32, f32) -> f32) {
+    if i.sub == Sub::None {
+        let (mut ta, mut tb, mut tc) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
+        let (a, b) = (row(w, i, 0, &mut ta), row(w, i, 1, &mut tb));
+        let c = row(w, i, 2, &mut tc);
+        let ((a0, x0), (a1, x1), (a2, x2)) = (fmods(i, 0), fmods(i, 1), fmods(i, 2));
+        let mut r = [0u32; LANES];
+        for l in 0..LANES {
+            let x = f32::from_bits((a[l] & a0) ^ x0);
+            let y = f32::from_bits((b[l] & a1) ^ x1);
+            let z = f32::from_bits((c[l] & a2) ^ x2);
+            r[l] = f(x, y, z).to_bits();
+        }
+        finish32(i, &mut r);
+        return put(w, i, &r, u64::MAX);
+    }
     let (a, en) = fsrc(w, i, 0);
     let (b, _) = fsrc(w, i, 1);
     let (c, _) = fsrc(w, i, 2);
-    let r: Row =
-        std::array::from_fn(|l| fl::out32(f(a[l], b[l], c[l]), i.omod, i.clamp).to_bits());
+    let r: Row = std::array::from_fn(|l| fl::out32(f(a[l], b[l], c[l]), i.omod, i.clamp).to_bits());
     put(w, i, &r, en);
+}
+
+/// `fma(src0, src1, src2)` (VOP3 modifiers applied), f32.
+pub(crate) fn fma3(w: &mut Wave, i: &Inst) {
+    let (a, en) = fsrc(w, i, 0);
+    let (b, _) = fsrc(w, i, 1);
+    let (c, _) = fsrc(w, i, 2);
+    let r = fl::fma_row32(&a, &b, &c);
+    let r: Row = std::array::from_fn(|l| fl::out32(r[l], i.omod, i.clamp).to_bits());
+    put(w, i, &r, en);
+}
+
+/// `fma(src0, src1, src2)`, f64.
+pub(crate) fn dfma3(w: &mut Wave, i: &Inst) {
+    let (a, b, c) = (dsrc(w, i, 0), dsrc(w, i, 1), dsrc(w, i, 2));
+    let r = fl::fma_row64(&a, &b, &c);
+    let r: Row64 = std::array::from_fn(|l| fl::out64(r[l], i.omod, i.clamp).to_bits());
+    put64(w, i.dst as usize, &r);
 }
 
 /// f64 source with modifiers.
@@ -382,7 +486,11 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         }),
         VReadfirstlaneB32 => {
             let e = w.exec();
-            let lane = if e == 0 { 0 } else { e.trailing_zeros() as usize };
+            let lane = if e == 0 {
+                0
+            } else {
+                e.trailing_zeros() as usize
+            };
             let (a, _) = src(w, i, 0);
             w.swrite(i.dst, a[lane]);
         }
@@ -408,11 +516,21 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         }
         VCvtRpiI32F32 => {
             let (a, en) = fsrc(w, i, 0);
-            put(w, i, &std::array::from_fn(|l| (a[l] + 0.5).floor() as i32 as u32), en)
+            put(
+                w,
+                i,
+                &std::array::from_fn(|l| (a[l] + 0.5).floor() as i32 as u32),
+                en,
+            )
         }
         VCvtFlrI32F32 => {
             let (a, en) = fsrc(w, i, 0);
-            put(w, i, &std::array::from_fn(|l| a[l].floor() as i32 as u32), en)
+            put(
+                w,
+                i,
+                &std::array::from_fn(|l| a[l].floor() as i32 as u32),
+                en,
+            )
         }
         VCvtF16F32 => {
             let (a, en) = fsrc(w, i, 0);
@@ -421,7 +539,12 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         }
         VCvtF32F16 => {
             let (a, en) = hsrc(w, i, 0);
-            put(w, i, &std::array::from_fn(|l| fl::out32(a[l], i.omod, i.clamp).to_bits()), en)
+            put(
+                w,
+                i,
+                &std::array::from_fn(|l| fl::out32(a[l], i.omod, i.clamp).to_bits()),
+                en,
+            )
         }
         VCvtF32Ubyte0 | VCvtF32Ubyte1 | VCvtF32Ubyte2 | VCvtF32Ubyte3 => {
             let k = match i.op {
@@ -436,7 +559,11 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             let (a, _) = src(w, i, 0);
             let signed = i.op == VCvtF64I32;
             let r: Row64 = std::array::from_fn(|l| {
-                let v = if signed { a[l] as i32 as f64 } else { a[l] as f64 };
+                let v = if signed {
+                    a[l] as i32 as f64
+                } else {
+                    a[l] as f64
+                };
                 fl::out64(v, i.omod, i.clamp).to_bits()
             });
             put64(w, i.dst as usize, &r)
@@ -449,7 +576,12 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         }
         VCvtF32F64 => {
             let a = dsrc(w, i, 0);
-            put(w, i, &std::array::from_fn(|l| fl::out32(a[l] as f32, i.omod, i.clamp).to_bits()), u64::MAX)
+            put(
+                w,
+                i,
+                &std::array::from_fn(|l| fl::out32(a[l] as f32, i.omod, i.clamp).to_bits()),
+                u64::MAX,
+            )
         }
         VCvtI32F64 => {
             let a = dsrc(w, i, 0);
@@ -474,7 +606,12 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VFrexpMantF32 => f1(w, i, |a| fl::frexp64(a as f64).0 as f32),
         VFrexpExpI32F32 => {
             let (a, en) = fsrc(w, i, 0);
-            put(w, i, &std::array::from_fn(|l| fl::frexp64(a[l] as f64).1 as u32), en)
+            put(
+                w,
+                i,
+                &std::array::from_fn(|l| fl::frexp64(a[l] as f64).1 as u32),
+                en,
+            )
         }
         VTruncF64 => d1(w, i, f64::trunc),
         VCeilF64 => d1(w, i, f64::ceil),
@@ -487,7 +624,12 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VFrexpMantF64 => d1(w, i, |a| fl::frexp64(a).0),
         VFrexpExpI32F64 => {
             let a = dsrc(w, i, 0);
-            put(w, i, &std::array::from_fn(|l| fl::frexp64(a[l]).1 as u32), u64::MAX)
+            put(
+                w,
+                i,
+                &std::array::from_fn(|l| fl::frexp64(a[l]).1 as u32),
+                u64::MAX,
+            )
         }
         VMovB64 => {
             let a = src64(w, i, 0, false);
@@ -501,7 +643,12 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         }
         VCvtI16F16 => {
             let (a, en) = hsrc(w, i, 0);
-            put16(w, i, &std::array::from_fn(|l| a[l] as i16 as u16 as u32), en)
+            put16(
+                w,
+                i,
+                &std::array::from_fn(|l| a[l] as i16 as u16 as u32),
+                en,
+            )
         }
         VRcpF16 => h1(w, i, |a| 1.0 / a),
         VSqrtF16 => h1(w, i, f32::sqrt),
@@ -525,7 +672,10 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         }
         VAccvgprMovB32 => {
             let exec = w.exec();
-            let (d, s) = (AGPR_BASE + i.dst as usize, AGPR_BASE + (i.src[0] & 0xff) as usize);
+            let (d, s) = (
+                AGPR_BASE + i.dst as usize,
+                AGPR_BASE + (i.src[0] & 0xff) as usize,
+            );
             for l in 0..LANES {
                 if exec >> l & 1 != 0 {
                     w.v[d][l] = w.v[s][l];
@@ -601,20 +751,29 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             let (a, en) = fsrc(w, i, 0);
             let (b, _) = fsrc(w, i, 1);
             let d = w.v[i.dst as usize];
-            let fused = i.op == VFmacF32;
-            let r: Row = std::array::from_fn(|l| {
-                let c = f32::from_bits(d[l]);
-                let v = if fused { a[l].mul_add(b[l], c) } else { a[l] * b[l] + c };
-                fl::out32(v, i.omod, i.clamp).to_bits()
-            });
+            let c: [f32; LANES] = std::array::from_fn(|l| f32::from_bits(d[l]));
+            let v = if i.op == VFmacF32 {
+                fl::fma_row32(&a, &b, &c)
+            } else {
+                std::array::from_fn(|l| a[l] * b[l] + c[l])
+            };
+            let r: Row = std::array::from_fn(|l| fl::out32(v[l], i.omod, i.clamp).to_bits());
             put(w, i, &r, en)
         }
         VFmacF64 => {
             let (a, b) = (dsrc(w, i, 0), dsrc(w, i, 1));
-            let d = src64(w, &Inst { src: [256 + i.dst, 0, 0], ..*i }, 0, true);
-            let r: Row64 = std::array::from_fn(|l| {
-                fl::out64(a[l].mul_add(b[l], f64::from_bits(d[l])), i.omod, i.clamp).to_bits()
-            });
+            let d = src64(
+                w,
+                &Inst {
+                    src: [256 + i.dst, 0, 0],
+                    ..*i
+                },
+                0,
+                true,
+            );
+            let c: [f64; LANES] = std::array::from_fn(|l| f64::from_bits(d[l]));
+            let v = fl::fma_row64(&a, &b, &c);
+            let r: Row64 = std::array::from_fn(|l| fl::out64(v[l], i.omod, i.clamp).to_bits());
             put64(w, i.dst as usize, &r)
         }
         VMadmkF32 | VFmamkF32 | VMadakF32 | VFmaakF32 => {
@@ -623,12 +782,17 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             let k = f32::from_bits(i.lit);
             let fused = matches!(i.op, VFmamkF32 | VFmaakF32);
             let mk = matches!(i.op, VMadmkF32 | VFmamkF32);
-            let r: Row = std::array::from_fn(|l| {
-                let (x, y) = (f32::from_bits(a[l]), f32::from_bits(b[l]));
-                // madmk: src0 * K + vsrc1; madak: src0 * vsrc1 + K.
-                let (m, c) = if mk { (k, y) } else { (y, k) };
-                (if fused { x.mul_add(m, c) } else { x * m + c }).to_bits()
-            });
+            // madmk: src0 * K + vsrc1; madak: src0 * vsrc1 + K.
+            let x: [f32; LANES] = std::array::from_fn(|l| f32::from_bits(a[l]));
+            let y: [f32; LANES] = std::array::from_fn(|l| f32::from_bits(b[l]));
+            let kk = [k; LANES];
+            let (m, c) = if mk { (&kk, &y) } else { (&y, &kk) };
+            let v = if fused {
+                fl::fma_row32(&x, m, c)
+            } else {
+                std::array::from_fn(|l| x[l] * m[l] + c[l])
+            };
+            let r: Row = std::array::from_fn(|l| v[l].to_bits());
             put(w, i, &r, en)
         }
         VAddCoU32 => carry(w, i, |a, b, _| a.overflowing_add(b)),
@@ -688,4 +852,3 @@ fn int2_16(w: &mut Wave, i: &Inst, f: impl Fn(u16, u16) -> u16) {
     let r: Row = std::array::from_fn(|l| f(a[l] as u16, b[l] as u16) as u32);
     put16(w, i, &r, en)
 }
-

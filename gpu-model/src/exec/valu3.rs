@@ -5,7 +5,9 @@ use super::decode::Inst;
 use super::float as fl;
 use super::lane;
 use super::op::Op;
-use super::valu::{bfe, d2, d3, dsrc, f3, fsrc, int2, int3, perm, put, put64, src, src64, Row, Row64};
+use super::valu::{
+    bfe, d2, d3, dfma3, dsrc, f3, fma3, fsrc, int2, int3, perm, put, put64, src, src64, Row, Row64,
+};
 use super::wave::{Wave, LANES};
 use super::FaultReason;
 
@@ -14,13 +16,17 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
     use Op::*;
     match i.op {
         VMadF32 | VMadLegacyF32 => f3(w, i, |a, b, c| a * b + c),
-        VFmaF32 => f3(w, i, |a, b, c| a.mul_add(b, c)),
-        VFmaF64 => d3(w, i, |a, b, c| a.mul_add(b, c)),
+        VFmaF32 => fma3(w, i),
+        VFmaF64 => dfma3(w, i),
         VMin3F32 => f3(w, i, |a, b, c| fl::fmin(fl::fmin(a, b), c)),
         VMax3F32 => f3(w, i, |a, b, c| fl::fmax(fl::fmax(a, b), c)),
         VMed3F32 => f3(w, i, fl::med3),
-        VMin3I32 => int3(w, i, |a, b, c| (a as i32).min(b as i32).min(c as i32) as u32),
-        VMax3I32 => int3(w, i, |a, b, c| (a as i32).max(b as i32).max(c as i32) as u32),
+        VMin3I32 => int3(w, i, |a, b, c| {
+            (a as i32).min(b as i32).min(c as i32) as u32
+        }),
+        VMax3I32 => int3(w, i, |a, b, c| {
+            (a as i32).max(b as i32).max(c as i32) as u32
+        }),
         VMin3U32 => int3(w, i, |a, b, c| a.min(b).min(c)),
         VMax3U32 => int3(w, i, |a, b, c| a.max(b).max(c)),
         VMed3I32 => int3(w, i, |a, b, c| {
@@ -41,7 +47,9 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VBfeU32 => int3(w, i, |a, b, c| bfe(a, b, c, false)),
         VBfeI32 => int3(w, i, |a, b, c| bfe(a, b, c, true)),
         VBfiB32 => int3(w, i, |a, b, c| (a & b) | (!a & c)),
-        VAlignbitB32 => int3(w, i, |a, b, c| ((((a as u64) << 32) | b as u64) >> (c & 31)) as u32),
+        VAlignbitB32 => int3(w, i, |a, b, c| {
+            ((((a as u64) << 32) | b as u64) >> (c & 31)) as u32
+        }),
         VAlignbyteB32 => int3(w, i, |a, b, c| {
             ((((a as u64) << 32) | b as u64) >> (8 * (c & 3))) as u32
         }),
@@ -66,7 +74,9 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         }
         VMulLoU32 => int2(w, i, |a, b| a.wrapping_mul(b)),
         VMulHiU32 => int2(w, i, |a, b| ((a as u64 * b as u64) >> 32) as u32),
-        VMulHiI32 => int2(w, i, |a, b| ((a as i32 as i64 * b as i32 as i64) >> 32) as u32),
+        VMulHiI32 => int2(w, i, |a, b| {
+            ((a as i32 as i64 * b as i32 as i64) >> 32) as u32
+        }),
         VBcntU32B32 => int2(w, i, |a, b| a.count_ones().wrapping_add(b)),
         VBfmB32 => int2(w, i, |a, b| (((1u64 << (a & 31)) - 1) as u32) << (b & 31)),
         VMbcntLoU32B32 | VMbcntHiU32B32 => {
@@ -98,7 +108,13 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VPackB32F16 => {
             let (a, en) = src(w, i, 0);
             let (b, _) = src(w, i, 1);
-            let sel = |x: u32, n: u8| if i.op_sel >> n & 1 != 0 { x >> 16 } else { x & 0xffff };
+            let sel = |x: u32, n: u8| {
+                if i.op_sel >> n & 1 != 0 {
+                    x >> 16
+                } else {
+                    x & 0xffff
+                }
+            };
             let r: Row = std::array::from_fn(|l| {
                 fl::mod16(sel(a[l], 0), i.abs & 1 != 0, i.neg & 1 != 0)
                     | fl::mod16(sel(b[l], 1), i.abs & 2 != 0, i.neg & 2 != 0) << 16
@@ -194,9 +210,11 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             put64(w, i.dst as usize, &std::array::from_fn(|l| a[l].to_bits()));
             w.write_mask(i.sdst, 0);
         }
-        VDivFmasF32 => f3(w, i, |a, b, c| a.mul_add(b, c)),
-        VDivFmasF64 => d3(w, i, |a, b, c| a.mul_add(b, c)),
-        VDivFixupF32 => f3(w, i, |q, d, n| fl::div_fixup(q as f64, d as f64, n as f64) as f32),
+        VDivFmasF32 => fma3(w, i),
+        VDivFmasF64 => dfma3(w, i),
+        VDivFixupF32 => f3(w, i, |q, d, n| {
+            fl::div_fixup(q as f64, d as f64, n as f64) as f32
+        }),
         VDivFixupF64 => d3(w, i, fl::div_fixup),
         _ => return Err(FaultReason::Unimplemented(i.op.name())),
     }

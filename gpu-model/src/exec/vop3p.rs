@@ -35,9 +35,9 @@ fn half(x: u32, hi: bool) -> u32 {
 
 fn write(w: &mut Wave, dst: usize, r: &Row) {
     let exec = w.exec();
-    for l in 0..LANES {
+    for (l, &x) in r.iter().enumerate() {
         if exec >> l & 1 != 0 {
-            w.v[dst][l] = r[l];
+            w.v[dst][l] = x;
         }
     }
 }
@@ -92,6 +92,7 @@ fn pk_f32<const N: usize>(w: &mut Wave, i: &Inst, f: impl Fn([f32; N]) -> f32) {
     });
     let exec = w.exec();
     let d = i.dst as usize;
+    #[allow(clippy::needless_range_loop)] // l indexes the sources and two destination rows
     for l in 0..LANES {
         if exec >> l & 1 == 0 {
             continue;
@@ -195,7 +196,9 @@ fn mfma_16x16x4_f32(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
     let abid = (i.w0 >> 11) & 0xf;
     let blgp = i.w1 >> 29;
     if cbsz != 0 || abid != 0 || blgp != 0 {
-        return Err(FaultReason::UnsupportedForm("mfma with cbsz/abid/blgp broadcast"));
+        return Err(FaultReason::UnsupportedForm(
+            "mfma with cbsz/abid/blgp broadcast",
+        ));
     }
     let acc_cd = if i.w0 & (1 << 15) != 0 { AGPR_BASE } else { 0 };
     let reg = |code: u16, agpr: bool| -> Option<usize> {
@@ -204,7 +207,9 @@ fn mfma_16x16x4_f32(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
     let a = reg(i.src[0], i.w1 & (1 << 27) != 0);
     let b = reg(i.src[1], i.w1 & (1 << 28) != 0);
     let (Some(a), Some(b)) = (a, b) else {
-        return Err(FaultReason::UnsupportedForm("mfma with scalar A/B operands"));
+        return Err(FaultReason::UnsupportedForm(
+            "mfma with scalar A/B operands",
+        ));
     };
     let (av, bv) = (w.v[a], w.v[b]);
     let f = f32::from_bits;

@@ -115,6 +115,30 @@ impl Wave {
         }
     }
 
+    /// Resets the wave for reuse (no reallocation): registers zeroed except VGPR/AGPR rows
+    /// at or above `vgprs`, which a kernel allocating `vgprs` registers cannot name.
+    pub fn reset(&mut self, wave_size: u32, pc: u64, vgprs: usize) {
+        let n = vgprs.min(AGPR_BASE);
+        if self.v.len() != VGPR_ROWS {
+            self.v = vec![[0; LANES]; VGPR_ROWS];
+        }
+        self.v[..n].fill([0; LANES]);
+        self.v[AGPR_BASE..AGPR_BASE + n].fill([0; LANES]);
+        self.s = [0; SGPRS];
+        self.scc = false;
+        self.pc = pc;
+        self.mode = 0;
+        self.status = 0;
+        self.trapsts = 0;
+        self.counters = Counters::default();
+        self.wave_size = wave_size;
+        self.state = WaveState::Ready;
+        self.info = WaveInfo::default();
+        self.scratch_base = 0;
+        self.scratch_per_lane = 0;
+        self.retired = 0;
+    }
+
     // ---- register access ----
 
     /// SGPR `n` (operand code numbering: VCC = 106, M0 = 124, EXEC = 126).
@@ -339,7 +363,9 @@ impl Wave {
         match i.enc {
             Enc::Sop1 | Enc::Sop2 | Enc::Sopc | Enc::Sopk | Enc::Sopp => sop::exec(self, i),
             Enc::Smem => smem::exec(self, ctx, i).map(|_| Flow::Next),
-            Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 => valu::exec(self, i).map(|_| Flow::Next),
+            Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 => {
+                valu::exec(self, i).map(|_| Flow::Next)
+            }
             Enc::Vop3p => vop3p::exec(self, i).map(|_| Flow::Next),
             Enc::Ds => ds::exec(self, ctx, i).map(|_| Flow::Next),
             Enc::Flat => flat::exec(self, ctx, i).map(|_| Flow::Next),

@@ -96,6 +96,8 @@ pub struct ComputeUnit {
 }
 
 impl ComputeUnit {
+    // One call site (the SoC builder) passes the CU's place, timing and shared parts.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         xcd: u32,
         index: u32,
@@ -131,12 +133,18 @@ impl ComputeUnit {
         (&self.l1.scalar, &self.l1.vector)
     }
 
+    /// Memory instructions executed since the last reset, by kind: scalar loads, vector
+    /// loads, vector stores, vector atomics (LDS instructions are not observed).
+    pub fn memory_instructions(&self) -> [u64; 4] {
+        self.l1.counts
+    }
+
     /// Waves resident now.
     pub fn resident_waves(&self) -> usize {
         self.waves.len()
     }
 
-    fn start(&mut self, wg: Box<WorkgroupAssign>, ctx: &mut Ctx<'_, SocMsg>) {
+    fn start(&mut self, wg: WorkgroupAssign, ctx: &mut Ctx<'_, SocMsg>) {
         let now = ctx.now();
         let WorkgroupAssign {
             dispatch,
@@ -144,7 +152,7 @@ impl ComputeUnit {
             alloc,
             waves,
             ..
-        } = *wg;
+        } = wg;
         let slot = (!self.scratch_slots).trailing_zeros();
         self.scratch_slots |= 1u64.checked_shl(slot).unwrap_or(0);
         let gi = match self.groups.iter().position(Option::is_none) {
@@ -156,8 +164,12 @@ impl ComputeUnit {
         };
         let dims = dispatch.workgroup_dims(id);
         let launch = dispatch.launch(dispatch.scratch_for(self.xcd, self.index, slot));
-        for (k, a) in waves.iter().enumerate() {
-            let mut w = Wave::new(dispatch.descriptor.wave_size(dispatch.target), 0);
+        // The CP reserved resources for a full workgroup; a partial one at the grid edge
+        // has fewer waves (the rest of its reservation is released when it ends).
+        let ws = dispatch.descriptor.wave_size(dispatch.target);
+        let n = (dims[0] * dims[1] * dims[2]).div_ceil(ws) as usize;
+        for (k, a) in waves.iter().enumerate().take(n) {
+            let mut w = Wave::new(ws, 0);
             init_wave(&launch, &mut w, id, k as u32, dims);
             self.waves.push(Resident {
                 wave: w,
@@ -168,11 +180,11 @@ impl ComputeUnit {
             });
         }
         self.activity.workgroups += 1;
-        self.activity.waves += waves.len() as u64;
+        self.activity.waves += n as u64;
         self.activity.peak_waves = self.activity.peak_waves.max(self.waves.len() as u32);
         self.groups[gi] = Some(Group {
             lds: vec![0; dispatch.packet.group_segment_size as usize],
-            live: waves.len() as u32,
+            live: n as u32,
             dispatch,
             id,
             alloc,
@@ -339,7 +351,7 @@ impl Component<SocMsg> for ComputeUnit {
             Input::Message {
                 msg: SocMsg::Workgroup(wg),
                 ..
-            } => self.start(wg, ctx),
+            } => self.start(*wg, ctx),
             Input::Timer(SocMsg::Tick) => {
                 let executed = self.quantum(ctx.now());
                 if !self.l1.out.is_empty() {

@@ -1,5 +1,9 @@
 //! The driver-facing entry: takes submitted dispatches to every XCD's command processor and
 //! records when each completes.
+//!
+//! Dispatches run one after another, as AQL packets with the barrier bit set (what HIP
+//! and OpenCL runtimes use for kernels of one stream/queue): the next starts when every XCD
+//! has finished the previous one, so a kernel sees all writes of the kernels before it.
 
 use crate::dispatch::Fault;
 use simkit::component::{Component, Ctx, Input};
@@ -35,6 +39,7 @@ pub struct Driver {
     xcds: u32,
     ports: Vec<PortId>,
     pending: Vec<Pending>,
+    waiting: std::collections::VecDeque<(std::sync::Arc<super::launch::Dispatch>, Tick)>,
     /// Completed dispatches, in completion order.
     pub completed: Vec<Completion>,
 }
@@ -45,13 +50,32 @@ impl Driver {
             xcds,
             ports: Vec::new(),
             pending: Vec::new(),
+            waiting: std::collections::VecDeque::new(),
             completed: Vec::new(),
         }
     }
 
     /// Dispatches submitted and not yet complete.
     pub fn in_flight(&self) -> usize {
-        self.pending.len()
+        self.pending.len() + self.waiting.len()
+    }
+
+    fn start_next(&mut self, ctx: &mut Ctx<'_, SocMsg>) {
+        if !self.pending.is_empty() {
+            return;
+        }
+        let Some((d, submitted)) = self.waiting.pop_front() else {
+            return;
+        };
+        self.pending.push(Pending {
+            seq: d.seq,
+            submitted,
+            remaining: self.xcds,
+            faults: Vec::new(),
+        });
+        for &p in &self.ports {
+            ctx.send(p, SocMsg::Dispatch(d.clone()));
+        }
     }
 }
 
@@ -65,15 +89,8 @@ impl Component<SocMsg> for Driver {
     fn handle(&mut self, input: Input<SocMsg>, ctx: &mut Ctx<'_, SocMsg>) {
         match input {
             Input::External(SocMsg::Submit(d)) => {
-                self.pending.push(Pending {
-                    seq: d.seq,
-                    submitted: ctx.now(),
-                    remaining: self.xcds,
-                    faults: Vec::new(),
-                });
-                for &p in &self.ports {
-                    ctx.send(p, SocMsg::Dispatch(d.clone()));
-                }
+                self.waiting.push_back((d, ctx.now()));
+                self.start_next(ctx);
             }
             Input::Message {
                 msg: SocMsg::DispatchDone { xcd, seq, fault },
@@ -96,6 +113,7 @@ impl Component<SocMsg> for Driver {
                         completed: ctx.now(),
                         fault: p.faults.into_iter().next().map(|(_, f)| f),
                     });
+                    self.start_next(ctx);
                 }
             }
             _ => {}

@@ -17,6 +17,8 @@ pub(crate) struct L1s {
     pub(crate) scalar: Cache,
     pub(crate) vector: Cache,
     pub(crate) out: Vec<MemReq>,
+    /// Executed memory instructions by kind: scalar loads, vector loads, stores, atomics.
+    pub(crate) counts: [u64; 4],
 }
 
 /// The LLVM `CPol` bits from the executor's policy byte (its bit 2 is scc/sc1, LLVM's 4).
@@ -68,6 +70,12 @@ impl MemObserver for L1s {
             exec::AccessKind::Store => (MemOp::Store, AccessKind::Write),
             exec::AccessKind::Atomic => (MemOp::Atomic, AccessKind::Atomic),
         };
+        self.counts[match rec.kind {
+            exec::AccessKind::ScalarLoad => 0,
+            exec::AccessKind::Load => 1,
+            exec::AccessKind::Store => 2,
+            exec::AccessKind::Atomic => 3,
+        }] += 1;
         let mtype = mtype_for(self.target, cpol(rec.policy), op);
         let cache = if rec.kind == exec::AccessKind::ScalarLoad {
             &mut self.scalar

@@ -210,7 +210,12 @@ pub struct Buf {
 
 fn int_to_raw(elem: Elem, v: i128) -> u64 {
     let bits = 8 * elem.size() as u32;
-    (v as u128 as u64) & if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 }
+    (v as u128 as u64)
+        & if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        }
 }
 
 pub fn float_to_raw(elem: Elem, v: f64) -> u64 {
@@ -339,7 +344,11 @@ impl Inputs {
         self.bufs[n].raw.clone()
     }
     pub fn f32s(&self, n: &str) -> Vec<f32> {
-        self.bufs[n].raw.iter().map(|&r| f32::from_bits(r as u32)).collect()
+        self.bufs[n]
+            .raw
+            .iter()
+            .map(|&r| f32::from_bits(r as u32))
+            .collect()
     }
     pub fn f64s(&self, n: &str) -> Vec<f64> {
         self.bufs[n].floats()

@@ -1,4 +1,6 @@
 //! CPU references, one per corpus case, written from the manifest's `computes` statements.
+// The loops mirror the index arithmetic of the `computes` statements on purpose.
+#![allow(clippy::needless_range_loop)]
 
 use super::manifest::{Buf, Inputs};
 use std::collections::HashMap;
@@ -39,11 +41,13 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
     Some(match name {
         "vadd" => {
             let (a, b, n) = (i.f32s("a"), i.f32s("b"), i.u("n") as usize);
-            let c: Vec<f32> = (0..a.len()).map(|k| if k < n { a[k] + b[k] } else { 0.0 }).collect();
+            let c: Vec<f32> = (0..a.len())
+                .map(|k| if k < n { a[k] + b[k] } else { 0.0 })
+                .collect();
             out(vec![("c", floats(&c))])
         }
         "saxpy" => {
-            let (a, x, y) = (i.f(("a")) as f32, i.f32s("x"), i.f32s("y"));
+            let (a, x, y) = (i.f("a") as f32, i.f32s("x"), i.f32s("y"));
             let r: Vec<f32> = x.iter().zip(&y).map(|(&x, &y)| fma32(a, x, y)).collect();
             out(vec![("y", floats(&r))])
         }
@@ -68,7 +72,11 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
                 o.push(x.rotate_left(sh));
                 o.push(
                     ((x as i64) >> sh) as u64
-                        ^ if x < y { 0x0123456789abcdef } else { 0xfedcba9876543210 },
+                        ^ if x < y {
+                            0x0123456789abcdef
+                        } else {
+                            0xfedcba9876543210
+                        },
                 );
             }
             out(vec![("out", ints(&o))])
@@ -129,7 +137,10 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
                 for r in 0..16 {
                     for col in 0..16 {
                         c[256 * g + 16 * r + col] = (0..k)
-                            .map(|kk| a[16 * k * g + r * k + kk] as f64 * b[16 * k * g + 16 * kk + col] as f64)
+                            .map(|kk| {
+                                a[16 * k * g + r * k + kk] as f64
+                                    * b[16 * k * g + 16 * kk + col] as f64
+                            })
                             .sum();
                     }
                 }
@@ -150,7 +161,10 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
             let (v, cols) = (i.f32s("in"), i.u("cols") as usize);
             let mut o = Vec::new();
             for r in 0..24 {
-                let row: Vec<f64> = v[r * cols..(r + 1) * cols].iter().map(|&x| x as f64).collect();
+                let row: Vec<f64> = v[r * cols..(r + 1) * cols]
+                    .iter()
+                    .map(|&x| x as f64)
+                    .collect();
                 let m = row.iter().cloned().fold(f64::MIN, f64::max);
                 let e: Vec<f64> = row.iter().map(|x| (x - m).exp()).collect();
                 let t: f64 = e.iter().sum();
@@ -173,7 +187,11 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
                     } else if v & 2 != 0 {
                         let mut x = v;
                         while x > 1 {
-                            x = if x & 1 != 0 { x.wrapping_mul(3).wrapping_add(1) } else { x >> 1 };
+                            x = if x & 1 != 0 {
+                                x.wrapping_mul(3).wrapping_add(1)
+                            } else {
+                                x >> 1
+                            };
                             acc += 1;
                             if acc > 64 {
                                 break;
@@ -208,14 +226,18 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
                     o[k] = x / 3;
                     continue;
                 }
-                o[k] = (0..8).find(|b| (x >> b) & 3 == 3).map(|b| 1000 + b).unwrap_or(-x);
+                o[k] = (0..8)
+                    .find(|b| (x >> b) & 3 == 3)
+                    .map(|b| 1000 + b)
+                    .unwrap_or(-x);
             }
             out(vec![("out", ints(&o))])
         }
         "stack_calls" => {
             fn mix(seed: u32, rounds: u32) -> u32 {
-                let mut t: Vec<u32> =
-                    (0..24u32).map(|k| seed.wrapping_mul(k + 1) ^ (k << 8)).collect();
+                let mut t: Vec<u32> = (0..24u32)
+                    .map(|k| seed.wrapping_mul(k + 1) ^ (k << 8))
+                    .collect();
                 let mut h = seed;
                 for r in 0..rounds {
                     let j = (h % 24) as usize;
@@ -225,7 +247,9 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
                 h
             }
             fn fold(a: u32, b: u32, c: u32) -> u32 {
-                let s: Vec<u32> = (0..16u32).map(|k| a.wrapping_add(k.wrapping_mul(b))).collect();
+                let s: Vec<u32> = (0..16u32)
+                    .map(|k| a.wrapping_add(k.wrapping_mul(b)))
+                    .collect();
                 s[(c & 15) as usize] ^ mix(a ^ b, 3 + (c & 7)) ^ s[((c >> 4) & 15) as usize]
             }
             let v = i.u32s("in");
@@ -251,7 +275,11 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
         "dyn_lds_cl" => {
             let v = i.u32s("in");
             let o: Vec<u32> = (0..1024)
-                .map(|k| v[256 * (k / 256) + 255 - k % 256].wrapping_mul(3).wrapping_add(1))
+                .map(|k| {
+                    v[256 * (k / 256) + 255 - k % 256]
+                        .wrapping_mul(3)
+                        .wrapping_add(1)
+                })
                 .collect();
             out(vec![("out", ints(&o))])
         }
@@ -336,7 +364,7 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
                     a = a.wrapping_add(b & 0xffff);
                     x = fma32(x, 0.999, 0.001);
                     y = fma32(-x, y, 1.0);
-                    y = y.max(-4.0).min(4.0);
+                    y = y.clamp(-4.0, 4.0);
                 }
                 ou.push(a ^ b);
                 of.push(x + y);
@@ -371,7 +399,8 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
                     perm,
                     (v64 >> (y & 31)) as u32,
                     ((x as u64 * y as u64) >> 32) as u32,
-                    ((x >> (y & 15)) & 0xfff).wrapping_add((x & 0xffffff).wrapping_mul(y & 0xffffff)),
+                    ((x >> (y & 15)) & 0xfff)
+                        .wrapping_add((x & 0xffffff).wrapping_mul(y & 0xffffff)),
                 ]);
             }
             out(vec![("out", ints(&o))])
@@ -402,7 +431,16 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
             for &x in &v[..i.u("n") as usize] {
                 let x = x as f64;
                 let t = std::f64::consts::TAU * x / 8.0;
-                o.extend([1.0 / x, x.sqrt(), 1.0 / x.sqrt(), x.exp2(), x.log2(), t.sin(), t.cos(), (-x).exp()]);
+                o.extend([
+                    1.0 / x,
+                    x.sqrt(),
+                    1.0 / x.sqrt(),
+                    x.exp2(),
+                    x.log2(),
+                    t.sin(),
+                    t.cos(),
+                    (-x).exp(),
+                ]);
             }
             out(vec![("out", floats(&o))])
         }
@@ -413,7 +451,11 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
                 .chunks(bs)
                 .map(|c| {
                     c.iter().enumerate().fold(0u32, |s, (t, &x)| {
-                        s.wrapping_add(if name == "block_reduce" { x.wrapping_mul(t as u32 | 1) } else { x })
+                        s.wrapping_add(if name == "block_reduce" {
+                            x.wrapping_mul(t as u32 | 1)
+                        } else {
+                            x
+                        })
                     })
                 })
                 .collect();
@@ -422,7 +464,11 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
         "dpp_row_scan" => {
             let v = i.u32s("in");
             let o: Vec<u32> = (0..v.len())
-                .map(|k| v[16 * (k / 16)..=k].iter().fold(0u32, |s, &x| s.wrapping_add(x)))
+                .map(|k| {
+                    v[16 * (k / 16)..=k]
+                        .iter()
+                        .fold(0u32, |s, &x| s.wrapping_add(x))
+                })
                 .collect();
             out(vec![("out", ints(&o))])
         }
@@ -455,7 +501,8 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
             out(vec![("sums", floats(&s))])
         }
         "kernarg_struct" => {
-            let (tag, scale, bias, shift, mask) = (5i64, 0.5f64, -100i64, 7u32, 0x0000ffffffff0000u64);
+            let (tag, scale, bias, shift, mask) =
+                (5i64, 0.5f64, -100i64, 7u32, 0x0000ffffffff0000u64);
             let v = i.i32s("in");
             let mut o = Vec::new();
             for k in 0..i.u("n") as usize {
@@ -473,12 +520,18 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
                 for &x in b {
                     c ^= x as u32;
                     for _ in 0..8 {
-                        c = if c & 1 != 0 { (c >> 1) ^ 0xedb88320 } else { c >> 1 };
+                        c = if c & 1 != 0 {
+                            (c >> 1) ^ 0xedb88320
+                        } else {
+                            c >> 1
+                        };
                     }
                 }
                 !c
             };
-            let o: Vec<u32> = (0..i.u("n") as usize).map(|k| crc(&d[16 * k..16 * k + 16])).collect();
+            let o: Vec<u32> = (0..i.u("n") as usize)
+                .map(|k| crc(&d[16 * k..16 * k + 16]))
+                .collect();
             out(vec![("out", ints(&o))])
         }
         "bitonic_sort" => {
@@ -519,13 +572,24 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
             out(vec![
                 ("counter", ints(&[n])),
                 ("max64", ints(&[mx])),
-                ("slots", if ok { Exp::Ints(slots.clone()) } else { poison.clone() }),
+                (
+                    "slots",
+                    if ok {
+                        Exp::Ints(slots.clone())
+                    } else {
+                        poison.clone()
+                    },
+                ),
                 ("swapped_sum", if ok { Exp::Ints(swapped) } else { poison }),
             ])
         }
         "dyn_lds" | "dyn_lds_1024" => {
             let v = i.f32s("in");
-            let (bs, groups) = if name == "dyn_lds" { (256, 4) } else { (1024, 2) };
+            let (bs, groups) = if name == "dyn_lds" {
+                (256, 4)
+            } else {
+                (1024, 2)
+            };
             let mut o = Vec::new();
             for g in 0..groups {
                 for t in 0..bs {
@@ -537,13 +601,21 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
         "template_scale_f32" => {
             let v = i.f32s("in");
             let s = i.f("s") as f32;
-            let o: Vec<f32> = v.iter().enumerate().map(|(k, &x)| x.mul_add(s, -(k as f32))).collect();
+            let o: Vec<f32> = v
+                .iter()
+                .enumerate()
+                .map(|(k, &x)| x.mul_add(s, -(k as f32)))
+                .collect();
             out(vec![("out", floats(&o))])
         }
         "template_scale_f64" => {
             let v = i.f64s("in");
             let s = i.f("s");
-            let o: Vec<f64> = v.iter().enumerate().map(|(k, &x)| x.mul_add(s, -(k as f64))).collect();
+            let o: Vec<f64> = v
+                .iter()
+                .enumerate()
+                .map(|(k, &x)| x.mul_add(s, -(k as f64)))
+                .collect();
             out(vec![("out", floats(&o))])
         }
         "indirect_call" => {
@@ -572,7 +644,11 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
         }
         "device_global" => {
             let t = [3u32, 1, 4, 1, 5, 9, 2, 6];
-            let o: Vec<u32> = i.u32s("in").iter().map(|&v| v.wrapping_mul(t[(v & 7) as usize])).collect();
+            let o: Vec<u32> = i
+                .u32s("in")
+                .iter()
+                .map(|&v| v.wrapping_mul(t[(v & 7) as usize]))
+                .collect();
             out(vec![("out", ints(&o))])
         }
         "device_global_read" => out(vec![("out", ints(&[0u32]))]),
@@ -669,9 +745,22 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
                         let l = lx + 32 * (ly + 2 * lz);
                         let base = (16 * (64 * g + l)) as usize;
                         let vals = [
-                            ng[0], ng[1], ng[2], wg[0], wg[1], wg[2], grid[0] % wg[0],
-                            grid[1] % wg[1], grid[2] % wg[2], 3, 32, grid[0], grid[1], grid[2],
-                            32 * 65536 + 2 * 256 + 1, 3,
+                            ng[0],
+                            ng[1],
+                            ng[2],
+                            wg[0],
+                            wg[1],
+                            wg[2],
+                            grid[0] % wg[0],
+                            grid[1] % wg[1],
+                            grid[2] % wg[2],
+                            3,
+                            32,
+                            grid[0],
+                            grid[1],
+                            grid[2],
+                            32 * 65536 + 2 * 256 + 1,
+                            3,
                         ];
                         o[base..base + 16].copy_from_slice(&vals);
                     }
@@ -684,7 +773,11 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
             let mut o = vec![0u32; 64];
             for g in 0..8u32 {
                 let xg = x.wrapping_add(g);
-                let lz = if xg == 0 { u32::MAX } else { xg.leading_zeros() };
+                let lz = if xg == 0 {
+                    u32::MAX
+                } else {
+                    xg.leading_zeros()
+                };
                 let vals = [
                     (0..=(xg & 15)).map(|k| k * k).sum::<u32>(),
                     (xg >> 4) & 0xff,
@@ -692,7 +785,11 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
                     ((xg as u64 * 0x9e3779b9) >> 32) as u32,
                     xg.max(1000),
                     xg.reverse_bits(),
-                    if xg == 0 { u32::MAX } else { xg.trailing_zeros() },
+                    if xg == 0 {
+                        u32::MAX
+                    } else {
+                        xg.trailing_zeros()
+                    },
                     xg.count_ones().wrapping_add(lz << 8),
                 ];
                 o[8 * g as usize..8 * g as usize + 8].copy_from_slice(&vals);
@@ -704,7 +801,11 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
             let o: Vec<u32> = (0..256)
                 .map(|k| {
                     let t = v[k].wrapping_mul(3).wrapping_add(1);
-                    if (k / 64) % 2 == 0 { t.wrapping_add(100) } else { t ^ 0xff }
+                    if (k / 64) % 2 == 0 {
+                        t.wrapping_add(100)
+                    } else {
+                        t ^ 0xff
+                    }
                 })
                 .collect();
             out(vec![("out", ints(&o))])
@@ -717,7 +818,11 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
                     o[(32 * g + l) as usize] = l * l + 1 + g;
                 }
             }
-            out(vec![("data", ints(&data)), ("flag", ints(&[1u32, 7, 7])), ("out", ints(&o))])
+            out(vec![
+                ("data", ints(&data)),
+                ("flag", ints(&[1u32, 7, 7])),
+                ("out", ints(&o)),
+            ])
         }
         _ => return None,
     })

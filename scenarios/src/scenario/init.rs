@@ -129,7 +129,7 @@ pub(crate) fn initial_bytes(
             (0..len).for_each(|i| elem.push_bits(&mut out, hash_elem(*seed, i, wide)));
         }
         Init::Random { seed, lo, hi } => {
-            if !(lo <= hi) || !lo.is_finite() || !hi.is_finite() {
+            if !lo.is_finite() || !hi.is_finite() || lo > hi {
                 return Err(bad(format!(
                     "random range {lo}..={hi} is empty or not finite"
                 )));

@@ -138,12 +138,16 @@ impl Workload {
             let ticks = done.completed.0 - done.submitted.0;
             let mut occupancy = Vec::new();
             let (mut wgs, mut waves, mut insts) = (0, 0, 0);
+            let mut mem_insts = [0u64; 4];
             for p in soc.cus() {
                 let Some(cu) = soc.cu(p) else { continue };
                 let a = cu.activity;
                 wgs += a.workgroups;
                 waves += a.waves;
                 insts += a.instructions;
+                for (t, c) in mem_insts.iter_mut().zip(cu.memory_instructions()) {
+                    *t += c;
+                }
                 if a.workgroups > 0 {
                     occupancy.push(CuOccupancy {
                         cu: format!("soc.xcd[{}].se[{}].cu[{}]", p.xcd, p.se, p.cu),
@@ -193,9 +197,20 @@ impl Workload {
                 cycles: ticks / soc.period().0.max(1),
                 workgroups: wgs,
                 waves,
-                // The wave runner reports retired instructions only; a per-class split
-                // needs a per-instruction hook in the executor.
-                instructions: BTreeMap::from([("total".to_string(), insts)]),
+                // The wave runner reports retired instructions; memory instructions are
+                // seen by the cache observer. A full split (SALU/VALU/LDS/branch) needs a
+                // per-instruction hook in the executor.
+                instructions: BTreeMap::from([
+                    ("total".to_string(), insts),
+                    ("smem".to_string(), mem_insts[0]),
+                    ("vmem_load".to_string(), mem_insts[1]),
+                    ("vmem_store".to_string(), mem_insts[2]),
+                    ("vmem_atomic".to_string(), mem_insts[3]),
+                    (
+                        "other".to_string(),
+                        insts.saturating_sub(mem_insts.iter().sum::<u64>()),
+                    ),
+                ]),
                 occupancy,
                 caches,
                 hbm_read_bytes: s.hbm_read,

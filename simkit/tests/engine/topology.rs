@@ -330,3 +330,29 @@ fn auto_partitioning_balances_and_cuts_little() {
     let rr = Partitioning::RoundRobin(2).assign(&topo).unwrap();
     assert!(cut(&rr) > 10);
 }
+
+#[test]
+fn auto_partitioning_balances_weight_not_count() {
+    // A chain of five: one heavy component (weight 4) and four light ones.
+    let mut b = TopologyBuilder::<u64>::new();
+    let ids: Vec<_> = (0..5)
+        .map(|i| b.add(&format!("c[{i}]"), Relay).unwrap())
+        .collect();
+    b.weight(ids[0], 4).unwrap();
+    for k in 0..4 {
+        let o = b.port(ids[k], "out").unwrap();
+        let i = b.port(ids[k + 1], "in").unwrap();
+        b.connect(o, i, Tick(10)).unwrap();
+    }
+    let topo = b.build().unwrap();
+    let assign = Partitioning::Auto(2).assign(&topo).unwrap();
+    let weights = [4, 1, 1, 1, 1];
+    let mut load = [0u64; 2];
+    for (c, &p) in assign.iter().enumerate() {
+        load[p] += weights[c];
+    }
+    load.sort();
+    assert_eq!(load, [4, 4], "{assign:?}");
+    // A chain is cut once.
+    assert_eq!((0..4).filter(|&k| assign[k] != assign[k + 1]).count(), 1);
+}

@@ -14,8 +14,6 @@ pub enum Tok {
     Reg { field: F, cls: char, regs: u8, class: Option<usize> },
     /// An immediate field printed in decimal (`hex` false) or hex.
     Imm { field: F, hex: bool },
-    /// An immediate with an opcode-specific syntax (waitcnt, hwreg, sendmsg, ...).
-    Special { field: F, kind: String },
 }
 
 /// A learned opcode.
@@ -81,7 +79,7 @@ fn base_value(gfx12: bool, fmt: Format, f: F) -> u32 {
             }
         }
         (Format::Smem, F::Imm) => 1,
-        (Format::Sopk | Format::Sopp, F::Simm16) => 0,
+        (Format::Sopk | Format::Sopp, F::Simm16) => 0x1234,
         (Format::Mubuf | Format::Mtbuf, F::Srsrc) => {
             if gfx12 {
                 12
@@ -168,6 +166,8 @@ pub fn split_operands(s: &str) -> Vec<String> {
         match c {
             '[' | '(' => depth += 1,
             ']' | ')' => depth -= 1,
+            '/' if b.get(i + 1) == Some(&'*') => depth += 1,
+            '*' if b.get(i + 1) == Some(&'/') => depth -= 1,
             _ => {}
         }
         if c == ',' && depth == 0 && b.get(i + 1) == Some(&' ') {

@@ -35,6 +35,45 @@ impl Oracle {
         }
     }
 
+    /// Loads answers saved by [`Oracle::save`] from `$ISA_GEN_CACHE/<cpu>.txt` (a
+    /// development aid: reruns after a change to the learning logic skip the oracle).
+    pub fn load(&mut self) {
+        let Some(dir) = std::env::var_os("ISA_GEN_CACHE") else { return };
+        let path = std::path::Path::new(&dir).join(format!("{}{}.txt", self.cpu, self.mattr));
+        let Ok(text) = std::fs::read_to_string(path) else { return };
+        for l in text.lines() {
+            let mut it = l.splitn(3, '\t');
+            let (Some(k), Some(n), Some(t)) = (it.next(), it.next(), it.next()) else { continue };
+            let key: Vec<u8> = (0..k.len() / 2)
+                .filter_map(|i| u8::from_str_radix(&k[2 * i..2 * i + 2], 16).ok())
+                .collect();
+            let a = match n {
+                "I" => Answer::Invalid,
+                "N" => Answer::NoAnswer,
+                _ => Answer::Inst(t.to_string(), n.parse().unwrap_or(0)),
+            };
+            self.cache.insert(key, a);
+        }
+    }
+
+    /// Saves the answers (see [`Oracle::load`]).
+    pub fn save(&self) {
+        let Some(dir) = std::env::var_os("ISA_GEN_CACHE") else { return };
+        let path = std::path::Path::new(&dir).join(format!("{}{}.txt", self.cpu, self.mattr));
+        let mut s = String::new();
+        for (k, a) in &self.cache {
+            for b in k {
+                s.push_str(&format!("{b:02x}"));
+            }
+            match a {
+                Answer::Invalid => s.push_str("\tI\t\n"),
+                Answer::NoAnswer => s.push_str("\tN\t\n"),
+                Answer::Inst(t, n) => s.push_str(&format!("\t{n}\t{t}\n")),
+            }
+        }
+        let _ = std::fs::write(path, s);
+    }
+
     /// Answers for every line of bytes (each decoded from its start).
     pub fn ask(&mut self, lines: &[Vec<u8>]) -> Vec<Answer> {
         let todo: Vec<Vec<u8>> = {
@@ -45,7 +84,7 @@ impl Oracle {
                 .cloned()
                 .collect()
         };
-        for chunk in todo.chunks(4000) {
+        for chunk in todo.chunks(1000) {
             let t0 = std::time::Instant::now();
             let answers = self.ask_bisect(chunk);
             if std::env::var_os("ISA_GEN_VERBOSE").is_some() {
@@ -94,6 +133,9 @@ fn run_batch(cpu: &str, mattr: &str, lines: &[Vec<u8>]) -> Option<Vec<Answer>> {
             }
             input.push_str(&format!("0x{b:02x}"));
         }
+        // A padding dword (s_nop 0) so that an instruction wanting a trailing literal
+        // does not run off the end of the line (an oracle crash).
+        input.push_str(",0x00,0x00,0x80,0xbf");
         input.push_str("]\n[0x34,0x12,0x80,0xbf]\n");
     }
     let mut cmd = Command::new("llvm-mc-22");

@@ -25,16 +25,18 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let check = args.iter().any(|a| a == "--check");
     let dump = args.iter().any(|a| a == "--dump");
-    let only: Option<&String> = args.iter().find(|a| a.starts_with("gfx"));
+    let only: Vec<&String> = args.iter().filter(|a| a.starts_with("gfx")).collect();
     let out_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../gpu-model/src/isa/generated");
     let mut learned = Vec::new();
     for (cpu, gfx12, mattr) in TARGETS {
-        if only.is_some_and(|o| o != cpu) {
+        if !only.is_empty() && !only.iter().any(|o| *o == cpu) {
             continue;
         }
         let t0 = std::time::Instant::now();
         let mut o = llvm::Oracle::new(cpu, mattr);
+        o.load();
         let t = learn::learn(&mut o, gfx12);
+        o.save();
         eprintln!(
             "isa-gen: {cpu}: {} opcodes, {} operand classes ({:.1}s)",
             t.entries.len(),
@@ -51,7 +53,7 @@ fn main() -> ExitCode {
         }
         learned.push((cpu, gfx12, t));
     }
-    if dump || only.is_some() {
+    if dump {
         return ExitCode::SUCCESS;
     }
     let files = emit::emit(&learned);

@@ -48,6 +48,9 @@ triple_plus_one:
   s_setpc_b64 s[30:31]
 .Lasm_callret_end:
   .size asm_callret, .Lasm_callret_end-asm_callret
+  // Padding after the code, as LLVM emits it: the instruction prefetcher may read past the end.
+  .p2alignl 7, 0xbf9f0000          // s_code_end
+  .fill 96, 4, 0xbf9f0000
 
 .ifdef W64
   .set WAVE32, 0

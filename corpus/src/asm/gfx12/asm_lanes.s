@@ -37,6 +37,9 @@ asm_lanes:
   s_endpgm
 .Lasm_lanes_end:
   .size asm_lanes, .Lasm_lanes_end-asm_lanes
+  // Padding after the code, as LLVM emits it: the instruction prefetcher may read past the end.
+  .p2alignl 7, 0xbf9f0000          // s_code_end
+  .fill 96, 4, 0xbf9f0000
 
 .ifdef W64
   .set WAVE32, 0

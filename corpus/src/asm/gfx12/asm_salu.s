@@ -58,6 +58,9 @@ asm_salu:
   s_endpgm
 .Lasm_salu_end:
   .size asm_salu, .Lasm_salu_end-asm_salu
+  // Padding after the code, as LLVM emits it: the instruction prefetcher may read past the end.
+  .p2alignl 7, 0xbf9f0000          // s_code_end
+  .fill 96, 4, 0xbf9f0000
 
 .ifdef W64
   .set WAVE32, 0

@@ -84,6 +84,9 @@ asm_semaphore:
   s_endpgm
 .Lasm_semaphore_end:
   .size asm_semaphore, .Lasm_semaphore_end-asm_semaphore
+  // Padding after the code, as LLVM emits it: the instruction prefetcher may read past the end.
+  .p2alignl 7, 0xbf9f0000          // s_code_end
+  .fill 96, 4, 0xbf9f0000
 
 .ifdef W64
   .set WAVE32, 0

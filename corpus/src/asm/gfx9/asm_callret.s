@@ -46,6 +46,9 @@ triple_plus_one:
   s_setpc_b64 s[30:31]
 .Lasm_callret_end:
   .size asm_callret, .Lasm_callret_end-asm_callret
+  // Padding after the code, as LLVM emits it: the instruction prefetcher may read past the end.
+  .p2alignl 6, 0xbf800000          // s_nop 0
+  .fill 256, 4, 0xbf800000
 
   .rodata
   .p2align 6

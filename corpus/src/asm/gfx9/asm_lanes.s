@@ -32,6 +32,9 @@ asm_lanes:
   s_endpgm
 .Lasm_lanes_end:
   .size asm_lanes, .Lasm_lanes_end-asm_lanes
+  // Padding after the code, as LLVM emits it: the instruction prefetcher may read past the end.
+  .p2alignl 6, 0xbf800000          // s_nop 0
+  .fill 256, 4, 0xbf800000
 
   .rodata
   .p2align 6

@@ -53,6 +53,9 @@ asm_salu:
   s_endpgm
 .Lasm_salu_end:
   .size asm_salu, .Lasm_salu_end-asm_salu
+  // Padding after the code, as LLVM emits it: the instruction prefetcher may read past the end.
+  .p2alignl 6, 0xbf800000          // s_nop 0
+  .fill 256, 4, 0xbf800000
 
   .rodata
   .p2align 6

@@ -77,6 +77,9 @@ asm_semaphore:
   s_endpgm
 .Lasm_semaphore_end:
   .size asm_semaphore, .Lasm_semaphore_end-asm_semaphore
+  // Padding after the code, as LLVM emits it: the instruction prefetcher may read past the end.
+  .p2alignl 6, 0xbf800000          // s_nop 0
+  .fill 256, 4, 0xbf800000
 
   .rodata
   .p2align 6

@@ -1,0 +1,327 @@
+//! Decoding machine code into [`Inst`]: identify the format, look the opcode up in the
+//! target's generated table, check the operands LLVM would reject, attach a literal.
+
+use super::layout::{self, Format, Layout, Role, F};
+use super::table::{Entry, Opnd, Table};
+use super::Op;
+use crate::target::{Family, Target};
+
+/// A decoded instruction: small, `Copy`, no heap. The encoding bits are kept whole (so
+/// encoding is exact) and operands are read through typed accessors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Inst {
+    /// Encoding bits without literal (dword0 = bits 31:0).
+    pub bits: u128,
+    /// The literal dword, if any.
+    pub literal: Option<u32>,
+    /// The target it was decoded for.
+    pub target: Target,
+    /// Cross-target operation.
+    pub op: Op,
+    /// Layout (format) of the encoding.
+    pub format: Format,
+    /// Length in bytes including the literal.
+    pub len: u8,
+    /// Wave32 (GFX12 only; affects how lane masks print).
+    pub wave32: bool,
+    /// Operand-syntax variant.
+    pub(crate) variant: u8,
+    /// Index of the table entry.
+    pub(crate) entry: u16,
+}
+
+/// Why bytes do not decode. Offsets are byte offsets into the slice given to [`decode`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// Fewer bytes than the encoding (or its literal) needs.
+    #[error("truncated instruction at offset {offset}: word {word:#010x} needs {need} bytes")]
+    Truncated {
+        /// First dword (0 if not even one dword is present).
+        word: u32,
+        /// Byte offset of the missing data.
+        offset: usize,
+        /// Bytes the instruction needs.
+        need: usize,
+    },
+    /// No format matches, or the opcode does not exist on the target.
+    #[error("invalid opcode {opcode:#x} ({format}) in word {word:#010x} at offset {offset}")]
+    InvalidOpcode {
+        /// The dword.
+        word: u32,
+        /// Its byte offset.
+        offset: usize,
+        /// Format name (`"?"` if none matched).
+        format: &'static str,
+        /// Opcode value.
+        opcode: u32,
+    },
+    /// A field holds a value LLVM rejects (register class, reserved code, modifier).
+    #[error("invalid {field} field in word {word:#010x} at offset {offset}")]
+    InvalidField {
+        /// The dword holding the field.
+        word: u32,
+        /// Its byte offset.
+        offset: usize,
+        /// Field name.
+        field: &'static str,
+    },
+    /// An encoding this decoder does not support yet (DPP, SDWA, VOPD, images, ...).
+    #[error("unsupported {what} encoding in word {word:#010x} at offset {offset}")]
+    Unsupported {
+        /// The dword.
+        word: u32,
+        /// Its byte offset.
+        offset: usize,
+        /// What it is.
+        what: &'static str,
+    },
+}
+
+/// The generated table of a target (an empty one if the generator did not cover it).
+pub(crate) fn table(t: Target) -> &'static Table {
+    static EMPTY: Table = Table {
+        entries: &[],
+        index: &[],
+        classes: &[],
+        strings: &[""],
+    };
+    super::generated::table(t).unwrap_or(&EMPTY)
+}
+
+#[inline(always)]
+fn word(b: &[u8], i: usize) -> Option<u32> {
+    let s = b.get(4 * i..4 * i + 4)?;
+    Some(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+}
+
+/// The identification layout of a dword.
+#[inline]
+fn identify(gfx12: bool, w0: u32) -> Option<&'static Layout> {
+    let ls = if gfx12 {
+        layout::GFX12_IDENT
+    } else {
+        layout::GFX9_IDENT
+    };
+    ls.iter().find(|l| w0 & l.mask == l.value)
+}
+
+/// Decodes the instruction at the start of `bytes` for `target`. `wave32` selects how
+/// lane-mask operands print on GFX12 (ignored on GFX9, which is always wave64).
+pub fn decode(target: Target, bytes: &[u8], wave32: bool) -> Result<Inst, DecodeError> {
+    let gfx12 = target.family() == Family::Gfx12;
+    let Some(w0) = word(bytes, 0) else {
+        return Err(DecodeError::Truncated {
+            word: 0,
+            offset: 0,
+            need: 4,
+        });
+    };
+    let Some(id) = identify(gfx12, w0) else {
+        return Err(DecodeError::Unsupported {
+            word: w0,
+            offset: 0,
+            what: "unknown-format",
+        });
+    };
+    let n = usize::from(id.dwords);
+    let mut bits = u128::from(w0);
+    for i in 1..n {
+        let Some(w) = word(bytes, i) else {
+            return Err(DecodeError::Truncated {
+                word: w0,
+                offset: 4 * i,
+                need: 4 * n,
+            });
+        };
+        bits |= u128::from(w) << (32 * i);
+    }
+    let tab = table(target);
+    let opcode = layout::get(bits, id.op_field());
+    let Some(ei) = tab.lookup(id.format, opcode) else {
+        return Err(DecodeError::InvalidOpcode {
+            word: w0,
+            offset: 0,
+            format: id.format.name(),
+            opcode,
+        });
+    };
+    let e: &Entry = &tab.entries[usize::from(ei)];
+    let lay = layout::layout(gfx12, e.format).unwrap_or(id);
+    // Extension dwords (DPP/SDWA/DPP8) after a 32-bit VALU encoding.
+    if matches!(id.format, Format::Vop1 | Format::Vop2 | Format::Vopc) {
+        let s0 = w0 & 0x1FF;
+        let ext = if gfx12 {
+            matches!(s0, 233 | 234 | 250)
+        } else {
+            matches!(s0, 249 | 250)
+        };
+        if ext {
+            return Err(DecodeError::Unsupported {
+                word: w0,
+                offset: 0,
+                what: if s0 == 249 { "sdwa" } else { "dpp" },
+            });
+        }
+    }
+    if gfx12 && id.format == Format::Vop3 {
+        let s0 = (bits >> 32) as u32 & 0x1FF;
+        if matches!(s0, 233 | 234 | 250) {
+            return Err(DecodeError::Unsupported {
+                word: w0,
+                offset: 0,
+                what: "vop3-dpp",
+            });
+        }
+    }
+    let variant = layout::variant(gfx12, lay, bits);
+    let Some(Some(ops)) = e.variants.get(variant) else {
+        return Err(DecodeError::InvalidField {
+            word: w0,
+            offset: 0,
+            field: "addressing mode",
+        });
+    };
+    // Modifiers LLVM rejects for this opcode.
+    if e.bad != 0 {
+        for (i, (f, v)) in layout::mod_probes(gfx12, lay.format).iter().enumerate() {
+            if e.bad & (1 << i) != 0 {
+                if let Some(fl) = lay.field(*f) {
+                    let x = layout::get(bits, fl);
+                    let hit = match f {
+                        F::OpSelHi | F::OpSelHi2 => false,
+                        F::Offset | F::Offset0 | F::Offset1 | F::Fmt | F::Dfmt | F::Nfmt => x != 0,
+                        _ => x & v != 0,
+                    };
+                    if hit {
+                        return Err(DecodeError::InvalidField {
+                            word: w0,
+                            offset: 0,
+                            field: field_name(*f),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let mut literal = None;
+    let mut len = 4 * n;
+    for o in ops.iter() {
+        let Opnd::Reg { field, class, .. } = *o else {
+            continue;
+        };
+        let Some(fl) = lay.field(field) else { continue };
+        let code = layout::get(bits, fl);
+        if class == u16::MAX {
+            continue;
+        }
+        let c = &tab.classes[usize::from(class)];
+        let off = usize::from(fl.lo / 32) * 4;
+        let bad = DecodeError::InvalidField {
+            word: (bits >> (32 * (fl.lo / 32))) as u32,
+            offset: off,
+            field: field_name(field),
+        };
+        if code >= 256 {
+            if !c.vgpr {
+                return Err(bad);
+            }
+        } else if code == 255 && lay.literal && matches!(fl.role, Role::Src9 | Role::Ssrc8) {
+            if literal.is_none() {
+                let Some(l) = word(bytes, n) else {
+                    return Err(DecodeError::Truncated {
+                        word: w0,
+                        offset: 4 * n,
+                        need: 4 * n + 4,
+                    });
+                };
+                literal = Some(l);
+                len += 4;
+            }
+        } else if c.names.get(code as usize).is_none_or(|&s| s == 0) {
+            return Err(bad);
+        }
+    }
+    Ok(Inst {
+        bits,
+        literal,
+        target,
+        op: e.op,
+        format: e.format,
+        len: len as u8,
+        wave32: wave32 && gfx12,
+        variant: variant as u8,
+        entry: ei,
+    })
+}
+
+/// Lowercase name of a field, for errors.
+pub(crate) fn field_name(f: F) -> &'static str {
+    match f {
+        F::Src0 => "src0",
+        F::Src1 => "src1",
+        F::Src2 => "src2",
+        F::Vdst => "vdst",
+        F::Sdst => "sdst",
+        F::Vsrc1 => "vsrc1",
+        F::Sbase => "sbase",
+        F::Sdata => "sdata",
+        F::Soffset => "soffset",
+        F::Saddr => "saddr",
+        F::Srsrc => "srsrc",
+        F::Offset => "offset",
+        F::Clamp => "clamp",
+        F::Omod => "omod",
+        F::Neg => "neg",
+        F::Abs => "abs",
+        F::OpSel => "op_sel",
+        F::Acc => "acc",
+        F::Gds => "gds",
+        F::Glc => "glc",
+        F::Slc => "slc",
+        F::Scc => "scc",
+        F::Nv => "nv",
+        _ => "modifier",
+    }
+}
+
+impl Inst {
+    /// The generated table entry of this instruction.
+    pub(crate) fn entry(&self) -> &'static Entry {
+        &table(self.target).entries[usize::from(self.entry)]
+    }
+
+    /// The layout of this instruction's format.
+    pub fn layout(&self) -> &'static Layout {
+        let gfx12 = self.target.family() == Family::Gfx12;
+        // The entry's format always has a layout in its family (tables are generated
+        // from these layouts).
+        layout::layout(gfx12, self.format).unwrap_or(&layout::GFX9_IDENT[0])
+    }
+
+    /// The raw value of a field (0 if the format has no such field).
+    #[inline]
+    pub fn field(&self, f: F) -> u32 {
+        self.layout().field(f).map_or(0, |fl| layout::get(self.bits, fl))
+    }
+
+    /// The mnemonic as LLVM prints it (e.g. `v_add_f32_e32`).
+    pub fn mnemonic(&self) -> &'static str {
+        self.entry().mnemonic
+    }
+
+    /// The opcode number in this target's encoding.
+    pub fn opcode(&self) -> u16 {
+        self.entry().opcode
+    }
+
+    /// The operand syntax of this instruction.
+    pub(crate) fn syntax(&self) -> &'static [Opnd] {
+        self.entry()
+            .variants
+            .get(usize::from(self.variant))
+            .copied()
+            .flatten()
+            .unwrap_or(&[])
+    }
+}

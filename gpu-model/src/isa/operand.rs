@@ -1,0 +1,123 @@
+//! Typed operands of a decoded instruction.
+
+use super::decode::Inst;
+use super::layout::{self, Role, F};
+use super::table::Opnd;
+
+/// A decoded operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Operand {
+    /// Scalar registers `s[first .. first+count]` (also special registers by code:
+    /// VCC = 106, EXEC = 126, M0 = 124 on GFX9 / 125 on GFX12, NULL = 124 on GFX12).
+    Sgpr {
+        /// First register code.
+        first: u16,
+        /// Number of registers.
+        count: u8,
+    },
+    /// Vector registers `v[first .. first+count]`.
+    Vgpr {
+        /// First register.
+        first: u16,
+        /// Number of registers.
+        count: u8,
+    },
+    /// Accumulation registers `a[first .. first+count]` (GFX9).
+    Agpr {
+        /// First register.
+        first: u16,
+        /// Number of registers.
+        count: u8,
+    },
+    /// An inline constant: the raw source code (128..=208 integers, 240..=248 floats).
+    Inline(u16),
+    /// A 32-bit literal.
+    Literal(u32),
+    /// A special source code (235..=253: apertures, vccz, execz, scc, ...).
+    Special(u16),
+    /// An immediate field value.
+    Imm(u32),
+    /// An implicit or fixed operand printed as text (e.g. `vcc`, `off`).
+    Fixed(&'static str),
+}
+
+impl Inst {
+    /// Number of operands in the assembly syntax.
+    pub fn num_operands(&self) -> usize {
+        self.syntax().len()
+    }
+
+    /// The `i`-th operand in assembly order, if any.
+    pub fn operand(&self, i: usize) -> Option<Operand> {
+        let o = *self.syntax().get(i)?;
+        let lay = self.layout();
+        Some(match o {
+            Opnd::Text(t) => Operand::Fixed(t),
+            Opnd::Imm { field, .. } => Operand::Imm(self.field(field)),
+            Opnd::Reg {
+                field, cls, regs, ..
+            } => {
+                let fl = lay.field(field)?;
+                let v = layout::get(self.bits, fl);
+                let reg = |first: u32| {
+                    let first = first as u16;
+                    if cls == b'a' || self.acc_field(field) {
+                        Operand::Agpr { first, count: regs }
+                    } else {
+                        Operand::Vgpr { first, count: regs }
+                    }
+                };
+                match fl.role {
+                    Role::Vgpr8 if cls == b's' => Operand::Sgpr {
+                        first: v as u16,
+                        count: regs,
+                    },
+                    Role::Vgpr8 => reg(v),
+                    Role::SgprHalf => Operand::Sgpr {
+                        first: (v * 2) as u16,
+                        count: regs,
+                    },
+                    Role::SgprQuarter => Operand::Sgpr {
+                        first: (v * 4) as u16,
+                        count: regs,
+                    },
+                    _ if v >= 256 => reg(v - 256),
+                    _ if v == 255 => Operand::Literal(self.literal.unwrap_or(0)),
+                    _ if (128..=208).contains(&v) || (240..=248).contains(&v) => {
+                        Operand::Inline(v as u16)
+                    }
+                    _ if v >= 209 => Operand::Special(v as u16),
+                    _ => Operand::Sgpr {
+                        first: v as u16,
+                        count: regs,
+                    },
+                }
+            }
+        })
+    }
+
+    /// Whether a GFX9 acc bit turns this register field into AGPRs.
+    pub(crate) fn acc_field(&self, field: F) -> bool {
+        use super::layout::Format as Fm;
+        if self.target.family() != crate::target::Family::Gfx9 {
+            return false;
+        }
+        match self.format {
+            Fm::Ds => {
+                matches!(field, F::Vdst | F::Data0 | F::Data1) && self.field(F::Acc) != 0
+            }
+            Fm::Flat | Fm::Global | Fm::Scratch => {
+                matches!(field, F::Vdst | F::Data) && self.field(F::Acc) != 0
+            }
+            Fm::Mubuf | Fm::Mtbuf => field == F::Vdata && self.field(F::Acc) != 0,
+            Fm::Mai => match field {
+                F::Vdst | F::Src2 => self.field(F::AccCd) != 0,
+                F::Src0 => self.field(F::Acc) & 1 != 0,
+                F::Src1 => self.field(F::Acc) & 2 != 0,
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+}

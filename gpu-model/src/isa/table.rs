@@ -1,0 +1,106 @@
+//! Types of the generated opcode tables (the data lives in `generated/`).
+
+use super::layout::{Format, F};
+use super::Op;
+
+/// One operand of an instruction's assembly syntax, as learned from LLVM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opnd {
+    /// Fixed text (an implicit operand such as `vcc`, or `off`).
+    Text(&'static str),
+    /// A register or constant held in `field`. `cls` is the register class LLVM prints
+    /// for register values (`b'v'`, `b's'`, `b'a'`), `regs` the tuple size and `class`
+    /// the index of the scalar-code class (`u16::MAX`: the field holds a VGPR index).
+    Reg {
+        /// Which field.
+        field: F,
+        /// Register class letter.
+        cls: u8,
+        /// Registers in the tuple.
+        regs: u8,
+        /// Scalar-code class index.
+        class: u16,
+    },
+    /// An immediate printed in decimal or hex.
+    Imm {
+        /// Which field.
+        field: F,
+        /// Printed in hex.
+        hex: bool,
+    },
+}
+
+/// How a literal (source code 255) prints for an operand class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LitRule {
+    /// Literals are not allowed.
+    None,
+    /// 32-bit operand: `0x..` hex, `lit(0x..)` when the value equals an inline constant.
+    B32,
+    /// 16-bit float operand.
+    F16,
+    /// 16-bit integer operand.
+    I16,
+    /// 64-bit float operand (the literal is the high half).
+    F64,
+    /// 64-bit integer operand (the literal is sign-extended).
+    I64,
+    /// Packed 16-bit operand (the literal is the full dword).
+    Pk16,
+    /// Printed exactly as the learned samples (no rule matched); falls back to hex.
+    Hex,
+}
+
+/// A class of scalar-code operand: the text of every scalar code (empty = invalid),
+/// whether VGPRs are allowed, and how literals print.
+#[derive(Debug, Clone, Copy)]
+pub struct Class {
+    /// Index into the target's string pool per scalar code.
+    pub names: &'static [u16],
+    /// VGPR codes (256+) valid.
+    pub vgpr: bool,
+    /// Literal rule.
+    pub lit: LitRule,
+}
+
+/// One opcode of one target.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry {
+    /// Cross-target operation.
+    pub op: Op,
+    /// Layout of the instruction.
+    pub format: Format,
+    /// Opcode number.
+    pub opcode: u16,
+    /// Mnemonic as LLVM prints it (with `_e32`/`_e64` suffix where LLVM adds one).
+    pub mnemonic: &'static str,
+    /// Operand syntax per variant (`None`: the variant is invalid).
+    pub variants: &'static [Option<&'static [Opnd]>],
+    /// Modifier probes LLVM prints (bit per [`super::layout::mod_probes`] entry).
+    pub mods: u32,
+    /// Modifier probes LLVM rejects.
+    pub bad: u32,
+}
+
+/// The opcode tables of one target.
+#[derive(Debug)]
+pub struct Table {
+    /// Every opcode.
+    pub entries: &'static [Entry],
+    /// Per identification format: entry index per opcode (`u16::MAX`: invalid).
+    pub index: &'static [(Format, &'static [u16])],
+    /// Operand classes.
+    pub classes: &'static [Class],
+    /// String pool of class names.
+    pub strings: &'static [&'static str],
+}
+
+impl Table {
+    /// The entry for an opcode of an identification format.
+    #[inline]
+    pub fn lookup(&self, key: Format, opcode: u32) -> Option<u16> {
+        let (_, idx) = self.index.iter().find(|(f, _)| *f == key)?;
+        let e = *idx.get(opcode as usize)?;
+        (e != u16::MAX).then_some(e)
+    }
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs LLVM 22 (the oracle and kernel compiler the tests use) when it is missing.
+set -euo pipefail
+if command -v llvm-mc-22 >/dev/null 2>&1 && command -v clang-22 >/dev/null 2>&1 \
+   && command -v ld.lld-22 >/dev/null 2>&1; then
+  exit 0
+fi
+if [ "$(id -u)" = 0 ]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang-22 lld-22 llvm-22
+else
+  echo "LLVM 22 not found: install clang-22 lld-22 llvm-22 (see ../shared/TOOLCHAIN.md)" >&2
+  exit 1
+fi
