@@ -18,9 +18,10 @@
 //! then runs the kernel's workgroups ([`crate::dispatch::run`]). Dispatches complete
 //! synchronously; [`Device::wait`] returns the recorded outcome.
 
+use crate::dispatch::kernarg::{self, KernargError, LaunchShape, KERNARG_PAD};
 use crate::dispatch::{self, DispatchPacket, DispatchStats, Fault, Launch, RunOptions};
-use crate::exec::{Program, PRIVATE_APERTURE_HI, SHARED_APERTURE_HI};
-use crate::loader::{CodeObject, FeatureMode, Kernel, LoadError, ValueKind};
+use crate::exec::Program;
+use crate::loader::{CodeObject, FeatureMode, Kernel, LoadError};
 use crate::memory::{DeviceMemory, ImageError, LoadedCodeObject, MemFault, MemoryError};
 use crate::Target;
 use std::collections::HashMap;
@@ -178,12 +179,6 @@ impl std::fmt::Debug for Device {
     }
 }
 
-/// Bytes allocated after a kernarg segment.
-const KERNARG_PAD: u64 = 256;
-
-/// Extra private bytes per lane given to kernels that use a dynamic stack.
-const DYNAMIC_STACK_BYTES: u32 = 16 * 1024;
-
 impl Device {
     /// A device of `target` with xnack off and sramecc on where the target has them
     /// (the usual production settings).
@@ -307,7 +302,6 @@ impl Device {
             .ok_or_else(|| DeviceError::UnknownKernel(name.to_string()))?
             .clone();
         let program = module.program.clone();
-        let code_version = module.co.version();
         let md = kernel
             .metadata
             .clone()
@@ -332,82 +326,48 @@ impl Device {
         }
 
         // Kernel arguments.
-        let explicit: Vec<_> = md.explicit_args().cloned().collect();
-        if explicit.len() != args.len() {
-            return Err(DeviceError::ArgCount {
-                kernel: name.to_string(),
-                expected: explicit.len(),
-                got: args.len(),
-            });
-        }
-        let seg_size = (md.kernarg_segment_size.max(desc.kernarg_size) as usize).max(16);
-        let mut kernargs = vec![0u8; seg_size];
-        let static_lds = desc.group_segment_fixed_size;
-        let mut dyn_lds_next = static_lds;
-        for (index, (a, v)) in explicit.iter().zip(args).enumerate() {
-            if a.value_kind == ValueKind::DynamicSharedPointer {
-                // The LDS offset of this argument's dynamic allocation.
-                let align = a.pointee_align.unwrap_or(4).max(1);
-                dyn_lds_next = dyn_lds_next.div_ceil(align) * align;
-                put(&mut kernargs, a.offset, &dyn_lds_next.to_le_bytes());
-                continue;
-            }
-            if v.0.len() != a.size as usize {
-                return Err(DeviceError::ArgSize {
-                    kernel: name.to_string(),
-                    index,
-                    expected: a.size,
-                    got: v.0.len(),
-                });
-            }
-            put(&mut kernargs, a.offset, &v.0);
-        }
-        let dims = if cfg.grid[2] > 1 || cfg.workgroup[2] > 1 {
-            3
-        } else if cfg.grid[1] > 1 || cfg.workgroup[1] > 1 {
-            2
-        } else {
-            1
+        let shape = LaunchShape {
+            grid: cfg.grid,
+            workgroup: cfg.workgroup,
+            dynamic_lds: cfg.dynamic_lds,
         };
-        let counts: [u32; 3] = std::array::from_fn(|d| cfg.grid[d].div_ceil(cfg.workgroup[d]));
-        for a in md.hidden_args() {
-            let v: u64 = match a.value_kind {
-                ValueKind::HiddenBlockCountX => counts[0] as u64,
-                ValueKind::HiddenBlockCountY => counts[1] as u64,
-                ValueKind::HiddenBlockCountZ => counts[2] as u64,
-                ValueKind::HiddenGroupSizeX => cfg.workgroup[0] as u64,
-                ValueKind::HiddenGroupSizeY => cfg.workgroup[1] as u64,
-                ValueKind::HiddenGroupSizeZ => cfg.workgroup[2] as u64,
-                ValueKind::HiddenRemainderX => (cfg.grid[0] % cfg.workgroup[0]) as u64,
-                ValueKind::HiddenRemainderY => (cfg.grid[1] % cfg.workgroup[1]) as u64,
-                ValueKind::HiddenRemainderZ => (cfg.grid[2] % cfg.workgroup[2]) as u64,
-                ValueKind::HiddenGridDims => dims,
-                ValueKind::HiddenDynamicLdsSize => cfg.dynamic_lds as u64,
-                ValueKind::HiddenPrivateBase => PRIVATE_APERTURE_HI as u64,
-                ValueKind::HiddenSharedBase => SHARED_APERTURE_HI as u64,
-                ValueKind::HiddenQueuePtr => self.queue,
-                _ => 0,
-            };
-            let n = (a.size as usize).min(8);
-            put(&mut kernargs, a.offset, &v.to_le_bytes()[..n]);
-        }
+        let kernargs = kernarg::build_kernargs(
+            &md,
+            &desc,
+            &shape,
+            self.queue,
+            args.iter().map(|a| a.0.as_slice()),
+        )
+        .map_err(|e| match e {
+            KernargError::ArgCount { expected, got } => DeviceError::ArgCount {
+                kernel: name.to_string(),
+                expected,
+                got,
+            },
+            KernargError::ArgSize {
+                index,
+                expected,
+                got,
+            } => DeviceError::ArgSize {
+                kernel: name.to_string(),
+                index,
+                expected,
+                got,
+            },
+        })?;
+        let dims = shape.dims();
+        let static_lds = desc.group_segment_fixed_size;
 
         // Device-side buffers: kernargs, the packet, scratch.
-        // Kernels may load a whole dwordx4/x8 that starts inside the segment and runs past
-        // its end (scalar loads of the last arguments): the runtime's kernarg pool always
-        // has room after a segment, so pad the allocation.
-        let kernarg_addr = self.mem.allocate(seg_size as u64 + KERNARG_PAD, 256)?;
+        let kernarg_addr = self
+            .mem
+            .allocate(kernargs.len() as u64 + KERNARG_PAD, 256)?;
         self.mem.write(kernarg_addr, &kernargs)?;
-        let mut private = desc
-            .private_segment_fixed_size
-            .saturating_add(cfg.extra_private);
-        if cfg.extra_private == 0 && (desc.uses_dynamic_stack() || md.uses_dynamic_stack) {
-            private = private.saturating_add(DYNAMIC_STACK_BYTES);
-        }
+        let private = kernarg::private_bytes_per_lane(&desc, &md, cfg.extra_private);
         let scratch_per_lane = private.div_ceil(4) as u64 * 4;
         let packet = DispatchPacket {
             header: dispatch::PACKET_TYPE_KERNEL_DISPATCH,
-            setup: dims as u16,
+            setup: dims,
             workgroup_size: std::array::from_fn(|d| cfg.workgroup[d] as u16),
             grid_size: cfg.grid,
             private_segment_size: private,
@@ -418,12 +378,7 @@ impl Device {
         };
         let packet_addr = self.mem.allocate(64, 64)?;
         self.mem.write(packet_addr, &packet.to_bytes())?;
-        let entry_pc =
-            if self.target.family() == crate::Family::Gfx9 && desc.kernarg_preload_length() > 0 {
-                loaded.entry_address + 256
-            } else {
-                loaded.entry_address
-            };
+        let entry_pc = kernarg::entry_pc(self.target, &desc, loaded.entry_address);
         let id = self.next_dispatch;
         self.next_dispatch += 1;
         let mut launch = Launch {
@@ -446,7 +401,6 @@ impl Device {
             None
         };
         launch.scratch_base = scratch.unwrap_or(0);
-        let _ = code_version;
         let result = dispatch::run(&self.mem, &program, &launch, &self.options);
         for a in [Some(kernarg_addr), Some(packet_addr), scratch]
             .into_iter()
@@ -465,14 +419,5 @@ impl Device {
             Some(Err(f)) => Err(DeviceError::Fault(f)),
             None => Err(DeviceError::UnknownDispatch(id.0)),
         }
-    }
-}
-
-/// Copies `v` into `buf` at `off`, ignoring what does not fit (metadata offsets were
-/// validated against the segment size by the caller's sizing).
-fn put(buf: &mut [u8], off: u32, v: &[u8]) {
-    let off = off as usize;
-    if let Some(dst) = buf.get_mut(off..off + v.len()) {
-        dst.copy_from_slice(v);
     }
 }

@@ -10,6 +10,8 @@
 //!                       run waves round-robin in quanta; s_barrier waits for all live waves
 //! ```
 
+pub mod kernarg;
+
 use crate::exec::{describe, ExecCtx, FaultReason, Program, Stop, Wave, WaveState};
 use crate::loader::KernelDescriptor;
 use crate::memory::DeviceMemory;

@@ -1,21 +1,17 @@
 //! Preparing a dispatch for the SoC: kernarg segment, AQL packet, scratch, workgroup shape.
 //!
-//! The kernarg layout (explicit arguments at their metadata offsets, hidden arguments
-//! filled per value kind) follows `Device::dispatch` in `device.rs`; the two should become
-//! one shared "prepare" step of the dispatch module.
+//! The kernarg layout is shared with `Device::dispatch` ([`crate::dispatch::kernarg`]).
 
+use crate::dispatch::kernarg::{self, LaunchShape, KERNARG_PAD};
 use crate::dispatch::{DispatchPacket, Launch, PACKET_TYPE_KERNEL_DISPATCH};
-use crate::exec::{Program, PRIVATE_APERTURE_HI, SHARED_APERTURE_HI};
-use crate::loader::{CodeObject, KernelDescriptor, ValueKind};
+use crate::exec::Program;
+use crate::loader::{CodeObject, KernelDescriptor};
 use crate::memory::{DeviceMemory, LoadedCodeObject};
 use crate::occupancy::{occupancy, KernelResources, Occupancy};
 use crate::Target;
 use std::sync::Arc;
 
 use super::SocError;
-
-/// Extra private bytes per lane for kernels with a dynamic stack (as `Device` gives).
-const DYNAMIC_STACK_BYTES: u32 = 16 * 1024;
 
 /// A loaded code object.
 #[derive(Debug)]
@@ -135,14 +131,6 @@ pub struct LaunchRequest<'a> {
     pub args: &'a [Vec<u8>],
 }
 
-/// Writes `v` at `off` in `buf`, dropping what does not fit (offsets come from metadata).
-fn put(buf: &mut [u8], off: u32, v: &[u8]) {
-    let off = off as usize;
-    if let Some(dst) = buf.get_mut(off..off + v.len()) {
-        dst.copy_from_slice(v);
-    }
-}
-
 /// Builds the dispatch: allocates and writes kernargs, packet and scratch in `mem`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn prepare(
@@ -176,68 +164,24 @@ pub(crate) fn prepare(
     if wg_items > cfg.max_workgroup_size || req.workgroup.iter().any(|&x| x > u32::from(u16::MAX)) {
         return Err(bad(format!("workgroup {:?} is too large", req.workgroup)));
     }
-    let explicit: Vec<_> = md.explicit_args().collect();
-    if explicit.len() != req.args.len() {
-        return Err(bad(format!(
-            "{} arguments given, the kernel takes {}",
-            req.args.len(),
-            explicit.len()
-        )));
-    }
-    let seg = (md.kernarg_segment_size.max(desc.kernarg_size) as usize).max(16);
-    let mut kernargs = vec![0u8; seg];
-    let static_lds = desc.group_segment_fixed_size;
-    let mut dyn_next = static_lds;
-    for (i, (a, v)) in explicit.iter().zip(req.args).enumerate() {
-        if a.value_kind == ValueKind::DynamicSharedPointer {
-            let align = a.pointee_align.unwrap_or(4).max(1);
-            dyn_next = dyn_next.div_ceil(align) * align;
-            put(&mut kernargs, a.offset, &dyn_next.to_le_bytes());
-            continue;
-        }
-        if v.len() != a.size as usize {
-            return Err(bad(format!(
-                "argument {i} has {} bytes, expected {}",
-                v.len(),
-                a.size
-            )));
-        }
-        put(&mut kernargs, a.offset, v);
-    }
-    let (grid, wg) = (req.grid, req.workgroup);
-    let dims: u64 = if grid[2] > 1 || wg[2] > 1 {
-        3
-    } else if grid[1] > 1 || wg[1] > 1 {
-        2
-    } else {
-        1
+    let shape = LaunchShape {
+        grid: req.grid,
+        workgroup: req.workgroup,
+        dynamic_lds: req.dynamic_lds,
     };
-    let counts: [u32; 3] = std::array::from_fn(|d| grid[d].div_ceil(wg[d]));
-    for a in md.hidden_args() {
-        let v: u64 = match a.value_kind {
-            ValueKind::HiddenBlockCountX => u64::from(counts[0]),
-            ValueKind::HiddenBlockCountY => u64::from(counts[1]),
-            ValueKind::HiddenBlockCountZ => u64::from(counts[2]),
-            ValueKind::HiddenGroupSizeX => u64::from(wg[0]),
-            ValueKind::HiddenGroupSizeY => u64::from(wg[1]),
-            ValueKind::HiddenGroupSizeZ => u64::from(wg[2]),
-            ValueKind::HiddenRemainderX => u64::from(grid[0] % wg[0]),
-            ValueKind::HiddenRemainderY => u64::from(grid[1] % wg[1]),
-            ValueKind::HiddenRemainderZ => u64::from(grid[2] % wg[2]),
-            ValueKind::HiddenGridDims => dims,
-            ValueKind::HiddenDynamicLdsSize => u64::from(req.dynamic_lds),
-            ValueKind::HiddenPrivateBase => u64::from(PRIVATE_APERTURE_HI),
-            ValueKind::HiddenSharedBase => u64::from(SHARED_APERTURE_HI),
-            ValueKind::HiddenQueuePtr => queue_address,
-            _ => 0,
-        };
-        let n = (a.size as usize).min(8);
-        put(&mut kernargs, a.offset, &v.to_le_bytes()[..n]);
-    }
-    let mut private = desc.private_segment_fixed_size;
-    if desc.uses_dynamic_stack() || md.uses_dynamic_stack {
-        private = private.saturating_add(DYNAMIC_STACK_BYTES);
-    }
+    let kernargs = kernarg::build_kernargs(
+        md,
+        &desc,
+        &shape,
+        queue_address,
+        req.args.iter().map(Vec::as_slice),
+    )
+    .map_err(|e| bad(e.to_string()))?;
+    let (grid, wg) = (req.grid, req.workgroup);
+    let dims = shape.dims();
+    let counts = shape.workgroup_counts();
+    let static_lds = desc.group_segment_fixed_size;
+    let private = kernarg::private_bytes_per_lane(&desc, md, 0);
     let scratch_per_lane = u64::from(private.div_ceil(4) * 4);
     let lds = static_lds + req.dynamic_lds;
     let wave_size = kernel.wave_size(target);
@@ -252,14 +196,11 @@ pub(crate) fn prepare(
     };
     let occ = occupancy(&cfg.xcd.cu, target, &res).map_err(|e| bad(e.to_string()))?;
 
-    // The segment buffer is padded as the runtime's kernarg pool is: compilers load
-    // kernargs with wide scalar loads (s_load_dwordx4 at offset 0x18 of a 0x24-byte
-    // segment) that read past the last argument.
-    let kernarg_address = mem.allocate((seg as u64).next_multiple_of(256), 256)?;
+    let kernarg_address = mem.allocate(kernargs.len() as u64 + KERNARG_PAD, 256)?;
     mem.write(kernarg_address, &kernargs)?;
     let packet = DispatchPacket {
         header: PACKET_TYPE_KERNEL_DISPATCH,
-        setup: dims as u16,
+        setup: dims,
         workgroup_size: std::array::from_fn(|d| wg[d] as u16),
         grid_size: grid,
         private_segment_size: private,
@@ -270,11 +211,7 @@ pub(crate) fn prepare(
     };
     let packet_address = mem.allocate(64, 64)?;
     mem.write(packet_address, &packet.to_bytes())?;
-    let entry_pc = if target.family() == crate::Family::Gfx9 && desc.kernarg_preload_length() > 0 {
-        loaded.entry_address + 256
-    } else {
-        loaded.entry_address
-    };
+    let entry_pc = kernarg::entry_pc(target, &desc, loaded.entry_address);
     let mut d = Dispatch {
         seq,
         kernel: name.to_string(),
