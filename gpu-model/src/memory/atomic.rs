@@ -42,90 +42,62 @@ pub enum AtomicOp {
     FMax,
 }
 
-impl AtomicOp {
-    /// The new 32-bit value.
-    #[inline]
-    pub fn apply_u32(self, old: u32, src: u32, cmp: u32) -> u32 {
-        let f = f32::from_bits;
-        match self {
-            AtomicOp::Swap => src,
-            AtomicOp::CmpSwap => {
-                if old == cmp {
-                    src
-                } else {
-                    old
+/// One definition of every operation, instantiated per access width.
+macro_rules! apply_at_width {
+    ($(#[$doc:meta])* $name:ident, $u:ty, $i:ty, $f:ty) => {
+        $(#[$doc])*
+        #[inline]
+        pub fn $name(self, old: $u, src: $u, cmp: $u) -> $u {
+            let f = <$f>::from_bits;
+            match self {
+                AtomicOp::Swap => src,
+                AtomicOp::CmpSwap => {
+                    if old == cmp {
+                        src
+                    } else {
+                        old
+                    }
                 }
-            }
-            AtomicOp::Add => old.wrapping_add(src),
-            AtomicOp::Sub => old.wrapping_sub(src),
-            AtomicOp::And => old & src,
-            AtomicOp::Or => old | src,
-            AtomicOp::Xor => old ^ src,
-            AtomicOp::MinU => old.min(src),
-            AtomicOp::MaxU => old.max(src),
-            AtomicOp::MinS => (old as i32).min(src as i32) as u32,
-            AtomicOp::MaxS => (old as i32).max(src as i32) as u32,
-            AtomicOp::IncWrap => {
-                if old >= src {
-                    0
-                } else {
-                    old + 1
+                AtomicOp::Add => old.wrapping_add(src),
+                AtomicOp::Sub => old.wrapping_sub(src),
+                AtomicOp::And => old & src,
+                AtomicOp::Or => old | src,
+                AtomicOp::Xor => old ^ src,
+                AtomicOp::MinU => old.min(src),
+                AtomicOp::MaxU => old.max(src),
+                AtomicOp::MinS => (old as $i).min(src as $i) as $u,
+                AtomicOp::MaxS => (old as $i).max(src as $i) as $u,
+                AtomicOp::IncWrap => {
+                    if old >= src {
+                        0
+                    } else {
+                        old + 1
+                    }
                 }
-            }
-            AtomicOp::DecWrap => {
-                if old == 0 || old > src {
-                    src
-                } else {
-                    old - 1
+                AtomicOp::DecWrap => {
+                    if old == 0 || old > src {
+                        src
+                    } else {
+                        old - 1
+                    }
                 }
+                AtomicOp::FAdd => (f(old) + f(src)).to_bits(),
+                AtomicOp::FMin => f(old).min(f(src)).to_bits(),
+                AtomicOp::FMax => f(old).max(f(src)).to_bits(),
             }
-            AtomicOp::FAdd => (f(old) + f(src)).to_bits(),
-            AtomicOp::FMin => f(old).min(f(src)).to_bits(),
-            AtomicOp::FMax => f(old).max(f(src)).to_bits(),
         }
-    }
+    };
+}
 
-    /// The new 64-bit value.
-    #[inline]
-    pub fn apply_u64(self, old: u64, src: u64, cmp: u64) -> u64 {
-        let f = f64::from_bits;
-        match self {
-            AtomicOp::Swap => src,
-            AtomicOp::CmpSwap => {
-                if old == cmp {
-                    src
-                } else {
-                    old
-                }
-            }
-            AtomicOp::Add => old.wrapping_add(src),
-            AtomicOp::Sub => old.wrapping_sub(src),
-            AtomicOp::And => old & src,
-            AtomicOp::Or => old | src,
-            AtomicOp::Xor => old ^ src,
-            AtomicOp::MinU => old.min(src),
-            AtomicOp::MaxU => old.max(src),
-            AtomicOp::MinS => (old as i64).min(src as i64) as u64,
-            AtomicOp::MaxS => (old as i64).max(src as i64) as u64,
-            AtomicOp::IncWrap => {
-                if old >= src {
-                    0
-                } else {
-                    old + 1
-                }
-            }
-            AtomicOp::DecWrap => {
-                if old == 0 || old > src {
-                    src
-                } else {
-                    old - 1
-                }
-            }
-            AtomicOp::FAdd => (f(old) + f(src)).to_bits(),
-            AtomicOp::FMin => f(old).min(f(src)).to_bits(),
-            AtomicOp::FMax => f(old).max(f(src)).to_bits(),
-        }
-    }
+impl AtomicOp {
+    apply_at_width!(
+        /// The new 32-bit value.
+        apply_u32, u32, i32, f32
+    );
+    apply_at_width!(
+        /// The new 64-bit value.
+        apply_u64, u64, i64, f64
+    );
 }
 
 impl DeviceMemory {
