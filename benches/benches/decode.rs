@@ -12,14 +12,20 @@ fn corpus() -> Vec<(Target, bool, Vec<u8>)> {
     let mut out = Vec::new();
     let mut stack = vec![root];
     while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in rd.flatten() {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
             } else if p.extension().is_some_and(|x| x == "hsaco") {
-                let Ok(bytes) = std::fs::read(&p) else { continue };
-                let Ok(co) = CodeObject::parse(&bytes) else { continue };
+                let Ok(bytes) = std::fs::read(&p) else {
+                    continue;
+                };
+                let Ok(co) = CodeObject::parse(&bytes) else {
+                    continue;
+                };
                 let t = co.target();
                 let w32 = t.family() == Family::Gfx12
                     && co.kernels().iter().all(|k| k.wave_size(t) == 32);

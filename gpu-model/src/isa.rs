@@ -33,10 +33,13 @@
 //!
 //! The result is written to `gpu-model/src/isa/generated/` ("generated, do not edit").
 //! A single cross-target [`Op`] enum has one variant per distinct mnemonic (encoding
-//! suffixes `_e32`/`_e64` removed). Rerun with
-//! `cargo run --release -p isa-gen` (a few minutes on two cores; needs `llvm-mc-22`);
-//! `cargo run --release -p isa-gen -- --check` regenerates in memory and fails if the
-//! checked-in tables differ (CI).
+//! suffixes `_e32`/`_e64` removed). GFX12 is learned twice (wave32 and wave64 print
+//! lane masks differently). Rerun with `cargo run --release -p isa-gen` (needs
+//! `llvm-mc-22`; from scratch about 25 minutes on two cores, dominated by bisecting the
+//! oracle's crashes on GFX9; with `ISA_GEN_CACHE=<dir>` the oracle's answers are kept
+//! between runs and a rerun takes seconds). `cargo run --release -p isa-gen -- --check`
+//! regenerates in memory and fails if the checked-in tables differ (CI). Remaining
+//! differences from LLVM are listed in `src/isa/KNOWN-DIFFERENCES.md`.
 //!
 //! Decoding ([`decode`]) identifies the format from dword0, looks the opcode up in a
 //! dense per-format array, checks the operands against their classes and attaches a

@@ -12,11 +12,11 @@ use std::process::Command;
 /// 100%; these are ratchets at the measured rate so regressions fail (raise them as the
 /// remaining differences, listed in src/isa/KNOWN-DIFFERENCES.md, are fixed).
 const TEXT_FLOOR: [(Target, f64); 5] = [
-    (Target::Gfx90a, 0.0),
-    (Target::Gfx942, 0.0),
-    (Target::Gfx950, 0.0),
-    (Target::Gfx1200, 0.0),
-    (Target::Gfx1201, 0.0),
+    (Target::Gfx90a, 99.6),
+    (Target::Gfx942, 99.6),
+    (Target::Gfx950, 99.7),
+    (Target::Gfx1200, 99.5),
+    (Target::Gfx1201, 99.5),
 ];
 
 fn corpus_files() -> Vec<PathBuf> {
@@ -24,7 +24,9 @@ fn corpus_files() -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![root];
     while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in rd.flatten() {
             let p = e.path();
             if p.is_dir() {
@@ -48,17 +50,29 @@ fn objdump(path: &Path, mattr: &str) -> Vec<(String, Vec<u8>)> {
     let out = cmd.arg(path).output().unwrap_or_else(|e| {
         panic!("llvm-objdump-22 is required for this test (install LLVM 22): {e}")
     });
-    assert!(out.status.success(), "llvm-objdump-22 failed on {}", path.display());
+    assert!(
+        out.status.success(),
+        "llvm-objdump-22 failed on {}",
+        path.display()
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     let mut v = Vec::new();
     for l in text.lines() {
-        let Some(l) = l.strip_prefix('\t') else { continue };
-        let Some((asm, comment)) = l.rsplit_once("// ") else { continue };
-        let Some((_, words)) = comment.split_once(": ") else { continue };
+        let Some(l) = l.strip_prefix('\t') else {
+            continue;
+        };
+        let Some((asm, comment)) = l.rsplit_once("// ") else {
+            continue;
+        };
+        let Some((_, words)) = comment.split_once(": ") else {
+            continue;
+        };
         let words = words.split(" <").next().unwrap_or("");
         let mut bytes = Vec::new();
         for w in words.split_whitespace() {
-            let Ok(x) = u32::from_str_radix(w, 16) else { break };
+            let Ok(x) = u32::from_str_radix(w, 16) else {
+                break;
+            };
             bytes.extend_from_slice(&x.to_le_bytes());
         }
         if bytes.is_empty() {
@@ -72,7 +86,10 @@ fn objdump(path: &Path, mattr: &str) -> Vec<(String, Vec<u8>)> {
 #[test]
 fn corpus_disassembly_matches_llvm_and_round_trips() {
     let files = corpus_files();
-    assert!(!files.is_empty(), "no corpus code objects (*.hsaco) under corpus/");
+    assert!(
+        !files.is_empty(),
+        "no corpus code objects (*.hsaco) under corpus/"
+    );
     // target -> (instructions, text matches, round trips)
     let mut stats: BTreeMap<Target, (u64, u64, u64)> = BTreeMap::new();
     let mut shown = 0;
@@ -80,8 +97,8 @@ fn corpus_disassembly_matches_llvm_and_round_trips() {
         let bytes = std::fs::read(f).expect("read corpus file");
         let co = CodeObject::parse(&bytes).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let t = co.target();
-        let wave32 = t.family() == Family::Gfx12
-            && co.kernels().iter().all(|k| k.wave_size(t) == 32);
+        let wave32 =
+            t.family() == Family::Gfx12 && co.kernels().iter().all(|k| k.wave_size(t) == 32);
         let mattr = match (t.family(), wave32) {
             (Family::Gfx9, _) => "",
             (_, true) => "+real-true16",
@@ -97,9 +114,17 @@ fn corpus_disassembly_matches_llvm_and_round_trips() {
             };
             if ours == asm {
                 s.1 += 1;
-            } else if shown < 40 {
+            } else if shown
+                < std::env::var("ISA_SHOW")
+                    .ok()
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(40)
+            {
                 shown += 1;
-                eprintln!("{t} {}: {enc:02x?}\n  llvm: {asm}\n  ours: {ours}", f.display());
+                eprintln!(
+                    "{t} {}: {enc:02x?}\n  llvm: {asm}\n  ours: {ours}",
+                    f.display()
+                );
             }
             if let Ok(i) = d {
                 let mut out = [0u8; 16];
@@ -122,8 +147,9 @@ fn corpus_disassembly_matches_llvm_and_round_trips() {
     assert_eq!(stats.len(), 5, "corpus must cover all five targets");
     assert!(ok, "text match below the floor for some target");
     for (t, (n, m, r)) in &stats {
-        // Round trip holds for every instruction that decodes; the decoded count is the
-        // text-matched ones at least.
+        // Round trip holds for every instruction that decodes (all but the DPP/SDWA/VOPD
+        // ones, which decode to a typed `Unsupported` error); that is at least every
+        // text-matched one.
         assert!(r >= m, "{t}: round trip {r} < matched {m} of {n}");
     }
 }

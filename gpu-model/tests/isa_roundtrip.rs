@@ -13,9 +13,23 @@ fn vop2_add(t: Target, vdst: u16, src0: Operand, vsrc1: u16) -> isa::Inst {
         _ => Op::VAddU32,
     };
     let mut i = isa::Inst::build(t, op, Format::Vop2).expect("v_add in VOP2");
-    i.set_operand(0, Operand::Vgpr { first: vdst, count: 1 }).expect("vdst");
+    i.set_operand(
+        0,
+        Operand::Vgpr {
+            first: vdst,
+            count: 1,
+        },
+    )
+    .expect("vdst");
     i.set_operand(1, src0).expect("src0");
-    i.set_operand(2, Operand::Vgpr { first: vsrc1, count: 1 }).expect("vsrc1");
+    i.set_operand(
+        2,
+        Operand::Vgpr {
+            first: vsrc1,
+            count: 1,
+        },
+    )
+    .expect("vsrc1");
     i
 }
 
@@ -65,7 +79,15 @@ fn truncated_literal_is_a_typed_error() {
     // s_mov_b32 s0, <literal> with the literal missing.
     for t in Target::ALL {
         let e = isa::decode(t, &[0xff, 0x00, 0x80, 0xbe], false).unwrap_err();
-        assert_eq!(e, DecodeError::Truncated { word: 0xbe80_00ff, offset: 4, need: 8 }, "{t}");
+        assert_eq!(
+            e,
+            DecodeError::Truncated {
+                word: 0xbe80_00ff,
+                offset: 4,
+                need: 8
+            },
+            "{t}"
+        );
     }
 }
 
@@ -73,9 +95,22 @@ fn truncated_literal_is_a_typed_error() {
 fn truncated_encoding_is_a_typed_error() {
     // The first dword of a 64-bit SMEM load (GFX9) / VOP3 (GFX12) alone.
     let e = isa::decode(Target::Gfx942, &[0xc0, 0x00, 0x02, 0xc0], false).unwrap_err();
-    assert!(matches!(e, DecodeError::Truncated { offset: 4, need: 8, .. }), "{e:?}");
+    assert!(
+        matches!(
+            e,
+            DecodeError::Truncated {
+                offset: 4,
+                need: 8,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
     let e = isa::decode(Target::Gfx1201, &[0x00, 0x00, 0x00, 0xd5], true).unwrap_err();
-    assert!(matches!(e, DecodeError::Truncated { offset: 4, .. }), "{e:?}");
+    assert!(
+        matches!(e, DecodeError::Truncated { offset: 4, .. }),
+        "{e:?}"
+    );
     assert!(matches!(
         isa::decode(Target::Gfx90a, &[], false),
         Err(DecodeError::Truncated { offset: 0, .. })
@@ -87,6 +122,16 @@ fn invalid_opcode_is_a_typed_error() {
     // VOP1 opcode 0xff does not exist on any target (LLVM: invalid instruction encoding).
     for t in Target::ALL {
         let e = isa::decode(t, &[0x00, 0xfe, 0x01, 0x7e], false).unwrap_err();
-        assert!(matches!(e, DecodeError::InvalidOpcode { opcode: 0xff, offset: 0, .. }), "{t}: {e:?}");
+        assert!(
+            matches!(
+                e,
+                DecodeError::InvalidOpcode {
+                    opcode: 0xff,
+                    offset: 0,
+                    ..
+                }
+            ),
+            "{t}: {e:?}"
+        );
     }
 }

@@ -9,13 +9,13 @@ use std::process::{Command, Stdio};
 
 /// Agreement floor for the CI sample, percent of the words LLVM answers (ratchet; the
 /// issue's goal is 99.9%).
-const FLOOR: f64 = 0.0;
+const FLOOR: f64 = 95.0;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Answer {
     Inst(String, usize),
     Invalid,
-    NoAnswer,
+    Crash,
 }
 
 fn mattr(t: Target) -> &'static str {
@@ -40,8 +40,13 @@ fn batch(t: Target, lines: &[[u8; 16]]) -> Option<Vec<Answer>> {
         input.push_str("]\n[0x34,0x12,0x80,0xbf]\n");
     }
     let mut cmd = Command::new("llvm-mc-22");
-    cmd.args(["-arch=amdgcn", &format!("-mcpu={}", t.name()), "--disassemble", "-show-encoding"])
-        .env("LLVM_DISABLE_SYMBOLIZATION", "1");
+    cmd.args([
+        "-arch=amdgcn",
+        &format!("-mcpu={}", t.name()),
+        "--disassemble",
+        "-show-encoding",
+    ])
+    .env("LLVM_DISABLE_SYMBOLIZATION", "1");
     if !mattr(t).is_empty() {
         cmd.arg(format!("-mattr={}", mattr(t)));
     }
@@ -51,7 +56,11 @@ fn batch(t: Target, lines: &[[u8; 16]]) -> Option<Vec<Answer>> {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("llvm-mc-22 is required for this test (install LLVM 22): {e}"));
-    let mut stdin = child.stdin.take()?;
+    let Some(mut stdin) = child.stdin.take() else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return None;
+    };
     let w = std::thread::spawn(move || {
         let _ = stdin.write_all(input.as_bytes());
     });
@@ -61,7 +70,9 @@ fn batch(t: Target, lines: &[[u8; 16]]) -> Option<Vec<Answer>> {
     let stderr = String::from_utf8_lossy(&out.stderr);
     let mut invalid = HashSet::new();
     for l in stderr.lines() {
-        let Some(rest) = l.strip_prefix("<stdin>:") else { continue };
+        let Some(rest) = l.strip_prefix("<stdin>:") else {
+            continue;
+        };
         if !l.contains("invalid instruction encoding") {
             continue;
         }
@@ -76,7 +87,9 @@ fn batch(t: Target, lines: &[[u8; 16]]) -> Option<Vec<Answer>> {
     let mut answers = Vec::new();
     let mut cur = None;
     for o in stdout.lines() {
-        let Some((text, enc)) = o.split_once("; encoding: [") else { continue };
+        let Some((text, enc)) = o.split_once("; encoding: [") else {
+            continue;
+        };
         let text = text.trim();
         if text == "s_nop 0x1234" && enc == "0x34,0x12,0x80,0xbf]" {
             let i = answers.len();
@@ -101,7 +114,7 @@ fn batch(t: Target, lines: &[[u8; 16]]) -> Option<Vec<Answer>> {
 fn ask(t: Target, lines: &[[u8; 16]]) -> Vec<Answer> {
     match batch(t, lines) {
         Some(a) => a,
-        None if lines.len() == 1 => vec![Answer::NoAnswer],
+        None if lines.len() == 1 => vec![Answer::Crash],
         None => {
             let (a, b) = lines.split_at(lines.len() / 2);
             let mut r = ask(t, a);
@@ -137,14 +150,16 @@ fn sweep(t: Target, n: usize, seed: u64) -> (usize, usize) {
     let (mut answered, mut agreed) = (0, 0);
     let mut classes: BTreeMap<String, (usize, String)> = BTreeMap::new();
     for (l, a) in lines.iter().zip(&answers) {
-        if *a == Answer::NoAnswer {
+        if *a == Answer::Crash {
             continue;
         }
         answered += 1;
         let ours = isa::decode(t, l, wave32);
         let ok = match (a, &ours) {
             (Answer::Invalid, Err(_)) => true,
-            (Answer::Inst(text, len), Ok(i)) => *text == i.to_string() && *len == usize::from(i.len),
+            (Answer::Inst(text, len), Ok(i)) => {
+                *text == i.to_string() && *len == usize::from(i.len)
+            }
             _ => false,
         };
         if ok {

@@ -78,15 +78,16 @@ pub enum DecodeError {
     },
 }
 
-/// The generated table of a target (an empty one if the generator did not cover it).
-pub(crate) fn table(t: Target) -> &'static Table {
+/// The generated table of a target and wave size (an empty one if the generator did not
+/// cover it).
+pub(crate) fn table(t: Target, wave32: bool) -> &'static Table {
     static EMPTY: Table = Table {
         entries: &[],
         index: &[],
         classes: &[],
         strings: &[""],
     };
-    super::generated::table(t).unwrap_or(&EMPTY)
+    super::generated::table(t, wave32 && t.family() == Family::Gfx12).unwrap_or(&EMPTY)
 }
 
 #[inline(always)]
@@ -136,7 +137,7 @@ pub fn decode(target: Target, bytes: &[u8], wave32: bool) -> Result<Inst, Decode
         };
         bits |= u128::from(w) << (32 * i);
     }
-    let tab = table(target);
+    let tab = table(target, wave32);
     let opcode = layout::get(bits, id.op_field());
     let Some(ei) = tab.lookup(id.format, opcode) else {
         return Err(DecodeError::InvalidOpcode {
@@ -204,9 +205,32 @@ pub fn decode(target: Target, bytes: &[u8], wave32: bool) -> Result<Inst, Decode
             }
         }
     }
+    if e.zero != 0 {
+        for fl in lay.fields {
+            if e.zero & (1 << (fl.name as u8)) != 0 && layout::get(bits, *fl) != 0 {
+                return Err(DecodeError::InvalidField {
+                    word: (bits >> (32 * (fl.lo / 32))) as u32,
+                    offset: usize::from(fl.lo / 32) * 4,
+                    field: field_name(fl.name),
+                });
+            }
+        }
+    }
     let mut literal = None;
     let mut len = 4 * n;
     for o in ops.iter() {
+        if *o == Opnd::KLit && literal.is_none() {
+            let Some(l) = word(bytes, n) else {
+                return Err(DecodeError::Truncated {
+                    word: w0,
+                    offset: 4 * n,
+                    need: 4 * n + 4,
+                });
+            };
+            literal = Some(l);
+            len += 4;
+            continue;
+        }
         let Opnd::Reg { field, class, .. } = *o else {
             continue;
         };
@@ -288,7 +312,7 @@ pub(crate) fn field_name(f: F) -> &'static str {
 impl Inst {
     /// The generated table entry of this instruction.
     pub(crate) fn entry(&self) -> &'static Entry {
-        &table(self.target).entries[usize::from(self.entry)]
+        &table(self.target, self.wave32).entries[usize::from(self.entry)]
     }
 
     /// The layout of this instruction's format.
@@ -302,7 +326,9 @@ impl Inst {
     /// The raw value of a field (0 if the format has no such field).
     #[inline]
     pub fn field(&self, f: F) -> u32 {
-        self.layout().field(f).map_or(0, |fl| layout::get(self.bits, fl))
+        self.layout()
+            .field(f)
+            .map_or(0, |fl| layout::get(self.bits, fl))
     }
 
     /// The mnemonic as LLVM prints it (e.g. `v_add_f32_e32`).

@@ -64,7 +64,7 @@ impl Inst {
     /// A new instruction of `op` in `format` on `target` with all operand fields zero
     /// (and LLVM's default modifier bits); set operands with [`Inst::set_operand`].
     pub fn build(target: Target, op: Op, format: Format) -> Result<Inst, EncodeError> {
-        let tab = table(target);
+        let tab = table(target, false);
         let gfx12 = target.family() == Family::Gfx12;
         let no = EncodeError::NoEncoding {
             op,
@@ -108,13 +108,15 @@ impl Inst {
                 }
             }
         }
+        let klit = e.variants[variant].unwrap_or(&[]).contains(&Opnd::KLit);
+        let len = usize::from(lay.dwords) * 4 + if klit { 4 } else { 0 };
         Ok(Inst {
             bits,
-            literal: None,
+            literal: klit.then_some(0),
             target,
             op,
             format,
-            len: (usize::from(lay.dwords) * 4) as u8,
+            len: len as u8,
             wave32: false,
             variant: variant as u8,
             entry: ei as u16,
@@ -131,6 +133,16 @@ impl Inst {
         let (field, _regs) = match o {
             Opnd::Reg { field, regs, .. } => (field, regs),
             Opnd::Imm { field, .. } => (field, 0),
+            Opnd::KLit => {
+                let Operand::Literal(l) = op else {
+                    return Err(EncodeError::BadOperand { field: "literal" });
+                };
+                if self.literal.is_none() {
+                    self.len += 4;
+                }
+                self.literal = Some(l);
+                return Ok(());
+            }
             Opnd::Text(_) => return Err(EncodeError::NoOperand { index }),
         };
         let fl = lay.field(field).ok_or(EncodeError::NoOperand { index })?;

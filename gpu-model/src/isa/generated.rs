@@ -7,17 +7,30 @@ mod ops;
 pub use ops::Op;
 pub(crate) use ops::OP_NAMES;
 #[rustfmt::skip]
+pub(crate) mod gfx90a;
+#[rustfmt::skip]
+pub(crate) mod gfx942;
+#[rustfmt::skip]
+pub(crate) mod gfx950;
+#[rustfmt::skip]
 pub(crate) mod gfx1200;
 #[rustfmt::skip]
 pub(crate) mod gfx1201;
-
-/// The generated table of a target.
 #[rustfmt::skip]
-pub(crate) fn table(t: crate::Target) -> Option<&'static super::table::Table> {
-    match t {
-        crate::Target::Gfx1200 => Some(&gfx1200::TABLE),
-        crate::Target::Gfx1201 => Some(&gfx1201::TABLE),
-        #[allow(unreachable_patterns)]
-        _ => None,
+pub(crate) mod gfx1200_w64;
+#[rustfmt::skip]
+pub(crate) mod gfx1201_w64;
+
+/// The generated table of a target (GFX12: per wave size).
+#[rustfmt::skip]
+pub(crate) fn table(t: crate::Target, wave32: bool) -> Option<&'static super::table::Table> {
+    match (t, wave32) {
+        (crate::Target::Gfx90a, _) => Some(&gfx90a::TABLE),
+        (crate::Target::Gfx942, _) => Some(&gfx942::TABLE),
+        (crate::Target::Gfx950, _) => Some(&gfx950::TABLE),
+        (crate::Target::Gfx1200, true) => Some(&gfx1200::TABLE),
+        (crate::Target::Gfx1201, true) => Some(&gfx1201::TABLE),
+        (crate::Target::Gfx1200, false) => Some(&gfx1200_w64::TABLE),
+        (crate::Target::Gfx1201, false) => Some(&gfx1201_w64::TABLE),
     }
 }

@@ -571,13 +571,27 @@ pub const GFX12_IDENT: &[Layout] = &[
     lay(Format::Flat, 3, 0xFF00_0000, 0xEC00_0000, false, FLAT_12),
     lay(Format::Scratch, 3, 0xFF00_0000, 0xED00_0000, false, FLAT_12),
     lay(Format::Global, 3, 0xFF00_0000, 0xEE00_0000, false, FLAT_12),
-    lay(Format::Mubuf, 3, 0xFC00_0000, 0xC400_0000, false, VBUFFER_12),
+    lay(
+        Format::Mubuf,
+        3,
+        0xFC00_0000,
+        0xC400_0000,
+        false,
+        VBUFFER_12,
+    ),
 ];
 
 /// GFX12 layouts reached through another format's opcode table.
 pub const GFX12_SUB: &[Layout] = &[
     lay(Format::Vop3b, 2, 0xFC00_0000, 0xD400_0000, true, VOP3B),
-    lay(Format::Mtbuf, 3, 0xFC00_0000, 0xC400_0000, false, VBUFFER_12),
+    lay(
+        Format::Mtbuf,
+        3,
+        0xFC00_0000,
+        0xC400_0000,
+        false,
+        VBUFFER_12,
+    ),
 ];
 
 /// The layout of `format` in a family (`gfx12` false = GFX9).
@@ -660,7 +674,9 @@ pub fn variant(gfx12: bool, layout: &Layout, bits: u128) -> usize {
         (false, Format::Mubuf) => {
             (g(F::Offen) as usize) | ((g(F::Idxen) as usize) << 1) | ((g(F::Lds) as usize) << 2)
         }
-        (_, Format::Mubuf | Format::Mtbuf) => (g(F::Offen) as usize) | ((g(F::Idxen) as usize) << 1),
+        (_, Format::Mubuf | Format::Mtbuf) => {
+            (g(F::Offen) as usize) | ((g(F::Idxen) as usize) << 1)
+        }
         (false, Format::Smem) => match (g(F::Imm), g(F::Soe)) {
             (1, 0) => 0,
             (0, 0) => 1,
@@ -732,9 +748,12 @@ pub fn mod_probes(gfx12: bool, format: Format) -> &'static [(F, u32)] {
             (F::Offset, 16),
             (F::Offset, 0x1FF0),
         ],
-        (true, Format::Flat | Format::Global | Format::Scratch) => {
-            &[(F::Th, 1), (F::Scope, 1), (F::Offset, 16), (F::Offset, 0xFF_FFF0)]
-        }
+        (true, Format::Flat | Format::Global | Format::Scratch) => &[
+            (F::Th, 1),
+            (F::Scope, 1),
+            (F::Offset, 16),
+            (F::Offset, 0xFF_FFF0),
+        ],
         (false, Format::Mubuf) => &[
             (F::Glc, 1),
             (F::Slc, 1),

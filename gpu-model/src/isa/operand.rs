@@ -54,6 +54,7 @@ impl Inst {
         let lay = self.layout();
         Some(match o {
             Opnd::Text(t) => Operand::Fixed(t),
+            Opnd::KLit => Operand::Literal(self.literal.unwrap_or(0)),
             Opnd::Imm { field, .. } => Operand::Imm(self.field(field)),
             Opnd::Reg {
                 field, cls, regs, ..
@@ -104,9 +105,7 @@ impl Inst {
             return false;
         }
         match self.format {
-            Fm::Ds => {
-                matches!(field, F::Vdst | F::Data0 | F::Data1) && self.field(F::Acc) != 0
-            }
+            Fm::Ds => matches!(field, F::Vdst | F::Data0 | F::Data1) && self.field(F::Acc) != 0,
             Fm::Flat | Fm::Global | Fm::Scratch => {
                 matches!(field, F::Vdst | F::Data) && self.field(F::Acc) != 0
             }

@@ -74,20 +74,46 @@ impl Inst {
     /// Writes the instruction as LLVM 22 prints it (`llvm-objdump -d` text column).
     pub fn write_asm(&self, w: &mut dyn Write) -> fmt::Result {
         let e = self.entry();
-        let tab = table(self.target);
+        let tab = table(self.target, self.wave32);
         let lay = self.layout();
         let gfx12 = self.target.family() == Family::Gfx12;
         w.write_str(e.mnemonic)?;
+        if self.format == Format::Sopp && self.write_special_sopp(w)? {
+            return Ok(());
+        }
         let ops = self.syntax();
         let nsrc = ops
             .iter()
-            .filter(|o| matches!(o, Opnd::Reg { field: F::Src0 | F::Src1 | F::Src2, .. }))
+            .filter(|o| {
+                matches!(
+                    o,
+                    Opnd::Reg {
+                        field: F::Src0 | F::Src1 | F::Src2,
+                        ..
+                    }
+                )
+            })
             .count();
+        let t16 = ops.iter().any(|o| matches!(o, Opnd::Reg { cls: b'l', .. }));
         for (i, o) in ops.iter().enumerate() {
+            if let Opnd::Imm {
+                field, omit0: true, ..
+            } = *o
+            {
+                if self.field(field) == 0 {
+                    continue;
+                }
+            }
             w.write_str(if i == 0 { " " } else { ", " })?;
             match *o {
                 Opnd::Text(t) => w.write_str(t)?,
-                Opnd::Imm { field, hex } => {
+                Opnd::KLit => write!(w, "{:#x}", self.literal.unwrap_or(0))?,
+                Opnd::Imm {
+                    field,
+                    hex,
+                    dec_small,
+                    ..
+                } => {
                     let v = self.field(field);
                     if self.format == Format::Smem && field == F::Offset {
                         let v = if gfx12 {
@@ -102,7 +128,7 @@ impl Inst {
                         } else {
                             write!(w, "{v:#x}")?;
                         }
-                    } else if hex {
+                    } else if hex && !(dec_small && v < 16) {
                         write!(w, "{v:#x}")?;
                     } else {
                         write!(w, "{v}")?;
@@ -123,7 +149,21 @@ impl Inst {
                     if abs {
                         w.write_char('|')?;
                     }
-                    if class == u16::MAX {
+                    if cls == b'l' && (class == u16::MAX || v >= 256) {
+                        let r = if fl.role == Role::Src9 { v - 256 } else { v };
+                        let (n, hi) = if matches!(self.format, Format::Vop3 | Format::Vop3b) {
+                            let bit = match field {
+                                F::Src0 => 0,
+                                F::Src1 => 1,
+                                F::Src2 => 2,
+                                _ => 3,
+                            };
+                            (r, (self.field(F::OpSel) >> bit) & 1)
+                        } else {
+                            (r & 0x7f, (r >> 7) & 1)
+                        };
+                        write!(w, "v{n}.{}", if hi != 0 { 'h' } else { 'l' })?;
+                    } else if class == u16::MAX {
                         let c = if self.acc_field(field) { b'a' } else { cls };
                         write_regs(w, c, v, regs)?;
                     } else if fl.role == Role::Src9 && v >= 256 {
@@ -144,7 +184,99 @@ impl Inst {
                 }
             }
         }
-        self.write_mods(w, nsrc)
+        self.write_mods(w, nsrc, t16)
+    }
+
+    /// SOPP immediates with a symbolic syntax; returns whether it printed.
+    fn write_special_sopp(&self, w: &mut dyn Write) -> Result<bool, fmt::Error> {
+        let v = self.field(F::Simm16);
+        match (self.target.family(), self.mnemonic()) {
+            (Family::Gfx9, "s_waitcnt") => {
+                let vm = (v & 0xf) | ((v >> 14) & 3) << 4;
+                let exp = (v >> 4) & 7;
+                let lgkm = (v >> 8) & 0xf;
+                if v & 0x3080 != 0 {
+                    write!(w, " {v:#x}")?;
+                    return Ok(true);
+                }
+                let all = vm == 63 && exp == 7 && lgkm == 15;
+                let mut sep = " ";
+                if vm != 63 || all {
+                    write!(w, "{sep}vmcnt({vm})")?;
+                    sep = " ";
+                }
+                if exp != 7 || all {
+                    write!(w, "{sep}expcnt({exp})")?;
+                }
+                if lgkm != 15 || all {
+                    write!(w, "{sep}lgkmcnt({lgkm})")?;
+                }
+                Ok(true)
+            }
+            (Family::Gfx12, "s_wait_alu") => {
+                // (name, lowest bit, width); unset fields default to all ones.
+                const FIELDS: [(&str, u32, u32); 7] = [
+                    ("depctr_hold_cnt", 7, 1),
+                    ("depctr_sa_sdst", 0, 1),
+                    ("depctr_va_vdst", 12, 4),
+                    ("depctr_va_sdst", 9, 3),
+                    ("depctr_va_ssrc", 8, 1),
+                    ("depctr_va_vcc", 1, 1),
+                    ("depctr_vm_vsrc", 2, 3),
+                ];
+                if v & 0x60 != 0 {
+                    write!(w, " {v:#x}")?;
+                    return Ok(true);
+                }
+                let all = v & 0xff9f == 0xff9f;
+                for (name, lo, bits) in FIELDS {
+                    let x = (v >> lo) & ((1 << bits) - 1);
+                    if all || x != (1 << bits) - 1 {
+                        write!(w, " {name}({x})")?;
+                    }
+                }
+                Ok(true)
+            }
+            (Family::Gfx12, "s_delay_alu") => {
+                const ID: [&str; 12] = [
+                    "NO_DEP",
+                    "VALU_DEP_1",
+                    "VALU_DEP_2",
+                    "VALU_DEP_3",
+                    "VALU_DEP_4",
+                    "TRANS32_DEP_1",
+                    "TRANS32_DEP_2",
+                    "TRANS32_DEP_3",
+                    "FMA_ACCUM_CYCLE_1",
+                    "SALU_CYCLE_1",
+                    "SALU_CYCLE_2",
+                    "SALU_CYCLE_3",
+                ];
+                const SKIP: [&str; 6] = ["SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4"];
+                let (id0, skip, id1) = (v & 0xf, (v >> 4) & 7, (v >> 7) & 0xf);
+                if v >> 11 != 0 || id0 >= 12 || id1 >= 12 || skip >= 6 || v == 0 {
+                    write!(w, " {v:#x}")?;
+                    return Ok(true);
+                }
+                let mut first = true;
+                let mut part = |w: &mut dyn Write, s: fmt::Arguments<'_>| -> fmt::Result {
+                    w.write_str(if first { " " } else { " | " })?;
+                    first = false;
+                    w.write_fmt(s)
+                };
+                if id0 != 0 {
+                    part(w, format_args!("instid0({})", ID[id0 as usize]))?;
+                }
+                if skip != 0 {
+                    part(w, format_args!("instskip({})", SKIP[skip as usize]))?;
+                }
+                if id1 != 0 {
+                    part(w, format_args!("instid1({})", ID[id1 as usize]))?;
+                }
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
     }
 
     /// neg/abs of a VOP3 source.
@@ -171,7 +303,7 @@ impl Inst {
         }
     }
 
-    fn write_mods(&self, w: &mut dyn Write, nsrc: usize) -> fmt::Result {
+    fn write_mods(&self, w: &mut dyn Write, nsrc: usize, t16: bool) -> fmt::Result {
         let e = self.entry();
         let m = |i: u32| e.mods & (1 << i) != 0;
         let gfx940 = matches!(self.target, Target::Gfx942 | Target::Gfx950);
@@ -188,7 +320,7 @@ impl Inst {
         match self.format {
             Format::Vop3 => {
                 let os = self.field(F::OpSel);
-                if os != 0 && (m(8) || m(9) || m(10) || m(11)) {
+                if os != 0 && !t16 && (m(8) || m(9) || m(10) || m(11)) {
                     arr(w, "op_sel", os, nsrc + 1)?;
                 }
                 if m(0) && self.field(F::Clamp) != 0 {
@@ -347,7 +479,19 @@ fn cache9(w: &mut dyn Write, i: &Inst, gfx940: bool, probes: [(F, u32); 3]) -> f
     let e = i.entry();
     let on = |f: F, p: u32| e.mods & (1 << p) != 0 && i.field(f) != 0;
     let [(glc, pg), (slc, ps), (scc, pc)] = probes;
-    if gfx940 {
+    if gfx940 && i.format == Format::Mtbuf {
+        // MTBUF prints its cache bits in encoding order (nt at bit 54 before sc1 at 53
+        // is what LLVM 22 prints).
+        if on(glc, pg) {
+            w.write_str(" sc0")?;
+        }
+        if on(slc, ps) {
+            w.write_str(" nt")?;
+        }
+        if on(scc, pc) {
+            w.write_str(" sc1")?;
+        }
+    } else if gfx940 {
         if on(glc, pg) {
             w.write_str(" sc0")?;
         }
@@ -405,8 +549,16 @@ fn th_scope(w: &mut dyn Write, i: &Inst, smem: bool) -> fmt::Result {
             let names_load = ["RT", "NT", "HT", "LU", "NT_RT", "RT_NT", "NT_HT", "7"];
             let names_store = ["RT", "NT", "HT", "WB", "NT_RT", "RT_NT", "NT_HT", "NT_WB"];
             let th = th as usize;
-            let name = if store { names_store[th] } else { names_load[th] };
-            let name = if th == 3 && scope == 3 { "BYPASS" } else { name };
+            let name = if store {
+                names_store[th]
+            } else {
+                names_load[th]
+            };
+            let name = if th == 3 && scope == 3 {
+                "BYPASS"
+            } else {
+                name
+            };
             let kind = if store { "STORE" } else { "LOAD" };
             write!(w, " th:TH_{kind}_{name}")?;
         }

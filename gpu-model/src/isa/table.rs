@@ -8,6 +8,8 @@ use super::Op;
 pub enum Opnd {
     /// Fixed text (an implicit operand such as `vcc`, or `off`).
     Text(&'static str),
+    /// A constant in the literal dword that always follows (v_fmamk/v_fmaak K).
+    KLit,
     /// A register or constant held in `field`. `cls` is the register class LLVM prints
     /// for register values (`b'v'`, `b's'`, `b'a'`), `regs` the tuple size and `class`
     /// the index of the scalar-code class (`u16::MAX`: the field holds a VGPR index).
@@ -27,6 +29,10 @@ pub enum Opnd {
         field: F,
         /// Printed in hex.
         hex: bool,
+        /// Not printed when zero.
+        omit0: bool,
+        /// Printed in decimal below 16 even when `hex`.
+        dec_small: bool,
     },
 }
 
@@ -80,6 +86,8 @@ pub struct Entry {
     pub mods: u32,
     /// Modifier probes LLVM rejects.
     pub bad: u32,
+    /// Register fields that must be zero (bit `F as u8`).
+    pub zero: u64,
 }
 
 /// The opcode tables of one target.

@@ -54,7 +54,10 @@ pub fn disassemble(co: &CodeObject, name: &str) -> String {
         }
     };
     let mut out = String::new();
-    let _ = writeln!(out, "\n{name}:\tfile format elf64-amdgpu\n\nDisassembly of section .text:");
+    let _ = writeln!(
+        out,
+        "\n{name}:\tfile format elf64-amdgpu\n\nDisassembly of section .text:"
+    );
     let mut off = 0usize;
     let mut line = String::new();
     while off < text.len() {
@@ -66,18 +69,32 @@ pub fn disassemble(co: &CodeObject, name: &str) -> String {
         let (len, target) = match isa::decode(t, &text[off..], wave32) {
             Ok(inst) => {
                 let _ = write!(line, "{inst}");
-                let target = (inst.format == Format::Sopp && is_branch(inst.mnemonic())).then(|| {
-                    let simm = inst.field(isa::layout::F::Simm16) as u16 as i16;
-                    addr.wrapping_add(4).wrapping_add_signed(i64::from(simm) * 4)
-                });
+                let target =
+                    (inst.format == Format::Sopp && is_branch(inst.mnemonic())).then(|| {
+                        let simm = inst.field(isa::layout::F::Simm16) as u16 as i16;
+                        addr.wrapping_add(4)
+                            .wrapping_add_signed(i64::from(simm) * 4)
+                    });
                 (usize::from(inst.len), target)
             }
-            Err(_) => {
+            Err(e) => {
                 let n = (text.len() - off).min(4);
                 let mut w = [0u8; 4];
                 w[..n].copy_from_slice(&text[off..off + n]);
-                let _ = write!(line, ".long 0x{:08x}", u32::from_le_bytes(w));
-                (4, None)
+                // Keep the listing in step over encodings the decoder knows the length
+                // of but does not decode yet (DPP/SDWA extension dwords).
+                let len = match e {
+                    isa::DecodeError::Unsupported {
+                        what: "sdwa" | "dpp",
+                        ..
+                    } => 8,
+                    isa::DecodeError::Unsupported {
+                        what: "vop3-dpp", ..
+                    } => 12,
+                    _ => 4,
+                };
+                let _ = write!(line, ".long 0x{:08x} ; {e}", u32::from_le_bytes(w));
+                (len.min(text.len() - off).max(n), None)
             }
         };
         let _ = write!(out, "\t{line:<58} // {addr:012X}:");

@@ -9,11 +9,24 @@ use std::collections::BTreeMap;
 pub enum Tok {
     /// Fixed text (an implicit operand such as `vcc`, or `off`).
     Text(String),
+    /// A literal constant carried in the dword after the encoding (v_fmamk/fmaak K).
+    KLit,
     /// A register/constant field; `cls` is the register class letter LLVM printed
     /// (`v`, `s`, `a`), `regs` the tuple size; `class` the learned scalar-code class.
-    Reg { field: F, cls: char, regs: u8, class: Option<usize> },
-    /// An immediate field printed in decimal (`hex` false) or hex.
-    Imm { field: F, hex: bool },
+    Reg {
+        field: F,
+        cls: char,
+        regs: u8,
+        class: Option<usize>,
+    },
+    /// An immediate field printed in decimal (`hex` false) or hex; `omit0`: not printed
+    /// at all when zero; `dec_small`: printed in decimal below 16 even if `hex`.
+    Imm {
+        field: F,
+        hex: bool,
+        omit0: bool,
+        dec_small: bool,
+    },
 }
 
 /// A learned opcode.
@@ -51,7 +64,16 @@ pub struct Class {
 
 /// Literal sample values probed for code 255.
 pub const LIT_SAMPLES: [u32; 10] = [
-    0x1234_5678, 0x1, 0xffff_ffff, 0xffff_fff0, 0x3f80_0000, 0x3c00, 0x3ff0_0000, 0x3f80, 0xbc00, 0x4000_0000,
+    0x1234_5678,
+    0x1,
+    0xffff_ffff,
+    0xffff_fff0,
+    0x3f80_0000,
+    0x3c00,
+    0x3ff0_0000,
+    0x3f80,
+    0xbc00,
+    0x4000_0000,
 ];
 
 /// Everything learned for one target.
@@ -79,7 +101,7 @@ fn base_value(gfx12: bool, fmt: Format, f: F) -> u32 {
             }
         }
         (Format::Smem, F::Imm) => 1,
-        (Format::Sopk | Format::Sopp, F::Simm16) => 0x1234,
+        (Format::Sopk | Format::Sopp, F::Simm16) => 0x1235,
         (Format::Mubuf | Format::Mtbuf, F::Srsrc) => {
             if gfx12 {
                 12
@@ -135,8 +157,16 @@ pub fn encode(l: &Layout, vals: &BTreeMap<F, u32>, lit: Option<u32>) -> Vec<u8> 
 
 fn base_vals(gfx12: bool, l: &Layout, vgpr_srcs: [bool; 3]) -> BTreeMap<F, u32> {
     let mut m = BTreeMap::new();
+    // SOPP/SOPK: some opcodes accept only a zero immediate; the non-first source sets
+    // (all-SGPR etc., meaningless for scalar formats) probe it.
+    if matches!(l.format, Format::Sopp | Format::Sopk) && !vgpr_srcs[0] {
+        m.insert(F::Simm16, 0);
+    }
     for f in l.fields {
         if matches!(f.role, Role::Fixed | Role::Op) {
+            continue;
+        }
+        if m.contains_key(&f.name) {
             continue;
         }
         let mut v = base_value(gfx12, l.format, f.name);
@@ -186,6 +216,11 @@ pub fn split_operands(s: &str) -> Vec<String> {
 
 /// Parses `v12`, `s[4:5]`, `a[0:3]`, `ttmp[4:5]` into (class, first, count).
 pub fn parse_reg(t: &str) -> Option<(char, u32, u8)> {
+    // True16 halves (`v5.l`, `v5.h`) are class `l`.
+    if let Some(r) = t.strip_suffix(".l").or_else(|| t.strip_suffix(".h")) {
+        let (c, n, regs) = parse_reg(r)?;
+        return (c == 'v' && regs == 1).then_some(('l', n, 1));
+    }
     let c = t.chars().next()?;
     if !matches!(c, 'v' | 's' | 'a') {
         return None;
@@ -236,11 +271,20 @@ fn tokens(l: &Layout, vals: &BTreeMap<F, u32>, ops: &[String]) -> Vec<Tok> {
 }
 
 fn token(l: &Layout, vals: &BTreeMap<F, u32>, t: &str) -> Tok {
+    // The probe padding dword (s_nop 0) read as a K literal.
+    if t == "0xbf800000" {
+        return Tok::KLit;
+    }
     if let Some((c, n, regs)) = parse_reg(t) {
         for f in l.fields {
-            let Some(&v) = vals.get(&f.name) else { continue };
+            let Some(&v) = vals.get(&f.name) else {
+                continue;
+            };
+            if v == 0 && f.role == Role::Vgpr8 {
+                continue;
+            }
             let hit = match (f.role, c) {
-                (Role::Src9, 'v' | 'a') => v == 256 + n,
+                (Role::Src9, 'v' | 'a' | 'l') => v == 256 + n,
                 (Role::Src9 | Role::Ssrc8 | Role::Sgpr7, 's') => v == n,
                 (Role::Vgpr8, _) => v == n,
                 (Role::SgprHalf, 's') => v * 2 == n,
@@ -260,7 +304,12 @@ fn token(l: &Layout, vals: &BTreeMap<F, u32>, t: &str) -> Tok {
     if let Some((n, hex)) = parse_num(t) {
         for f in l.fields {
             if f.role == Role::Imm && vals.get(&f.name) == Some(&n) && n != 0 {
-                return Tok::Imm { field: f.name, hex };
+                return Tok::Imm {
+                    field: f.name,
+                    hex,
+                    omit0: false,
+                    dec_small: false,
+                };
             }
         }
     }
@@ -279,6 +328,7 @@ pub fn learn(o: &mut Oracle, gfx12: bool) -> Tables {
         learn_format(o, gfx12, l, &mut t);
     }
     t.entries.sort_by_key(|e| (e.key, e.opcode));
+    learn_omit0(o, gfx12, &mut t);
     learn_classes(o, gfx12, &mut t);
     t
 }
@@ -299,7 +349,7 @@ fn learn_format(o: &mut Oracle, gfx12: bool, l: &'static Layout, t: &mut Tables)
     ];
     // Which layout applies to each opcode.
     let mut lay_of: Vec<&'static Layout> = vec![l; nops as usize];
-    if !gfx12 && l.format == Format::Vop3 || gfx12 && l.format == Format::Vop3 {
+    if l.format == Format::Vop3 {
         let b = sub(gfx12, Format::Vop3b);
         let lines: Vec<Vec<u8>> = (0..nops)
             .map(|op| {
@@ -366,7 +416,10 @@ fn learn_format(o: &mut Oracle, gfx12: bool, l: &'static Layout, t: &mut Tables)
                 continue;
             }
             if let Answer::Inst(text, len) = a {
-                if *len == lines[op].len() {
+                // A probe LLVM decodes but flags ("/*Invalid register...*/") has a
+                // register class the operand does not take: prefer another source set.
+                let klit = *len == lines[op].len() + 4 && text.contains("0xbf800000");
+                if (*len == lines[op].len() || klit) && !text.contains("/*Invalid") {
                     let ll = lay_of[op];
                     let mut v = base_vals(gfx12, ll, set);
                     v.insert(F::Op, op as u32);
@@ -410,8 +463,55 @@ fn learn_format(o: &mut Oracle, gfx12: bool, l: &'static Layout, t: &mut Tables)
             }
         }
     }
+    // Some decoders (GFX12 DS, ...) reject nonzero unused register fields: retry with
+    // subsets of the VGPR-index fields zeroed.
+    let vfields: Vec<F> = l
+        .fields
+        .iter()
+        .filter(|f| f.role == Role::Vgpr8)
+        .map(|f| f.name)
+        .collect();
+    if !vfields.is_empty() && vfields.len() <= 5 {
+        let mut cands = Vec::new();
+        for op in 0..nops as usize {
+            if vals_of[op].is_some() || lay_of[op].format != l.format {
+                continue;
+            }
+            for var in layout::variant_probes(gfx12, l.format) {
+                for mask in 1u32..(1 << vfields.len()) {
+                    let mut v = base_vals(gfx12, l, [true; 3]);
+                    v.insert(F::Op, op as u32);
+                    for (f, x) in *var {
+                        v.insert(*f, *x);
+                    }
+                    for (i, f) in vfields.iter().enumerate() {
+                        if mask & (1 << i) != 0 {
+                            v.insert(*f, 0);
+                        }
+                    }
+                    let line = encode(l, &v, None);
+                    cands.push((op, v, line));
+                }
+            }
+        }
+        let lines: Vec<Vec<u8>> = cands.iter().map(|c| c.2.clone()).collect();
+        let ans = o.ask(&lines);
+        for ((op, v, line), a) in cands.into_iter().zip(ans) {
+            if vals_of[op].is_some() {
+                continue;
+            }
+            if let Answer::Inst(text, len) = a {
+                if len == line.len() {
+                    vals_of[op] = Some(v);
+                    first[op] = Some(text);
+                }
+            }
+        }
+    }
     // Variants and modifier probes, batched over all valid opcodes.
-    let valid: Vec<usize> = (0..nops as usize).filter(|&op| vals_of[op].is_some()).collect();
+    let valid: Vec<usize> = (0..nops as usize)
+        .filter(|&op| vals_of[op].is_some())
+        .collect();
     let mut var_lines = Vec::new();
     let mut mod_lines = Vec::new();
     for &op in &valid {
@@ -436,7 +536,9 @@ fn learn_format(o: &mut Oracle, gfx12: bool, l: &'static Layout, t: &mut Tables)
     for &op in &valid {
         let ll = lay_of[op];
         let v0 = vals_of[op].clone().unwrap_or_default();
-        let Some(base_text) = first[op].clone() else { continue };
+        let Some(base_text) = first[op].clone() else {
+            continue;
+        };
         let (mnemonic, _) = split_inst(&base_text);
         let mut variants = Vec::new();
         for var in layout::variant_probes(gfx12, ll.format) {
@@ -447,7 +549,11 @@ fn learn_format(o: &mut Oracle, gfx12: bool, l: &'static Layout, t: &mut Tables)
             let a = &var_ans[vi];
             vi += 1;
             variants.push(match a {
-                Answer::Inst(text, len) if *len == usize::from(ll.dwords) * 4 => {
+                Answer::Inst(text, len)
+                    if *len == usize::from(ll.dwords) * 4
+                        || *len == usize::from(ll.dwords) * 4 + 4
+                            && text.contains("0xbf800000") =>
+                {
                     let (_, ops) = split_inst(text);
                     Some(tokens(ll, &v, &ops))
                 }
@@ -476,6 +582,62 @@ fn learn_format(o: &mut Oracle, gfx12: bool, l: &'static Layout, t: &mut Tables)
     }
 }
 
+/// SOPP/SOPK immediates that LLVM leaves out when zero (`s_endpgm`).
+fn learn_omit0(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
+    let mut idx = Vec::new();
+    let mut lines = Vec::new();
+    for (i, e) in t.entries.iter().enumerate() {
+        if !matches!(e.format, Format::Sopp | Format::Sopk) {
+            continue;
+        }
+        let has_imm = e
+            .variants
+            .iter()
+            .flatten()
+            .flatten()
+            .any(|k| matches!(k, Tok::Imm { .. }));
+        if !has_imm {
+            continue;
+        }
+        let mut v = e.vals.clone();
+        v.insert(F::Simm16, 0);
+        lines.push(encode(sub(gfx12, e.format), &v, None));
+        v.insert(F::Simm16, 4);
+        lines.push(encode(sub(gfx12, e.format), &v, None));
+        idx.push(i);
+    }
+    let ans = o.ask(&lines);
+    for (k, i) in idx.into_iter().enumerate() {
+        if let Answer::Inst(text, _) = &ans[2 * k + 1] {
+            if text.ends_with(" 4") || text.contains(" 4,") {
+                for toks in t.entries[i].variants.iter_mut().flatten() {
+                    for tk in toks.iter_mut() {
+                        if let Tok::Imm {
+                            dec_small,
+                            hex: true,
+                            ..
+                        } = tk
+                        {
+                            *dec_small = true;
+                        }
+                    }
+                }
+            }
+        }
+        if let Answer::Inst(text, _) = &ans[2 * k] {
+            if !text.contains(' ') {
+                for toks in t.entries[i].variants.iter_mut().flatten() {
+                    for k in toks.iter_mut() {
+                        if let Tok::Imm { omit0, .. } = k {
+                            *omit0 = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 fn scalar_codes(role: Role) -> u32 {
     match role {
         Role::Src9 | Role::Ssrc8 | Role::Vgpr8 => 256,
@@ -496,7 +658,9 @@ fn learn_classes(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
         for (vi, var) in e.variants.iter().enumerate() {
             let Some(toks) = var else { continue };
             for (ti, tok) in toks.iter().enumerate() {
-                let Tok::Reg { field, cls, .. } = tok else { continue };
+                let Tok::Reg { field, cls, .. } = tok else {
+                    continue;
+                };
                 let f: Field = ll.field(*field).expect("field of layout");
                 if f.role == Role::Vgpr8 && *cls != 's' {
                     continue;
@@ -559,7 +723,9 @@ fn learn_classes(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
         for (k, c) in codes.iter().enumerate() {
             let line = &lines[start + k];
             let tok = match &ans[start + k] {
-                Answer::Inst(s, len) if *len == line.len() => {
+                Answer::Inst(s, len)
+                    if *len == line.len() || *len == line.len() + 4 && s.contains("0xbf800000") =>
+                {
                     let (_, ops) = split_inst(s);
                     Some(strip_mods(&ops).get(ti).cloned().unwrap_or_default())
                 }

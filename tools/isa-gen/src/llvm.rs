@@ -12,7 +12,7 @@ pub enum Answer {
     /// "invalid instruction encoding" at the first byte.
     Invalid,
     /// The oracle crashed on this line (alone).
-    NoAnswer,
+    Crash,
 }
 
 /// A disassembler oracle for one target and attribute set.
@@ -38,18 +38,24 @@ impl Oracle {
     /// Loads answers saved by [`Oracle::save`] from `$ISA_GEN_CACHE/<cpu>.txt` (a
     /// development aid: reruns after a change to the learning logic skip the oracle).
     pub fn load(&mut self) {
-        let Some(dir) = std::env::var_os("ISA_GEN_CACHE") else { return };
+        let Some(dir) = std::env::var_os("ISA_GEN_CACHE") else {
+            return;
+        };
         let path = std::path::Path::new(&dir).join(format!("{}{}.txt", self.cpu, self.mattr));
-        let Ok(text) = std::fs::read_to_string(path) else { return };
+        let Ok(text) = std::fs::read_to_string(path) else {
+            return;
+        };
         for l in text.lines() {
             let mut it = l.splitn(3, '\t');
-            let (Some(k), Some(n), Some(t)) = (it.next(), it.next(), it.next()) else { continue };
+            let (Some(k), Some(n), Some(t)) = (it.next(), it.next(), it.next()) else {
+                continue;
+            };
             let key: Vec<u8> = (0..k.len() / 2)
                 .filter_map(|i| u8::from_str_radix(&k[2 * i..2 * i + 2], 16).ok())
                 .collect();
             let a = match n {
                 "I" => Answer::Invalid,
-                "N" => Answer::NoAnswer,
+                "N" => Answer::Crash,
                 _ => Answer::Inst(t.to_string(), n.parse().unwrap_or(0)),
             };
             self.cache.insert(key, a);
@@ -58,7 +64,9 @@ impl Oracle {
 
     /// Saves the answers (see [`Oracle::load`]).
     pub fn save(&self) {
-        let Some(dir) = std::env::var_os("ISA_GEN_CACHE") else { return };
+        let Some(dir) = std::env::var_os("ISA_GEN_CACHE") else {
+            return;
+        };
         let path = std::path::Path::new(&dir).join(format!("{}{}.txt", self.cpu, self.mattr));
         let mut s = String::new();
         for (k, a) in &self.cache {
@@ -67,7 +75,7 @@ impl Oracle {
             }
             match a {
                 Answer::Invalid => s.push_str("\tI\t\n"),
-                Answer::NoAnswer => s.push_str("\tN\t\n"),
+                Answer::Crash => s.push_str("\tN\t\n"),
                 Answer::Inst(t, n) => s.push_str(&format!("\t{n}\t{t}\n")),
             }
         }
@@ -88,7 +96,11 @@ impl Oracle {
             let t0 = std::time::Instant::now();
             let answers = self.ask_bisect(chunk);
             if std::env::var_os("ISA_GEN_VERBOSE").is_some() {
-                eprintln!("isa-gen: {} lines in {:.2}s", chunk.len(), t0.elapsed().as_secs_f64());
+                eprintln!(
+                    "isa-gen: {} lines in {:.2}s",
+                    chunk.len(),
+                    t0.elapsed().as_secs_f64()
+                );
             }
             for (l, a) in chunk.iter().zip(answers) {
                 self.cache.insert(l.clone(), a);
@@ -108,7 +120,7 @@ impl Oracle {
                 if std::env::var_os("ISA_GEN_VERBOSE").is_some() {
                     eprintln!("isa-gen: oracle crash on {:02x?}", lines[0]);
                 }
-                vec![Answer::NoAnswer]
+                vec![Answer::Crash]
             }
             None => {
                 let (a, b) = lines.split_at(lines.len() / 2);
@@ -139,8 +151,14 @@ fn run_batch(cpu: &str, mattr: &str, lines: &[Vec<u8>]) -> Option<Vec<Answer>> {
         input.push_str("]\n[0x34,0x12,0x80,0xbf]\n");
     }
     let mut cmd = Command::new("llvm-mc-22");
-    cmd.env("LLVM_DISABLE_SYMBOLIZATION", "1").env("LLVM_DISABLE_CRASH_REPORT", "1");
-    cmd.args(["-arch=amdgcn", &format!("-mcpu={cpu}"), "--disassemble", "-show-encoding"]);
+    cmd.env("LLVM_DISABLE_SYMBOLIZATION", "1")
+        .env("LLVM_DISABLE_CRASH_REPORT", "1");
+    cmd.args([
+        "-arch=amdgcn",
+        &format!("-mcpu={cpu}"),
+        "--disassemble",
+        "-show-encoding",
+    ]);
     if !mattr.is_empty() {
         cmd.arg(format!("-mattr={mattr}"));
     }
@@ -150,7 +168,11 @@ fn run_batch(cpu: &str, mattr: &str, lines: &[Vec<u8>]) -> Option<Vec<Answer>> {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("isa-gen: cannot run llvm-mc-22 ({e}); install LLVM 22"));
-    let mut stdin = child.stdin.take()?;
+    let Some(mut stdin) = child.stdin.take() else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return None;
+    };
     let writer = std::thread::spawn(move || {
         let _ = stdin.write_all(input.as_bytes());
     });

@@ -13,12 +13,15 @@ mod llvm;
 use std::process::ExitCode;
 
 /// The targets, their family and the oracle attributes used to learn them.
-const TARGETS: [(&str, bool, &str); 5] = [
+/// GFX12 is learned twice: wave32 and wave64 print lane masks differently.
+const TARGETS: [(&str, bool, &str); 7] = [
     ("gfx90a", false, ""),
     ("gfx942", false, ""),
     ("gfx950", false, ""),
     ("gfx1200", true, "+real-true16"),
     ("gfx1201", true, "+real-true16"),
+    ("gfx1200+w64", true, "+real-true16,+wavefrontsize64"),
+    ("gfx1201+w64", true, "+real-true16,+wavefrontsize64"),
 ];
 
 fn main() -> ExitCode {
@@ -26,14 +29,15 @@ fn main() -> ExitCode {
     let check = args.iter().any(|a| a == "--check");
     let dump = args.iter().any(|a| a == "--dump");
     let only: Vec<&String> = args.iter().filter(|a| a.starts_with("gfx")).collect();
-    let out_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../gpu-model/src/isa/generated");
+    let out_dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../gpu-model/src/isa/generated");
     let mut learned = Vec::new();
     for (cpu, gfx12, mattr) in TARGETS {
-        if !only.is_empty() && !only.iter().any(|o| *o == cpu) {
+        if !only.is_empty() && !only.iter().any(|o| cpu.starts_with(o.as_str())) {
             continue;
         }
         let t0 = std::time::Instant::now();
-        let mut o = llvm::Oracle::new(cpu, mattr);
+        let mut o = llvm::Oracle::new(cpu.split('+').next().unwrap_or(cpu), mattr);
         o.load();
         let t = learn::learn(&mut o, gfx12);
         o.save();
@@ -45,10 +49,16 @@ fn main() -> ExitCode {
         );
         if dump {
             for e in &t.entries {
-                println!("{cpu} {:?}/{:?} {:#x} {} {:?} mods={:#x} bad={:#x}", e.key, e.format, e.opcode, e.mnemonic, e.variants, e.mods, e.bad);
+                println!(
+                    "{cpu} {:?}/{:?} {:#x} {} {:?} mods={:#x} bad={:#x}",
+                    e.key, e.format, e.opcode, e.mnemonic, e.variants, e.mods, e.bad
+                );
             }
             for (i, c) in t.classes.iter().enumerate() {
-                println!("class {i}: vgpr={} lits={:?} names={:?}", c.vgpr, c.lits, c.names);
+                println!(
+                    "class {i}: vgpr={} lits={:?} names={:?}",
+                    c.vgpr, c.lits, c.names
+                );
             }
         }
         learned.push((cpu, gfx12, t));
@@ -70,9 +80,15 @@ fn main() -> ExitCode {
         }
     }
     if check && !stale.is_empty() {
-        eprintln!("isa-gen: generated tables are stale: {stale:?}; run `cargo run --release -p isa-gen`");
+        eprintln!(
+            "isa-gen: generated tables are stale: {stale:?}; run `cargo run --release -p isa-gen`"
+        );
         return ExitCode::FAILURE;
     }
-    eprintln!("isa-gen: {} files {}", files.len(), if check { "checked" } else { "written" });
+    eprintln!(
+        "isa-gen: {} files {}",
+        files.len(),
+        if check { "checked" } else { "written" }
+    );
     ExitCode::SUCCESS
 }
