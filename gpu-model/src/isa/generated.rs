@@ -15,11 +15,7 @@ pub(crate) mod gfx950;
 #[rustfmt::skip]
 pub(crate) mod gfx1200;
 #[rustfmt::skip]
-pub(crate) mod gfx1201;
-#[rustfmt::skip]
 pub(crate) mod gfx1200_w64;
-#[rustfmt::skip]
-pub(crate) mod gfx1201_w64;
 
 /// The generated table of a target (GFX12: per wave size).
 #[rustfmt::skip]
@@ -29,8 +25,8 @@ pub(crate) fn table(t: crate::Target, wave32: bool) -> Option<&'static super::ta
         (crate::Target::Gfx942, _) => Some(&gfx942::TABLE),
         (crate::Target::Gfx950, _) => Some(&gfx950::TABLE),
         (crate::Target::Gfx1200, true) => Some(&gfx1200::TABLE),
-        (crate::Target::Gfx1201, true) => Some(&gfx1201::TABLE),
+        (crate::Target::Gfx1201, true) => Some(&gfx1200::TABLE),
         (crate::Target::Gfx1200, false) => Some(&gfx1200_w64::TABLE),
-        (crate::Target::Gfx1201, false) => Some(&gfx1201_w64::TABLE),
+        (crate::Target::Gfx1201, false) => Some(&gfx1200_w64::TABLE),
     }
 }

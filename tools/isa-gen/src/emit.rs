@@ -173,14 +173,33 @@ pub fn emit(learned: &[(&str, bool, Tables)]) -> Vec<(String, String)> {
     let mut modrs = String::from(BANNER);
     modrs.push_str("//! Generated opcode tables, one module per target.\n\n");
     modrs.push_str("#[rustfmt::skip]\nmod ops;\npub use ops::Op;\npub(crate) use ops::OP_NAMES;\n");
+    // Targets whose learned tables are identical (gfx1200 and gfx1201) share one module:
+    // `owner[i]` is the module that holds target i's table.
+    let mut owner: Vec<String> = Vec::new();
+    let mut bodies: Vec<(String, String)> = Vec::new();
     for (cpu, gfx12, t) in learned {
-        let cpu = &module(cpu);
+        let cpu = module(cpu);
+        let body = emit_target(*gfx12, t, &idents);
+        if let Some((m, _)) = bodies.iter().find(|(_, b)| *b == body) {
+            owner.push(m.clone());
+            continue;
+        }
+        let sharers: Vec<String> = learned
+            .iter()
+            .map(|(c, g, t)| (module(c), emit_target(*g, t, &idents)))
+            .filter(|(_, b)| *b == body)
+            .map(|(m, _)| m)
+            .collect();
         let _ = writeln!(modrs, "#[rustfmt::skip]\npub(crate) mod {cpu};");
-        files.push((format!("{cpu}.rs"), emit_target(cpu, *gfx12, t, &idents)));
+        let mut text = String::from(BANNER);
+        let _ = writeln!(text, "//! Opcode tables of {}.\n", sharers.join(", "));
+        text.push_str(&body);
+        files.push((format!("{cpu}.rs"), text));
+        owner.push(cpu.clone());
+        bodies.push((cpu, body));
     }
     modrs.push_str("\n/// The generated table of a target (GFX12: per wave size).\n#[rustfmt::skip]\npub(crate) fn table(t: crate::Target, wave32: bool) -> Option<&'static super::table::Table> {\n    match (t, wave32) {\n");
-    for (cpu, gfx12, _) in learned {
-        let m = module(cpu);
+    for ((cpu, gfx12, _), m) in learned.iter().zip(&owner) {
         let name = cpu.split('+').next().unwrap_or(cpu);
         let w = if !gfx12 {
             "_"
@@ -203,9 +222,9 @@ pub fn emit(learned: &[(&str, bool, Tables)]) -> Vec<(String, String)> {
     files
 }
 
-fn emit_target(cpu: &str, gfx12: bool, t: &Tables, idents: &BTreeMap<String, String>) -> String {
-    let mut s = String::from(BANNER);
-    let _ = writeln!(s, "//! Opcode tables of {cpu}.\n");
+/// The body of a target's table module (everything after the banner and its title line).
+fn emit_target(gfx12: bool, t: &Tables, idents: &BTreeMap<String, String>) -> String {
+    let mut s = String::new();
     s.push_str("use crate::isa::layout::{Format, F};\nuse crate::isa::table::{Class, Entry, LitRule, Opnd, Table};\nuse crate::isa::Op;\n\n");
     // String pool.
     let mut pool: BTreeMap<String, usize> = BTreeMap::new();
