@@ -20,6 +20,7 @@
 //! transcendental helpers).
 
 mod decode;
+mod decode12;
 mod ds;
 mod flat;
 mod float;
@@ -33,7 +34,8 @@ mod valu3;
 mod vop3p;
 mod wave;
 
-pub use decode::{decode_gfx9, DecodeFail, Inst, Seg, Sub};
+pub use decode::{decode_gfx9, DecodeFail, Half, Inst, Mem, Seg, Sub};
+pub use decode12::decode_gfx12;
 pub use op::{Enc, Op};
 pub use wave::{Wave, WaveInfo, WaveState, LANES};
 
@@ -75,7 +77,7 @@ impl Program {
         let insts = (0..words.len())
             .map(|i| match target.family() {
                 crate::Family::Gfx9 => decode_gfx9(target, &words[i..]),
-                crate::Family::Gfx12 => Err(DecodeFail::Format("gfx12 (not yet supported)")),
+                crate::Family::Gfx12 => decode_gfx12(target, &text[4 * i..]),
             })
             .collect();
         Program {
@@ -105,6 +107,7 @@ impl Program {
         }
         match self.insts.get((off >> 2) as usize) {
             Some(Ok(i)) => Ok(i),
+            Some(Err(DecodeFail::Unimplemented(m))) => Err(FaultReason::Unimplemented(m)),
             Some(Err(e)) => Err(FaultReason::Illegal(*e)),
             None => Err(FaultReason::PcOutOfCode { pc }),
         }

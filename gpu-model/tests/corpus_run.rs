@@ -19,18 +19,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// (case name or `*`, variant prefix or `*`, reason): pairs expected to fail.
-const UNSUPPORTED: &[(&str, &str, &str)] = &[
-    (
-        "*",
-        "gfx1200",
-        "gfx12: the executor has no GFX12 decoder yet (isa::decode for GFX12 not available)",
-    ),
-    (
-        "*",
-        "gfx1201",
-        "gfx12: the executor has no GFX12 decoder yet (isa::decode for GFX12 not available)",
-    ),
-];
+const UNSUPPORTED: &[(&str, &str, &str)] = &[];
 
 fn corpus_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus")

@@ -5,6 +5,7 @@
 //! shape so the vector ALU code does not care which encoding it came from.
 
 use super::op::{Avail, Enc, Op, GFX9};
+use super::wave::AGPR_BASE;
 use crate::Target;
 use std::sync::OnceLock;
 
@@ -65,8 +66,84 @@ pub struct Inst {
     pub lit: u32,
     /// Raw first dword.
     pub w0: u32,
-    /// Raw second dword (memory formats, SDWA/DPP control, VOP3 second half).
+    /// Raw second dword (SDWA/DPP control, VOP3 second half, MFMA fields).
     pub w1: u32,
+    /// The instruction is a vector compare (VOPC or its VOP3 form).
+    pub cmp: bool,
+    /// Memory operands, normalised across families (DS, FLAT/GLOBAL/SCRATCH, MUBUF, SMEM).
+    pub mem: Mem,
+    /// The second (Y) half of a GFX12 VOPD dual-issue instruction (`enc == Enc::Vopd`).
+    pub y: Half,
+}
+
+/// Operands of a memory instruction in one shape for both ISA families, so the memory
+/// semantics never look at encoding bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mem {
+    /// Immediate byte offset (DS: `offset0 | offset1 << 8`).
+    pub offset: i32,
+    /// Address VGPR (DS `addr`, FLAT/MUBUF `vaddr`).
+    pub vaddr: u16,
+    /// Data register row (store data, atomic source, DS `data0`); AGPR rows included.
+    pub data: u16,
+    /// Second data register row (DS `data1`).
+    pub data1: u16,
+    /// Scalar base: FLAT `saddr`, SMEM `sbase`, MUBUF `srsrc` (an SGPR code), or
+    /// [`Mem::NO_SGPR`].
+    pub sbase: u8,
+    /// Scalar offset source code (SMEM/MUBUF `soffset`); 128 (inline 0) when absent.
+    pub soffset: u8,
+    /// Flag bits ([`Mem::RETURN`], ...).
+    pub flags: u8,
+    /// Cache-policy bits as encoded, for observers (GFX9: glc | slc << 1 | scc << 2;
+    /// GFX12: th | scope << 3).
+    pub policy: u8,
+    /// Segment of a FLAT-family instruction.
+    pub seg: Seg,
+}
+
+impl Mem {
+    /// No scalar base register (`off`).
+    pub const NO_SGPR: u8 = 0xff;
+    /// An atomic returns the pre-operation value (GFX9 `glc`/`sc0`, GFX12 `th[0]`).
+    pub const RETURN: u8 = 1;
+    /// SCRATCH adds the VGPR address (GFX9 `saddr` off, gfx94x/GFX12 `sve`).
+    pub const VADDR: u8 = 2;
+    /// MUBUF: the VGPR supplies an offset.
+    pub const OFFEN: u8 = 4;
+    /// MUBUF: the VGPR supplies an index.
+    pub const IDXEN: u8 = 8;
+    /// SMEM: the immediate offset is present (GFX9 `imm`).
+    pub const IMM: u8 = 16;
+
+    const NONE: Mem = Mem {
+        offset: 0,
+        vaddr: 0,
+        data: 0,
+        data1: 0,
+        sbase: Mem::NO_SGPR,
+        soffset: 128,
+        flags: 0,
+        policy: 0,
+        seg: Seg::Flat,
+    };
+
+    /// Whether flag bit(s) `f` are set.
+    #[inline(always)]
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+}
+
+/// One half of a VOPD instruction as a plain VOP2/VOP1 operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Half {
+    /// The operation.
+    pub op: Op,
+    /// Destination VGPR.
+    pub dst: u16,
+    /// Source 0 (9-bit code) and source 1 (256 + VGPR).
+    pub src: [u16; 2],
 }
 
 /// Why bytes could not be decoded.
@@ -83,13 +160,16 @@ pub enum DecodeFail {
     },
     /// The instruction runs past the end of the code.
     Truncated,
+    /// The instruction decodes (this is its mnemonic) but the executor has no semantics
+    /// for it.
+    Unimplemented(&'static str),
 }
 
 type Table = Vec<Option<Op>>;
 
 /// Opcode lookup tables of one target, indexed by [`enc_index`] then opcode.
 struct Tables {
-    by_enc: [Table; 14],
+    by_enc: [Table; 15],
 }
 
 fn enc_index(e: Enc) -> usize {
@@ -108,6 +188,7 @@ fn enc_index(e: Enc) -> usize {
         Enc::Ds => 11,
         Enc::Flat => 12,
         Enc::Mubuf => 13,
+        Enc::Vopd => 14,
     }
 }
 
@@ -117,11 +198,12 @@ fn available(a: Avail, t: Target) -> bool {
         Avail::P => t == Target::Gfx90a,
         Avail::C => matches!(t, Target::Gfx942 | Target::Gfx950),
         Avail::N => t == Target::Gfx950,
+        Avail::G => false,
     }
 }
 
 fn build(t: Target) -> Tables {
-    let mut by_enc: [Table; 14] = std::array::from_fn(|_| vec![None; 1024]);
+    let mut by_enc: [Table; 15] = std::array::from_fn(|_| vec![None; 1024]);
     for &(op, enc, code, avail) in GFX9 {
         if !available(avail, t) {
             continue;
@@ -168,7 +250,7 @@ fn tables(t: Target) -> &'static Tables {
 }
 
 impl Inst {
-    fn new(op: Op, enc: Enc, w0: u32, w1: u32) -> Inst {
+    pub(crate) fn new(op: Op, enc: Enc, w0: u32, w1: u32) -> Inst {
         Inst {
             op,
             enc,
@@ -187,16 +269,19 @@ impl Inst {
             lit: 0,
             w0,
             w1,
+            cmp: false,
+            mem: Mem::NONE,
+            y: Half {
+                op: Op::VNop,
+                dst: 0,
+                src: [0; 2],
+            },
         }
     }
 
     /// The segment of a FLAT-family instruction.
     pub fn seg(&self) -> Seg {
-        match (self.w0 >> 14) & 3 {
-            1 => Seg::Scratch,
-            2 => Seg::Global,
-            _ => Seg::Flat,
-        }
+        self.mem.seg
     }
 
     /// The LLVM mnemonic this instruction prints as (without encoding suffixes), e.g.
@@ -226,6 +311,9 @@ impl Inst {
         name.to_string()
     }
 }
+
+/// First AGPR row, as a register-row offset.
+const AGPR_ROWS: u16 = AGPR_BASE as u16;
 
 /// Reads dword `i` of `words`, or reports truncation.
 fn word(words: &[u32], i: usize) -> Result<u32, DecodeFail> {
@@ -307,6 +395,7 @@ pub fn decode_gfx9(target: Target, words: &[u32]) -> Result<Inst, DecodeFail> {
             Enc::Vopc => {
                 i.src[1] = 256 + ((w0 >> 9) & 0xff) as u16;
                 i.sdst = 106;
+                i.cmp = true;
                 i.cond = (code & 0xf) as u8;
             }
             _ => {
@@ -366,9 +455,28 @@ pub fn decode_gfx9(target: Target, words: &[u32]) -> Result<Inst, DecodeFail> {
     }
     if w0 & 0xFC00_0000 == 0xC000_0000 {
         let op = look(Enc::Smem, (w0 >> 18) & 0xff, "smem")?;
-        let mut i = Inst::new(op, Enc::Smem, w0, word(words, 1)?);
+        let w1 = word(words, 1)?;
+        let mut i = Inst::new(op, Enc::Smem, w0, w1);
         i.len = 8;
         i.dst = ((w0 >> 6) & 0x7f) as u16;
+        let (imm, soe) = (w0 & (1 << 17) != 0, w0 & (1 << 14) != 0);
+        let buffer = op.name().starts_with("s_buffer_");
+        i.mem.sbase = ((w0 & 0x3f) * 2) as u8;
+        i.mem.policy = ((w0 >> 16) & 1) as u8;
+        if imm {
+            i.mem.flags |= Mem::IMM;
+            // 20-bit unsigned for buffer loads, 21-bit signed otherwise.
+            i.mem.offset = if buffer {
+                (w1 & 0xf_ffff) as i32
+            } else {
+                ((w1 & 0x1f_ffff) << 11) as i32 >> 11
+            };
+            if soe {
+                i.mem.soffset = ((w1 >> 25) & 0x7f) as u8;
+            }
+        } else {
+            i.mem.soffset = (w1 & 0x7f) as u8;
+        }
         return Ok(i);
     }
     if w0 & 0xFF80_0000 == 0xD380_0000 {
@@ -421,6 +529,7 @@ pub fn decode_gfx9(target: Target, words: &[u32]) -> Result<Inst, DecodeFail> {
             i.clamp = w0 & (1 << 15) != 0;
         } else if code < 0x100 {
             // VOPC as VOP3: the destination is an SGPR (pair).
+            i.cmp = true;
             i.sdst = (w0 & 0xff) as u8;
             i.cond = (code & 0xf) as u8;
             i.abs = ((w0 >> 8) & 7) as u8;
@@ -435,8 +544,71 @@ pub fn decode_gfx9(target: Target, words: &[u32]) -> Result<Inst, DecodeFail> {
     }
     let mem = |enc: Enc, code: u32, name: &'static str| -> Result<Inst, DecodeFail> {
         let op = look(enc, code, name)?;
-        let mut i = Inst::new(op, enc, w0, word(words, 1)?);
+        let w1 = word(words, 1)?;
+        let mut i = Inst::new(op, enc, w0, w1);
         i.len = 8;
+        let m = &mut i.mem;
+        match enc {
+            Enc::Ds => {
+                let acc = if w0 & (1 << 25) != 0 { AGPR_ROWS } else { 0 };
+                m.offset = (w0 & 0xffff) as i32;
+                m.vaddr = (w1 & 0xff) as u16;
+                m.data = acc + ((w1 >> 8) & 0xff) as u16;
+                m.data1 = acc + ((w1 >> 16) & 0xff) as u16;
+                i.dst = acc + ((w1 >> 24) & 0xff) as u16;
+            }
+            Enc::Flat => {
+                m.seg = match (w0 >> 14) & 3 {
+                    1 => Seg::Scratch,
+                    2 => Seg::Global,
+                    _ => Seg::Flat,
+                };
+                // FLAT: 12-bit unsigned offset; GLOBAL/SCRATCH: 13-bit signed.
+                m.offset = match m.seg {
+                    Seg::Flat => (w0 & 0xfff) as i32,
+                    _ => ((w0 & 0x1fff) << 19) as i32 >> 19,
+                };
+                let acc = if w1 & (1 << 23) != 0 { AGPR_ROWS } else { 0 };
+                m.vaddr = (w1 & 0xff) as u16;
+                m.data = acc + ((w1 >> 8) & 0xff) as u16;
+                i.dst = acc + ((w1 >> 24) & 0xff) as u16;
+                let saddr = ((w1 >> 16) & 0x7f) as u8;
+                m.sbase = if saddr == 0x7f { Mem::NO_SGPR } else { saddr };
+                let glc = w0 & (1 << 16) != 0;
+                m.policy = glc as u8 | (((w0 >> 17) & 1) as u8) << 1 | (((w0 >> 25) & 1) as u8) << 2;
+                if glc {
+                    m.flags |= Mem::RETURN;
+                }
+                // Scratch VGPR address: gfx90a uses it when saddr is off, the targets
+                // with architected flat scratch when the SVE bit (13) is set.
+                let use_v = if target == Target::Gfx90a {
+                    saddr == 0x7f
+                } else {
+                    w0 & (1 << 13) != 0
+                };
+                if use_v {
+                    m.flags |= Mem::VADDR;
+                }
+            }
+            _ => {
+                let acc = if w1 & (1 << 23) != 0 { AGPR_ROWS } else { 0 };
+                m.offset = (w0 & 0xfff) as i32;
+                m.vaddr = (w1 & 0xff) as u16;
+                m.data = acc + ((w1 >> 8) & 0xff) as u16;
+                m.sbase = (((w1 >> 16) & 0x1f) * 4) as u8;
+                m.soffset = ((w1 >> 24) & 0xff) as u8;
+                m.policy = (((w0 >> 14) & 1) | ((w0 >> 17) & 1) << 1 | ((w0 >> 15) & 1) << 2) as u8;
+                if w0 & (1 << 12) != 0 {
+                    m.flags |= Mem::OFFEN;
+                }
+                if w0 & (1 << 13) != 0 {
+                    m.flags |= Mem::IDXEN;
+                }
+                if w0 & (1 << 14) != 0 {
+                    m.flags |= Mem::RETURN;
+                }
+            }
+        }
         Ok(i)
     };
     match w0 & 0xFC00_0000 {

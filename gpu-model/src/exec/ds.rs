@@ -6,7 +6,7 @@
 
 use super::decode::Inst;
 use super::op::Op;
-use super::wave::{Wave, AGPR_BASE, LANES};
+use super::wave::{Wave, LANES};
 use super::FaultReason;
 
 fn rd(lds: &[u8], a: u64, n: usize) -> u64 {
@@ -38,14 +38,12 @@ pub(crate) fn exec(
 ) -> Result<(), FaultReason> {
     use Op::*;
     let lds = &mut *ctx.lds;
-    let off0 = (i.w0 & 0xff) as u64;
-    let off1 = ((i.w0 >> 8) & 0xff) as u64;
-    let offset = (i.w0 & 0xffff) as u64;
-    let acc = if i.w0 & (1 << 25) != 0 { AGPR_BASE } else { 0 };
-    let addr_r = (i.w1 & 0xff) as usize;
-    let d0 = acc + ((i.w1 >> 8) & 0xff) as usize;
-    let d1 = acc + ((i.w1 >> 16) & 0xff) as usize;
-    let vd = acc + ((i.w1 >> 24) & 0xff) as usize;
+    let offset = i.mem.offset as u64 & 0xffff;
+    let (off0, off1) = (offset & 0xff, offset >> 8);
+    let addr_r = i.mem.vaddr as usize;
+    let d0 = i.mem.data as usize;
+    let d1 = i.mem.data1 as usize;
+    let vd = i.dst as usize;
     let exec = w.exec();
     let addr = |w: &Wave, l: usize| w.vgpr(addr_r, l) as u64;
     w.counters.lgkm += 1;

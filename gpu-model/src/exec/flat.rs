@@ -4,13 +4,12 @@
 //! workgroup's LDS, the private aperture to the lane's swizzled scratch, anything else is
 //! a global device address. SCRATCH addresses are per-lane private offsets.
 
-use super::decode::{Inst, Seg};
+use super::decode::{Inst, Mem, Seg};
 use super::op::Op;
-use super::wave::{Wave, AGPR_BASE, LANES};
+use super::wave::{Wave, LANES};
 use super::{AccessKind, ExecCtx, FaultReason, MemRecord};
 use super::{PRIVATE_APERTURE_HI, SHARED_APERTURE_HI};
 use crate::memory::AtomicOp;
-use crate::Target;
 
 /// Where one lane's access goes.
 #[derive(Clone, Copy)]
@@ -243,22 +242,22 @@ fn rmw_local(
 
 /// Executes a FLAT/GLOBAL/SCRATCH instruction.
 pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), FaultReason> {
-    let seg = i.seg();
-    let off13 = ((i.w0 & 0x1fff) << 19) as i32 >> 19;
-    let offset: i64 = match seg {
-        Seg::Flat => (i.w0 & 0xfff) as i64,
-        _ => off13 as i64,
-    };
-    let glc = i.w0 & (1 << 16) != 0;
-    let policy = (glc as u8) | (((i.w0 >> 17) & 1) as u8) << 1 | (((i.w0 >> 25) & 1) as u8) << 2;
-    let vaddr = (i.w1 & 0xff) as usize;
-    let acc = if i.w1 & (1 << 23) != 0 { AGPR_BASE } else { 0 };
-    let data = acc + ((i.w1 >> 8) & 0xff) as usize;
-    let saddr = ((i.w1 >> 16) & 0x7f) as usize;
-    let vdst = acc + ((i.w1 >> 24) & 0xff) as usize;
+    if matches!(i.op, Op::FInv | Op::FWb | Op::FWbinv) {
+        // GFX12 global_inv/wb: memory is coherent in functional mode.
+        ctx.mem.fence();
+        return Ok(());
+    }
+    let m = &i.mem;
+    let seg = m.seg;
+    let offset = m.offset as i64;
+    let ret = m.has(Mem::RETURN);
+    let policy = m.policy;
+    let vaddr = m.vaddr as usize;
+    let data = m.data as usize;
+    let saddr = (m.sbase != Mem::NO_SGPR).then_some(m.sbase as usize);
+    let vdst = i.dst as usize;
     let exec = w.exec();
-    let sve = i.w0 & (1 << 13) != 0;
-    let arch_scratch = ctx.prog.target() != Target::Gfx90a;
+    let use_v = m.has(Mem::VADDR);
 
     // Per-lane place.
     let mut places = [Place::Global(0); LANES];
@@ -268,8 +267,8 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
         }
         *p = match seg {
             Seg::Global => {
-                let base = if saddr != 0x7f {
-                    w.sgpr64(saddr).wrapping_add(w.vgpr(vaddr, l) as u64)
+                let base = if let Some(s) = saddr {
+                    w.sgpr64(s).wrapping_add(w.vgpr(vaddr, l) as u64)
                 } else {
                     w.vgpr(vaddr, l) as u64 | (w.vgpr(vaddr + 1, l) as u64) << 32
                 };
@@ -280,13 +279,12 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
                 classify(a.wrapping_add_signed(offset))
             }
             Seg::Scratch => {
-                let use_v = if arch_scratch { sve } else { saddr == 0x7f };
                 let mut o = 0u64;
                 if use_v {
                     o = o.wrapping_add(w.vgpr(vaddr, l) as u64);
                 }
-                if saddr != 0x7f {
-                    o = o.wrapping_add(w.sgpr(saddr) as u64);
+                if let Some(s) = saddr {
+                    o = o.wrapping_add(w.sgpr(s) as u64);
                 }
                 Place::Private((o as u32 as u64).wrapping_add_signed(offset) & 0xffff_ffff)
             }
@@ -385,7 +383,7 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
                 .map_err(memf)? as u64,
             p => rmw_local(w, ctx, l, p, (op, src, cmp, wide))?,
         };
-        if glc {
+        if ret {
             w.set_vgpr(vdst, l, old as u32);
             if wide {
                 w.set_vgpr(vdst + 1, l, (old >> 32) as u32);

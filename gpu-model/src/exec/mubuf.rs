@@ -7,10 +7,10 @@
 //! element size 4, index stride 64, stride 0) lays out each lane's bytes with the same
 //! dword interleave as flat scratch.
 
-use super::decode::Inst;
+use super::decode::{Inst, Mem};
 use super::flat::{load, store, Place};
 use super::op::Op;
-use super::wave::{Wave, AGPR_BASE, LANES};
+use super::wave::{Wave, LANES};
 use super::{ExecCtx, FaultReason};
 
 /// Executes a MUBUF instruction.
@@ -37,14 +37,13 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
         }
         _ => return Err(FaultReason::Unimplemented(i.op.name())),
     };
-    let inst_off = (i.w0 & 0xfff) as u64;
-    let offen = i.w0 & (1 << 12) != 0;
-    let idxen = i.w0 & (1 << 13) != 0;
-    let vaddr = (i.w1 & 0xff) as usize;
-    let acc = if i.w1 & (1 << 23) != 0 { AGPR_BASE } else { 0 };
-    let vdata = acc + ((i.w1 >> 8) & 0xff) as usize;
-    let srsrc = (((i.w1 >> 16) & 0x1f) * 4) as usize;
-    let soffset = w.sread(((i.w1 >> 24) & 0xff) as u16, 0) as u64;
+    let inst_off = i.mem.offset as u32 as u64;
+    let offen = i.mem.has(Mem::OFFEN);
+    let idxen = i.mem.has(Mem::IDXEN);
+    let vaddr = i.mem.vaddr as usize;
+    let vdata = i.mem.data as usize;
+    let srsrc = i.mem.sbase as usize;
+    let soffset = w.sread(i.mem.soffset as u16, 0) as u64;
     let d = [
         w.sgpr(srsrc),
         w.sgpr(srsrc + 1),

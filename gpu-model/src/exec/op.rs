@@ -38,6 +38,8 @@ pub enum Enc {
     Flat,
     /// Untyped buffer.
     Mubuf,
+    /// GFX12 dual-issue VALU pair (VOPD): `op` is the X half, [`super::Inst::y`] the Y half.
+    Vopd,
 }
 
 /// On which GFX9 targets an opcode means this operation.
@@ -51,6 +53,8 @@ pub(crate) enum Avail {
     C,
     /// gfx950 only.
     N,
+    /// GFX12 only: not in the GFX9 opcode tables; the GFX12 front end finds it by name.
+    G,
 }
 
 macro_rules! ops {
@@ -623,4 +627,60 @@ ops! {
     BWbinvl1 = "buffer_wbinvl1", Mubuf, 0x3e, P;
     BWbinvl1Vol = "buffer_wbinvl1_vol", Mubuf, 0x3f, P;
     BAtomicAdd = "buffer_atomic_add", Mubuf, 0x42, A;
+    // ---- GFX12-only operations (reached by name from `isa::decode`; opcode unused) ----
+    SAndSaveexecB32 = "s_and_saveexec_b32", Sop1, 0, G;
+    SOrSaveexecB32 = "s_or_saveexec_b32", Sop1, 0, G;
+    SXorSaveexecB32 = "s_xor_saveexec_b32", Sop1, 0, G;
+    SAndn2SaveexecB32 = "s_andn2_saveexec_b32", Sop1, 0, G;
+    SOrn2SaveexecB32 = "s_orn2_saveexec_b32", Sop1, 0, G;
+    SNandSaveexecB32 = "s_nand_saveexec_b32", Sop1, 0, G;
+    SNorSaveexecB32 = "s_nor_saveexec_b32", Sop1, 0, G;
+    SXnorSaveexecB32 = "s_xnor_saveexec_b32", Sop1, 0, G;
+    SAndn1SaveexecB32 = "s_andn1_saveexec_b32", Sop1, 0, G;
+    SOrn1SaveexecB32 = "s_orn1_saveexec_b32", Sop1, 0, G;
+    SBarrierSignal = "s_barrier_signal", Sop1, 0, G;
+    SCvtF32I32 = "s_cvt_f32_i32", Sop1, 0, G;
+    SCvtF32U32 = "s_cvt_f32_u32", Sop1, 0, G;
+    SCvtI32F32 = "s_cvt_i32_f32", Sop1, 0, G;
+    SCvtU32F32 = "s_cvt_u32_f32", Sop1, 0, G;
+    SCeilF32 = "s_ceil_f32", Sop1, 0, G;
+    SFloorF32 = "s_floor_f32", Sop1, 0, G;
+    STruncF32 = "s_trunc_f32", Sop1, 0, G;
+    SRndneF32 = "s_rndne_f32", Sop1, 0, G;
+    SAddNcU64 = "s_add_nc_u64", Sop2, 0, G;
+    SSubNcU64 = "s_sub_nc_u64", Sop2, 0, G;
+    SMulU64 = "s_mul_u64", Sop2, 0, G;
+    SAddF32 = "s_add_f32", Sop2, 0, G;
+    SSubF32 = "s_sub_f32", Sop2, 0, G;
+    SMulF32 = "s_mul_f32", Sop2, 0, G;
+    SMinNumF32 = "s_min_num_f32", Sop2, 0, G;
+    SMaxNumF32 = "s_max_num_f32", Sop2, 0, G;
+    SFmacF32 = "s_fmac_f32", Sop2, 0, G;
+    SFmaakF32 = "s_fmaak_f32", Sop2, 0, G;
+    SFmamkF32 = "s_fmamk_f32", Sop2, 0, G;
+    SWaitLoadcnt = "s_wait_loadcnt", Sopp, 0, G;
+    SWaitStorecnt = "s_wait_storecnt", Sopp, 0, G;
+    SWaitDscnt = "s_wait_dscnt", Sopp, 0, G;
+    SWaitKmcnt = "s_wait_kmcnt", Sopp, 0, G;
+    SWaitLoadcntDscnt = "s_wait_loadcnt_dscnt", Sopp, 0, G;
+    SWaitStorecntDscnt = "s_wait_storecnt_dscnt", Sopp, 0, G;
+    SWaitSamplecnt = "s_wait_samplecnt", Sopp, 0, G;
+    SWaitBvhcnt = "s_wait_bvhcnt", Sopp, 0, G;
+    SWaitExpcnt = "s_wait_expcnt", Sopp, 0, G;
+    SWaitIdle = "s_wait_idle", Sopp, 0, G;
+    SWaitAlu = "s_wait_alu", Sopp, 0, G;
+    SDelayAlu = "s_delay_alu", Sopp, 0, G;
+    SClause = "s_clause", Sopp, 0, G;
+    SBarrierWait = "s_barrier_wait", Sopp, 0, G;
+    SLoadDwordx3 = "s_load_dwordx3", Smem, 0, G;
+    SBufferLoadDwordx3 = "s_buffer_load_dwordx3", Smem, 0, G;
+    VXor3B32 = "v_xor3_b32", Vop3, 0, G;
+    VSRcpF32 = "v_s_rcp_f32", Vop3, 0, G;
+    VSRsqF32 = "v_s_rsq_f32", Vop3, 0, G;
+    VSSqrtF32 = "v_s_sqrt_f32", Vop3, 0, G;
+    VSExpF32 = "v_s_exp_f32", Vop3, 0, G;
+    VSLogF32 = "v_s_log_f32", Vop3, 0, G;
+    FInv = "inv", Flat, 0, G;
+    FWb = "wb", Flat, 0, G;
+    FWbinv = "wbinv", Flat, 0, G;
 }

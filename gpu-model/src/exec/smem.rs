@@ -8,9 +8,7 @@ use super::{AccessKind, ExecCtx, FaultReason, MemRecord};
 /// Executes an SMEM instruction.
 pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), FaultReason> {
     use Op::*;
-    let sbase = ((i.w0 & 0x3f) * 2) as usize;
-    let imm = i.w0 & (1 << 17) != 0;
-    let soe = i.w0 & (1 << 14) != 0;
+    let sbase = i.mem.sbase as usize;
     let buffer = matches!(
         i.op,
         SBufferLoadDword
@@ -18,23 +16,13 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
             | SBufferLoadDwordx4
             | SBufferLoadDwordx8
             | SBufferLoadDwordx16
+            | SBufferLoadDwordx3
     );
-    let mut offset: u64 = if imm {
-        if buffer {
-            (i.w1 & 0xf_ffff) as u64
-        } else {
-            // 21-bit signed immediate.
-            (((i.w1 & 0x1f_ffff) << 11) as i32 >> 11) as i64 as u64
-        }
-    } else {
-        w.sread((i.w1 & 0x7f) as u16, 0) as u64
-    };
-    if soe && imm {
-        offset = offset.wrapping_add(w.sread(((i.w1 >> 25) & 0x7f) as u16, 0) as u64);
-    }
+    let offset = (i.mem.offset as i64 as u64).wrapping_add(w.sread(i.mem.soffset as u16, 0) as u64);
     let n = match i.op {
         SLoadDword | SBufferLoadDword | SStoreDword => 1,
         SLoadDwordx2 | SBufferLoadDwordx2 | SStoreDwordx2 => 2,
+        SLoadDwordx3 | SBufferLoadDwordx3 => 3,
         SLoadDwordx4 | SBufferLoadDwordx4 | SStoreDwordx4 => 4,
         SLoadDwordx8 | SBufferLoadDwordx8 => 8,
         SLoadDwordx16 | SBufferLoadDwordx16 => 16,
@@ -71,7 +59,7 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
                 AccessKind::ScalarLoad
             },
             bytes: 4 * n,
-            policy: ((i.w0 >> 16) & 1) as u8,
+            policy: i.mem.policy,
             exec: 1,
             addrs: &addrs,
         });

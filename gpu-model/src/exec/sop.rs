@@ -92,6 +92,19 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
             w.scc = apply::<$t, bool>($e, a, k);
         }};
     }
+    macro_rules! saveexec32 {
+        ($e:expr) => {{
+            let a = s0() as u64;
+            let old = w.exec() & 0xffff_ffff;
+            let n: u64 = apply($e, a, old) & 0xffff_ffff;
+            w.swrite(d, old as u32);
+            w.set_exec(n | (w.exec() & !0xffff_ffff));
+            w.scc = n != 0;
+        }};
+    }
+    // GFX12 scalar float ops (f32 in an SGPR).
+    let f0 = || f32::from_bits(w.sread(i.src[0], i.lit));
+    let f1 = || f32::from_bits(w.sread(i.src[1], i.lit));
     macro_rules! saveexec {
         ($e:expr) => {{
             let a = w.sread64(i.src[0], i.lit, false);
@@ -395,6 +408,49 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
             w.swrite64(d, n);
             w.scc = n != 0;
         }
+        SAndSaveexecB32 => saveexec32!(|s, e| s & e),
+        SOrSaveexecB32 => saveexec32!(|s, e| s | e),
+        SXorSaveexecB32 => saveexec32!(|s, e| s ^ e),
+        SAndn2SaveexecB32 => saveexec32!(|s, e| s & !e),
+        SOrn2SaveexecB32 => saveexec32!(|s, e| s | !e),
+        SNandSaveexecB32 => saveexec32!(|s, e| !(s & e)),
+        SNorSaveexecB32 => saveexec32!(|s, e| !(s | e)),
+        SXnorSaveexecB32 => saveexec32!(|s, e| !(s ^ e)),
+        SAndn1SaveexecB32 => saveexec32!(|s, e| !s & e),
+        SOrn1SaveexecB32 => saveexec32!(|s, e| !s | e),
+        SCvtF32I32 => w.swrite(d, (s0() as i32 as f32).to_bits()),
+        SCvtF32U32 => w.swrite(d, (s0() as f32).to_bits()),
+        // Rust's float-to-int casts saturate and send NaN to 0, as the hardware does.
+        SCvtI32F32 => w.swrite(d, f0() as i32 as u32),
+        SCvtU32F32 => w.swrite(d, f0() as u32),
+        SCeilF32 => w.swrite(d, f0().ceil().to_bits()),
+        SFloorF32 => w.swrite(d, f0().floor().to_bits()),
+        STruncF32 => w.swrite(d, f0().trunc().to_bits()),
+        SRndneF32 => w.swrite(d, (super::float::rndne(f0() as f64) as f32).to_bits()),
+        SAddF32 => w.swrite(d, (f0() + f1()).to_bits()),
+        SSubF32 => w.swrite(d, (f0() - f1()).to_bits()),
+        SMulF32 => w.swrite(d, (f0() * f1()).to_bits()),
+        SMinNumF32 => w.swrite(d, super::float::fmin(f0(), f1()).to_bits()),
+        SMaxNumF32 => w.swrite(d, super::float::fmax(f0(), f1()).to_bits()),
+        SFmacF32 => {
+            let c = f32::from_bits(w.sread(d, 0));
+            w.swrite(d, f0().mul_add(f1(), c).to_bits())
+        }
+        // s_fmaak: d = s0 * s1 + K; s_fmamk: d = s0 * K + s1 (K is the literal).
+        SFmaakF32 => w.swrite(d, f0().mul_add(f1(), f32::from_bits(i.lit)).to_bits()),
+        SFmamkF32 => w.swrite(d, f0().mul_add(f32::from_bits(i.lit), f1()).to_bits()),
+        SAddNcU64 | SSubNcU64 | SMulU64 => {
+            let a = w.sread64(i.src[0], i.lit, false);
+            let b = w.sread64(i.src[1], i.lit, false);
+            let r = match i.op {
+                SAddNcU64 => a.wrapping_add(b),
+                SSubNcU64 => a.wrapping_sub(b),
+                _ => a.wrapping_mul(b),
+            };
+            w.swrite64(d, r);
+        }
+        // GFX12 splits s_barrier into signal and wait; the wait is where the wave blocks.
+        SBarrierSignal => {}
         SGetpcB64 => {
             let v = w.pc.wrapping_add(4);
             w.swrite64(d, v)
@@ -477,12 +533,14 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
         // ---- SOPP ----
         SNop | SSetkill | SSethalt | SSetprio | SIcacheInv | SIncperflevel | SDecperflevel
         | STtracedata | SWakeup => {}
-        SWaitcnt => {
+        SWaitAlu | SDelayAlu | SClause => {}
+        SWaitcnt | SWaitLoadcnt | SWaitStorecnt | SWaitDscnt | SWaitKmcnt | SWaitLoadcntDscnt
+        | SWaitStorecntDscnt | SWaitSamplecnt | SWaitBvhcnt | SWaitExpcnt | SWaitIdle => {
             // Memory completes immediately: a wait leaves nothing outstanding.
             w.counters = Default::default();
         }
         SEndpgm | SEndpgmSaved => return Ok(Flow::Stop(Stop::Endpgm)),
-        SBarrier => {
+        SBarrier | SBarrierWait => {
             // A barrier in a workgroup of one wave is a no-op.
             return Ok(Flow::Stop(Stop::Barrier));
         }

@@ -463,10 +463,29 @@ pub(crate) fn perm(a: u32, b: u32, sel: u32) -> u32 {
     r
 }
 
+/// Executes a GFX12 VOPD pair. Both halves read their sources before either writes: Y
+/// runs first, its result is set aside while X runs on the original registers (the
+/// halves' destinations differ by construction: one even, one odd), then it is written.
+pub(crate) fn exec_vopd(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
+    let mut x = *i;
+    x.enc = Enc::Vop2;
+    let mut y = x;
+    y.op = i.y.op;
+    y.dst = i.y.dst;
+    y.src = [i.y.src[0], i.y.src[1], 106];
+    let yd = y.dst as usize % w.v.len();
+    let saved = w.v[yd];
+    exec(w, &y)?;
+    let ry = std::mem::replace(&mut w.v[yd], saved);
+    exec(w, &x)?;
+    w.v[yd] = ry;
+    Ok(())
+}
+
 /// Executes a VALU instruction (VOP1/VOP2/VOPC/VOP3).
 pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
     use Op::*;
-    if i.enc == Enc::Vopc || (i.enc == Enc::Vop3 && (i.w0 >> 16) & 0x3ff < 0x100) {
+    if i.cmp {
         return compare(w, i);
     }
     match i.op {
@@ -599,6 +618,19 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VExpF32 => f1(w, i, fl::exp2),
         VLogF32 => f1(w, i, fl::log2),
         VRcpF32 | VRcpIflagF32 => f1(w, i, fl::rcp),
+        // GFX12 scalar transcendentals: a VALU op on an SGPR value, SGPR result.
+        VSRcpF32 | VSRsqF32 | VSSqrtF32 | VSExpF32 | VSLogF32 => {
+            let a = f32::from_bits(w.sread(i.src[0], i.lit));
+            let a = f32::from_bits(mod32(a.to_bits(), i.abs & 1 != 0, i.neg & 1 != 0));
+            let r = match i.op {
+                VSRcpF32 => fl::rcp(a),
+                VSRsqF32 => fl::rsq(a),
+                VSSqrtF32 => a.sqrt(),
+                VSExpF32 => fl::exp2(a),
+                _ => fl::log2(a),
+            };
+            w.swrite(i.dst, fl::out32(r, i.omod, i.clamp).to_bits());
+        }
         VRsqF32 => f1(w, i, fl::rsq),
         VSqrtF32 => f1(w, i, |a| (a as f64).sqrt() as f32),
         VSinF32 => f1(w, i, fl::sin),

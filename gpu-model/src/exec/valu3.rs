@@ -60,6 +60,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VLshlOrB32 => int3(w, i, |a, b, c| (a << (b & 31)) | c),
         VAndOrB32 => int3(w, i, |a, b, c| (a & b) | c),
         VOr3B32 => int3(w, i, |a, b, c| a | b | c),
+        VXor3B32 => int3(w, i, |a, b, c| a ^ b ^ c),
         VXadU32 => int3(w, i, |a, b, c| (a ^ b).wrapping_add(c)),
         VBitop3B32 => {
             let ttbl = (i.neg & 7) as u32 | ((i.abs & 7) as u32) << 3 | (i.omod as u32) << 6;

@@ -370,6 +370,7 @@ impl Wave {
             Enc::Ds => ds::exec(self, ctx, i).map(|_| Flow::Next),
             Enc::Flat => flat::exec(self, ctx, i).map(|_| Flow::Next),
             Enc::Mubuf => mubuf::exec(self, ctx, i).map(|_| Flow::Next),
+            Enc::Vopd => valu::exec_vopd(self, i).map(|_| Flow::Next),
         }
     }
 }

@@ -1,0 +1,538 @@
+//! GFX12 (gfx1200, gfx1201) front end: the shared decoder ([`crate::isa`]) identifies the
+//! instruction and reads its fields; this module maps the operation onto the executor's
+//! [`Op`] by name and fills the executor's [`Inst`] in the shape the GFX9 front end uses,
+//! so the semantics are shared by both families.
+//!
+//! Differences from GFX9 that are normalised here:
+//! - register codes: GFX12 puts M0 at 125 and NULL at 124. The executor keeps the GFX9
+//!   numbering (M0 = 124); NULL becomes code 128, which reads as the inline constant 0
+//!   and is never written (codes >= 128 are not writable);
+//! - renamed operations (`s_and_not1_b32` = `s_andn2_b32`, `global_load_b32` =
+//!   `global_load_dword`, `v_add_nc_u32` = `v_add_u32`, ...; [`RENAMES`]);
+//! - `v_cmpx_*` writes EXEC only (GFX9 also writes the SGPR destination);
+//! - memory fields (24-bit offsets, `th`/`scope`, `sve`) go into [`Mem`];
+//! - VOPD (dual issue) becomes one instruction of encoding [`Enc::Vopd`] whose `y` field
+//!   holds the second half; DPP16 is decoded around the shared decoder, which does not
+//!   support it yet.
+
+use super::decode::{DecodeFail, Half, Inst, Mem, Seg, Sub};
+use super::op::{Enc, Op, GFX9};
+use crate::isa::{self, layout::F, DecodeError, Format};
+use crate::Target;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// The executor's code for a GFX12 scalar register code (see the module docs).
+#[inline]
+fn sreg(c: u32) -> u16 {
+    match c {
+        124 => 128,
+        125 => 124,
+        _ => c as u16,
+    }
+}
+
+/// The executor's code for a 9-bit source operand.
+#[inline]
+fn src9(c: u32) -> u16 {
+    if c < 256 {
+        sreg(c)
+    } else {
+        c as u16
+    }
+}
+
+/// Sign-extends a 24-bit offset.
+#[inline]
+fn sext24(v: u32) -> i32 {
+    ((v << 8) as i32) >> 8
+}
+
+/// GFX12 mnemonic -> the executor's name for the same operation (same semantics).
+const RENAMES: &[(&str, &str)] = &[
+    ("s_and_not1_b32", "s_andn2_b32"),
+    ("s_and_not1_b64", "s_andn2_b64"),
+    ("s_or_not1_b32", "s_orn2_b32"),
+    ("s_or_not1_b64", "s_orn2_b64"),
+    ("s_and_not1_saveexec_b32", "s_andn2_saveexec_b32"),
+    ("s_and_not1_saveexec_b64", "s_andn2_saveexec_b64"),
+    ("s_or_not1_saveexec_b32", "s_orn2_saveexec_b32"),
+    ("s_or_not1_saveexec_b64", "s_orn2_saveexec_b64"),
+    ("s_and_not0_saveexec_b32", "s_andn1_saveexec_b32"),
+    ("s_and_not0_saveexec_b64", "s_andn1_saveexec_b64"),
+    ("s_or_not0_saveexec_b32", "s_orn1_saveexec_b32"),
+    ("s_or_not0_saveexec_b64", "s_orn1_saveexec_b64"),
+    ("s_and_not0_wrexec_b64", "s_andn1_wrexec_b64"),
+    ("s_and_not1_wrexec_b64", "s_andn2_wrexec_b64"),
+    ("s_add_co_u32", "s_add_u32"),
+    ("s_sub_co_u32", "s_sub_u32"),
+    ("s_add_co_i32", "s_add_i32"),
+    ("s_sub_co_i32", "s_sub_i32"),
+    ("s_add_co_ci_u32", "s_addc_u32"),
+    ("s_sub_co_ci_u32", "s_subb_u32"),
+    ("s_addk_co_i32", "s_addk_i32"),
+    ("s_ctz_i32_b32", "s_ff1_i32_b32"),
+    ("s_ctz_i32_b64", "s_ff1_i32_b64"),
+    ("s_clz_i32_u32", "s_flbit_i32_b32"),
+    ("s_clz_i32_u64", "s_flbit_i32_b64"),
+    ("s_cls_i32", "s_flbit_i32"),
+    ("s_cls_i32_i64", "s_flbit_i32_i64"),
+    ("s_load_b32", "s_load_dword"),
+    ("s_load_b64", "s_load_dwordx2"),
+    ("s_load_b96", "s_load_dwordx3"),
+    ("s_load_b128", "s_load_dwordx4"),
+    ("s_load_b256", "s_load_dwordx8"),
+    ("s_load_b512", "s_load_dwordx16"),
+    ("s_buffer_load_b32", "s_buffer_load_dword"),
+    ("s_buffer_load_b64", "s_buffer_load_dwordx2"),
+    ("s_buffer_load_b96", "s_buffer_load_dwordx3"),
+    ("s_buffer_load_b128", "s_buffer_load_dwordx4"),
+    ("s_buffer_load_b256", "s_buffer_load_dwordx8"),
+    ("s_buffer_load_b512", "s_buffer_load_dwordx16"),
+    ("v_add_nc_u32", "v_add_u32"),
+    ("v_sub_nc_u32", "v_sub_u32"),
+    ("v_subrev_nc_u32", "v_subrev_u32"),
+    ("v_add_co_ci_u32", "v_addc_co_u32"),
+    ("v_sub_co_ci_u32", "v_subb_co_u32"),
+    ("v_subrev_co_ci_u32", "v_subbrev_co_u32"),
+    ("v_mad_co_u64_u32", "v_mad_u64_u32"),
+    ("v_mad_co_i64_i32", "v_mad_i64_i32"),
+    ("v_max_num_f32", "v_max_f32"),
+    ("v_min_num_f32", "v_min_f32"),
+    ("v_max_num_f16", "v_max_f16"),
+    ("v_min_num_f16", "v_min_f16"),
+    ("v_max_num_f64", "v_max_f64"),
+    ("v_min_num_f64", "v_min_f64"),
+    ("v_med3_num_f32", "v_med3_f32"),
+    ("v_med3_num_f16", "v_med3_f16"),
+    ("v_max3_num_f32", "v_max3_f32"),
+    ("v_min3_num_f32", "v_min3_f32"),
+    ("v_pk_max_num_f16", "v_pk_max_f16"),
+    ("v_pk_min_num_f16", "v_pk_min_f16"),
+    ("v_ctz_i32_b32", "v_ffbl_b32"),
+    ("v_clz_i32_u32", "v_ffbh_u32"),
+    ("v_cls_i32", "v_ffbh_i32"),
+    ("v_mul_dx9_zero_f32", "v_mul_legacy_f32"),
+    ("v_cvt_pk_rtz_f16_f32", "v_cvt_pkrtz_f16_f32"),
+    ("v_cvt_floor_i32_f32", "v_cvt_flr_i32_f32"),
+    ("v_cvt_nearest_i32_f32", "v_cvt_rpi_i32_f32"),
+    ("ds_load_b32", "ds_read_b32"),
+    ("ds_load_b64", "ds_read_b64"),
+    ("ds_load_b96", "ds_read_b96"),
+    ("ds_load_b128", "ds_read_b128"),
+    ("ds_load_u8", "ds_read_u8"),
+    ("ds_load_i8", "ds_read_i8"),
+    ("ds_load_u16", "ds_read_u16"),
+    ("ds_load_i16", "ds_read_i16"),
+    ("ds_load_2addr_b32", "ds_read2_b32"),
+    ("ds_load_2addr_b64", "ds_read2_b64"),
+    ("ds_load_2addr_stride64_b32", "ds_read2st64_b32"),
+    ("ds_load_2addr_stride64_b64", "ds_read2st64_b64"),
+    ("ds_store_b8", "ds_write_b8"),
+    ("ds_store_b16", "ds_write_b16"),
+    ("ds_store_b32", "ds_write_b32"),
+    ("ds_store_b64", "ds_write_b64"),
+    ("ds_store_b96", "ds_write_b96"),
+    ("ds_store_b128", "ds_write_b128"),
+    ("ds_store_2addr_b32", "ds_write2_b32"),
+    ("ds_store_2addr_b64", "ds_write2_b64"),
+    ("ds_store_2addr_stride64_b32", "ds_write2st64_b32"),
+    ("ds_store_2addr_stride64_b64", "ds_write2st64_b64"),
+    ("ds_storexchg_rtn_b32", "ds_wrxchg_rtn_b32"),
+];
+
+/// FLAT/GLOBAL/SCRATCH operation names (after the segment prefix) -> the executor's.
+const MEM_RENAMES: &[(&str, &str)] = &[
+    ("load_b32", "load_dword"),
+    ("load_b64", "load_dwordx2"),
+    ("load_b96", "load_dwordx3"),
+    ("load_b128", "load_dwordx4"),
+    ("load_u8", "load_ubyte"),
+    ("load_i8", "load_sbyte"),
+    ("load_u16", "load_ushort"),
+    ("load_i16", "load_sshort"),
+    ("load_d16_b16", "load_short_d16"),
+    ("load_d16_hi_b16", "load_short_d16_hi"),
+    ("store_b8", "store_byte"),
+    ("store_b16", "store_short"),
+    ("store_d16_hi_b8", "store_byte_d16_hi"),
+    ("store_d16_hi_b16", "store_short_d16_hi"),
+    ("store_b32", "store_dword"),
+    ("store_b64", "store_dwordx2"),
+    ("store_b96", "store_dwordx3"),
+    ("store_b128", "store_dwordx4"),
+    ("atomic_swap_b32", "atomic_swap"),
+    ("atomic_cmpswap_b32", "atomic_cmpswap"),
+    ("atomic_add_u32", "atomic_add"),
+    ("atomic_sub_u32", "atomic_sub"),
+    ("atomic_min_i32", "atomic_smin"),
+    ("atomic_min_u32", "atomic_umin"),
+    ("atomic_max_i32", "atomic_smax"),
+    ("atomic_max_u32", "atomic_umax"),
+    ("atomic_and_b32", "atomic_and"),
+    ("atomic_or_b32", "atomic_or"),
+    ("atomic_xor_b32", "atomic_xor"),
+    ("atomic_inc_u32", "atomic_inc"),
+    ("atomic_dec_u32", "atomic_dec"),
+    ("atomic_swap_b64", "atomic_swap_x2"),
+    ("atomic_cmpswap_b64", "atomic_cmpswap_x2"),
+    ("atomic_add_u64", "atomic_add_x2"),
+    ("atomic_sub_u64", "atomic_sub_x2"),
+    ("atomic_min_i64", "atomic_smin_x2"),
+    ("atomic_min_u64", "atomic_umin_x2"),
+    ("atomic_max_i64", "atomic_smax_x2"),
+    ("atomic_max_u64", "atomic_umax_x2"),
+    ("atomic_and_b64", "atomic_and_x2"),
+    ("atomic_or_b64", "atomic_or_x2"),
+    ("atomic_xor_b64", "atomic_xor_x2"),
+    ("atomic_inc_u64", "atomic_inc_x2"),
+    ("atomic_dec_u64", "atomic_dec_x2"),
+];
+
+/// Float compare conditions in opcode order (`t` is GFX12's name for `tru`).
+const FCOND: [&str; 16] = [
+    "f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq", "nlt",
+    "t",
+];
+/// Integer compare conditions in opcode order.
+const ICOND: [&str; 8] = ["f", "lt", "eq", "le", "gt", "ne", "ge", "t"];
+
+/// Every executor operation by name.
+fn by_name() -> &'static HashMap<&'static str, Op> {
+    static M: OnceLock<HashMap<&'static str, Op>> = OnceLock::new();
+    M.get_or_init(|| GFX9.iter().map(|&(op, ..)| (op.name(), op)).collect())
+}
+
+/// How a GFX12 operation maps onto the executor.
+#[derive(Debug, Clone, Copy)]
+struct Mapped {
+    op: Op,
+    /// Compare condition (VOPC family).
+    cond: u8,
+    /// A vector compare.
+    cmp: bool,
+    /// `v_cmpx_*`: writes EXEC only.
+    cmpx: bool,
+}
+
+/// Finds the executor operation for a GFX12 mnemonic (without encoding suffix).
+fn lookup(name: &str) -> Option<Mapped> {
+    let map = by_name();
+    let plain = |op| Mapped {
+        op,
+        cond: 0,
+        cmp: false,
+        cmpx: false,
+    };
+    for (pre, cmpx) in [("v_cmpx_", true), ("v_cmp_", false)] {
+        let Some(rest) = name.strip_prefix(pre) else {
+            continue;
+        };
+        let cmp = |op, cond| Mapped {
+            op,
+            cond,
+            cmp: true,
+            cmpx,
+        };
+        if rest.starts_with("class_") {
+            return map.get(name).map(|&op| cmp(op, 0));
+        }
+        let (c, ty) = rest.split_once('_')?;
+        let cond = if ty.starts_with('f') {
+            FCOND.iter().position(|&k| k == c)?
+        } else {
+            ICOND.iter().position(|&k| k == c)?
+        };
+        let key = format!("{pre}*_{ty}");
+        return map.get(key.as_str()).map(|&op| cmp(op, cond as u8));
+    }
+    let renamed = RENAMES
+        .iter()
+        .find(|(a, _)| *a == name)
+        .map_or(name, |(_, b)| b);
+    if let Some(&op) = map.get(renamed) {
+        return Some(plain(op));
+    }
+    for pre in ["global_", "flat_", "scratch_"] {
+        if let Some(rest) = name.strip_prefix(pre) {
+            let r = MEM_RENAMES
+                .iter()
+                .find(|(a, _)| *a == rest)
+                .map_or(rest, |(_, b)| b);
+            return map.get(r).map(|&op| plain(op));
+        }
+    }
+    None
+}
+
+/// Converts a shared-decoder error.
+fn fail(e: DecodeError) -> DecodeFail {
+    match e {
+        DecodeError::Truncated { .. } => DecodeFail::Truncated,
+        DecodeError::InvalidOpcode { format, opcode, .. } => DecodeFail::Opcode {
+            format,
+            opcode: opcode as u16,
+        },
+        DecodeError::InvalidField { field, .. } => DecodeFail::Format(field),
+        DecodeError::Unsupported { what, .. } => DecodeFail::Format(what),
+    }
+}
+
+fn word(bytes: &[u8], i: usize) -> Result<u32, DecodeFail> {
+    let b = bytes.get(4 * i..4 * i + 4).ok_or(DecodeFail::Truncated)?;
+    Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// Decodes the GFX12 instruction at the start of `bytes`.
+pub fn decode_gfx12(target: Target, bytes: &[u8]) -> Result<Inst, DecodeFail> {
+    let w0 = word(bytes, 0)?;
+    if w0 & 0xFC00_0000 == 0xC800_0000 {
+        return vopd(bytes, w0);
+    }
+    // VOP1/VOP2/VOPC (bit 31 clear) with a DPP marker in src0.
+    if w0 >> 31 == 0 && matches!(w0 & 0x1ff, 233 | 234 | 250) {
+        if w0 & 0x1ff != 250 {
+            return Err(DecodeFail::Format("dpp8"));
+        }
+        let w1 = word(bytes, 1)?;
+        // The operation and the other fields, with a plain VGPR in src0.
+        let plain = ((w0 & !0x1ff) | 256).to_le_bytes();
+        let inst = isa::decode(target, &plain, true).map_err(fail)?;
+        let mut i = build(&inst, w0)?;
+        i.src[0] = 256 + (w1 & 0xff) as u16;
+        i.sub = Sub::Dpp;
+        i.w1 = w1;
+        i.len = 8;
+        i.lit = 0;
+        i.neg = (((w1 >> 20) & 1) | (((w1 >> 22) & 1) << 1)) as u8;
+        i.abs = (((w1 >> 21) & 1) | (((w1 >> 23) & 1) << 1)) as u8;
+        return Ok(i);
+    }
+    let inst = isa::decode(target, bytes, true).map_err(fail)?;
+    build(&inst, w0)
+}
+
+/// The executor instruction for a decoded GFX12 instruction.
+fn build(inst: &isa::Inst, w0: u32) -> Result<Inst, DecodeFail> {
+    let m = lookup(inst.op.name()).ok_or(DecodeFail::Unimplemented(inst.mnemonic()))?;
+    let f = |x: F| inst.field(x);
+    let enc = match inst.format {
+        Format::Sop1 => Enc::Sop1,
+        Format::Sop2 => Enc::Sop2,
+        Format::Sopc => Enc::Sopc,
+        Format::Sopk => Enc::Sopk,
+        Format::Sopp => Enc::Sopp,
+        Format::Smem => Enc::Smem,
+        Format::Vop1 => Enc::Vop1,
+        Format::Vop2 => Enc::Vop2,
+        Format::Vopc => Enc::Vopc,
+        Format::Vop3 | Format::Vop3b => Enc::Vop3,
+        Format::Vop3p => Enc::Vop3p,
+        Format::Ds => Enc::Ds,
+        Format::Flat | Format::Global | Format::Scratch => Enc::Flat,
+        // VBUFFER: the GFX12 buffer descriptor is not modelled yet.
+        Format::Mubuf | Format::Mtbuf => return Err(DecodeFail::Format("gfx12 vbuffer")),
+        _ => return Err(DecodeFail::Format("gfx12 format")),
+    };
+    let mut i = Inst::new(m.op, enc, w0, (inst.bits >> 32) as u32);
+    i.len = inst.len;
+    i.lit = inst.literal.unwrap_or(0);
+    i.cmp = m.cmp;
+    i.cond = m.cond;
+    // v_cmpx writes EXEC only: its mask destination is a discarded code.
+    let mask_dst = |d: u32| if m.cmpx { 128 } else { sreg(d) as u8 };
+    match inst.format {
+        Format::Sop1 => {
+            i.dst = sreg(f(F::Sdst));
+            i.src[0] = sreg(f(F::Src0));
+        }
+        Format::Sop2 => {
+            i.dst = sreg(f(F::Sdst));
+            i.src = [sreg(f(F::Src0)), sreg(f(F::Src1)), 0];
+        }
+        Format::Sopc => i.src = [sreg(f(F::Src0)), sreg(f(F::Src1)), 0],
+        Format::Sopk => i.dst = sreg(f(F::Sdst)),
+        Format::Sopp => {}
+        Format::Vop1 => {
+            i.dst = f(F::Vdst) as u16;
+            i.src[0] = src9(f(F::Src0));
+        }
+        Format::Vop2 => {
+            i.dst = f(F::Vdst) as u16;
+            // Implicit VCC: carry in/out and cndmask's mask.
+            i.src = [src9(f(F::Src0)), 256 + f(F::Vsrc1) as u16, 106];
+            i.sdst = 106;
+        }
+        Format::Vopc => {
+            i.src = [src9(f(F::Src0)), 256 + f(F::Vsrc1) as u16, 0];
+            i.sdst = mask_dst(106);
+        }
+        Format::Vop3 | Format::Vop3b => {
+            i.dst = f(F::Vdst) as u16;
+            i.src = [src9(f(F::Src0)), src9(f(F::Src1)), src9(f(F::Src2))];
+            i.neg = f(F::Neg) as u8;
+            i.omod = f(F::Omod) as u8;
+            i.clamp = f(F::Clamp) != 0;
+            if inst.format == Format::Vop3b {
+                i.sdst = sreg(f(F::Sdst)) as u8;
+            } else {
+                i.abs = f(F::Abs) as u8;
+                i.op_sel = f(F::OpSel) as u8;
+                if m.cmp {
+                    i.sdst = mask_dst(f(F::Vdst));
+                }
+            }
+        }
+        Format::Vop3p => {
+            i.dst = f(F::Vdst) as u16;
+            i.src = [src9(f(F::Src0)), src9(f(F::Src1)), src9(f(F::Src2))];
+            i.neg = f(F::Neg) as u8;
+            i.abs = f(F::NegHi) as u8;
+            i.op_sel = f(F::OpSel) as u8;
+            i.op_sel_hi = (f(F::OpSelHi) | f(F::OpSelHi2) << 2) as u8;
+            i.clamp = f(F::Clamp) != 0;
+        }
+        Format::Smem => {
+            i.dst = sreg(f(F::Sdata));
+            let mm = &mut i.mem;
+            mm.sbase = (f(F::Sbase) * 2) as u8;
+            mm.offset = sext24(f(F::Offset));
+            mm.soffset = sreg(f(F::Soffset)) as u8;
+            mm.flags |= Mem::IMM;
+            mm.policy = (f(F::Th) | f(F::Scope) << 3) as u8;
+        }
+        Format::Ds => {
+            let mm = &mut i.mem;
+            mm.offset = (f(F::Offset0) | f(F::Offset1) << 8) as i32;
+            mm.vaddr = f(F::Addr) as u16;
+            mm.data = f(F::Data0) as u16;
+            mm.data1 = f(F::Data1) as u16;
+            i.dst = f(F::Vdst) as u16;
+        }
+        _ => {
+            let th = f(F::Th);
+            let saddr = f(F::Saddr);
+            let mm = &mut i.mem;
+            mm.seg = match inst.format {
+                Format::Global => Seg::Global,
+                Format::Scratch => Seg::Scratch,
+                _ => Seg::Flat,
+            };
+            mm.offset = sext24(f(F::Offset));
+            mm.vaddr = f(F::Addr) as u16;
+            mm.data = f(F::Data) as u16;
+            mm.sbase = if saddr == 124 {
+                Mem::NO_SGPR
+            } else {
+                saddr as u8
+            };
+            mm.policy = (th | f(F::Scope) << 3) as u8;
+            // Atomics return the pre-operation value when th[0] (TH_ATOMIC_RETURN) is set.
+            if th & 1 != 0 {
+                mm.flags |= Mem::RETURN;
+            }
+            if f(F::Sve) != 0 {
+                mm.flags |= Mem::VADDR;
+            }
+            i.dst = f(F::Vdst) as u16;
+        }
+    }
+    // VALU operations whose destination field names an SGPR.
+    if matches!(
+        m.op,
+        Op::VReadfirstlaneB32
+            | Op::VReadlaneB32
+            | Op::VSRcpF32
+            | Op::VSRsqF32
+            | Op::VSSqrtF32
+            | Op::VSExpF32
+            | Op::VSLogF32
+    ) {
+        i.dst = sreg(i.dst as u32);
+    }
+    Ok(i)
+}
+
+/// VOPD operation codes (X: 0..=13; Y: the same plus 16..=18), verified with llvm-mc-22.
+fn vopd_op(code: u32) -> Result<Op, DecodeFail> {
+    Ok(match code {
+        0 => Op::VFmacF32,
+        1 => Op::VFmaakF32,
+        2 => Op::VFmamkF32,
+        3 => Op::VMulF32,
+        4 => Op::VAddF32,
+        5 => Op::VSubF32,
+        6 => Op::VSubrevF32,
+        8 => Op::VMovB32,
+        9 => Op::VCndmaskB32,
+        10 => Op::VMaxF32,
+        11 => Op::VMinF32,
+        16 => Op::VAddU32,
+        17 => Op::VLshlrevB32,
+        18 => Op::VAndB32,
+        _ => {
+            return Err(DecodeFail::Opcode {
+                format: "vopd",
+                opcode: code as u16,
+            })
+        }
+    })
+}
+
+/// Decodes a VOPD pair: `[8:0]` srcx0, `[16:9]` vsrcx1, `[21:17]` opy, `[25:22]` opx;
+/// `[40:32]` srcy0, `[48:41]` vsrcy1, `[55:49]` vdsty[7:1] (vdsty[0] = !vdstx[0]),
+/// `[63:56]` vdstx; one literal dword shared by both halves.
+fn vopd(bytes: &[u8], w0: u32) -> Result<Inst, DecodeFail> {
+    let w1 = word(bytes, 1)?;
+    let (opx, opy) = ((w0 >> 22) & 15, (w0 >> 17) & 31);
+    let (srcx0, srcy0) = (w0 & 0x1ff, w1 & 0x1ff);
+    let vdstx = w1 >> 24;
+    let vdsty = ((w1 >> 17) & 0x7f) << 1 | (!vdstx & 1);
+    let x = vopd_op(opx)?;
+    let y = vopd_op(opy)?;
+    let mut i = Inst::new(x, Enc::Vopd, w0, w1);
+    i.len = 8;
+    let k = matches!(opx, 1 | 2) || matches!(opy, 1 | 2);
+    if srcx0 == 255 || srcy0 == 255 || k {
+        i.lit = word(bytes, 2)?;
+        i.len = 12;
+    }
+    i.dst = vdstx as u16;
+    i.src = [src9(srcx0), 256 + ((w0 >> 9) & 0xff) as u16, 106];
+    i.sdst = 106;
+    i.y = Half {
+        op: y,
+        dst: vdsty as u16,
+        src: [src9(srcy0), 256 + ((w1 >> 9) & 0xff) as u16],
+    };
+    Ok(i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gfx12_names_map_to_executor_operations() {
+        let m = |n: &str| lookup(n).map(|m| (m.op, m.cond, m.cmp, m.cmpx));
+        assert_eq!(m("s_and_not1_b32"), Some((Op::SAndn2B32, 0, false, false)));
+        assert_eq!(m("global_load_b128"), Some((Op::FLoadDwordx4, 0, false, false)));
+        assert_eq!(m("scratch_store_b32"), Some((Op::FStoreDword, 0, false, false)));
+        assert_eq!(m("global_atomic_max_u64"), Some((Op::FAtomicUmaxX2, 0, false, false)));
+        assert_eq!(m("v_cmp_gt_u32"), Some((Op::VCmpU32, 4, true, false)));
+        assert_eq!(m("v_cmpx_ne_u64"), Some((Op::VCmpxU64, 5, true, true)));
+        assert_eq!(m("v_cmp_nlt_f32"), Some((Op::VCmpF32, 14, true, false)));
+        assert_eq!(m("v_cmp_t_f32"), Some((Op::VCmpF32, 15, true, false)));
+        assert_eq!(m("ds_load_2addr_stride64_b32"), Some((Op::DsRead2st64B32, 0, false, false)));
+        assert_eq!(m("v_dual_mov_b32"), None);
+        assert_eq!(m("s_wait_loadcnt"), Some((Op::SWaitLoadcnt, 0, false, false)));
+    }
+
+    #[test]
+    fn register_codes_use_gfx9_numbering() {
+        assert_eq!(sreg(125), 124); // M0
+        assert_eq!(sreg(124), 128); // NULL reads 0, writes are dropped
+        assert_eq!(sreg(106), 106);
+        assert_eq!(src9(300), 300);
+    }
+}
