@@ -76,7 +76,16 @@ impl Program {
             .collect();
         let insts = (0..words.len())
             .map(|i| match target.family() {
-                crate::Family::Gfx9 => decode_gfx9(target, &words[i..]),
+                crate::Family::Gfx9 => decode_gfx9(target, &words[i..]).map_err(|e| {
+                    // A real instruction the executor has no semantics for is reported
+                    // by name, not as illegal bytes.
+                    match crate::isa::decode(target, &text[4 * i..], false) {
+                        Ok(x) if e != DecodeFail::Truncated => {
+                            DecodeFail::Unimplemented(x.mnemonic())
+                        }
+                        _ => e,
+                    }
+                }),
                 crate::Family::Gfx12 => decode_gfx12(target, &text[4 * i..]),
             })
             .collect();

@@ -68,3 +68,15 @@ impl Op {
         generated::OP_NAMES[self as usize]
     }
 }
+
+/// Every operation the target's opcode tables hold (GFX12: both wave sizes), sorted and
+/// without duplicates: the size of the target's ISA, for coverage reports.
+pub fn ops(target: crate::Target) -> Vec<Op> {
+    let mut v: Vec<Op> = [true, false]
+        .iter()
+        .flat_map(|&w32| decode::table(target, w32).entries.iter().map(|e| e.op))
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}

@@ -10,6 +10,7 @@
 
 pub mod cache;
 pub mod config;
+pub mod coverage;
 pub mod device;
 pub mod dispatch;
 pub mod exec;

@@ -22,6 +22,9 @@ enum Command {
     Disasm(scenarios::cmd::disasm::Args),
     /// Describe a code object: kernels, arguments, resources.
     Info(scenarios::cmd::info::Args),
+    /// Per target: instructions the corpus (or given code objects) uses, how many the
+    /// executor implements, and the size of the ISA table.
+    Coverage(scenarios::cmd::coverage::Args),
 }
 
 fn main() -> ExitCode {
@@ -30,6 +33,7 @@ fn main() -> ExitCode {
         Command::Run(a) => scenarios::cmd::run::main(a),
         Command::Disasm(a) => scenarios::cmd::disasm::main(a),
         Command::Info(a) => scenarios::cmd::info::main(a),
+        Command::Coverage(a) => scenarios::cmd::coverage::main(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,132 @@
+//! `gfxsim coverage`: per target, the instructions a set of code objects uses (by default
+//! the project's kernel corpus), how many of them the executor implements, and the size
+//! of the target's ISA table.
+
+use crate::CliError;
+use gpu_model::coverage::Coverage;
+use gpu_model::loader::CodeObject;
+use gpu_model::Target;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `gfxsim coverage`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Code objects or folders searched for `*.hsaco` (default: the corpus, `corpus/build`).
+    pub paths: Vec<PathBuf>,
+    /// List every used instruction with its count (default: only refused ones).
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// The corpus folder: `corpus/build` under the working directory, else the one next to
+/// this crate's sources.
+fn default_corpus() -> PathBuf {
+    let here = PathBuf::from("corpus/build");
+    if here.is_dir() {
+        return here;
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/build")
+}
+
+/// Every `*.hsaco` under `p` (or `p` itself), sorted.
+fn collect(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), CliError> {
+    let io = |source| CliError::Io {
+        path: p.display().to_string(),
+        source,
+    };
+    if p.is_dir() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
+            .map_err(io)?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<_, _>>()
+            .map_err(io)?;
+        entries.sort();
+        for e in entries {
+            if e.is_dir() || e.extension().is_some_and(|x| x == "hsaco") {
+                collect(&e, out)?;
+            }
+        }
+    } else {
+        std::fs::metadata(p).map_err(io)?;
+        out.push(p.to_path_buf());
+    }
+    Ok(())
+}
+
+/// Runs `gfxsim coverage`.
+pub fn main(args: Args) -> Result<(), CliError> {
+    let paths = if args.paths.is_empty() {
+        vec![default_corpus()]
+    } else {
+        args.paths
+    };
+    let mut files = Vec::new();
+    for p in &paths {
+        collect(p, &mut files)?;
+    }
+    if files.is_empty() {
+        return Err(CliError::BadInput(format!(
+            "no code objects (*.hsaco) found in {}",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let mut reports: Vec<Coverage> = Target::ALL.iter().map(|&t| Coverage::new(t)).collect();
+    for f in &files {
+        let bytes = std::fs::read(f).map_err(|source| CliError::Io {
+            path: f.display().to_string(),
+            source,
+        })?;
+        let co = CodeObject::parse(&bytes)
+            .map_err(|e| CliError::BadInput(format!("{}: {e}", f.display())))?;
+        for r in &mut reports {
+            r.add(&co);
+        }
+    }
+    print!("{}", render(&reports, args.all));
+    Ok(())
+}
+
+/// The printed report.
+pub fn render(reports: &[Coverage], all: bool) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<8} {:>7} {:>11} {:>12} {:>9} {:>11}",
+        "target", "objects", "used (ops)", "implemented", "isa table", "undecodable"
+    );
+    for r in reports.iter().filter(|r| r.objects > 0) {
+        let _ = writeln!(
+            s,
+            "{:<8} {:>7} {:>11} {:>12} {:>9} {:>11}",
+            r.target.name(),
+            r.objects,
+            r.used_ops(),
+            r.implemented_ops(),
+            r.isa_ops,
+            r.undecodable
+        );
+    }
+    for r in reports.iter().filter(|r| r.objects > 0) {
+        let refused: Vec<_> = r.used.iter().filter(|(_, u)| !u.implemented()).collect();
+        if !refused.is_empty() {
+            let _ = writeln!(s, "\n{}: used but not implemented", r.target.name());
+            for (name, u) in refused {
+                let why = u.why.as_deref().unwrap_or("");
+                let _ = writeln!(s, "  {name:<32} {:>6}x  {why}", u.count);
+            }
+        }
+        if all {
+            let _ = writeln!(s, "\n{}: every used instruction", r.target.name());
+            for (name, u) in &r.used {
+                let mark = if u.implemented() { "" } else { "  (refused)" };
+                let _ = writeln!(s, "  {name:<32} {:>6}x{mark}", u.count);
+            }
+        }
+    }
+    s
+}
