@@ -1,5 +1,5 @@
 //! Loom model of the epoch exchange: the LBTS min-reduction barrier every worker passes
-//! between epochs, and its abort path.
+//! between epochs, the exit cap it carries, and its abort path.
 #![cfg(loom)]
 
 use loom::sync::Arc;
@@ -47,5 +47,82 @@ fn abort_releases_partner() {
         let t = thread::spawn(move || b1.arrive(0, 1, |_, _| 1u8));
         b.abort();
         assert_eq!(t.join().unwrap(), None);
+    });
+}
+
+/// What a worker brings in the exit-cap model: its next event time and the time of an exit it
+/// requested during the epoch just finished.
+#[derive(Debug, Clone, Copy)]
+struct Contrib {
+    next: u64,
+    exit: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decision {
+    Run { window_end: u64 },
+    Stop,
+}
+
+/// The engine's rule through the real barrier: an exit requested at `t` caps every later
+/// window at `t + H`, and the run stops once the LBTS reaches the cap. One worker requests
+/// an exit in its first epoch; however the two interleave, both get the same decisions, the
+/// other worker never gets a window past the cap, and both stop in the same epoch.
+#[test]
+fn exit_cap_reaches_every_worker() {
+    const LOOKAHEAD: u64 = 10;
+    const HORIZON: u64 = 30;
+    loom::model(|| {
+        let init = Contrib {
+            next: u64::MAX,
+            exit: None,
+        };
+        let b = Arc::new(EpochBarrier::new(2, init, None::<u64>));
+        let decide = |cap: &mut Option<u64>, cs: &[Contrib]| {
+            let lbts = cs.iter().map(|c| c.next).min().unwrap();
+            if let Some(t) = cs.iter().filter_map(|c| c.exit).min() {
+                *cap = Some(cap.map_or(t + HORIZON, |c: u64| c.min(t + HORIZON)));
+            }
+            match *cap {
+                Some(c) if lbts >= c => Decision::Stop,
+                c => Decision::Run {
+                    window_end: (lbts + LOOKAHEAD).min(c.unwrap_or(u64::MAX)),
+                },
+            }
+        };
+        let worker = move |who: usize, b: Arc<EpochBarrier<Option<u64>, Contrib, Decision>>| {
+            // Each worker has an event every tick; worker 1 asks to exit at tick 3.
+            let mut next = 0u64;
+            let mut asked = None;
+            let mut got = Vec::new();
+            loop {
+                let d = b
+                    .arrive(who, Contrib { next, exit: asked }, decide)
+                    .unwrap();
+                got.push(d);
+                let Decision::Run { window_end } = d else {
+                    return got;
+                };
+                if who == 1 && next <= 3 && 3 < window_end {
+                    asked = Some(3);
+                }
+                next = window_end;
+            }
+        };
+        let b1 = b.clone();
+        let t = thread::spawn(move || worker(1, b1));
+        let mine = worker(0, b.clone());
+        let theirs = t.join().unwrap();
+        assert_eq!(mine, theirs);
+        assert_eq!(
+            mine,
+            vec![
+                Decision::Run { window_end: 10 },
+                Decision::Run { window_end: 20 },
+                Decision::Run { window_end: 30 },
+                Decision::Run { window_end: 33 },
+                Decision::Stop,
+            ]
+        );
     });
 }

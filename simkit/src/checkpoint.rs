@@ -6,7 +6,7 @@
 //! with global component ids and re-placed on restore. Restoring and continuing gives exactly
 //! the run that was never interrupted.
 
-use crate::engine::worker::CompState;
+use crate::engine::worker::{CompState, ExitReq};
 use crate::engine::Simulation;
 use crate::event::{Entry, EventKey, TickEntry};
 use crate::stats::SavedStats;
@@ -67,7 +67,7 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CheckpointError> {
     rmp_serde::from_slice(bytes).map_err(|e| CheckpointError::Decode(e.to_string()))
 }
 
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 #[derive(Serialize, Deserialize)]
 struct CompImage {
@@ -118,6 +118,12 @@ struct Image<M> {
     /// Pending clock ticks with the global id of the ticking component, sorted by key.
     ticks: Vec<(EventKey, u32)>,
     comps: Vec<CompImage>,
+    /// The earliest exit request not yet honored (a run that stopped at its tick limit
+    /// before the request's cap).
+    exit: Option<ExitReq>,
+    /// The largest key of a partition's last-primary release not yet honored; which
+    /// partition holds it does not matter, only the largest counts.
+    released: Option<EventKey>,
 }
 
 impl<M: Serialize + DeserializeOwned + Clone + Send + 'static> Simulation<M> {
@@ -167,6 +173,12 @@ impl<M: Serialize + DeserializeOwned + Clone + Send + 'static> Simulation<M> {
             events,
             ticks,
             comps,
+            exit: self
+                .parts
+                .iter()
+                .filter_map(|p| p.core.exit.clone())
+                .min_by_key(|x| x.key),
+            released: self.parts.iter().filter_map(|p| p.core.released).max(),
         };
         encode(&image)
     }
@@ -220,6 +232,7 @@ impl<M: Serialize + DeserializeOwned + Clone + Send + 'static> Simulation<M> {
             p.core.now = now;
             p.core.stop_at = Tick::MAX;
             p.core.exit = None;
+            p.core.released = None;
             p.core.error = None;
             p.core.sent_min = Tick::MAX;
             for o in &mut p.core.out {
@@ -261,6 +274,8 @@ impl<M: Serialize + DeserializeOwned + Clone + Send + 'static> Simulation<M> {
             });
         }
         let first = &mut self.parts[0].core;
+        first.exit = image.exit;
+        first.released = image.released;
         first.events = image.events_handled;
         first.cross = image.cross;
         first.barrier_wait = image.barrier_wait;

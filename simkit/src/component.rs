@@ -99,14 +99,25 @@ pub struct Ctx<'a, M> {
     pub(crate) tables: &'a Tables,
     pub(crate) me: u32,
     pub(crate) local: u32,
-    pub(crate) now: Tick,
+    /// Ordering key of the event being handled (or of the `init` call).
+    pub(crate) key: EventKey,
 }
 
 impl<M> Ctx<'_, M> {
+    /// Engine side, after the handler (or `init`) this context was made for returned: picks
+    /// up an exit it asked for through a [`SimHandle`](crate::handle::SimHandle). One
+    /// thread-local load; the key is only read when there is a request.
+    #[inline]
+    pub(crate) fn after_handler(&mut self) {
+        if crate::handle::exit_asked_inside() {
+            self.core.exit_asked_inside(self.key, self.tables.horizon);
+        }
+    }
+
     /// The current simulated time.
     #[inline]
     pub fn now(&self) -> Tick {
-        self.now
+        self.key.time()
     }
 
     /// This component's id.
@@ -151,13 +162,13 @@ impl<M> Ctx<'_, M> {
     #[inline]
     pub fn send_after(&mut self, port: PortId, extra: Tick, msg: M) {
         let Some(r) = self.tables.links.get(port.index()).copied().flatten() else {
-            return self.core.fail_send(self.me, port, self.now);
+            return self.core.fail_send(self.me, port, self.now());
         };
         if r.owner != self.me {
-            return self.core.fail_send(self.me, port, self.now);
+            return self.core.fail_send(self.me, port, self.now());
         }
         let seq = self.next_seq();
-        let t = self.now + r.latency + extra;
+        let t = self.now() + r.latency + extra;
         let key = EventKey::raw(t, EventClass::Message, self.me, seq);
         self.core.push(
             self.tables,
@@ -172,13 +183,13 @@ impl<M> Ctx<'_, M> {
     #[inline]
     pub fn send_net(&mut self, net: NetId, to: crate::component::ComponentId, extra: Tick, msg: M) {
         let Some(n) = self.tables.nets.get(net.index()) else {
-            return self.core.fail_net(self.me, net, to, self.now);
+            return self.core.fail_net(self.me, net, to, self.now());
         };
         if !n.has(self.me) || !n.has(to.0) {
-            return self.core.fail_net(self.me, net, to, self.now);
+            return self.core.fail_net(self.me, net, to, self.now());
         }
         let seq = self.next_seq();
-        let t = self.now + n.latency + extra;
+        let t = self.now() + n.latency + extra;
         let key = EventKey::raw(t, EventClass::Message, self.me, seq);
         self.core.push(
             self.tables,
@@ -192,15 +203,15 @@ impl<M> Ctx<'_, M> {
     /// Schedules a timer `delay` from now (zero means later in this same tick).
     #[inline]
     pub fn schedule(&mut self, delay: Tick, msg: M) {
-        let at = self.now + delay;
+        let at = self.now() + delay;
         self.schedule_at(at, msg)
     }
 
     /// Schedules a timer at absolute time `at`, which must not be in the past.
     #[inline]
     pub fn schedule_at(&mut self, at: Tick, msg: M) {
-        if at < self.now {
-            return self.core.fail_past(self.me, at, self.now);
+        if at < self.now() {
+            return self.core.fail_past(self.me, at, self.now());
         }
         let seq = self.next_seq();
         let key = EventKey::raw(at, EventClass::Timer, self.me, seq);
@@ -212,22 +223,30 @@ impl<M> Ctx<'_, M> {
     /// ticked on yet. Wakes collapse: if a tick is already pending this does nothing.
     pub fn wake(&mut self) {
         let Some(clock) = self.clock() else {
-            return self.core.fail_unclocked(self.me, self.now);
+            return self.core.fail_unclocked(self.me, self.now());
         };
-        self.core.wake(self.local, self.me, clock, self.now);
+        self.core.wake(self.local, self.me, clock, self.now());
     }
 
-    /// Asks the run to stop with [`ExitStatus::ExitRequested`](crate::engine::ExitStatus) once
-    /// every event at the current time has been handled.
+    /// Asks the run to stop with [`ExitStatus::ExitRequested`](crate::engine::ExitStatus).
+    ///
+    /// The request is deterministic: made at time `t = now()`, it takes effect once every
+    /// event with timestamp before `t + ` [`exit_horizon`](crate::engine::Simulation::exit_horizon)
+    /// has been handled and no other, on any number of threads and any partitioning. Of
+    /// several requests the one made while handling the event with the smallest ordering key
+    /// wins (see the exit rule in [`crate::engine`]).
     pub fn request_exit(&mut self, reason: impl Into<String>, code: i32) {
-        self.core.request_exit(reason.into(), code, self.now);
+        self.core
+            .request_exit(reason.into(), code, self.key, self.tables.horizon);
     }
 
     /// Releases this component's hold on the run (it must be a primary; see
-    /// [`TopologyBuilder::primary`](crate::topology::TopologyBuilder::primary)). When every
-    /// primary has released, the run completes. Releasing twice is a no-op.
+    /// [`TopologyBuilder::primary`](crate::topology::TopologyBuilder::primary)). Releasing
+    /// twice is a no-op. When every primary has released, the run completes by the same rule
+    /// as [`Ctx::request_exit`], counted from the time of the last release.
     pub fn release_primary(&mut self) {
-        self.core.release_primary(self.local, self.now);
+        self.core
+            .release_primary(self.local, self.key, self.tables.horizon);
     }
 
     /// Adds `n` to one of this component's counters.

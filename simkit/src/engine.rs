@@ -9,8 +9,40 @@
 //! window, so partitions never wait on each other within an epoch, and many timestamps are
 //! handled per barrier. Cross-partition messages are buffered per (sender, receiver) pair and
 //! merged into the receiver's queue right after the barrier.
+//!
+//! # How a run ends
+//!
+//! Stops the model itself asks for are deterministic, identical on one partition and on any
+//! number of partitions and partitionings (same final status and tick, same handled events,
+//! same component state):
+//!
+//! * An exit requested from inside the model ([`Ctx::request_exit`], or
+//!   [`SimHandle::request_exit`] called from a handler) while handling an event at time `t`
+//!   takes effect once every event with timestamp before `t + H` has been handled, and no
+//!   event at or after it. `H` is the *exit horizon* ([`Simulation::exit_horizon`]): the
+//!   largest latency of any link or net of the topology (at least one tick), a property of
+//!   the model, not of its partitioning. It has to be at least the lookahead of every
+//!   partitioning: by the time the other partitions learn of the request at the next epoch
+//!   barrier, they may have handled events up to (not including) `LBTS + lookahead`, and
+//!   `LBTS <= t`. Epoch windows are also never wider than `H` (this only matters for
+//!   partitionings that cut no link, whose lookahead is unbounded).
+//! * Of several requests the one made while handling the event with the smallest ordering key
+//!   ([`EventKey`]) wins; requests made in `init` count as made at the start time, before
+//!   every event, in component-id order.
+//! * When the model has primaries, the release of the last one (the release with the largest
+//!   key) is a stop request of its own at that key: the run completes with
+//!   [`CompletionReason::PrimariesReleased`] by the same rule, unless an exit request with a
+//!   smaller key wins. Once they have all released, later runs complete at once.
+//! * A request whose stop lies beyond the tick limit of `run_until` stays pending: the run
+//!   ends with [`ExitStatus::MaxTick`], and the next run honors it.
+//!
+//! Requests from other threads ([`SimHandle::request_exit`], [`SimHandle::shutdown`]) and
+//! the release of the last [`SimHandle::hold`] are timing-dependent by nature: they are
+//! honored at the next synchronization point (an epoch barrier; every few thousand events on
+//! one partition), wherever the simulation has got to.
 
 pub(crate) mod parallel;
+pub(crate) mod stop;
 pub(crate) mod worker;
 
 use crate::component::{Component, ComponentId, Ctx};
@@ -24,6 +56,7 @@ use crate::time::{ClockDomain, Tick};
 use crate::topology::{Topology, TopologyError};
 use std::any::Any;
 use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 use worker::{CompState, Core};
 
@@ -71,9 +104,9 @@ pub enum SimError {
         /// When.
         tick: Tick,
     },
-    /// A component panicked on a worker thread (runs with several partitions; on one
-    /// partition the panic reaches the caller of `run`). The simulation's state is then
-    /// unspecified.
+    /// A component's handler panicked while partition `partition` was running (on its worker
+    /// thread, or on the caller's thread for one partition and for `step`). The panic is
+    /// caught, not propagated; the simulation's state is then unspecified.
     #[error("a component panicked on the worker thread of partition {partition}")]
     WorkerPanicked {
         /// The partition.
@@ -87,7 +120,8 @@ pub enum SimError {
 pub enum CompletionReason {
     /// No event was left and nothing held the simulation open.
     Quiescent,
-    /// Every primary component released the run.
+    /// Every primary component released the run (the status's tick is the time of the last
+    /// release; see the exit rule in [`crate::engine`]).
     PrimariesReleased,
 }
 
@@ -99,7 +133,8 @@ pub enum ExitStatus {
     Completed {
         /// Why.
         reason: CompletionReason,
-        /// Time of the last event handled.
+        /// Quiescent: time of the last event handled. Primaries released: time of the last
+        /// release (of the run's start if that happened in an earlier run).
         tick: Tick,
     },
     /// A component or a [`SimHandle`] asked to exit.
@@ -108,7 +143,9 @@ pub enum ExitStatus {
         reason: String,
         /// The code given.
         code: i32,
-        /// When the request took effect.
+        /// From inside the model: the time the winning request was made (the run handled
+        /// every event before this plus the exit horizon). From another thread: the time the
+        /// simulation had reached when it honored the request.
         tick: Tick,
     },
     /// [`SimHandle::shutdown`] interrupted the run.
@@ -153,6 +190,9 @@ pub struct Tables {
     pub(crate) place: Vec<Place>,
     /// Smallest latency of a link or net crossing partitions (`Tick::MAX` if none does).
     pub(crate) lookahead: Tick,
+    /// Largest latency of any link or net, at least one tick: how long after an exit request
+    /// events are still handled (see the exit rule in [`crate::engine`]).
+    pub(crate) horizon: Tick,
     pub(crate) stat_specs: Vec<StatSpec>,
     /// By component: its own ports' names and ids.
     pub(crate) ports_of: Vec<Vec<(String, PortId)>>,
@@ -231,6 +271,12 @@ impl<M: Send + 'static> SimInit<M> {
             )));
         }
         let mut lookahead = Tick::MAX;
+        let horizon = topo
+            .links
+            .iter()
+            .map(|l| l.latency)
+            .chain(topo.nets.iter().map(|n| n.latency))
+            .fold(Tick(1), Tick::max);
         for l in &topo.links {
             let (a, b) = (assign[l.src as usize], assign[l.dst as usize]);
             if a != b {
@@ -336,6 +382,7 @@ impl<M: Send + 'static> SimInit<M> {
             nets,
             place: place.clone(),
             lookahead,
+            horizon,
             stat_specs: topo.comps.iter().map(|c| c.stats.clone()).collect(),
             ports_of,
             primaries,
@@ -361,6 +408,7 @@ impl<M: Send + 'static> SimInit<M> {
                     exit: None,
                     error: None,
                     held: 0,
+                    released: None,
                     owns_all_primaries: parts == 1,
                 },
             })
@@ -395,6 +443,7 @@ impl<M: Send + 'static> SimInit<M> {
                 payload: msg,
             });
         }
+        let inside = sim.handle.enter();
         for g in 0..sim.tables.place.len() {
             let pl = sim.tables.place[g];
             let part = &mut sim.parts[pl.part as usize];
@@ -403,10 +452,12 @@ impl<M: Send + 'static> SimInit<M> {
                 tables: &sim.tables,
                 me: g as u32,
                 local: pl.local,
-                now: start,
+                key: EventKey::init(start, g as u32),
             };
             part.comps[pl.local as usize].init(&mut ctx);
+            ctx.after_handler();
         }
+        drop(inside);
         sim.merge_outboxes();
         sim.handle.publish_now(start);
         Ok(sim)
@@ -506,6 +557,13 @@ impl<M: Send + 'static> Simulation<M> {
     /// Smallest latency of any link or net crossing partitions (`Tick::MAX` if none).
     pub fn lookahead(&self) -> Tick {
         self.tables.lookahead
+    }
+
+    /// How long after an exit request made inside the model at time `t` events are still
+    /// handled: every event before `t + exit_horizon()` is, none after. The largest latency of
+    /// any link or net (at least one tick); the same for every partitioning.
+    pub fn exit_horizon(&self) -> Tick {
+        self.tables.horizon
     }
 
     /// The partition component `c` runs in.
@@ -630,24 +688,32 @@ impl<M: Send + 'static> Simulation<M> {
     }
 
     /// Handles every event at the next pending timestamp, in all partitions, on the calling
-    /// thread. Returns that timestamp, or `None` if nothing is pending.
+    /// thread. Returns that timestamp, or `None` if nothing is pending. Stop requests (from
+    /// the model or another thread) do not stop a step; they stay pending for the next run.
     pub fn step(&mut self) -> Result<Option<Tick>, SimError> {
-        // A request is meaningful to `run`, not to a single step: leave it pending.
         self.poll_handle(false);
         let t = self.next_event_time();
         if t == Tick::MAX {
             return Ok(None);
         }
         let end = t.saturating_add(Tick(1));
-        for p in &mut self.parts {
-            p.core.process(&mut p.comps, &self.tables, end, u64::MAX);
+        let _inside = self.handle.enter();
+        for (pid, p) in self.parts.iter_mut().enumerate() {
+            // Only an error made during this step may cut it short.
+            p.core.stop_at = Tick::MAX;
+            let (core, comps, tables) = (&mut p.core, &mut p.comps, &self.tables);
+            if catch_unwind(AssertUnwindSafe(|| {
+                core.process(comps, tables, end, u64::MAX)
+            }))
+            .is_err()
+            {
+                return Err(SimError::WorkerPanicked { partition: pid });
+            }
         }
         self.merge_outboxes();
         self.frontier = self.frontier.max(t);
         self.handle.publish_now(t);
         for p in &mut self.parts {
-            p.core.stop_at = Tick::MAX;
-            p.core.exit = None;
             if let Some(e) = p.core.error.take() {
                 return Err(e);
             }
@@ -668,7 +734,7 @@ impl<M: Send + 'static> Simulation<M> {
         self.handle.rearm();
         let floor = self.frontier;
         for p in &mut self.parts {
-            p.core.stop_at = Tick::MAX;
+            p.core.rearm(self.tables.horizon);
             p.core.now = p.core.now.max(floor);
         }
         let r = if self.parts.len() == 1 {
@@ -682,16 +748,22 @@ impl<M: Send + 'static> Simulation<M> {
     }
 
     fn run_single(&mut self, end: Tick, limit: Tick) -> Result<ExitStatus, SimError> {
+        let _inside = self.handle.enter();
         loop {
             if let Some(r) = self.poll_handle(true) {
                 let tick = self.now();
                 return Ok(request_status(r, tick));
             }
-            let part = &mut self.parts[0];
-            if let Some(s) = local_stop(&mut part.core, self.tables.primaries)? {
-                return Ok(s);
+            if let Some(e) = self.parts[0].core.error.take() {
+                return Err(e);
             }
-            let next = part.core.next_time();
+            let next = self.parts[0].core.next_time();
+            if let Some(s) = self.model_stop() {
+                if next >= s.cap(self.tables.horizon) {
+                    return Ok(self.honor(s));
+                }
+            }
+            let part = &mut self.parts[0];
             if next == Tick::MAX {
                 if self.handle.holds() > 0 {
                     self.handle.wait_idle();
@@ -709,34 +781,10 @@ impl<M: Send + 'static> Simulation<M> {
             }
             // Poll the handle every few thousand events: an atomic load per event is cheap
             // but not free, and requests need no finer response time.
-            part.core.process(&mut part.comps, &self.tables, end, 4096);
+            let (core, comps, tables) = (&mut part.core, &mut part.comps, &self.tables);
+            if catch_unwind(AssertUnwindSafe(|| core.process(comps, tables, end, 4096))).is_err() {
+                return Err(SimError::WorkerPanicked { partition: 0 });
+            }
         }
     }
-}
-
-/// The status a partition's own stop condition (error, exit, primaries) calls for.
-pub(crate) fn local_stop<M>(
-    core: &mut Core<M>,
-    primaries: u32,
-) -> Result<Option<ExitStatus>, SimError> {
-    if let Some(e) = core.error.take() {
-        core.stop_at = Tick::MAX;
-        return Err(e);
-    }
-    if let Some(x) = core.exit.take() {
-        core.stop_at = Tick::MAX;
-        return Ok(Some(ExitStatus::ExitRequested {
-            reason: x.reason,
-            code: x.code,
-            tick: x.tick,
-        }));
-    }
-    if primaries > 0 && core.held == 0 && core.owns_all_primaries {
-        core.stop_at = Tick::MAX;
-        return Ok(Some(ExitStatus::Completed {
-            reason: CompletionReason::PrimariesReleased,
-            tick: core.now,
-        }));
-    }
-    Ok(None)
 }

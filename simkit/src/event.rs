@@ -98,6 +98,13 @@ impl EventKey {
         }
     }
 
+    /// The key standing for component `comp`'s `init` call at the start time: before every
+    /// event at that time, in component-id order (the order `init` runs in). Only exit
+    /// requests and primary releases made in `init` carry it; no event has it.
+    pub(crate) fn init(time: Tick, comp: u32) -> EventKey {
+        EventKey::raw(time, EventClass::External, comp, 0)
+    }
+
     #[inline]
     pub(crate) fn external(time: Tick, seq: u64) -> EventKey {
         EventKey::raw(time, EventClass::External, EXTERNAL_SRC as u32, seq)

@@ -4,7 +4,45 @@
 use crate::component::ComponentId;
 use crate::sync::{lock, wait, Arc, AtomicBool, AtomicU64, Condvar, Mutex, Ordering};
 use crate::time::Tick;
+use std::cell::{Cell, RefCell};
 use std::fmt;
+
+thread_local! {
+    /// The address of the [`Control`] of the simulation whose handlers this thread is running
+    /// (0 when none): a handle used from inside a handler is recognised by it.
+    static INSIDE: Cell<usize> = const { Cell::new(0) };
+    /// Whether a handler on this thread asked to exit through a handle (the fast check the
+    /// engine makes after each handler).
+    static ASKED: Cell<bool> = const { Cell::new(false) };
+    /// That request's reason and code (the first one a handler made).
+    static ASKED_EXIT: RefCell<Option<(String, i32)>> = const { RefCell::new(None) };
+}
+
+/// Whether a handler that just ran asked to exit through a [`SimHandle`]. One thread-local
+/// load: the engine calls it after every handler.
+#[inline]
+pub(crate) fn exit_asked_inside() -> bool {
+    ASKED.with(Cell::get)
+}
+
+/// Takes the exit a handler asked for through a [`SimHandle`].
+pub(crate) fn take_exit_asked_inside() -> Option<(String, i32)> {
+    ASKED.with(|a| a.set(false));
+    ASKED_EXIT.with(|x| x.borrow_mut().take())
+}
+
+/// Marks the current thread as running the handlers of one simulation until dropped.
+pub(crate) struct Inside {
+    prev: usize,
+}
+
+impl Drop for Inside {
+    fn drop(&mut self) {
+        INSIDE.with(|i| i.set(self.prev));
+        // A request a panicking handler left behind must not leak into a later run.
+        let _ = take_exit_asked_inside();
+    }
+}
 
 /// Why a [`SimHandle`] call was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -130,6 +168,20 @@ impl<M> SimHandle<M> {
         }
     }
 
+    fn control_addr(&self) -> usize {
+        &*self.ctl as *const Control<M> as usize
+    }
+
+    /// Engine side: marks the calling thread as running this simulation's handlers, so that
+    /// [`SimHandle::request_exit`] called from one of them becomes a deterministic in-model
+    /// request. Undone when the guard drops.
+    pub(crate) fn enter(&self) -> Inside {
+        let _ = take_exit_asked_inside();
+        Inside {
+            prev: INSIDE.with(|i| i.replace(self.control_addr())),
+        }
+    }
+
     /// The simulation's time as of its last synchronization point.
     pub fn now(&self) -> Tick {
         Tick(self.ctl.now.load(Ordering::Acquire))
@@ -172,10 +224,31 @@ impl<M> SimHandle<M> {
     }
 
     /// Asks the running (or next) run to stop with
-    /// [`ExitStatus::ExitRequested`](crate::engine::ExitStatus). Returns whether this request
-    /// took effect: false if an exit or interrupt is already pending, or was honored by the
-    /// run that is ending (requests are re-armed when the next run starts).
+    /// [`ExitStatus::ExitRequested`](crate::engine::ExitStatus).
+    ///
+    /// From another thread the request is timing-dependent: the engine honors it at its next
+    /// synchronization point (an epoch boundary; every few thousand events on one partition),
+    /// wherever the simulation has got to. Returns whether this request took effect: false if
+    /// an exit or interrupt is already pending, or was honored by the run that is ending
+    /// (requests are re-armed when the next run starts).
+    ///
+    /// From inside a component's handler (on the thread running it) the call is the same as
+    /// [`Ctx::request_exit`](crate::component::Ctx::request_exit): a deterministic request made
+    /// at the time and ordering key of the event being handled, honored by the exit rule
+    /// described in [`crate::engine`]. It then returns true unless the same handler already
+    /// asked.
     pub fn request_exit(&self, reason: impl Into<String>, code: i32) -> bool {
+        if INSIDE.with(Cell::get) == self.control_addr() {
+            return ASKED_EXIT.with(|x| {
+                let mut x = x.borrow_mut();
+                if x.is_some() {
+                    return false;
+                }
+                *x = Some((reason.into(), code));
+                ASKED.with(|a| a.set(true));
+                true
+            });
+        }
         self.request(Request::Exit {
             reason: reason.into(),
             code,
@@ -203,7 +276,9 @@ impl<M> SimHandle<M> {
     }
 
     /// Holds the simulation open: while a guard lives, running out of events does not end a
-    /// run; the engine waits for injections instead. Dropping the guard releases it.
+    /// run; the engine waits for injections instead. Dropping the guard releases it; like
+    /// every call from another thread, that is seen at the engine's next synchronization
+    /// point, so when exactly the run then ends depends on thread timing.
     pub fn hold(&self) -> PrimaryGuard<M> {
         let mut g = lock(&self.ctl.state);
         g.holds += 1;

@@ -479,9 +479,10 @@ impl<M> TopologyBuilder<M> {
         Ok(())
     }
 
-    /// Makes `c` a primary: when a model has primaries, a run completes as soon as all of them
+    /// Makes `c` a primary: when a model has primaries, a run completes once all of them
     /// have called [`Ctx::release_primary`](crate::component::Ctx::release_primary), even if
-    /// events are still pending (clocks that tick forever, say).
+    /// events are still pending (clocks that tick forever, say): after every event before the
+    /// last release's time plus the exit horizon (see the exit rule in [`crate::engine`]).
     pub fn primary(&mut self, c: ComponentId) -> Result<(), TopologyError> {
         self.comp_mut(c)?.primary = true;
         Ok(())

@@ -9,6 +9,8 @@ mod clock;
 mod control;
 #[path = "engine/determinism.rs"]
 mod determinism;
+#[path = "engine/exits.rs"]
+mod exits;
 #[path = "engine/ordering.rs"]
 mod ordering;
 #[path = "engine/stats.rs"]

@@ -1,11 +1,13 @@
 //! The multi-partition run: one worker thread per partition, synchronized in LBTS epochs.
 
+use super::stop::ModelStop;
+use super::worker::Core;
 use super::{
-    local_stop, place_injections, request_status, CompletionReason, ExitStatus, Part, SimError,
-    Simulation, Tables,
+    place_injections, request_status, CompletionReason, ExitStatus, Part, SimError, Simulation,
+    Tables,
 };
 use crate::epoch::EpochBarrier;
-use crate::event::Entry;
+use crate::event::{Entry, EventKey};
 use crate::handle::{Request, SimHandle};
 use crate::sync::{lock, Mutex};
 use crate::time::Tick;
@@ -21,20 +23,40 @@ struct Contrib {
     /// Lower bound on anything this partition can still cause: its next event and the
     /// earliest message it sent during the epoch just finished.
     next: Tick,
-    /// A local stop condition (error or exit) was hit.
-    stop: bool,
+    /// A component misused its context: the run stops with that error.
+    error: bool,
     /// Primaries of this partition still holding.
     held: u32,
     /// Time of the last event this partition handled.
     now: Tick,
+    /// Key of this partition's earliest pending exit request.
+    exit: Option<EventKey>,
+    /// Key of the release of this partition's last primary, while pending.
+    released: Option<EventKey>,
+}
+
+impl Contrib {
+    fn of<M>(core: &Core<M>, next: Tick) -> Contrib {
+        Contrib {
+            next,
+            error: core.error.is_some(),
+            held: core.held,
+            now: core.now,
+            exit: core.exit.as_ref().map(|x| x.key),
+            released: core.released,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
 enum Outcome {
-    Local,
+    /// A partition hit an error.
+    Error,
     Completed(CompletionReason),
     MaxTick,
     Request(Request),
+    /// A stop the model asked for (exit request or primaries released), due now.
+    Model(ModelStop),
 }
 
 #[derive(Debug, Clone)]
@@ -82,6 +104,11 @@ impl<M> Shared<'_, M> {
 
     fn decide_inner(&self, st: &mut Leader, cs: &[Contrib]) -> Decision {
         let mut lbts = cs.iter().map(|c| c.next).min().unwrap_or(Tick::MAX);
+        let model = ModelStop::pick(
+            cs.iter().filter_map(|c| c.exit).min(),
+            self.tables.primaries > 0 && cs.iter().all(|c| c.held == 0),
+            cs.iter().filter_map(|c| c.released).max(),
+        );
         // Injections go at the latest time any partition has reached: in nobody's past.
         let reached = cs.iter().map(|c| c.now).max().unwrap_or(Tick::ZERO);
         st.frontier = st.frontier.max(reached);
@@ -98,11 +125,15 @@ impl<M> Shared<'_, M> {
                     return Decision::Stop(Outcome::Request(r));
                 }
             }
-            if cs.iter().any(|c| c.stop) {
-                return Decision::Stop(Outcome::Local);
+            if cs.iter().any(|c| c.error) {
+                return Decision::Stop(Outcome::Error);
             }
-            if self.tables.primaries > 0 && cs.iter().map(|c| c.held).sum::<u32>() == 0 {
-                return Decision::Stop(Outcome::Completed(CompletionReason::PrimariesReleased));
+            // Every event before the winning stop's cap has been handled once nothing
+            // earlier is pending or in flight anywhere.
+            if let Some(s) = model {
+                if lbts >= s.cap(self.tables.horizon) {
+                    return Decision::Stop(Outcome::Model(s));
+                }
             }
             if lbts != Tick::MAX {
                 break;
@@ -115,7 +146,13 @@ impl<M> Shared<'_, M> {
         if lbts >= self.end {
             return Decision::Stop(Outcome::MaxTick);
         }
-        let window_end = lbts.saturating_add(self.tables.lookahead).min(self.end);
+        // Never wider than the exit horizon: a stop requested inside this window must find
+        // every partition short of its cap (see the exit rule in `crate::engine`).
+        let width = self.tables.lookahead.min(self.tables.horizon);
+        let mut window_end = lbts.saturating_add(width).min(self.end);
+        if let Some(s) = model {
+            window_end = window_end.min(s.cap(self.tables.horizon));
+        }
         st.epochs += 1;
         self.handle.publish_now(lbts);
         Decision::Run { window_end }
@@ -124,12 +161,8 @@ impl<M> Shared<'_, M> {
 
 fn worker<M: Send + 'static>(sh: &Shared<'_, M>, pid: usize, part: &mut Part<M>) {
     let Part { comps, core } = part;
-    let mut contrib = Contrib {
-        next: core.next_time(),
-        stop: core.wants_stop(),
-        held: core.held,
-        now: core.now,
-    };
+    let _inside = sh.handle.enter();
+    let mut contrib = Contrib::of(core, core.next_time());
     let mut parity = 0usize;
     loop {
         let t0 = Instant::now();
@@ -165,12 +198,7 @@ fn worker<M: Send + 'static>(sh: &Shared<'_, M>, pid: usize, part: &mut Part<M>)
                 g.append(out);
             }
         }
-        contrib = Contrib {
-            next: core.next_time().min(core.sent_min),
-            stop: core.wants_stop(),
-            held: core.held,
-            now: core.now,
-        };
+        contrib = Contrib::of(core, core.next_time().min(core.sent_min));
         core.sent_min = Tick::MAX;
         parity ^= 1;
     }
@@ -198,9 +226,11 @@ pub(crate) fn run<M: Send + 'static>(
             n,
             Contrib {
                 next: Tick::MAX,
-                stop: false,
+                error: false,
                 held: 0,
                 now: Tick::ZERO,
+                exit: None,
+                released: None,
             },
             Leader {
                 frontier: *frontier,
@@ -245,23 +275,16 @@ pub(crate) fn run<M: Send + 'static>(
     }
     // Anything still buffered (a run that stopped early) goes back into the queues.
     sim.merge_outboxes();
-    // Errors first, then the earliest component exit, in partition order for ties.
-    let mut exit: Option<ExitStatus> = None;
+    // Errors first, in partition order.
     for p in &mut sim.parts {
-        let primaries = sim.tables.primaries;
-        if let Some(s) = local_stop(&mut p.core, primaries)? {
-            if exit.as_ref().is_none_or(|e| s.tick() < e.tick()) {
-                exit = Some(s);
-            }
+        if let Some(e) = p.core.error.take() {
+            return Err(e);
         }
-        p.core.stop_at = Tick::MAX;
     }
     let now = sim.now();
+    sim.frontier = leader_frontier;
     let status = match outcome {
-        Some(Outcome::Request(r)) => {
-            sim.frontier = leader_frontier;
-            request_status(r, now)
-        }
+        Some(Outcome::Request(r)) => request_status(r, now),
         Some(Outcome::MaxTick) => {
             sim.frontier = end;
             for p in &mut sim.parts {
@@ -269,14 +292,10 @@ pub(crate) fn run<M: Send + 'static>(
             }
             ExitStatus::MaxTick { tick: limit }
         }
-        Some(Outcome::Completed(reason)) => {
-            sim.frontier = leader_frontier;
-            ExitStatus::Completed { reason, tick: now }
-        }
-        Some(Outcome::Local) | None => {
-            sim.frontier = leader_frontier;
-            exit.unwrap_or(ExitStatus::Interrupted { tick: now })
-        }
+        Some(Outcome::Completed(reason)) => ExitStatus::Completed { reason, tick: now },
+        Some(Outcome::Model(s)) => sim.honor(s),
+        // An error was reported above; `None` only follows an abort, which is a panic.
+        Some(Outcome::Error) | None => ExitStatus::Interrupted { tick: now },
     };
     Ok(status)
 }

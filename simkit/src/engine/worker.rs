@@ -25,12 +25,13 @@ pub(crate) struct CompState {
     pub(crate) holding: bool,
 }
 
-/// A component-initiated exit.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// An exit requested from inside the model, with the ordering key of the event (or `init`
+/// call) whose handler asked: among several requests the smallest key wins.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct ExitReq {
     pub(crate) reason: String,
     pub(crate) code: i32,
-    pub(crate) tick: Tick,
+    pub(crate) key: EventKey,
 }
 
 /// A partition's event loop state. `Ctx` borrows it mutably while a handler runs.
@@ -50,12 +51,19 @@ pub struct Core<M> {
     pub(crate) cross: u64,
     pub(crate) barrier_wait: Duration,
     pub(crate) now: Tick,
-    /// Exclusive time limit set by a stop request (exit, error, primaries released).
+    /// Exclusive time limit this partition may not handle events at or after, set by its own
+    /// stop conditions: an error (its time), an exit request or, on one partition, the last
+    /// primary's release (their time plus the exit horizon).
     pub(crate) stop_at: Tick,
+    /// The earliest exit requested in this partition and not yet honored.
     pub(crate) exit: Option<ExitReq>,
     pub(crate) error: Option<SimError>,
     /// Primaries of this partition still holding.
     pub(crate) held: u32,
+    /// Key of the event whose handler released this partition's last holding primary, until
+    /// a run honors the release (all partitions released: the largest such key is when the
+    /// whole run's last primary released).
+    pub(crate) released: Option<EventKey>,
     /// Whether this partition alone decides when all primaries are released (one partition).
     pub(crate) owns_all_primaries: bool,
 }
@@ -114,8 +122,15 @@ impl<M> Core<M> {
         });
     }
 
-    fn stop_after(&mut self, now: Tick) {
-        self.stop_at = self.stop_at.min(now.saturating_add(Tick(1)));
+    /// Sets `stop_at` from the pending requests (at the start of a run).
+    pub(crate) fn rearm(&mut self, horizon: Tick) {
+        self.stop_at = Tick::MAX;
+        if let Some(x) = &self.exit {
+            self.stop_at = x.key.time().saturating_add(horizon);
+        }
+        if let (Some(k), true) = (self.released, self.owns_all_primaries && self.held == 0) {
+            self.stop_at = self.stop_at.min(k.time().saturating_add(horizon));
+        }
     }
 
     fn fail(&mut self, e: SimError, now: Tick) {
@@ -169,36 +184,42 @@ impl<M> Core<M> {
         );
     }
 
-    pub(crate) fn request_exit(&mut self, reason: String, code: i32, now: Tick) {
-        if self.exit.is_none() {
-            self.exit = Some(ExitReq {
-                reason,
-                code,
-                tick: now,
-            });
+    /// Records an exit request made while handling the event with key `key`: this partition
+    /// stops before `key.time() + horizon` (see the exit rule in [`crate::engine`]).
+    pub(crate) fn request_exit(&mut self, reason: String, code: i32, key: EventKey, horizon: Tick) {
+        // Strictly smaller: of two requests in one handler the first stands.
+        if self.exit.as_ref().is_none_or(|x| key < x.key) {
+            self.exit = Some(ExitReq { reason, code, key });
         }
-        self.stop_after(now);
+        self.stop_at = self.stop_at.min(key.time().saturating_add(horizon));
     }
 
-    pub(crate) fn release_primary(&mut self, local: u32, now: Tick) {
+    pub(crate) fn release_primary(&mut self, local: u32, key: EventKey, horizon: Tick) {
         let st = &mut self.st[local as usize];
         if !st.holding {
             return;
         }
         st.holding = false;
         self.held -= 1;
-        if self.held == 0 && self.owns_all_primaries {
-            self.stop_after(now);
+        if self.held == 0 {
+            self.released = Some(self.released.map_or(key, |k| k.max(key)));
+            if self.owns_all_primaries {
+                self.stop_at = self.stop_at.min(key.time().saturating_add(horizon));
+            }
+        }
+    }
+
+    /// Picks up an exit the handler that just ran for the event with key `key` asked for
+    /// through a [`SimHandle`](crate::handle::SimHandle) (see [`Ctx::after_handler`]).
+    #[cold]
+    pub(crate) fn exit_asked_inside(&mut self, key: EventKey, horizon: Tick) {
+        if let Some((reason, code)) = crate::handle::take_exit_asked_inside() {
+            self.request_exit(reason, code, key, horizon);
         }
     }
 }
 
 impl<M: 'static> Core<M> {
-    /// Whether a local stop condition (error, exit, primaries) has been reached.
-    pub(crate) fn wants_stop(&self) -> bool {
-        self.stop_at != Tick::MAX
-    }
-
     /// Handles events in key order while their time is below `end` (and below any stop
     /// limit), at most `budget` of them. Returns how many it handled.
     pub(crate) fn process(
@@ -275,9 +296,10 @@ impl<M: 'static> Core<M> {
             tables,
             me,
             local,
-            now,
+            key: e.key,
         };
         comps[local as usize].handle(input, &mut ctx);
+        ctx.after_handler();
     }
 
     fn dispatch_tick(
@@ -299,9 +321,11 @@ impl<M: 'static> Core<M> {
             tables,
             me,
             local,
-            now,
+            key: t.key,
         };
-        if comps[local as usize].tick(&mut ctx) == Activity::Active {
+        let activity = comps[local as usize].tick(&mut ctx);
+        ctx.after_handler();
+        if activity == Activity::Active {
             if let Some(clock) = tables.clocks[me as usize] {
                 self.wake(local, me, clock, now);
             }

@@ -188,7 +188,6 @@ fn primaries_hold_the_run_until_all_release() {
         let p2 = b.add("p2", Releaser(8000)).unwrap();
         b.primary(p1).unwrap();
         b.primary(p2).unwrap();
-        let single = layout == Partitioning::Single;
         let mut sim = SimInit::new(b.build().unwrap())
             .partitioning(layout)
             .init()
@@ -201,13 +200,23 @@ fn primaries_hold_the_run_until_all_release() {
         else {
             panic!("{status:?}");
         };
-        // The clock would tick forever; the run ended once the second primary released.
-        assert!(tick >= Tick(8000));
-        if single {
-            assert_eq!(tick, Tick(8000));
-            // Ticks at 0..=8000 plus the two release timers.
-            assert_eq!(sim.report().engine.events, 9 + 2);
-        }
+        // The clock would tick forever; the run ended once the second primary released, on
+        // every layout alike: the model has no links, so its exit horizon is one tick and
+        // only the events at the release's own tick still ran.
+        assert_eq!(sim.exit_horizon(), Tick(1));
+        assert_eq!(tick, Tick(8000));
+        // Ticks at 0..=8000 plus the two release timers.
+        assert_eq!(sim.report().engine.events, 9 + 2);
+        assert_eq!(sim.now(), Tick(8000));
+        // Once released, a later run completes at once.
+        assert_eq!(
+            sim.run().unwrap(),
+            ExitStatus::Completed {
+                reason: CompletionReason::PrimariesReleased,
+                tick: Tick(8000)
+            }
+        );
+        assert_eq!(sim.report().engine.events, 9 + 2);
     }
 }
 
@@ -281,6 +290,10 @@ fn every_exit_status() {
                 tick: Tick(500)
             }
         );
+        // Every event before 500 + the exit horizon (the 100-tick links) ran: arrivals at
+        // 100..=500, not the one at 600.
+        assert_eq!(sim.report().engine.events, 5);
+        assert_eq!(sim.now(), Tick(500));
         // Continuing picks up where it stopped.
         assert!(matches!(
             sim.run().unwrap(),
