@@ -361,6 +361,54 @@ unsafe fn fma_row32_x86(a: &[f32; 64], b: &[f32; 64], c: &[f32; 64]) -> [f32; 64
     r
 }
 
+/// Row-wide fused multiply-add on f32 bit patterns, with each source's input modifiers
+/// given as `(and, xor)` masks (abs clears the sign, neg flips it): the fast path of the
+/// VALU FMA family, reading VGPR rows in place.
+#[inline]
+pub(crate) fn fma_bits32(
+    a: &[u32; 64],
+    b: &[u32; 64],
+    c: &[u32; 64],
+    m: [(u32, u32); 3],
+) -> [u32; 64] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU supports FMA (checked just above).
+            return unsafe { fma_bits32_x86(a, b, c, m) };
+        }
+    }
+    fma_bits32_generic(a, b, c, m)
+}
+
+#[inline(always)]
+fn fma_bits32_generic(
+    a: &[u32; 64],
+    b: &[u32; 64],
+    c: &[u32; 64],
+    m: [(u32, u32); 3],
+) -> [u32; 64] {
+    let mut r = [0u32; 64];
+    for l in 0..64 {
+        let x = f32::from_bits((a[l] & m[0].0) ^ m[0].1);
+        let y = f32::from_bits((b[l] & m[1].0) ^ m[1].1);
+        let z = f32::from_bits((c[l] & m[2].0) ^ m[2].1);
+        r[l] = x.mul_add(y, z).to_bits();
+    }
+    r
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma,avx2")]
+unsafe fn fma_bits32_x86(
+    a: &[u32; 64],
+    b: &[u32; 64],
+    c: &[u32; 64],
+    m: [(u32, u32); 3],
+) -> [u32; 64] {
+    fma_bits32_generic(a, b, c, m)
+}
+
 /// Row-wide fused multiply-add, f64 (see [`fma_row32`]).
 #[inline]
 pub(crate) fn fma_row64(a: &[f64; 64], b: &[f64; 64], c: &[f64; 64]) -> [f64; 64] {

@@ -261,6 +261,14 @@ pub(crate) fn f3(w: &mut Wave, i: &Inst, f: impl Fn(f32, f32, f32) -> f32) {
 
 /// `fma(src0, src1, src2)` (VOP3 modifiers applied), f32.
 pub(crate) fn fma3(w: &mut Wave, i: &Inst) {
+    if i.sub == Sub::None {
+        let (mut ta, mut tb, mut tc) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
+        let (a, b) = (row(w, i, 0, &mut ta), row(w, i, 1, &mut tb));
+        let c = row(w, i, 2, &mut tc);
+        let mut r = fl::fma_bits32(a, b, c, [fmods(i, 0), fmods(i, 1), fmods(i, 2)]);
+        finish32(i, &mut r);
+        return put(w, i, &r, u64::MAX);
+    }
     let (a, en) = fsrc(w, i, 0);
     let (b, _) = fsrc(w, i, 1);
     let (c, _) = fsrc(w, i, 2);
@@ -779,6 +787,27 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VAddU32 => int2(w, i, |a, b| a.wrapping_add(b)),
         VSubU32 => int2(w, i, |a, b| a.wrapping_sub(b)),
         VSubrevU32 => int2(w, i, |a, b| b.wrapping_sub(a)),
+        VFmacF32 if i.sub == Sub::None => {
+            let (mut ta, mut tb) = ([0u32; LANES], [0u32; LANES]);
+            let (a, b) = (row(w, i, 0, &mut ta), row(w, i, 1, &mut tb));
+            let c = &w.v[i.dst as usize % w.v.len()];
+            let mut r = fl::fma_bits32(a, b, c, [fmods(i, 0), fmods(i, 1), (u32::MAX, 0)]);
+            finish32(i, &mut r);
+            put(w, i, &r, u64::MAX)
+        }
+        VFmamkF32 | VFmaakF32 if i.sub == Sub::None => {
+            // fmamk: src0 * K + vsrc1; fmaak: src0 * vsrc1 + K.
+            let (mut ta, mut tb) = ([0u32; LANES], [0u32; LANES]);
+            let (a, b) = (row(w, i, 0, &mut ta), row(w, i, 1, &mut tb));
+            let k = [i.lit; LANES];
+            let none = (u32::MAX, 0);
+            let r = if i.op == VFmamkF32 {
+                fl::fma_bits32(a, &k, b, [none; 3])
+            } else {
+                fl::fma_bits32(a, b, &k, [none; 3])
+            };
+            put(w, i, &r, u64::MAX)
+        }
         VMacF32 | VFmacF32 => {
             let (a, en) = fsrc(w, i, 0);
             let (b, _) = fsrc(w, i, 1);

@@ -325,14 +325,15 @@ impl Wave {
             return Stop::Endpgm;
         }
         self.state = WaveState::Ready;
+        let prog = ctx.prog;
         let mut n = 0;
         while n < max {
-            let inst = match ctx.prog.fetch(self.pc) {
-                Ok(i) => *i,
+            let inst = match prog.fetch(self.pc) {
+                Ok(i) => i,
                 Err(e) => return Stop::Fault(e),
             };
             n += 1;
-            match self.step(ctx, &inst) {
+            match self.step(ctx, inst) {
                 Ok(Flow::Next) => self.pc = self.pc.wrapping_add(inst.len as u64),
                 Ok(Flow::Jumped) => {}
                 Ok(Flow::Stop(s)) => {
