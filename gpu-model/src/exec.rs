@@ -226,6 +226,12 @@ pub struct MemRecord<'a> {
 pub trait MemObserver {
     /// Called once per executed memory instruction.
     fn access(&mut self, rec: &MemRecord<'_>);
+
+    /// Called once per executed cache-maintenance instruction (`s_dcache_inv`,
+    /// `buffer_inv`, `buffer_wbl2`, `buffer_wbinvl1_vol`, `global_inv`, `global_wb`, ...):
+    /// its LLVM mnemonic and its cache-policy bits as in [`MemRecord::policy`]. What it
+    /// does to which cache is the observer's business ([`crate::cache::maintenance`]).
+    fn maintenance(&mut self, _mnemonic: &'static str, _policy: u8) {}
 }
 
 /// What a wave executes against: memory, its workgroup's LDS and private segment.

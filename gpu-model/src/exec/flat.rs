@@ -243,7 +243,16 @@ fn rmw_local(
 /// Executes a FLAT/GLOBAL/SCRATCH instruction.
 pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), FaultReason> {
     if matches!(i.op, Op::FInv | Op::FWb | Op::FWbinv) {
-        // GFX12 global_inv/wb: memory is coherent in functional mode.
+        // GFX12 global_inv/wb: device memory is coherent in functional mode; the cache
+        // models are told.
+        if let Some(obs) = ctx.observer.as_deref_mut() {
+            let name = match i.op {
+                Op::FInv => "global_inv",
+                Op::FWb => "global_wb",
+                _ => "global_wbinv",
+            };
+            obs.maintenance(name, i.mem.policy);
+        }
         ctx.mem.fence();
         return Ok(());
     }

@@ -32,6 +32,9 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
         BStoreDwordx3 => (4, 3, false, true),
         BStoreDwordx4 => (4, 4, false, true),
         BWbl2 | BInv | BWbinvl1 | BWbinvl1Vol => {
+            if let Some(obs) = ctx.observer.as_deref_mut() {
+                obs.maintenance(i.op.name(), i.mem.policy);
+            }
             ctx.mem.fence();
             return Ok(());
         }

@@ -27,6 +27,9 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
         SLoadDwordx8 | SBufferLoadDwordx8 => 8,
         SLoadDwordx16 | SBufferLoadDwordx16 => 16,
         SDcacheInv | SDcacheWb | SDcacheInvVol | SDcacheWbVol => {
+            if let Some(obs) = ctx.observer.as_deref_mut() {
+                obs.maintenance(i.op.name(), i.mem.policy);
+            }
             ctx.mem.fence();
             return Ok(());
         }

@@ -1,13 +1,13 @@
 //! The memory hierarchy's components: a CU's L1s (as a wave-memory observer), the per-XCD
 //! L2 and the IODs (memory-side cache + HBM), connected by [`SocMsg::Mem`] messages.
 
-use crate::cache::{mtype_for, AccessKind, Cache, MType, MemOp};
+use crate::cache::{maintenance, mtype_for, AccessKind, Cache, MType, MemOp};
 use crate::exec::{self, MemObserver, MemRecord};
 use crate::Target;
 use simkit::component::{Component, Ctx, Input};
 use simkit::port::PortId;
 
-use super::msg::{MemReq, SocMsg};
+use super::msg::{L2Maint, MemReq, SocMsg};
 
 /// A CU's K$ and V$, fed by the executor's memory observer. Requests for the L2 collect in
 /// `out` and the CU sends them at the end of its quantum.
@@ -21,9 +21,24 @@ pub(crate) struct L1s {
     pub(crate) counts: [u64; 4],
 }
 
-/// The LLVM `CPol` bits from the executor's policy byte (its bit 2 is scc/sc1, LLVM's 4).
-fn cpol(policy: u8) -> u32 {
-    u32::from(policy & 3) | u32::from(policy >> 2 & 1) << 4
+/// The LLVM `CPol` bits from the executor's policy byte. GFX9: glc/sc0 bit 0, slc/nt bit
+/// 1, scc/sc1 bit 2 (LLVM's bit 4). GFX12: already LLVM's layout (th bits 2:0, scope 4:3).
+fn cpol(target: Target, policy: u8) -> u32 {
+    match target.family() {
+        crate::Family::Gfx9 => u32::from(policy & 3) | u32::from(policy >> 2 & 1) << 4,
+        crate::Family::Gfx12 => u32::from(policy),
+    }
+}
+
+/// A dirty line written back to the next level.
+fn write_back(addr: u64, line: u64) -> MemReq {
+    MemReq {
+        addr,
+        bytes: line as u32,
+        kind: AccessKind::Write,
+        mtype: MType::Rw,
+        maint: L2Maint::None,
+    }
 }
 
 fn push(
@@ -41,6 +56,7 @@ fn push(
             bytes: line as u32,
             kind: AccessKind::Read,
             mtype,
+            maint: L2Maint::None,
         });
     }
     if o.forward {
@@ -49,15 +65,11 @@ fn push(
             bytes,
             kind,
             mtype,
+            maint: L2Maint::None,
         });
     }
     if let Some(w) = o.writeback {
-        out.push(MemReq {
-            addr: w,
-            bytes: line as u32,
-            kind: AccessKind::Write,
-            mtype: MType::Rw,
-        });
+        out.push(write_back(w, line));
     }
 }
 
@@ -76,7 +88,7 @@ impl MemObserver for L1s {
             exec::AccessKind::Store => 2,
             exec::AccessKind::Atomic => 3,
         }] += 1;
-        let mtype = mtype_for(self.target, cpol(rec.policy), op);
+        let mtype = mtype_for(self.target, cpol(self.target, rec.policy), op);
         let cache = if rec.kind == exec::AccessKind::ScalarLoad {
             &mut self.scalar
         } else {
@@ -102,6 +114,34 @@ impl MemObserver for L1s {
                 break;
             }
         }
+    }
+
+    fn maintenance(&mut self, mnemonic: &'static str, policy: u8) {
+        let Some(m) = maintenance(self.target, mnemonic, cpol(self.target, policy)) else {
+            return;
+        };
+        // The K$ is read-only and the V$ write-through: neither holds dirty data.
+        if m.invalidate_vector_l1 {
+            self.vector.invalidate_all(|_| {});
+        }
+        if m.invalidate_scalar_l1 {
+            self.scalar.invalidate_all(|_| {});
+        }
+        let l2 = if m.invalidate_l2 {
+            L2Maint::Invalidate
+        } else if m.write_back_l2 {
+            L2Maint::WriteBack
+        } else {
+            return;
+        };
+        // In order with this CU's other requests to the L2.
+        self.out.push(MemReq {
+            addr: 0,
+            bytes: 0,
+            kind: AccessKind::Write,
+            mtype: MType::Rw,
+            maint: l2,
+        });
     }
 }
 
@@ -156,8 +196,32 @@ impl Component<SocMsg> for L2 {
         else {
             return;
         };
+        self.process(&reqs);
+        for (i, b) in self.batches.iter_mut().enumerate() {
+            if !b.is_empty() {
+                if let Some(&p) = self.ports.get(i) {
+                    ctx.send(p, SocMsg::Mem(Box::new(std::mem::take(b))));
+                }
+            }
+        }
+    }
+}
+
+impl L2 {
+    /// Applies requests from the CUs, collecting what each IOD must see in `batches`.
+    pub(crate) fn process(&mut self, reqs: &[MemReq]) {
         let line = self.cache.line_bytes();
         for r in reqs.iter() {
+            if r.maint != L2Maint::None {
+                let (iods, il) = (self.iods, self.interleave);
+                let batches = &mut self.batches;
+                let mut wb = |a: u64| batches[iod_of(a, iods, il)].push(write_back(a, line));
+                match r.maint {
+                    L2Maint::Invalidate => self.cache.invalidate_all(&mut wb),
+                    _ => self.cache.write_back_all(&mut wb),
+                }
+                continue;
+            }
             let o = self.cache.access(r.addr, r.bytes, r.kind, r.mtype);
             let i = iod_of(r.addr, self.iods, self.interleave);
             push(
@@ -169,13 +233,6 @@ impl Component<SocMsg> for L2 {
                 r.mtype,
                 line,
             );
-        }
-        for (i, b) in self.batches.iter_mut().enumerate() {
-            if !b.is_empty() {
-                if let Some(&p) = self.ports.get(i) {
-                    ctx.send(p, SocMsg::Mem(Box::new(std::mem::take(b))));
-                }
-            }
         }
     }
 }
@@ -238,5 +295,110 @@ impl Component<SocMsg> for Iod {
                 self.hbm_write += line;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::Level;
+    use crate::config::{CacheSpec, WritePolicy};
+
+    fn cache(level: Level, policy: WritePolicy) -> Cache {
+        let spec = CacheSpec {
+            size_bytes: 16 * 1024,
+            line_bytes: 128,
+            ways: 4,
+            latency_cycles: 1,
+            write_policy: policy,
+            shared_by: 1,
+        };
+        Cache::new(&spec, level).expect("valid cache")
+    }
+
+    fn l1s(target: Target) -> L1s {
+        L1s {
+            target,
+            scalar: cache(Level::L1, WritePolicy::WriteThrough),
+            vector: cache(Level::L1, WritePolicy::WriteThrough),
+            out: Vec::new(),
+            counts: [0; 4],
+        }
+    }
+
+    fn load(l: &mut L1s, kind: exec::AccessKind, addr: u64) {
+        let mut addrs = [0u64; exec::LANES];
+        addrs[0] = addr;
+        l.access(&MemRecord {
+            kind,
+            bytes: 4,
+            policy: 0,
+            exec: 1,
+            addrs: &addrs,
+        });
+    }
+
+    #[test]
+    fn gfx942_buffer_inv_drops_l1_and_with_sc1_the_l2() {
+        let mut l = l1s(Target::Gfx942);
+        load(&mut l, exec::AccessKind::Load, 0x1000);
+        load(&mut l, exec::AccessKind::ScalarLoad, 0x2000);
+        assert!(l.vector.contains(0x1000) && l.scalar.contains(0x2000));
+        l.out.clear();
+        // buffer_inv sc0 (agent scope is sc1 on gfx94x): V$ only.
+        l.maintenance("buffer_inv", 0b001);
+        assert!(!l.vector.contains(0x1000));
+        assert!(l.scalar.contains(0x2000), "buffer_inv leaves the K$ alone");
+        assert!(l.out.is_empty());
+        // buffer_inv sc1: the L2 too, in order with the CU's other requests.
+        l.maintenance("buffer_inv", 0b100);
+        assert_eq!(l.out.last().map(|r| r.maint), Some(L2Maint::Invalidate));
+        l.maintenance("s_dcache_inv", 0);
+        assert!(!l.scalar.contains(0x2000));
+        l.out.clear();
+        l.maintenance("buffer_wbl2", 0);
+        assert_eq!(l.out.last().map(|r| r.maint), Some(L2Maint::WriteBack));
+    }
+
+    #[test]
+    fn gfx12_global_inv_scope_decides_the_levels() {
+        let mut l = l1s(Target::Gfx1201);
+        load(&mut l, exec::AccessKind::Load, 0x1000);
+        load(&mut l, exec::AccessKind::ScalarLoad, 0x2000);
+        l.out.clear();
+        // scope:SCOPE_DEV (2 << 3): the CU's caches, not the L2.
+        l.maintenance("global_inv", 2 << 3);
+        assert!(!l.vector.contains(0x1000) && !l.scalar.contains(0x2000));
+        assert!(l.out.is_empty());
+        // scope:SCOPE_SYS (3 << 3): the L2 as well.
+        l.maintenance("global_inv", 3 << 3);
+        assert_eq!(l.out.last().map(|r| r.maint), Some(L2Maint::Invalidate));
+    }
+
+    #[test]
+    fn l2_write_back_and_invalidate_send_dirty_lines_to_their_iod() {
+        let mut l2 = L2::new(cache(Level::L2, WritePolicy::WriteBack), 2, 4096);
+        let store = |addr| MemReq {
+            addr,
+            bytes: 4,
+            kind: AccessKind::Write,
+            mtype: MType::Rw,
+            maint: L2Maint::None,
+        };
+        l2.process(&[store(0x1000), store(0x2000)]);
+        assert_eq!(l2.cache.dirty_lines(), 2);
+        let maint = |m| MemReq {
+            maint: m,
+            ..store(0)
+        };
+        l2.process(&[maint(L2Maint::WriteBack)]);
+        assert_eq!(l2.cache.dirty_lines(), 0);
+        assert!(l2.cache.contains(0x1000), "write-back keeps the lines");
+        // 0x1000 interleaves to IOD 1, 0x2000 to IOD 0 (4 KiB interleave, 2 IODs).
+        let wbs = |b: &Vec<MemReq>| b.iter().filter(|r| r.kind == AccessKind::Write && r.bytes == 128).count();
+        assert_eq!((wbs(&l2.batches[0]), wbs(&l2.batches[1])), (1, 1));
+        l2.process(&[store(0x1000), maint(L2Maint::Invalidate)]);
+        assert!(!l2.cache.contains(0x1000) && !l2.cache.contains(0x2000));
+        assert_eq!(wbs(&l2.batches[1]), 2, "the re-dirtied line is written back again");
     }
 }

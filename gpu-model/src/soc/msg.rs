@@ -78,4 +78,19 @@ pub struct MemReq {
     pub kind: AccessKind,
     /// Memory type the access carries.
     pub mtype: MType,
+    /// A cache-maintenance request for the L2 instead of an access ([`L2Maint`]).
+    pub maint: L2Maint,
+}
+
+/// What a request asks of the L2 besides (or instead of) an access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum L2Maint {
+    /// A plain access.
+    #[default]
+    None,
+    /// Write every dirty line back, keep the lines (`buffer_wbl2`, `global_wb`).
+    WriteBack,
+    /// Write dirty lines back and drop every line (`buffer_inv sc1`, `global_inv
+    /// scope:SCOPE_SYS`).
+    Invalidate,
 }
