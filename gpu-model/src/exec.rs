@@ -131,6 +131,69 @@ impl Program {
     }
 }
 
+/// Class of an executed instruction, for instruction-mix statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum InstClass {
+    /// Scalar ALU (SOP1, SOP2, SOPC, SOPK).
+    Salu,
+    /// Program control (SOPP: branches, waits, barriers, s_endpgm, ...).
+    Control,
+    /// Scalar memory.
+    Smem,
+    /// Vector ALU (VOP1, VOP2, VOPC, VOP3, VOPD).
+    Valu,
+    /// Packed math, dot products and matrix cores (VOP3P).
+    Vop3p,
+    /// LDS (DS).
+    Lds,
+    /// Vector memory (FLAT, GLOBAL, SCRATCH, buffer).
+    Vmem,
+}
+
+impl InstClass {
+    /// Number of classes.
+    pub const COUNT: usize = 7;
+    /// Every class, in index order.
+    pub const ALL: [InstClass; 7] = [
+        InstClass::Salu,
+        InstClass::Control,
+        InstClass::Smem,
+        InstClass::Valu,
+        InstClass::Vop3p,
+        InstClass::Lds,
+        InstClass::Vmem,
+    ];
+
+    /// Report name (`salu`, `control`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            InstClass::Salu => "salu",
+            InstClass::Control => "control",
+            InstClass::Smem => "smem",
+            InstClass::Valu => "valu",
+            InstClass::Vop3p => "vop3p",
+            InstClass::Lds => "lds",
+            InstClass::Vmem => "vmem",
+        }
+    }
+}
+
+impl Enc {
+    /// The instruction class of this encoding.
+    #[inline(always)]
+    pub fn class(self) -> InstClass {
+        match self {
+            Enc::Sop1 | Enc::Sop2 | Enc::Sopc | Enc::Sopk => InstClass::Salu,
+            Enc::Sopp => InstClass::Control,
+            Enc::Smem => InstClass::Smem,
+            Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 | Enc::Vopd => InstClass::Valu,
+            Enc::Vop3p => InstClass::Vop3p,
+            Enc::Ds => InstClass::Lds,
+            Enc::Flat | Enc::Mubuf => InstClass::Vmem,
+        }
+    }
+}
+
 /// Why a wave stopped running.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stop {

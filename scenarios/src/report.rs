@@ -48,8 +48,10 @@ pub struct KernelReport {
     pub workgroups: u64,
     /// Waves run.
     pub waves: u64,
-    /// Wave-instructions executed: `total`, and by class `smem`, `vmem_load`,
-    /// `vmem_store`, `vmem_atomic`, `other` (everything else, LDS included).
+    /// Wave-instructions executed: `total`; by class `salu`, `control` (branches, waits,
+    /// barriers), `smem`, `valu`, `vop3p` (packed math, dot, matrix), `lds`, `vmem`
+    /// (these sum to `total`); and the global-memory instructions the caches saw by kind,
+    /// `vmem_load`, `vmem_store`, `vmem_atomic`.
     pub instructions: BTreeMap<String, u64>,
     /// Per-CU occupancy, in CU order (CUs that ran nothing are left out).
     pub occupancy: Vec<CuOccupancy>,

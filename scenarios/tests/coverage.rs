@@ -45,9 +45,15 @@ fn corpus_is_fully_implemented_on_every_target() {
 fn listing_names_every_used_instruction() {
     let (ok, out, _) = run(&["coverage", "--all", "corpus/build/gfx1200"]);
     assert!(ok);
-    for name in ["s_wait_loadcnt", "global_load_b32", "v_add_nc_u32", "s_endpgm"] {
+    for name in [
+        "s_wait_loadcnt",
+        "global_load_b32",
+        "v_add_nc_u32",
+        "s_endpgm",
+    ] {
         assert!(
-            out.lines().any(|l| l.split_whitespace().next() == Some(name)),
+            out.lines()
+                .any(|l| l.split_whitespace().next() == Some(name)),
             "{name} missing from\n{out}"
         );
     }

@@ -31,6 +31,30 @@ fn default_scenario_passes_its_checks() {
     assert_eq!((vadd.workgroups, vadd.waves), (4, 16));
     // Workgroups are dealt round-robin over the 8 XCDs: 4 workgroups -> 4 CUs.
     assert_eq!(vadd.occupancy.len(), 4);
+    // Instruction mix: the classes partition the total; every vector-memory instruction of
+    // these kernels is a global access the caches see.
+    let classes = ["salu", "control", "smem", "valu", "vop3p", "lds", "vmem"];
+    for k in &out.report.kernels {
+        let n = |c: &str| k.instructions.get(c).copied().unwrap_or(0);
+        let sum: u64 = classes.iter().map(|c| n(c)).sum();
+        assert_eq!(sum, n("total"), "{}: {:?}", k.kernel, k.instructions);
+        assert_eq!(
+            n("vmem"),
+            n("vmem_load") + n("vmem_store") + n("vmem_atomic"),
+            "{}",
+            k.kernel
+        );
+    }
+    // vadd (gfx942, straight-line): two global loads and one store per wave.
+    let n = |c: &str| vadd.instructions.get(c).copied().unwrap_or(0);
+    assert_eq!((n("vmem_load"), n("vmem_store")), (2 * 16, 16));
+    // matmul_tiled stages its tiles through LDS.
+    let mm = out
+        .report
+        .kernels
+        .iter()
+        .find(|k| k.kernel == "matmul_tiled");
+    assert!(mm.is_some_and(|k| k.instructions["lds"] > 0));
 }
 
 #[test]

@@ -81,6 +81,8 @@ pub struct Wave {
     pub scratch_per_lane: u64,
     /// Instructions retired.
     pub retired: u64,
+    /// Instructions executed by [`super::InstClass`] (index = class as usize).
+    pub classes: [u64; super::InstClass::COUNT],
 }
 
 impl std::fmt::Debug for Wave {
@@ -112,6 +114,7 @@ impl Wave {
             scratch_base: 0,
             scratch_per_lane: 0,
             retired: 0,
+            classes: [0; super::InstClass::COUNT],
         }
     }
 
@@ -137,6 +140,7 @@ impl Wave {
         self.scratch_base = 0;
         self.scratch_per_lane = 0;
         self.retired = 0;
+        self.classes = [0; super::InstClass::COUNT];
     }
 
     // ---- register access ----
@@ -333,6 +337,7 @@ impl Wave {
                 Err(e) => return Stop::Fault(e),
             };
             n += 1;
+            self.classes[inst.enc.class() as usize] += 1;
             match self.step(ctx, inst) {
                 Ok(Flow::Next) => self.pc = self.pc.wrapping_add(inst.len as u64),
                 Ok(Flow::Jumped) => {}

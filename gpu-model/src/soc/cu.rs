@@ -64,6 +64,8 @@ pub struct CuActivity {
     pub waves: u64,
     /// Wave-instructions executed.
     pub instructions: u64,
+    /// Wave-instructions by [`crate::exec::InstClass`] (index = class as usize).
+    pub classes: [u64; crate::exec::InstClass::COUNT],
     /// Most waves resident at once.
     pub peak_waves: u32,
     /// Sum of the lifetimes of the waves that ended (wave-ticks): the integral of
@@ -221,6 +223,7 @@ impl ComputeUnit {
                 continue;
             }
             let before = r.wave.retired;
+            let classes_before = r.wave.classes;
             let mut ectx = ExecCtx {
                 prog: &g.dispatch.program,
                 mem: &mem,
@@ -229,6 +232,14 @@ impl ComputeUnit {
             };
             let stop = r.wave.run(&mut ectx, self.quantum);
             executed += r.wave.retired - before;
+            for (a, (now, then)) in self
+                .activity
+                .classes
+                .iter_mut()
+                .zip(r.wave.classes.iter().zip(classes_before))
+            {
+                *a += now - then;
+            }
             match stop {
                 Stop::Endpgm => {
                     // 1 CPI: the wave ends once the instructions run so far this

@@ -5,8 +5,9 @@ use super::{compare, ArgValue, Partition, Workload};
 use crate::report::{CacheLevel, CheckReport, CuOccupancy, KernelReport, RunReport};
 use crate::trace::WaveSpan;
 use gpu_model::cache::CacheStats;
+use gpu_model::exec::InstClass;
 use gpu_model::soc::{LaunchRequest, ModuleId, Soc, SocError, SocOptions, SocPartition};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::time::Instant;
 
 /// How to run.
@@ -139,12 +140,16 @@ impl Workload {
             let mut occupancy = Vec::new();
             let (mut wgs, mut waves, mut insts) = (0, 0, 0);
             let mut mem_insts = [0u64; 4];
+            let mut classes = [0u64; InstClass::COUNT];
             for p in soc.cus() {
                 let Some(cu) = soc.cu(p) else { continue };
                 let a = cu.activity;
                 wgs += a.workgroups;
                 waves += a.waves;
                 insts += a.instructions;
+                for (t, c) in classes.iter_mut().zip(a.classes) {
+                    *t += c;
+                }
                 for (t, c) in mem_insts.iter_mut().zip(cu.memory_instructions()) {
                     *t += c;
                 }
@@ -197,20 +202,18 @@ impl Workload {
                 cycles: ticks / soc.period().0.max(1),
                 workgroups: wgs,
                 waves,
-                // The wave runner reports retired instructions; memory instructions are
-                // seen by the cache observer. A full split (SALU/VALU/LDS/branch) needs a
-                // per-instruction hook in the executor.
-                instructions: BTreeMap::from([
-                    ("total".to_string(), insts),
-                    ("smem".to_string(), mem_insts[0]),
-                    ("vmem_load".to_string(), mem_insts[1]),
-                    ("vmem_store".to_string(), mem_insts[2]),
-                    ("vmem_atomic".to_string(), mem_insts[3]),
-                    (
-                        "other".to_string(),
-                        insts.saturating_sub(mem_insts.iter().sum::<u64>()),
-                    ),
-                ]),
+                // By class (as the executor counts them), plus the global-memory
+                // accesses the cache observer saw, by kind.
+                instructions: InstClass::ALL
+                    .iter()
+                    .map(|c| (c.name().to_string(), classes[*c as usize]))
+                    .chain([
+                        ("total".to_string(), insts),
+                        ("vmem_load".to_string(), mem_insts[1]),
+                        ("vmem_store".to_string(), mem_insts[2]),
+                        ("vmem_atomic".to_string(), mem_insts[3]),
+                    ])
+                    .collect(),
                 occupancy,
                 caches,
                 hbm_read_bytes: s.hbm_read,
