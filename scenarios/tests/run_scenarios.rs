@@ -59,7 +59,24 @@ fn default_scenario_passes_its_checks() {
 
 #[test]
 fn one_and_two_threads_agree() {
-    let w = load("two_xcds.ron");
+    let threads = agree_on_one_and_two_threads("two_xcds.ron");
+    assert_eq!(threads, 2);
+}
+
+/// Every preset runs its example scenario (its own target's corpus objects, CDNA2/3/4 and
+/// RDNA4) with passing checks, identically on 1 and 2 threads (single-XCD GPUs have one
+/// partition, so they run on one thread either way).
+#[test]
+fn every_preset_runs_its_example_scenario() {
+    for name in ["mi355x", "mi250x", "mi210", "rx9070xt", "rx9060xt"] {
+        agree_on_one_and_two_threads(&format!("{name}.ron"));
+    }
+}
+
+/// Runs a scenario on 1 and 2 threads, checks that everything agrees; returns the thread
+/// count the 2-thread run used.
+fn agree_on_one_and_two_threads(name: &str) -> usize {
+    let w = load(name);
     let run = |threads| {
         let opts = RunOptions {
             threads: Some(threads),
@@ -68,8 +85,9 @@ fn one_and_two_threads_agree() {
         w.run(&opts, &mut |_, _| {}).unwrap()
     };
     let (a, b) = (run(1), run(2));
-    assert_eq!(b.report.threads, 2);
-    assert!(a.report.all_passed() && b.report.all_passed());
+    let threads = b.report.threads;
+    assert!(a.report.all_passed() && b.report.all_passed(), "{name}");
+    assert!(!a.report.checks.is_empty(), "{name}");
     assert_eq!(a.buffers, b.buffers);
     assert_eq!(a.spans, b.spans);
     let strip = |mut r: scenarios::report::RunReport| {
@@ -81,7 +99,8 @@ fn one_and_two_threads_agree() {
         }
         r
     };
-    assert_eq!(strip(a.report), strip(b.report));
+    assert_eq!(strip(a.report), strip(b.report), "{name}");
+    threads
 }
 
 #[test]
