@@ -59,7 +59,16 @@ pub struct GpuConfig {
     /// Instructions a CU executes per quantum in functional mode.
     #[serde(default = "default_quantum")]
     pub quantum: u32,
+    /// Instruction budget of one wave: a wave that executes more faults with
+    /// `FaultReason::Budget` and stops its dispatch (so a kernel that never ends is a
+    /// report, not a hang). Per wave rather than per dispatch so the fault point does not
+    /// depend on how waves interleave across threads.
+    #[serde(default = "default_max_wave_instructions")]
+    pub max_wave_instructions: u64,
 }
+
+/// The default instruction budget of one wave (2^32, minutes of simulation).
+pub const DEFAULT_MAX_WAVE_INSTRUCTIONS: u64 = 1 << 32;
 
 /// Clock frequencies.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -192,6 +201,10 @@ pub struct DramSpec {
 
 fn default_quantum() -> u32 {
     DEFAULT_QUANTUM
+}
+
+fn default_max_wave_instructions() -> u64 {
+    DEFAULT_MAX_WAVE_INSTRUCTIONS
 }
 
 fn default_max_workgroup_size() -> u32 {

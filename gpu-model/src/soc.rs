@@ -319,6 +319,7 @@ impl Soc {
                             x,
                             k,
                             u64::from(config.quantum.max(1)),
+                            config.max_wave_instructions,
                             period,
                             config.xcd.cu.wave_slots_per_simd,
                             mem.clone(),

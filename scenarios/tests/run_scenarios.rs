@@ -271,3 +271,27 @@ fn example_expectations_are_current() {
         );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// A wave that runs past its instruction budget is a kernel fault naming the budget, the
+/// kernel and the wave, never a hang; the same on 1 and 2 threads.
+#[test]
+fn wave_instruction_budget_stops_the_kernel_with_a_report() {
+    let mut w = load("two_xcds.ron");
+    // matmul_tiled's waves run a few hundred instructions each.
+    w.config.max_wave_instructions = 50;
+    let fault = |threads| {
+        let opts = RunOptions {
+            threads: Some(threads),
+            trace: false,
+        };
+        match w.run(&opts, &mut |_, _| {}) {
+            Err(scenarios::scenario::RunError::Fault { launch, fault }) => (launch, fault),
+            other => panic!("expected a budget fault, got {:?}", other.map(|o| o.report)),
+        }
+    };
+    let (launch, text) = fault(1);
+    assert_eq!(launch, 0);
+    assert!(text.contains("budget of 50"), "{text}");
+    assert!(text.contains("matmul_tiled"), "{text}");
+    assert_eq!(fault(2), (launch, text));
+}

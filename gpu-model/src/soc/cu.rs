@@ -80,6 +80,8 @@ pub struct ComputeUnit {
     /// Index in the XCD (the CP's numbering).
     pub(crate) index: u32,
     pub(crate) quantum: u64,
+    /// Instruction budget of one wave.
+    pub(crate) budget: u64,
     pub(crate) period: Tick,
     pub(crate) slots_per_simd: u32,
     pub(crate) mem: Arc<RwLock<DeviceMemory>>,
@@ -104,6 +106,7 @@ impl ComputeUnit {
         xcd: u32,
         index: u32,
         quantum: u64,
+        budget: u64,
         period: Tick,
         slots_per_simd: u32,
         mem: Arc<RwLock<DeviceMemory>>,
@@ -114,6 +117,7 @@ impl ComputeUnit {
             xcd,
             index,
             quantum,
+            budget,
             period,
             slots_per_simd,
             mem,
@@ -230,7 +234,12 @@ impl ComputeUnit {
                 lds: &mut g.lds,
                 observer: Some(&mut self.l1),
             };
-            let stop = r.wave.run(&mut ectx, self.quantum);
+            // Never run past the wave's budget; exceeding it is a fault.
+            let left = self.budget.saturating_sub(r.wave.retired);
+            let mut stop = r.wave.run(&mut ectx, self.quantum.min(left.max(1)));
+            if r.wave.retired > self.budget && !matches!(stop, Stop::Fault(_)) {
+                stop = Stop::Fault(FaultReason::Budget(self.budget));
+            }
             executed += r.wave.retired - before;
             for (a, (now, then)) in self
                 .activity
