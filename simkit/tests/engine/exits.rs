@@ -208,6 +208,20 @@ fn same_end_everywhere(
     want
 }
 
+/// The run ended on the exit request (`reason`, `code`) made at `tick`, cut at
+/// `tick + HORIZON`.
+fn assert_exit(end: &End, reason: &str, code: i32, tick: u64) {
+    assert_eq!(
+        end.status,
+        ExitStatus::ExitRequested {
+            reason: reason.into(),
+            code,
+            tick: Tick(tick)
+        }
+    );
+    assert_cut_at(end, tick + HORIZON);
+}
+
 /// The exit rule itself, on the sequential run: every event before `cap` and none after
 /// (component 7 handles one every tick).
 fn assert_cut_at(end: &End, cap: u64) {
@@ -227,15 +241,7 @@ fn exit_requested_by_a_component_ends_every_partitioning_identically() {
         },
         false,
     );
-    assert_eq!(
-        end.status,
-        ExitStatus::ExitRequested {
-            reason: "enough".into(),
-            code: 3,
-            tick: Tick(5003)
-        }
-    );
-    assert_cut_at(&end, 5003 + HORIZON);
+    assert_exit(&end, "enough", 3, 5003);
 }
 
 #[test]
@@ -252,15 +258,7 @@ fn the_exit_request_with_the_smallest_key_wins() {
         },
         false,
     );
-    assert_eq!(
-        end.status,
-        ExitStatus::ExitRequested {
-            reason: "two".into(),
-            code: 2,
-            tick: Tick(4007)
-        }
-    );
-    assert_cut_at(&end, 4007 + HORIZON);
+    assert_exit(&end, "two", 2, 4007);
 }
 
 #[test]
@@ -274,15 +272,7 @@ fn exit_requested_through_a_handle_inside_a_handler_is_deterministic() {
         },
         true,
     );
-    assert_eq!(
-        end.status,
-        ExitStatus::ExitRequested {
-            reason: "handle".into(),
-            code: 9,
-            tick: Tick(4444)
-        }
-    );
-    assert_cut_at(&end, 4444 + HORIZON);
+    assert_exit(&end, "handle", 9, 4444);
 }
 
 #[test]
@@ -340,15 +330,7 @@ fn the_earlier_of_an_exit_and_the_last_release_wins() {
         },
         false,
     );
-    assert_eq!(
-        end.status,
-        ExitStatus::ExitRequested {
-            reason: "early".into(),
-            code: 1,
-            tick: Tick(4157)
-        }
-    );
-    assert_cut_at(&end, 4157 + HORIZON);
+    assert_exit(&end, "early", 1, 4157);
 }
 
 #[test]
