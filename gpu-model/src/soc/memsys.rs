@@ -376,6 +376,24 @@ mod tests {
     }
 
     #[test]
+    fn gfx12_policy_bits_are_read_as_th_and_scope() {
+        let mut l = l1s(Target::Gfx1201);
+        let mut addrs = [0u64; exec::LANES];
+        addrs[0] = 0x4000;
+        // global_load_b32 ... scope:SCOPE_SYS (scope 3 in bits 4:3): uncached, so the
+        // access bypasses the V$. Read with the GFX9 bit layout it would be a plain load.
+        l.access(&MemRecord {
+            kind: exec::AccessKind::Load,
+            bytes: 4,
+            policy: 3 << 3,
+            exec: 1,
+            addrs: &addrs,
+        });
+        assert_eq!(l.vector.stats().bypasses, 1);
+        assert!(!l.vector.contains(0x4000));
+    }
+
+    #[test]
     fn l2_write_back_and_invalidate_send_dirty_lines_to_their_iod() {
         let mut l2 = L2::new(cache(Level::L2, WritePolicy::WriteBack), 2, 4096);
         let store = |addr| MemReq {
