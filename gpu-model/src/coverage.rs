@@ -123,7 +123,11 @@ fn probe(
     pc: u64,
 ) -> Option<FaultReason> {
     w.reset(wave, pc, 256);
-    w.set_exec(if wave == 32 { u32::MAX as u64 } else { u64::MAX });
+    w.set_exec(if wave == 32 {
+        u32::MAX as u64
+    } else {
+        u64::MAX
+    });
     w.scratch_per_lane = 1024;
     let mut ctx = ExecCtx {
         prog,

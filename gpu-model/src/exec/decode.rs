@@ -575,7 +575,8 @@ pub fn decode_gfx9(target: Target, words: &[u32]) -> Result<Inst, DecodeFail> {
                 let saddr = ((w1 >> 16) & 0x7f) as u8;
                 m.sbase = if saddr == 0x7f { Mem::NO_SGPR } else { saddr };
                 let glc = w0 & (1 << 16) != 0;
-                m.policy = glc as u8 | (((w0 >> 17) & 1) as u8) << 1 | (((w0 >> 25) & 1) as u8) << 2;
+                m.policy =
+                    glc as u8 | (((w0 >> 17) & 1) as u8) << 1 | (((w0 >> 25) & 1) as u8) << 2;
                 if glc {
                     m.flags |= Mem::RETURN;
                 }

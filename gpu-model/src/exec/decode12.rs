@@ -516,16 +516,31 @@ mod tests {
     fn gfx12_names_map_to_executor_operations() {
         let m = |n: &str| lookup(n).map(|m| (m.op, m.cond, m.cmp, m.cmpx));
         assert_eq!(m("s_and_not1_b32"), Some((Op::SAndn2B32, 0, false, false)));
-        assert_eq!(m("global_load_b128"), Some((Op::FLoadDwordx4, 0, false, false)));
-        assert_eq!(m("scratch_store_b32"), Some((Op::FStoreDword, 0, false, false)));
-        assert_eq!(m("global_atomic_max_u64"), Some((Op::FAtomicUmaxX2, 0, false, false)));
+        assert_eq!(
+            m("global_load_b128"),
+            Some((Op::FLoadDwordx4, 0, false, false))
+        );
+        assert_eq!(
+            m("scratch_store_b32"),
+            Some((Op::FStoreDword, 0, false, false))
+        );
+        assert_eq!(
+            m("global_atomic_max_u64"),
+            Some((Op::FAtomicUmaxX2, 0, false, false))
+        );
         assert_eq!(m("v_cmp_gt_u32"), Some((Op::VCmpU32, 4, true, false)));
         assert_eq!(m("v_cmpx_ne_u64"), Some((Op::VCmpxU64, 5, true, true)));
         assert_eq!(m("v_cmp_nlt_f32"), Some((Op::VCmpF32, 14, true, false)));
         assert_eq!(m("v_cmp_t_f32"), Some((Op::VCmpF32, 15, true, false)));
-        assert_eq!(m("ds_load_2addr_stride64_b32"), Some((Op::DsRead2st64B32, 0, false, false)));
+        assert_eq!(
+            m("ds_load_2addr_stride64_b32"),
+            Some((Op::DsRead2st64B32, 0, false, false))
+        );
         assert_eq!(m("v_dual_mov_b32"), None);
-        assert_eq!(m("s_wait_loadcnt"), Some((Op::SWaitLoadcnt, 0, false, false)));
+        assert_eq!(
+            m("s_wait_loadcnt"),
+            Some((Op::SWaitLoadcnt, 0, false, false))
+        );
     }
 
     #[test]

@@ -413,10 +413,18 @@ mod tests {
         assert_eq!(l2.cache.dirty_lines(), 0);
         assert!(l2.cache.contains(0x1000), "write-back keeps the lines");
         // 0x1000 interleaves to IOD 1, 0x2000 to IOD 0 (4 KiB interleave, 2 IODs).
-        let wbs = |b: &Vec<MemReq>| b.iter().filter(|r| r.kind == AccessKind::Write && r.bytes == 128).count();
+        let wbs = |b: &Vec<MemReq>| {
+            b.iter()
+                .filter(|r| r.kind == AccessKind::Write && r.bytes == 128)
+                .count()
+        };
         assert_eq!((wbs(&l2.batches[0]), wbs(&l2.batches[1])), (1, 1));
         l2.process(&[store(0x1000), maint(L2Maint::Invalidate)]);
         assert!(!l2.cache.contains(0x1000) && !l2.cache.contains(0x2000));
-        assert_eq!(wbs(&l2.batches[1]), 2, "the re-dirtied line is written back again");
+        assert_eq!(
+            wbs(&l2.batches[1]),
+            2,
+            "the re-dirtied line is written back again"
+        );
     }
 }
