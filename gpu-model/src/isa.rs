@@ -29,7 +29,14 @@
 //!    registers, inline constants per operand type) and which codes it rejects; the
 //!    distinct results become operand classes;
 //! 3. every modifier bit is set on its own, recording whether LLVM prints it, ignores it
-//!    or rejects the word.
+//!    or rejects the word;
+//! 4. every VOP1/VOP2/VOPC opcode is probed with a DPP16, DPP8 (GFX12) and SDWA (GFX9)
+//!    extension dword and each of its modifiers (`layout::EXT_PROBES`), recording which
+//!    forms and modifiers LLVM accepts and prints;
+//! 5. GFX9 register tuples are probed at an odd first register, recording the
+//!    `..._Align2` register class LLVM names in its "Invalid register" comment;
+//! 6. GFX12 VOPD words are probed for every (X, Y) opcode pair (module `vopd` of the
+//!    generator), giving each half's mnemonic and operand syntax.
 //!
 //! The result is written to `gpu-model/src/isa/generated/` ("generated, do not edit").
 //! A single cross-target [`Op`] enum has one variant per distinct mnemonic (encoding
@@ -46,9 +53,31 @@
 //! literal; it never allocates or panics. [`Inst`] keeps the encoding bits, so
 //! [`encode`] is exact; [`Inst::build`] and [`Inst::set_operand`] encode from typed
 //! [`Operand`]s. `Display` prints the text `llvm-objdump-22 -d` prints.
+//!
+//! # Extension dwords and dual issue
+//!
+//! * **DPP16 / DPP8 / SDWA** (a VOP1/VOP2/VOPC word whose src0 is 250, GFX12 233/234,
+//!   GFX9 249, plus one dword): [`Inst::format`] stays `Vop1`/`Vop2`/`Vopc` and
+//!   [`Inst::op`] the operation; [`Inst::ext`] says which extension, [`Inst::field`] reads
+//!   its controls (`F::DppCtrl`, `F::RowMask`, `F::BankMask`, `F::BoundCtrl`, `F::Fi`,
+//!   `F::Dpp8Sel`, `F::SdwaDstSel`, `F::SdwaDstUnused`, `F::SdwaSrc0Sel`,
+//!   `F::SdwaSrc1Sel`, `F::Src0Neg`/`Abs`/`Sext`, `F::Src1Neg`/`Abs`/`Sext`,
+//!   `F::SdwaS0`, `F::SdwaS1`, SDWA `F::Clamp`/`F::Omod`, SDWA VOPC `F::Sdst`/`F::SdwaSd`).
+//!   `F::Src0` keeps the marker code; [`Inst::operand`] gives the real sources and
+//!   `F::ExtSrc0` the raw extension src0. GFX12 VOP3+DPP (12 bytes) is not decoded yet.
+//! * **VOPD** (GFX12 wave32 dual issue, [`Format::Vopd`]): [`Inst::op`] and
+//!   [`Inst::operand`] are the X half; [`Inst::vopd`] gives `(x, y)` operations,
+//!   [`Inst::operand_y`] / [`Inst::num_operands_y`] / [`Inst::mnemonic_y`] the Y half
+//!   and `F::OpY`, `F::Src0Y`, `F::Vsrc1Y`, `F::VdstY` its fields (`F::VdstY` reads as
+//!   the whole register). One literal dword serves both halves. The VOPD opcode tables
+//!   are learned by `tools/isa-gen` (module `vopd`) like every other table.
+//! * Returning FLAT/GLOBAL/SCRATCH atomics (GFX9 glc/sc0, GFX12 `TH_ATOMIC_RETURN`) print
+//!   their destination first; [`Inst::operand`] lists the non-returning syntax, the
+//!   destination is `F::Vdst`. gfx950 `v_bitop3_*` truth tables: [`Inst::bitop3`].
 
 mod decode;
 mod encode;
+mod ext;
 #[allow(missing_docs)]
 mod generated;
 pub mod layout;
@@ -58,6 +87,7 @@ mod table;
 
 pub use decode::{decode, DecodeError, Inst};
 pub use encode::{encode, EncodeError};
+pub use ext::Ext;
 pub use generated::Op;
 pub use layout::Format;
 pub use operand::Operand;

@@ -8,15 +8,16 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Text-match floors per target, in percent of corpus instructions. The goal is
-/// 100%; these are ratchets at the measured rate so regressions fail (raise them as the
-/// remaining differences, listed in src/isa/KNOWN-DIFFERENCES.md, are fixed).
+/// Text-match floors per target, in percent of corpus instructions. Measured 100% on all
+/// five targets (2026-11-29); the floors leave 0.1% so that a kernel added to the corpus
+/// with a not-yet-supported encoding is reported (the mismatches are printed) before it
+/// fails the build. Remaining gaps: src/isa/KNOWN-DIFFERENCES.md.
 const TEXT_FLOOR: [(Target, f64); 5] = [
-    (Target::Gfx90a, 99.6),
-    (Target::Gfx942, 99.6),
-    (Target::Gfx950, 99.7),
-    (Target::Gfx1200, 99.5),
-    (Target::Gfx1201, 99.5),
+    (Target::Gfx90a, 99.9),
+    (Target::Gfx942, 99.9),
+    (Target::Gfx950, 99.9),
+    (Target::Gfx1200, 99.9),
+    (Target::Gfx1201, 99.9),
 ];
 
 fn corpus_files() -> Vec<PathBuf> {
@@ -147,9 +148,13 @@ fn corpus_disassembly_matches_llvm_and_round_trips() {
     assert_eq!(stats.len(), 5, "corpus must cover all five targets");
     assert!(ok, "text match below the floor for some target");
     for (t, (n, m, r)) in &stats {
-        // Round trip holds for every instruction that decodes (all but the DPP/SDWA/VOPD
-        // ones, which decode to a typed `Unsupported` error); that is at least every
-        // text-matched one.
+        // Every instruction that decodes encodes back to its bytes (at least every
+        // text-matched one), and decoding covers the corpus to the same floor.
         assert!(r >= m, "{t}: round trip {r} < matched {m} of {n}");
+        let floor = TEXT_FLOOR.iter().find(|x| x.0 == *t).map_or(100.0, |x| x.1);
+        assert!(
+            100.0 * *r as f64 / *n as f64 >= floor,
+            "{t}: round trip {r} of {n}"
+        );
     }
 }

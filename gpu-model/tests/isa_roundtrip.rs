@@ -135,3 +135,115 @@ fn invalid_opcode_is_a_typed_error() {
         );
     }
 }
+
+fn words(ws: &[u32]) -> Vec<u8> {
+    ws.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+#[test]
+fn vopd_halves_are_exposed() {
+    use isa::layout::F;
+    // llvm-objdump-22 (gfx1201 corpus): C8601003 08060D07 3A83126F
+    // v_dual_fmaak_f32 v8, s3, v8, 0x3a83126f :: v_dual_add_nc_u32 v7, v7, v6
+    let b = words(&[0xC860_1003, 0x0806_0D07, 0x3A83_126F]);
+    let i = isa::decode(Target::Gfx1201, &b, true).unwrap();
+    assert_eq!(
+        i.to_string(),
+        "v_dual_fmaak_f32 v8, s3, v8, 0x3a83126f :: v_dual_add_nc_u32 v7, v7, v6"
+    );
+    assert_eq!(i.format, Format::Vopd);
+    assert_eq!(i.len, 12);
+    assert_eq!(i.op, Op::VFmaakF32);
+    assert_eq!(i.vopd(), Some((Op::VFmaakF32, Op::VAddNcU32)));
+    assert_eq!(i.mnemonic_y(), Some("v_dual_add_nc_u32"));
+    assert_eq!(i.operand(0), Some(Operand::Vgpr { first: 8, count: 1 }));
+    assert_eq!(i.operand(1), Some(Operand::Sgpr { first: 3, count: 1 }));
+    assert_eq!(i.operand(3), Some(Operand::Literal(0x3A83_126F)));
+    assert_eq!(i.num_operands_y(), 3);
+    assert_eq!(i.operand_y(0), Some(Operand::Vgpr { first: 7, count: 1 }));
+    assert_eq!(i.operand_y(2), Some(Operand::Vgpr { first: 6, count: 1 }));
+    assert_eq!(i.field(F::VdstY), 7);
+    let mut out = [0u8; 16];
+    assert_eq!(isa::encode(&i, &mut out).unwrap(), 12);
+    assert_eq!(&out[..12], &b[..]);
+    // VOPD is wave32 only (LLVM rejects it with +wavefrontsize64).
+    assert!(isa::decode(Target::Gfx1201, &b, false).is_err());
+    assert_eq!(
+        isa::decode(Target::Gfx942, &b, false)
+            .map(|i| i.vopd())
+            .ok()
+            .flatten(),
+        None
+    );
+}
+
+#[test]
+fn dpp_and_sdwa_fields_are_exposed() {
+    use isa::layout::F;
+    use isa::Ext;
+    // llvm-mc-22 --disassemble (gfx1200): 0x4a0406fa 0xff051104
+    // v_add_nc_u32_dpp v2, v4, v3 row_shr:1 row_mask:0xf bank_mask:0xf fi:1
+    let i = isa::decode(Target::Gfx1200, &words(&[0x4A04_06FA, 0xFF05_1104]), true).unwrap();
+    assert_eq!(
+        i.to_string(),
+        "v_add_nc_u32_dpp v2, v4, v3 row_shr:1 row_mask:0xf bank_mask:0xf fi:1"
+    );
+    assert_eq!((i.ext(), i.op, i.len), (Some(Ext::Dpp16), Op::VAddNcU32, 8));
+    assert_eq!(i.field(F::Src0), 250);
+    assert_eq!(i.operand(1), Some(Operand::Vgpr { first: 4, count: 1 }));
+    assert_eq!(
+        (
+            i.field(F::DppCtrl),
+            i.field(F::RowMask),
+            i.field(F::BankMask)
+        ),
+        (0x111, 0xF, 0xF)
+    );
+    assert_eq!((i.field(F::BoundCtrl), i.field(F::Fi)), (0, 1));
+    // DPP8 with fetch-inactive (src0 = 234): v_add_f32_dpp v2, v4, v3 dpp8:[7,6,5,4,3,2,1,0] fi:1
+    let i = isa::decode(Target::Gfx1200, &words(&[0x0604_06EA, 0x0539_7704]), true).unwrap();
+    assert_eq!(
+        i.to_string(),
+        "v_add_f32_dpp v2, v4, v3 dpp8:[7,6,5,4,3,2,1,0] fi:1"
+    );
+    assert_eq!(
+        (i.ext(), i.field(F::Fi), i.field(F::Dpp8Sel) & 7),
+        (Some(Ext::Dpp8), 1, 7)
+    );
+    // SDWA (gfx942): 0x20406f9 0x20152604
+    // v_add_f32_sdwa v2, -v4, |v3| clamp dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:BYTE_0
+    let b = words(&[0x0204_06F9, 0x2015_2604]);
+    let i = isa::decode(Target::Gfx942, &b, false).unwrap();
+    assert_eq!(
+        i.to_string(),
+        "v_add_f32_sdwa v2, -v4, |v3| clamp dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:BYTE_0"
+    );
+    assert_eq!(i.ext(), Some(Ext::Sdwa));
+    assert_eq!(
+        (
+            i.field(F::SdwaDstSel),
+            i.field(F::SdwaSrc0Sel),
+            i.field(F::SdwaSrc1Sel)
+        ),
+        (6, 5, 0)
+    );
+    assert_eq!(
+        (i.field(F::Src0Neg), i.field(F::Src1Abs), i.field(F::Clamp)),
+        (1, 1, 1)
+    );
+    let mut out = [0u8; 16];
+    assert_eq!(isa::encode(&i, &mut out).unwrap(), 8);
+    assert_eq!(&out[..8], &b[..]);
+    // SDWA with an SGPR src0 (s0 bit): v_add_u32_sdwa v2, s4, v3 ...
+    let i = isa::decode(Target::Gfx942, &words(&[0x6804_06F9, 0x0686_0604]), false).unwrap();
+    assert_eq!(i.operand(1), Some(Operand::Sgpr { first: 4, count: 1 }));
+    // The extension dword missing is a typed error.
+    assert!(matches!(
+        isa::decode(Target::Gfx942, &words(&[0x0204_06F9]), false),
+        Err(DecodeError::Truncated {
+            offset: 4,
+            need: 8,
+            ..
+        })
+    ));
+}

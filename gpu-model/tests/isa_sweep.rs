@@ -9,7 +9,11 @@ use std::process::{Command, Stdio};
 
 /// Agreement floor for the CI sample, percent of the words LLVM answers (ratchet; the
 /// issue's goal is 99.9%).
-const FLOOR: f64 = 95.0;
+const FLOOR: f64 = 96.0;
+
+/// Agreement floor for the DPP/SDWA/VOPD sample (ratchet at the measured rate; the
+/// remaining classes are listed in src/isa/KNOWN-DIFFERENCES.md).
+const EXT_FLOOR: f64 = 99.9;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Answer {
@@ -133,15 +137,27 @@ fn xorshift(s: &mut u64) -> u64 {
 
 /// Sweeps `n` random words; returns (answered, agreed) and prints disagreement classes.
 fn sweep(t: Target, n: usize, seed: u64) -> (usize, usize) {
+    sweep_shaped(t, n, seed, |_| {})
+}
+
+/// Sweeps `n` random words, each passed through `shape` (which may fix bits) first.
+fn sweep_shaped(t: Target, n: usize, seed: u64, shape: impl Fn(&mut [u8; 16])) -> (usize, usize) {
     let mut s = seed ^ (t as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let lines: Vec<[u8; 16]> = (0..n)
         .map(|_| {
             let mut l = [0u8; 16];
             l[..8].copy_from_slice(&xorshift(&mut s).to_le_bytes());
             l[8..].copy_from_slice(&xorshift(&mut s).to_le_bytes());
+            shape(&mut l);
             l
         })
         .collect();
+    compare(t, &lines)
+}
+
+/// Compares our decoding of every line with the oracle's; returns (answered, agreed).
+fn compare(t: Target, lines: &[[u8; 16]]) -> (usize, usize) {
+    let n = lines.len();
     let mut answers = Vec::with_capacity(n);
     for c in lines.chunks(2000) {
         answers.extend(ask(t, c));
@@ -204,6 +220,78 @@ fn run(n: usize, floor: f64) {
         ok &= a > 0 && 100.0 * g as f64 / a as f64 >= floor;
     }
     assert!(ok, "sweep agreement below {floor}% for some target");
+}
+
+fn set_w0(l: &mut [u8; 16], mask: u32, value: u32) {
+    let w = u32::from_le_bytes([l[0], l[1], l[2], l[3]]);
+    l[..4].copy_from_slice(&((w & !mask) | value).to_le_bytes());
+}
+
+/// Random VOP1/VOP2/VOPC words with a DPP16/DPP8/SDWA marker in src0, and (GFX12) random
+/// VOPD words: the encodings that take an extension dword or hold two operations.
+#[test]
+fn extension_and_vopd_words_agree_with_llvm_mc() {
+    let mut ok = true;
+    for t in Target::ALL {
+        let gfx12 = t.family() == Family::Gfx12;
+        let markers: &[u32] = if gfx12 { &[250, 233, 234] } else { &[250, 249] };
+        let mut total = (0, 0);
+        for (k, &m) in markers.iter().enumerate() {
+            // (mask, value) of the format bits for VOP2, VOP1, VOPC.
+            for (j, (fm, fv)) in [
+                (0x8000_0000, 0),
+                (0xFE00_0000, 0x7E00_0000),
+                (0xFE00_0000, 0x7C00_0000),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let (a, g) = sweep_shaped(t, 1500, 0xD99 + (k * 3 + j) as u64, |l| {
+                    set_w0(l, fm | 0x1FF, fv | m)
+                });
+                total.0 += a;
+                total.1 += g;
+            }
+        }
+        if gfx12 {
+            let (a, g) = sweep_shaped(t, 3000, 0x70D, |l| set_w0(l, 0xFC00_0000, 0xC800_0000));
+            total.0 += a;
+            total.1 += g;
+        }
+        let rate = 100.0 * total.1 as f64 / total.0.max(1) as f64;
+        eprintln!(
+            "{t}: extension/VOPD words: {} answered, {} agree ({rate:.2}%)",
+            total.0, total.1
+        );
+        ok &= total.0 > 0 && rate >= EXT_FLOOR;
+    }
+    assert!(
+        ok,
+        "extension/VOPD agreement below {EXT_FLOOR}% for some target"
+    );
+}
+
+/// Every `ds_swizzle_b32` offset (its symbolic `swizzle(...)` text).
+#[test]
+fn ds_swizzle_offsets_agree_with_llvm_mc() {
+    for t in Target::ALL {
+        let Ok(i) = isa::Inst::build(t, isa::Op::DsSwizzleB32, isa::Format::Ds) else {
+            panic!("{t}: no ds_swizzle_b32");
+        };
+        let mut buf = [0u8; 16];
+        isa::encode(&i, &mut buf).expect("encode");
+        let lines: Vec<[u8; 16]> = (0..=0xFFFFu32)
+            .step_by(3)
+            .map(|off| {
+                let mut l = buf;
+                l[0] = off as u8;
+                l[1] = (off >> 8) as u8;
+                l
+            })
+            .collect();
+        let (a, g) = compare(t, &lines);
+        assert_eq!(a, g, "{t}: ds_swizzle offsets disagree");
+    }
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Decoding machine code into [`Inst`]: identify the format, look the opcode up in the
 //! target's generated table, check the operands LLVM would reject, attach a literal.
 
+use super::ext::{self, ext_of};
 use super::layout::{self, Format, Layout, Role, F};
 use super::table::{Entry, Opnd, Table};
 use super::Op;
@@ -26,8 +27,10 @@ pub struct Inst {
     pub wave32: bool,
     /// Operand-syntax variant.
     pub(crate) variant: u8,
-    /// Index of the table entry.
+    /// Index of the table entry (VOPD: the X half's).
     pub(crate) entry: u16,
+    /// VOPD: index of the Y half's table entry (`u16::MAX` otherwise).
+    pub(crate) entry_y: u16,
 }
 
 /// Why bytes do not decode. Offsets are byte offsets into the slice given to [`decode`].
@@ -149,21 +152,19 @@ pub fn decode(target: Target, bytes: &[u8], wave32: bool) -> Result<Inst, Decode
     };
     let e: &Entry = &tab.entries[usize::from(ei)];
     let lay = layout::layout(gfx12, e.format).unwrap_or(id);
-    // Extension dwords (DPP/SDWA/DPP8) after a 32-bit VALU encoding.
-    if matches!(id.format, Format::Vop1 | Format::Vop2 | Format::Vopc) {
-        let s0 = w0 & 0x1FF;
-        let ext = if gfx12 {
-            matches!(s0, 233 | 234 | 250)
-        } else {
-            matches!(s0, 249 | 250)
-        };
-        if ext {
-            return Err(DecodeError::Unsupported {
+    // Extension dword (DPP16/DPP8/SDWA) after a 32-bit VALU encoding.
+    let ext = ext_of(gfx12, id.format, w0);
+    let mut n = n;
+    if ext.is_some() {
+        let Some(w1) = word(bytes, 1) else {
+            return Err(DecodeError::Truncated {
                 word: w0,
-                offset: 0,
-                what: if s0 == 249 { "sdwa" } else { "dpp" },
+                offset: 4,
+                need: 8,
             });
-        }
+        };
+        bits |= u128::from(w1) << 32;
+        n = 2;
     }
     if gfx12 && id.format == Format::Vop3 {
         let s0 = (bits >> 32) as u32 & 0x1FF;
@@ -205,67 +206,54 @@ pub fn decode(target: Target, bytes: &[u8], wave32: bool) -> Result<Inst, Decode
             }
         }
     }
-    if e.zero != 0 {
-        for fl in lay.fields {
-            if e.zero & (1 << (fl.name as u8)) != 0 && layout::get(bits, *fl) != 0 {
+    check_zero(e, lay, bits)?;
+    // GFX12 buffer offsets are 23-bit unsigned; LLVM rejects bit 23.
+    if gfx12 && matches!(e.format, Format::Mubuf | Format::Mtbuf) {
+        if let Some(fl) = lay.field(F::Offset) {
+            if layout::get(bits, fl) >= 1 << 23 {
                 return Err(DecodeError::InvalidField {
-                    word: (bits >> (32 * (fl.lo / 32))) as u32,
-                    offset: usize::from(fl.lo / 32) * 4,
-                    field: field_name(fl.name),
+                    word: (bits >> 64) as u32,
+                    offset: 8,
+                    field: "offset",
                 });
             }
         }
     }
-    let mut literal = None;
-    let mut len = 4 * n;
-    for o in ops.iter() {
-        if *o == Opnd::KLit && literal.is_none() {
-            let Some(l) = word(bytes, n) else {
-                return Err(DecodeError::Truncated {
-                    word: w0,
-                    offset: 4 * n,
-                    need: 4 * n + 4,
-                });
-            };
-            literal = Some(l);
-            len += 4;
-            continue;
-        }
-        let Opnd::Reg { field, class, .. } = *o else {
-            continue;
-        };
-        let Some(fl) = lay.field(field) else { continue };
-        let code = layout::get(bits, fl);
-        if class == u16::MAX {
-            continue;
-        }
-        let c = &tab.classes[usize::from(class)];
-        let off = usize::from(fl.lo / 32) * 4;
-        let bad = DecodeError::InvalidField {
-            word: (bits >> (32 * (fl.lo / 32))) as u32,
-            offset: off,
-            field: field_name(field),
-        };
-        if code >= 256 {
-            if !c.vgpr {
-                return Err(bad);
-            }
-        } else if code == 255 && lay.literal && matches!(fl.role, Role::Src9 | Role::Ssrc8) {
-            if literal.is_none() {
-                let Some(l) = word(bytes, n) else {
-                    return Err(DecodeError::Truncated {
-                        word: w0,
-                        offset: 4 * n,
-                        need: 4 * n + 4,
-                    });
-                };
-                literal = Some(l);
-                len += 4;
-            }
-        } else if c.names.get(code as usize).is_none_or(|&s| s == 0) {
-            return Err(bad);
+    if let Some(x) = ext {
+        if let Err(field) = ext::check(x, e.format, e, ops, bits, tab) {
+            return Err(DecodeError::InvalidField {
+                word: (bits >> 32) as u32,
+                offset: 4,
+                field,
+            });
         }
     }
+    let mut lit = Lit {
+        bytes,
+        at: n,
+        value: None,
+        len: 4 * n,
+    };
+    check_operands(tab, lay, ops, bits, ext.is_some(), &mut lit)?;
+    let mut entry_y = u16::MAX;
+    if e.format == Format::Vopd {
+        let opy = lay.field(F::OpY).map_or(0, |f| layout::get(bits, f));
+        let Some(ey) = tab.lookup(Format::VopdY, opy) else {
+            return Err(DecodeError::InvalidOpcode {
+                word: w0,
+                offset: 0,
+                format: Format::VopdY.name(),
+                opcode: opy,
+            });
+        };
+        let y = &tab.entries[usize::from(ey)];
+        check_zero(y, lay, bits)?;
+        if let Some(Some(yops)) = y.variants.first() {
+            check_operands(tab, lay, yops, bits, false, &mut lit)?;
+        }
+        entry_y = ey;
+    }
+    let (literal, len) = (lit.value, lit.len);
     Ok(Inst {
         bits,
         literal,
@@ -276,7 +264,97 @@ pub fn decode(target: Target, bytes: &[u8], wave32: bool) -> Result<Inst, Decode
         wave32: wave32 && gfx12,
         variant: variant as u8,
         entry: ei,
+        entry_y,
     })
+}
+
+/// The literal dword of an instruction being decoded and its length so far.
+struct Lit<'a> {
+    /// The input.
+    bytes: &'a [u8],
+    /// Dword index where a literal would be.
+    at: usize,
+    value: Option<u32>,
+    len: usize,
+}
+
+/// Fields an entry requires to be zero.
+#[inline]
+fn check_zero(e: &Entry, lay: &Layout, bits: u128) -> Result<(), DecodeError> {
+    if e.zero != 0 {
+        for fl in lay.fields {
+            if e.zero & 1u64.checked_shl(u32::from(fl.name as u8)).unwrap_or(0) != 0
+                && layout::get(bits, *fl) != 0
+            {
+                return Err(DecodeError::InvalidField {
+                    word: (bits >> (32 * (fl.lo / 32))) as u32,
+                    offset: usize::from(fl.lo / 32) * 4,
+                    field: field_name(fl.name),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks every operand of a syntax against its class and reads the literal dword (one
+/// per instruction, shared by all operands and by both VOPD halves).
+#[inline(always)]
+fn check_operands(
+    tab: &Table,
+    lay: &Layout,
+    ops: &[Opnd],
+    bits: u128,
+    ext: bool,
+    lit: &mut Lit<'_>,
+) -> Result<(), DecodeError> {
+    let w0 = bits as u32;
+    let take_literal = |lit: &mut Lit<'_>| -> Result<(), DecodeError> {
+        if lit.value.is_none() {
+            let n = lit.at;
+            let Some(l) = word(lit.bytes, n) else {
+                return Err(DecodeError::Truncated {
+                    word: w0,
+                    offset: 4 * n,
+                    need: 4 * n + 4,
+                });
+            };
+            lit.value = Some(l);
+            lit.len += 4;
+        }
+        Ok(())
+    };
+    for o in ops.iter() {
+        if *o == Opnd::KLit {
+            take_literal(lit)?;
+            continue;
+        }
+        let Opnd::Reg { field, class, .. } = *o else {
+            continue;
+        };
+        let Some(fl) = lay.field(field) else { continue };
+        let code = layout::get(bits, fl);
+        // Under an extension, src0 holds the marker (the extension checks the rest).
+        if class == u16::MAX || (ext && field == F::Src0) {
+            continue;
+        }
+        let c = &tab.classes[usize::from(class)];
+        let bad = DecodeError::InvalidField {
+            word: (bits >> (32 * (fl.lo / 32))) as u32,
+            offset: usize::from(fl.lo / 32) * 4,
+            field: field_name(field),
+        };
+        if code >= 256 {
+            if !c.vgpr {
+                return Err(bad);
+            }
+        } else if code == 255 && lay.literal && matches!(fl.role, Role::Src9 | Role::Ssrc8) {
+            take_literal(lit)?;
+        } else if c.names.get(code as usize).is_none_or(|&s| s == 0) {
+            return Err(bad);
+        }
+    }
+    Ok(())
 }
 
 /// Lowercase name of a field, for errors.
@@ -323,12 +401,63 @@ impl Inst {
         layout::layout(gfx12, self.format).unwrap_or(&layout::GFX9_IDENT[0])
     }
 
-    /// The raw value of a field (0 if the format has no such field).
+    /// The raw value of a field (0 if the format has no such field). Fields of a
+    /// DPP/DPP8/SDWA extension dword ([`Inst::ext`]) read from that dword. Exception:
+    /// [`F::VdstY`] gives the whole VOPD Y destination register number.
     #[inline]
     pub fn field(&self, f: F) -> u32 {
-        self.layout()
-            .field(f)
-            .map_or(0, |fl| layout::get(self.bits, fl))
+        let lay = self.layout();
+        let Some(fl) = lay.field(f) else {
+            return self.ext_field(f).unwrap_or(0);
+        };
+        let v = layout::get(self.bits, fl);
+        if f == F::VdstY {
+            let x = lay
+                .field(F::Vdst)
+                .map_or(0, |fx| layout::get(self.bits, fx));
+            (v << 1) | (!x & 1)
+        } else {
+            v
+        }
+    }
+
+    /// gfx950 `v_bitop3_b16/b32`: the 8-bit truth table, which the encoding keeps in
+    /// the neg (bits 2:0), abs (bits 5:3) and omod (bits 7:6) fields.
+    pub fn bitop3(&self) -> Option<u8> {
+        if !matches!(self.op, Op::VBitop3B16 | Op::VBitop3B32) || self.format != Format::Vop3 {
+            return None;
+        }
+        Some((self.field(F::Neg) | self.field(F::Abs) << 3 | self.field(F::Omod) << 6) as u8)
+    }
+
+    /// VOPD (GFX12 dual issue): the X and Y operations (`None` for any other format).
+    /// [`Inst::op`] is the X operation; the X operands are [`Inst::operand`], the Y
+    /// operands [`Inst::operand_y`].
+    #[inline]
+    pub fn vopd(&self) -> Option<(Op, Op)> {
+        self.entry_y().map(|y| (self.op, y.op))
+    }
+
+    /// VOPD: the Y half's mnemonic as LLVM prints it (e.g. `v_dual_mov_b32`).
+    pub fn mnemonic_y(&self) -> Option<&'static str> {
+        self.entry_y().map(|y| y.mnemonic)
+    }
+
+    /// The Y half's generated table entry (VOPD only).
+    pub(crate) fn entry_y(&self) -> Option<&'static Entry> {
+        if self.entry_y == u16::MAX {
+            return None;
+        }
+        table(self.target, self.wave32)
+            .entries
+            .get(usize::from(self.entry_y))
+    }
+
+    /// The Y half's operand syntax (empty unless VOPD).
+    pub(crate) fn syntax_y(&self) -> &'static [Opnd] {
+        self.entry_y()
+            .and_then(|y| y.variants.first().copied().flatten())
+            .unwrap_or(&[])
     }
 
     /// The mnemonic as LLVM prints it (e.g. `v_add_f32_e32`).

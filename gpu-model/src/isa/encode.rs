@@ -52,7 +52,8 @@ pub fn encode(inst: &Inst, out: &mut [u8]) -> Result<usize, EncodeError> {
             need: n,
         });
     }
-    let base = usize::from(inst.layout().dwords) * 4;
+    // Everything but the literal is in `bits` (extension dwords included).
+    let base = n - if inst.literal.is_some() { 4 } else { 0 };
     out[..base].copy_from_slice(&inst.bits.to_le_bytes()[..base]);
     if let Some(l) = inst.literal {
         out[base..base + 4].copy_from_slice(&l.to_le_bytes());
@@ -71,6 +72,10 @@ impl Inst {
             format: format.name(),
             target,
         };
+        // A VOPD word holds two operations; it cannot be built from one.
+        if matches!(format, Format::Vopd | Format::VopdY) {
+            return Err(no);
+        }
         let (ei, e) = tab
             .entries
             .iter()
@@ -120,6 +125,7 @@ impl Inst {
             wave32: false,
             variant: variant as u8,
             entry: ei as u16,
+            entry_y: u16::MAX,
         })
     }
 

@@ -49,11 +49,16 @@ pub enum Format {
     Mubuf,
     /// Typed buffer (GFX12: VBUFFER with op 0x80..0x8F).
     Mtbuf,
+    /// GFX12 dual issue (VOPD): the X half's opcode table; the instruction's format.
+    Vopd,
+    /// The Y half of a VOPD instruction (opcode table key of the Y operations only;
+    /// never the format of a decoded instruction).
+    VopdY,
 }
 
 impl Format {
     /// Every format, in declaration order.
-    pub const ALL: [Format; 19] = [
+    pub const ALL: [Format; 21] = [
         Format::Sop1,
         Format::Sop2,
         Format::Sopc,
@@ -73,6 +78,8 @@ impl Format {
         Format::Scratch,
         Format::Mubuf,
         Format::Mtbuf,
+        Format::Vopd,
+        Format::VopdY,
     ];
 
     /// Lowercase name, as in ISA documents.
@@ -97,6 +104,8 @@ impl Format {
             Format::Scratch => "scratch",
             Format::Mubuf => "mubuf",
             Format::Mtbuf => "mtbuf",
+            Format::Vopd => "vopd",
+            Format::VopdY => "vopd_y",
         }
     }
 }
@@ -126,9 +135,13 @@ pub enum Role {
     Mod,
     /// Bits LLVM writes as 0 and ignores.
     Rsvd,
+    /// VOPD Y destination: VGPR index bits 7:1 (bit 0 is the inverse of vdstx bit 0).
+    VdstY,
 }
 
-/// Field names shared by every layout (a layout holds a subset).
+/// Field names shared by every layout (a layout holds a subset). Fields that occur in
+/// layouts come first: the generated "must be zero" masks are `u64`s indexed by
+/// `F as u8`, so those must stay below 64.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 #[allow(missing_docs)]
@@ -191,6 +204,57 @@ pub enum F {
     Rsvd1,
     Rsvd2,
     Rsvd3,
+    /// VOPD Y half: opcode.
+    OpY,
+    /// VOPD Y half: first source (9-bit code).
+    Src0Y,
+    /// VOPD Y half: second source (VGPR).
+    Vsrc1Y,
+    /// VOPD Y half: destination VGPR. [`Inst::field`](crate::isa::Inst::field) returns
+    /// the whole register number (the encoding holds bits 7:1, bit 0 is the inverse of
+    /// vdstx bit 0).
+    VdstY,
+    /// DPP/DPP8/SDWA extension dword: the real src0 (DPP: VGPR index; SDWA: 8-bit code,
+    /// a VGPR index unless [`F::SdwaS0`] is set).
+    ExtSrc0,
+    /// DPP16: the data-share control (quad_perm, row_shl, row_shr, ...).
+    DppCtrl,
+    /// DPP16: row enable mask.
+    RowMask,
+    /// DPP16: bank enable mask.
+    BankMask,
+    /// DPP16: out-of-bounds or disabled lanes read zero.
+    BoundCtrl,
+    /// DPP16 (GFX12) / DPP8 (src0 = 234): fetch inactive lanes.
+    Fi,
+    /// DPP8: eight 3-bit lane selects (lane `i` in bits `3i+2..3i`).
+    Dpp8Sel,
+    /// DPP16/SDWA: negate src0.
+    Src0Neg,
+    /// DPP16/SDWA: absolute value of src0.
+    Src0Abs,
+    /// DPP16/SDWA: negate src1.
+    Src1Neg,
+    /// DPP16/SDWA: absolute value of src1.
+    Src1Abs,
+    /// SDWA: sign-extend the selected part of src0.
+    Src0Sext,
+    /// SDWA: sign-extend the selected part of src1.
+    Src1Sext,
+    /// SDWA: destination select (BYTE_0..3 = 0..3, WORD_0/1 = 4/5, DWORD = 6).
+    SdwaDstSel,
+    /// SDWA: unused destination bits (0 pad, 1 sign-extend, 2 preserve).
+    SdwaDstUnused,
+    /// SDWA: src0 select.
+    SdwaSrc0Sel,
+    /// SDWA: src1 select.
+    SdwaSrc1Sel,
+    /// SDWA: src0 is a scalar/constant code instead of a VGPR.
+    SdwaS0,
+    /// SDWA: src1 (the vsrc1 field) is an SGPR code instead of a VGPR.
+    SdwaS1,
+    /// SDWA VOPC: write the SGPR pair in [`F::Sdst`] instead of VCC.
+    SdwaSd,
 }
 
 /// One bit field of an instruction (bits numbered over the whole instruction).
@@ -508,6 +572,142 @@ const VBUFFER_12: &[Field] = &[
     fld(F::Rsvd3, 48, 2, Rsvd),
 ];
 
+const VOPD: &[Field] = &[
+    fld(F::Fixed, 26, 6, Fixed),
+    fld(F::Op, 22, 4, Op),
+    fld(F::Src0, 0, 9, Src9),
+    fld(F::Vsrc1, 9, 8, Vgpr8),
+    fld(F::Vdst, 56, 8, Vgpr8),
+    fld(F::OpY, 17, 5, Mod),
+    fld(F::Src0Y, 32, 9, Src9),
+    fld(F::Vsrc1Y, 41, 8, Vgpr8),
+    fld(F::VdstY, 49, 7, Role::VdstY),
+];
+/// DPP16 extension dword of a VOP1/VOP2/VOPC word (src0 = 250).
+pub const DPP16: &[Field] = &[
+    fld(F::ExtSrc0, 32, 8, Mod),
+    fld(F::DppCtrl, 40, 9, Mod),
+    fld(F::Fi, 50, 1, Mod),
+    fld(F::BoundCtrl, 51, 1, Mod),
+    fld(F::Src0Neg, 52, 1, Mod),
+    fld(F::Src0Abs, 53, 1, Mod),
+    fld(F::Src1Neg, 54, 1, Mod),
+    fld(F::Src1Abs, 55, 1, Mod),
+    fld(F::BankMask, 56, 4, Mod),
+    fld(F::RowMask, 60, 4, Mod),
+];
+/// DPP8 extension dword (GFX12, src0 = 233, or 234 with fetch-inactive).
+pub const DPP8: &[Field] = &[fld(F::ExtSrc0, 32, 8, Mod), fld(F::Dpp8Sel, 40, 24, Mod)];
+/// SDWA extension dword of a VOP1/VOP2 word (GFX9, src0 = 249).
+pub const SDWA: &[Field] = &[
+    fld(F::ExtSrc0, 32, 8, Mod),
+    fld(F::SdwaDstSel, 40, 3, Mod),
+    fld(F::SdwaDstUnused, 43, 2, Mod),
+    fld(F::Clamp, 45, 1, Mod),
+    fld(F::Omod, 46, 2, Mod),
+    fld(F::SdwaSrc0Sel, 48, 3, Mod),
+    fld(F::Src0Sext, 51, 1, Mod),
+    fld(F::Src0Neg, 52, 1, Mod),
+    fld(F::Src0Abs, 53, 1, Mod),
+    fld(F::SdwaS0, 55, 1, Mod),
+    fld(F::SdwaSrc1Sel, 56, 3, Mod),
+    fld(F::Src1Sext, 59, 1, Mod),
+    fld(F::Src1Neg, 60, 1, Mod),
+    fld(F::Src1Abs, 61, 1, Mod),
+    fld(F::SdwaS1, 63, 1, Mod),
+];
+/// SDWA extension dword of a VOPC word (GFX9): an SGPR-pair destination instead of
+/// dst_sel/dst_unused/clamp/omod.
+pub const SDWA_C: &[Field] = &[
+    fld(F::ExtSrc0, 32, 8, Mod),
+    fld(F::Sdst, 40, 7, Sgpr7),
+    fld(F::SdwaSd, 47, 1, Mod),
+    fld(F::SdwaSrc0Sel, 48, 3, Mod),
+    fld(F::Src0Sext, 51, 1, Mod),
+    fld(F::Src0Neg, 52, 1, Mod),
+    fld(F::Src0Abs, 53, 1, Mod),
+    fld(F::SdwaS0, 55, 1, Mod),
+    fld(F::SdwaSrc1Sel, 56, 3, Mod),
+    fld(F::Src1Sext, 59, 1, Mod),
+    fld(F::Src1Neg, 60, 1, Mod),
+    fld(F::Src1Abs, 61, 1, Mod),
+    fld(F::SdwaS1, 63, 1, Mod),
+];
+
+/// The kind of extension dword an [`EXT_PROBES`] entry uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExtKind {
+    /// DPP16 (src0 = 250).
+    Dpp16,
+    /// DPP8 (GFX12, src0 = 233).
+    Dpp8,
+    /// SDWA (GFX9, src0 = 249).
+    Sdwa,
+}
+
+/// Extension probes the generator runs on every VOP1/VOP2/VOPC opcode: each is the base
+/// extension dword of its kind ([`ext_base`]) with these fields set. Bit `i` of an
+/// entry's `ext_ok` says LLVM accepts probe `i`, of `ext_shown` that its text differs
+/// from the kind's base probe (the modifier prints). Exception: `ext_shown` bit 0 (the
+/// DPP16 base probe itself) means LLVM prints "DP ALU dpp only supports row_newbcast"
+/// for it (GFX9 64-bit DPP).
+pub const EXT_PROBES: &[(ExtKind, &[(F, u32)])] = &[
+    (ExtKind::Dpp16, &[]),
+    (ExtKind::Dpp16, &[(F::Src0Neg, 1)]),
+    (ExtKind::Dpp16, &[(F::Src0Abs, 1)]),
+    (ExtKind::Dpp16, &[(F::Src1Neg, 1)]),
+    (ExtKind::Dpp16, &[(F::Src1Abs, 1)]),
+    (ExtKind::Dpp8, &[]),
+    (ExtKind::Sdwa, &[]),
+    (ExtKind::Sdwa, &[(F::Src0Neg, 1)]),
+    (ExtKind::Sdwa, &[(F::Src0Abs, 1)]),
+    (ExtKind::Sdwa, &[(F::Src0Sext, 1)]),
+    (ExtKind::Sdwa, &[(F::Src1Neg, 1)]),
+    (ExtKind::Sdwa, &[(F::Src1Abs, 1)]),
+    (ExtKind::Sdwa, &[(F::Src1Sext, 1)]),
+    (ExtKind::Sdwa, &[(F::Clamp, 1)]),
+    (ExtKind::Sdwa, &[(F::Omod, 1)]),
+    (ExtKind::Sdwa, &[(F::SdwaS0, 1)]),
+    (ExtKind::Sdwa, &[(F::SdwaS1, 1)]),
+    (ExtKind::Sdwa, &[(F::SdwaSd, 1), (F::Sdst, 10)]),
+];
+
+/// Index in [`EXT_PROBES`] of the probe of `kind` that sets `field` (the base probe for
+/// `None`).
+pub fn ext_probe(kind: ExtKind, field: Option<F>) -> Option<usize> {
+    EXT_PROBES.iter().position(|(k, set)| {
+        *k == kind
+            && match field {
+                None => set.is_empty(),
+                Some(f) => set.first().is_some_and(|(g, _)| *g == f),
+            }
+    })
+}
+
+/// The base extension dword of a probe kind for a format: src0 = v20, DPP16 row_shr:1
+/// with all rows and banks, DPP8 lanes 7..0, SDWA DWORD selects (VOP1: no src1 byte).
+pub fn ext_base(kind: ExtKind, format: Format) -> (u32, &'static [Field], u32) {
+    match kind {
+        ExtKind::Dpp16 => (250, DPP16, 0xFF00_1114),
+        ExtKind::Dpp8 => (233, DPP8, 0x0539_7714),
+        ExtKind::Sdwa => match format {
+            Format::Vopc => (249, SDWA_C, 0x0606_0014),
+            Format::Vop1 => (249, SDWA, 0x0006_0614),
+            _ => (249, SDWA, 0x0606_0614),
+        },
+    }
+}
+
+/// Finds field `name` in a field list.
+pub fn find(fields: &[Field], name: F) -> Option<Field> {
+    fields.iter().copied().find(|f| f.name == name)
+}
+
+/// Whether a field belongs to the Y half of a VOPD word.
+pub const fn vopd_y_field(f: F) -> bool {
+    matches!(f, F::OpY | F::Src0Y | F::Vsrc1Y | F::VdstY)
+}
+
 const fn lay(
     format: Format,
     dwords: u8,
@@ -565,6 +765,7 @@ pub const GFX12_IDENT: &[Layout] = &[
     lay(Format::Vopc, 1, 0xFE00_0000, 0x7C00_0000, true, VOPC),
     lay(Format::Vop2, 1, 0x8000_0000, 0x0000_0000, true, VOP2),
     lay(Format::Vop3p, 2, 0xFF00_0000, 0xCC00_0000, true, VOP3P_12),
+    lay(Format::Vopd, 2, 0xFC00_0000, 0xC800_0000, true, VOPD),
     lay(Format::Vop3, 2, 0xFC00_0000, 0xD400_0000, true, VOP3),
     lay(Format::Smem, 2, 0xFC00_0000, 0xF400_0000, false, SMEM_12),
     lay(Format::Ds, 2, 0xFC00_0000, 0xD800_0000, false, DS_12),

@@ -48,9 +48,24 @@ impl Inst {
         self.syntax().len()
     }
 
-    /// The `i`-th operand in assembly order, if any.
+    /// The `i`-th operand in assembly order, if any (VOPD: of the X half).
     pub fn operand(&self, i: usize) -> Option<Operand> {
-        let o = *self.syntax().get(i)?;
+        self.operand_of(self.syntax(), i)
+    }
+
+    /// VOPD: number of operands of the Y half (0 for other formats).
+    pub fn num_operands_y(&self) -> usize {
+        self.syntax_y().len()
+    }
+
+    /// VOPD: the `i`-th operand of the Y half in assembly order, if any. The Y
+    /// destination is the whole register (see [`F::VdstY`]).
+    pub fn operand_y(&self, i: usize) -> Option<Operand> {
+        self.operand_of(self.syntax_y(), i)
+    }
+
+    fn operand_of(&self, syntax: &[Opnd], i: usize) -> Option<Operand> {
+        let o = *syntax.get(i)?;
         let lay = self.layout();
         Some(match o {
             Opnd::Text(t) => Operand::Fixed(t),
@@ -60,7 +75,15 @@ impl Inst {
                 field, cls, regs, ..
             } => {
                 let fl = lay.field(field)?;
-                let v = layout::get(self.bits, fl);
+                let ext_v = self.ext_src(field);
+                if field == F::Vsrc1 && ext_v.is_some() {
+                    // SDWA vsrc1 holding an SGPR code.
+                    return Some(Operand::Sgpr {
+                        first: self.field(F::Vsrc1) as u16,
+                        count: regs,
+                    });
+                }
+                let v = ext_v.unwrap_or_else(|| layout::get(self.bits, fl));
                 let reg = |first: u32| {
                     let first = first as u16;
                     if cls == b'a' || self.acc_field(field) {
@@ -70,6 +93,7 @@ impl Inst {
                     }
                 };
                 match fl.role {
+                    Role::VdstY => reg(self.field(F::VdstY)),
                     Role::Vgpr8 if cls == b's' => Operand::Sgpr {
                         first: v as u16,
                         count: regs,

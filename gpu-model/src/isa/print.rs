@@ -1,6 +1,7 @@
 //! LLVM-compatible assembly text of a decoded instruction (no allocation).
 
 use super::decode::{table, Inst};
+use super::ext::Ext;
 use super::layout::{self, Format, Role, F};
 use super::table::{LitRule, Opnd};
 use crate::target::{Family, Target};
@@ -74,14 +75,29 @@ impl Inst {
     /// Writes the instruction as LLVM 22 prints it (`llvm-objdump -d` text column).
     pub fn write_asm(&self, w: &mut dyn Write) -> fmt::Result {
         let e = self.entry();
-        let tab = table(self.target, self.wave32);
-        let lay = self.layout();
-        let gfx12 = self.target.family() == Family::Gfx12;
-        w.write_str(e.mnemonic)?;
+        let ext = self.ext();
+        match ext {
+            Some(x) => self.write_ext_mnemonic(w, x)?,
+            None => w.write_str(e.mnemonic)?,
+        }
         if self.format == Format::Sopp && self.write_special_sopp(w)? {
             return Ok(());
         }
         let ops = self.syntax();
+        let lead = if self.write_atomic_return(w, ops)? {
+            ", "
+        } else {
+            " "
+        };
+        self.write_ops(w, ops, lead)?;
+        if let Some(x) = ext {
+            return self.write_ext_mods(w, x);
+        }
+        if let Some(y) = self.entry_y() {
+            w.write_str(" :: ")?;
+            w.write_str(y.mnemonic)?;
+            return self.write_ops(w, self.syntax_y(), " ");
+        }
         let nsrc = ops
             .iter()
             .filter(|o| {
@@ -95,6 +111,97 @@ impl Inst {
             })
             .count();
         let t16 = ops.iter().any(|o| matches!(o, Opnd::Reg { cls: b'l', .. }));
+        self.write_mods(w, nsrc, t16)
+    }
+
+    /// A FLAT/GLOBAL/SCRATCH atomic with its return bit set (GFX9 glc/sc0, GFX12
+    /// th:TH_ATOMIC_RETURN) prints its destination first: as many registers as the data
+    /// operand, half of them for compare-and-swap. Returns whether it printed one. (The
+    /// learned syntax is the non-returning one, so [`Inst::operand`] does not list it;
+    /// read [`F::Vdst`].)
+    fn write_atomic_return(&self, w: &mut dyn Write, ops: &[Opnd]) -> Result<bool, fmt::Error> {
+        if !matches!(self.format, Format::Flat | Format::Global | Format::Scratch) {
+            return Ok(false);
+        }
+        let m = self.entry().mnemonic;
+        if !m.contains("_atomic_") {
+            return Ok(false);
+        }
+        let ret = match self.target.family() {
+            Family::Gfx9 => self.field(F::Glc),
+            Family::Gfx12 => self.field(F::Th) & 1,
+        };
+        let Some(regs) = ops.iter().find_map(|o| match o {
+            Opnd::Reg {
+                field: F::Data,
+                regs,
+                ..
+            } => Some(*regs),
+            _ => None,
+        }) else {
+            return Ok(false);
+        };
+        if ret == 0 {
+            return Ok(false);
+        }
+        let regs = if m.contains("cmpswap") {
+            (regs / 2).max(1)
+        } else {
+            regs
+        };
+        let c = if self.acc_field(F::Vdst) { b'a' } else { b'v' };
+        w.write_char(' ')?;
+        write_regs(w, c, self.field(F::Vdst), regs)?;
+        Ok(true)
+    }
+
+    /// LLVM's comment after a register tuple that must start at an even register but
+    /// does not (GFX9 `..._Align2` classes).
+    fn write_align(
+        &self,
+        w: &mut dyn Write,
+        tab: &super::table::Table,
+        align: u16,
+        first: u32,
+        field: F,
+    ) -> fmt::Result {
+        if align == 0 || first & 1 == 0 {
+            return Ok(());
+        }
+        let name = tab.strings.get(usize::from(align)).copied().unwrap_or("");
+        // The class was learned with VGPRs in the plain encoding: an acc bit makes it the
+        // AGPR class, and a DPP/SDWA src0 takes VGPRs only.
+        let (pre, rest) = match (name.strip_prefix("VReg_"), name.strip_prefix("VS_")) {
+            (Some(r), _) if self.acc_field(field) => ("AReg_", r),
+            (_, Some(r)) if self.ext().is_some() && field == F::Src0 => ("VReg_", r),
+            _ => ("", name),
+        };
+        write!(
+            w,
+            "/*Invalid register, operand has '{pre}{rest}' register class*/"
+        )
+    }
+
+    /// Writes operands (after the mnemonic) in LLVM's syntax; `lead` goes before the
+    /// first.
+    fn write_ops(&self, w: &mut dyn Write, ops: &[Opnd], lead: &str) -> fmt::Result {
+        let tab = table(self.target, self.wave32);
+        let lay = self.layout();
+        let gfx12 = self.target.family() == Family::Gfx12;
+        let e = self.entry();
+        let ext = self.ext();
+        // SDWA: an SGPR in vsrc1 prints with src0's class names.
+        let src0_class = ops.iter().find_map(|o| match o {
+            Opnd::Reg {
+                field: F::Src0,
+                class,
+                ..
+            } => Some(*class),
+            _ => None,
+        });
+        // LLVM 22 quirk (GFX12 DPP v_cndmask_b32): the `|` closing an abs src1 is
+        // written after the implicit mask that follows it (`|v1, vcc_lo|`).
+        let mut close_abs_after_text = false;
         for (i, o) in ops.iter().enumerate() {
             if let Opnd::Imm {
                 field, omit0: true, ..
@@ -104,9 +211,20 @@ impl Inst {
                     continue;
                 }
             }
-            w.write_str(if i == 0 { " " } else { ", " })?;
+            w.write_str(if i == 0 { lead } else { ", " })?;
             match *o {
-                Opnd::Text(t) => w.write_str(t)?,
+                Opnd::Text(_)
+                    if i == 0 && ext == Some(Ext::Sdwa) && self.format == Format::Vopc =>
+                {
+                    self.write_sdwa_sdst(w)?
+                }
+                Opnd::Text(t) => {
+                    w.write_str(t)?;
+                    if close_abs_after_text {
+                        close_abs_after_text = false;
+                        w.write_char('|')?;
+                    }
+                }
                 Opnd::KLit => write!(w, "{:#x}", self.literal.unwrap_or(0))?,
                 Opnd::Imm {
                     field,
@@ -139,15 +257,59 @@ impl Inst {
                     cls,
                     regs,
                     class,
+                    align,
                 } => {
                     let Some(fl) = lay.field(field) else { continue };
-                    let v = layout::get(self.bits, fl);
-                    let (neg, abs) = self.src_mods(field);
-                    if neg {
+                    let ext_v = self.ext_src(field);
+                    let v = if field == F::VdstY {
+                        self.field(field)
+                    } else {
+                        ext_v.unwrap_or_else(|| layout::get(self.bits, fl))
+                    };
+                    let (neg, abs, sx) = match ext {
+                        Some(_) => self.ext_src_mods(field),
+                        None => {
+                            let (n, a) = self.src_mods(field);
+                            (n, a, false)
+                        }
+                    };
+                    // LLVM writes the negation of a constant as `neg(c)` (not `--1`).
+                    let constant = matches!(v, 128..=208 | 240..=248)
+                        || (v == 255 && lay.literal && fl.role != Role::Vgpr8);
+                    let imm = constant
+                        && match fl.role {
+                            Role::Src9 | Role::Ssrc8 => true,
+                            // SDWA vsrc1 holding a scalar code.
+                            Role::Vgpr8 => field == F::Vsrc1 && ext_v.is_some(),
+                            _ => false,
+                        };
+                    let negm = neg && !abs && imm;
+                    if negm {
+                        w.write_str("neg(")?;
+                    } else if neg {
                         w.write_char('-')?;
                     }
                     if abs {
                         w.write_char('|')?;
+                    }
+                    if sx {
+                        w.write_str("sext(")?;
+                    }
+                    if field == F::Vsrc1 && ext_v.is_some() {
+                        // SDWA vsrc1 holding an SGPR code.
+                        let c = &tab.classes[usize::from(src0_class.unwrap_or(0))];
+                        let s = c.names.get(v as usize).copied().unwrap_or(0);
+                        w.write_str(tab.strings[usize::from(s)])?;
+                        if sx {
+                            w.write_char(')')?;
+                        }
+                        if abs {
+                            w.write_char('|')?;
+                        }
+                        if negm {
+                            w.write_char(')')?;
+                        }
+                        continue;
                     }
                     if cls == b'l' && (class == u16::MAX || v >= 256) {
                         let r = if fl.role == Role::Src9 { v - 256 } else { v };
@@ -166,10 +328,12 @@ impl Inst {
                     } else if class == u16::MAX {
                         let c = if self.acc_field(field) { b'a' } else { cls };
                         write_regs(w, c, v, regs)?;
+                        self.write_align(w, tab, align, v, field)?;
                     } else if fl.role == Role::Src9 && v >= 256 {
                         let c = if self.acc_field(field) { b'a' } else { cls };
                         let c = if c == b's' { b'v' } else { c };
                         write_regs(w, c, v - 256, regs)?;
+                        self.write_align(w, tab, align, v - 256, field)?;
                     } else if v == 255 && lay.literal {
                         let c = &tab.classes[usize::from(class)];
                         write_literal(w, c.lit, self.literal.unwrap_or(0))?;
@@ -178,13 +342,26 @@ impl Inst {
                         let s = c.names.get(v as usize).copied().unwrap_or(0);
                         w.write_str(tab.strings[usize::from(s)])?;
                     }
-                    if abs {
+                    if sx {
+                        w.write_char(')')?;
+                    }
+                    let defer = abs
+                        && gfx12
+                        && ext.is_some()
+                        && field == F::Vsrc1
+                        && matches!(ops.get(i + 1), Some(Opnd::Text(_)));
+                    if defer {
+                        close_abs_after_text = true;
+                    } else if abs {
                         w.write_char('|')?;
+                    }
+                    if negm {
+                        w.write_char(')')?;
                     }
                 }
             }
         }
-        self.write_mods(w, nsrc, t16)
+        Ok(())
     }
 
     /// SOPP immediates with a symbolic syntax; returns whether it printed.
@@ -289,6 +466,7 @@ impl Inst {
         };
         let e = self.entry();
         match self.format {
+            Format::Vop3 if self.bitop3().is_some() => (false, false),
             Format::Vop3 => {
                 // Probe bits: 2..5 abs, 5..8 neg.
                 let abs = e.mods & (1 << (2 + i)) != 0 && self.field(F::Abs) & (1 << i) != 0;
@@ -319,6 +497,12 @@ impl Inst {
         };
         match self.format {
             Format::Vop3 => {
+                let b3 = self.bitop3();
+                match b3 {
+                    Some(v @ 1..=10) => write!(w, " bitop3:{v}")?,
+                    Some(v @ 11..) => write!(w, " bitop3:{v:#x}")?,
+                    _ => {}
+                }
                 let os = self.field(F::OpSel);
                 if os != 0 && !t16 && (m(8) || m(9) || m(10) || m(11)) {
                     arr(w, "op_sel", os, nsrc + 1)?;
@@ -326,7 +510,7 @@ impl Inst {
                 if m(0) && self.field(F::Clamp) != 0 {
                     w.write_str(" clamp")?;
                 }
-                if m(1) {
+                if m(1) && b3.is_none() {
                     omod(w, self.field(F::Omod))?;
                 }
             }
@@ -345,7 +529,9 @@ impl Inst {
                 if os & full != 0 {
                     arr(w, "op_sel", os, nsrc)?;
                 }
-                if hi & full != full {
+                // v_fma_mix*: op_sel_hi selects f16 sources and defaults to 0.
+                let mix = e.mnemonic.starts_with("v_fma_mix");
+                if (mix && hi & full != 0) || (!mix && hi & full != full) {
                     arr(w, "op_sel_hi", hi, nsrc)?;
                 }
                 let neg = self.field(F::Neg);
@@ -402,7 +588,12 @@ impl Inst {
                         write!(w, " offset1:{o1}")?;
                     }
                 } else if (o0 | o1 << 8) != 0 && (m(mo0) || m(mo1)) {
-                    write!(w, " offset:{}", o0 | o1 << 8)?;
+                    if e.mnemonic == "ds_swizzle_b32" {
+                        w.write_str(" offset:")?;
+                        swizzle(w, o0 | o1 << 8)?;
+                    } else {
+                        write!(w, " offset:{}", o0 | o1 << 8)?;
+                    }
                 }
                 if gds && m(0) && self.field(F::Gds) != 0 {
                     w.write_str(" gds")?;
@@ -453,7 +644,7 @@ impl Inst {
                     }
                     let o = self.field(F::Offset);
                     if o != 0 && m(2) {
-                        write!(w, " offset:{o:#x}")?;
+                        write!(w, " offset:{o}")?;
                     }
                     th_scope(w, self, false)?;
                 }
@@ -462,6 +653,58 @@ impl Inst {
         }
         Ok(())
     }
+}
+
+/// The `ds_swizzle_b32` offset in LLVM's symbolic `swizzle(...)` syntax: bits 15:8 =
+/// 0x80 is a quad permute (four 2-bit lane selects), bits 15:13 = 0b111 an FFT swizzle,
+/// 0b110 a rotate (direction bit 10, amount bits 9:5), other values with bit 15 set
+/// print in decimal; otherwise bits 4:0, 9:5 and 14:10 are the
+/// and/or/xor masks of a bitmask permute, printed in its most specific form.
+fn swizzle(w: &mut dyn Write, v: u32) -> fmt::Result {
+    if v & 0xFF00 == 0x8000 {
+        return write!(
+            w,
+            "swizzle(QUAD_PERM,{},{},{},{})",
+            v & 3,
+            (v >> 2) & 3,
+            (v >> 4) & 3,
+            (v >> 6) & 3
+        );
+    }
+    if v & 0xE000 == 0xE000 {
+        return write!(w, "swizzle(FFT,{})", v & 0x1F);
+    }
+    if v & 0xE000 == 0xC000 {
+        return write!(w, "swizzle(ROTATE,{},{})", (v >> 10) & 1, (v >> 5) & 0x1F);
+    }
+    if v & 0x8000 != 0 {
+        return write!(w, "{v}");
+    }
+    let (and, or, xor) = (v & 0x1F, (v >> 5) & 0x1F, (v >> 10) & 0x1F);
+    if and == 0x1F && or == 0 && xor.count_ones() == 1 {
+        return write!(w, "swizzle(SWAP,{xor})");
+    }
+    if and == 0x1F && or == 0 && xor > 0 && (xor + 1).is_power_of_two() {
+        return write!(w, "swizzle(REVERSE,{})", xor + 1);
+    }
+    let group = 0x1F - and + 1;
+    if group > 1 && group.is_power_of_two() && or < group && xor == 0 {
+        return write!(w, "swizzle(BROADCAST,{group},{or})");
+    }
+    // Per lane-id bit (high to low): what a lane with that bit 0 / 1 reads.
+    let p0 = or ^ xor;
+    let p1 = ((0x1F & and) | or) ^ xor;
+    w.write_str("swizzle(BITMASK_PERM,\"")?;
+    for b in (0..5).rev() {
+        let (a, c) = ((p0 >> b) & 1, (p1 >> b) & 1);
+        w.write_char(match (a, c) {
+            (1, 1) => '1',
+            (0, 0) => '0',
+            (0, _) => 'p',
+            _ => 'i',
+        })?;
+    }
+    w.write_str("\")")
 }
 
 fn omod(w: &mut dyn Write, v: u32) -> fmt::Result {

@@ -22,6 +22,9 @@ pub enum Opnd {
         regs: u8,
         /// Scalar-code class index.
         class: u16,
+        /// GFX9 register class that requires an even first register, as LLVM names it
+        /// in its "Invalid register" comment (index into the string pool; 0: none).
+        align: u16,
     },
     /// An immediate printed in decimal or hex.
     Imm {
@@ -88,6 +91,10 @@ pub struct Entry {
     pub bad: u32,
     /// Register fields that must be zero (bit `F as u8`).
     pub zero: u64,
+    /// Extension probes ([`super::layout::EXT_PROBES`]) LLVM accepts.
+    pub ext_ok: u32,
+    /// Extension probes whose modifier LLVM prints (bit 0: the GFX9 64-bit DPP comment).
+    pub ext_shown: u32,
 }
 
 /// The opcode tables of one target.

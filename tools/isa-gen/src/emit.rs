@@ -12,14 +12,18 @@ fn module(cpu: &str) -> String {
     cpu.replace('+', "_")
 }
 
-/// The cross-target operation name of a mnemonic (encoding suffixes removed).
-pub fn op_base(mn: &str) -> &str {
+/// The cross-target operation name of a mnemonic (encoding suffixes removed; a VOPD
+/// half `v_dual_x` is the operation `v_x`).
+pub fn op_base(mn: &str) -> String {
+    if let Some(r) = mn.strip_prefix("v_dual_") {
+        return format!("v_{r}");
+    }
     for suf in ["_e32", "_e64", "_sdwa", "_dpp"] {
         if let Some(b) = mn.strip_suffix(suf) {
-            return b;
+            return b.to_string();
         }
     }
-    mn
+    mn.to_string()
 }
 
 /// CamelCase identifier of an operation name.
@@ -124,6 +128,13 @@ fn zero_mask(e: &crate::learn::Entry, gfx12: bool) -> u64 {
     let mut m = 0u64;
     if let Some(l) = l {
         for f in l.fields {
+            // A VOPD entry describes one half: the other half's fields are the probe's
+            // partner operation, not requirements of this one.
+            if e.format == Format::Vopd
+                && crate::layout::vopd_y_field(f.name) != (e.key == Format::VopdY)
+            {
+                continue;
+            }
             if f.role == crate::layout::Role::Vgpr8 && e.vals.get(&f.name) == Some(&0) {
                 m |= 1 << (f.name as u8);
             }
@@ -143,7 +154,7 @@ pub fn emit(learned: &[(&str, bool, Tables)]) -> Vec<(String, String)> {
     let mut ops: BTreeSet<String> = BTreeSet::new();
     for (_, _, t) in learned {
         for e in &t.entries {
-            ops.insert(op_base(&e.mnemonic).to_string());
+            ops.insert(op_base(&e.mnemonic));
         }
     }
     let mut idents: BTreeMap<String, String> = BTreeMap::new();
@@ -235,6 +246,14 @@ fn emit_target(gfx12: bool, t: &Tables, idents: &BTreeMap<String, String>) -> St
             pool.entry(n.clone()).or_insert(l);
         }
     }
+    for e in &t.entries {
+        for k in e.variants.iter().flatten().flatten() {
+            if let Tok::Reg { align: Some(a), .. } = k {
+                let l = pool.len();
+                pool.entry(a.clone()).or_insert(l);
+            }
+        }
+    }
     let mut strs: Vec<(&String, &usize)> = pool.iter().collect();
     strs.sort_by_key(|(_, i)| **i);
     s.push_str("#[rustfmt::skip]\nstatic STRINGS: &[&str] = &[");
@@ -268,9 +287,10 @@ fn emit_target(gfx12: bool, t: &Tables, idents: &BTreeMap<String, String>) -> St
             .map(|k| match k {
                 Tok::Text(x) => format!("Opnd::Text({x:?})"),
                 Tok::KLit => "Opnd::KLit".to_string(),
-                Tok::Reg { field, cls, regs, class } => format!(
-                    "Opnd::Reg {{ field: F::{field:?}, cls: b'{cls}', regs: {regs}, class: {} }}",
-                    class.map_or(u16::MAX as usize, |c| c)
+                Tok::Reg { field, cls, regs, class, align } => format!(
+                    "Opnd::Reg {{ field: F::{field:?}, cls: b'{cls}', regs: {regs}, class: {}, align: {} }}",
+                    class.map_or(u16::MAX as usize, |c| c),
+                    align.as_ref().map_or(0, |a| pool[a])
                 ),
                 Tok::Imm { field, hex, omit0, dec_small } => format!(
                     "Opnd::Imm {{ field: F::{field:?}, hex: {hex}, omit0: {omit0}, dec_small: {dec_small} }}"
@@ -303,15 +323,17 @@ fn emit_target(gfx12: bool, t: &Tables, idents: &BTreeMap<String, String>) -> St
             .collect();
         let _ = writeln!(
             s,
-            "    Entry {{ op: Op::{}, format: {}, opcode: {:#x}, mnemonic: {:?}, variants: &[{}], mods: {:#x}, bad: {:#x}, zero: {:#x} }},",
-            idents[op_base(&e.mnemonic)],
+            "    Entry {{ op: Op::{}, format: {}, opcode: {:#x}, mnemonic: {:?}, variants: &[{}], mods: {:#x}, bad: {:#x}, zero: {:#x}, ext_ok: {:#x}, ext_shown: {:#x} }},",
+            idents[&op_base(&e.mnemonic)],
             fmt_name(e.format),
             e.opcode,
             e.mnemonic,
             vars.join(", "),
             e.mods,
             e.bad,
-            zero_mask(e, gfx12)
+            zero_mask(e, gfx12),
+            e.ext_ok,
+            e.ext_shown
         );
     }
     s.push_str("];\n\n");

@@ -18,6 +18,8 @@ pub enum Tok {
         cls: char,
         regs: u8,
         class: Option<usize>,
+        /// Register class LLVM names when the tuple starts at an odd register.
+        align: Option<String>,
     },
     /// An immediate field printed in decimal (`hex` false) or hex; `omit0`: not printed
     /// at all when zero; `dec_small`: printed in decimal below 16 even if `hex`.
@@ -46,6 +48,10 @@ pub struct Entry {
     pub mods: u32,
     /// Modifier probes that made the word invalid.
     pub bad: u32,
+    /// Extension probes (`layout::EXT_PROBES`) LLVM accepts.
+    pub ext_ok: u32,
+    /// Extension probes whose modifier LLVM prints.
+    pub ext_shown: u32,
     /// The field values of the valid base probe.
     pub vals: BTreeMap<F, u32>,
 }
@@ -297,6 +303,7 @@ fn token(l: &Layout, vals: &BTreeMap<F, u32>, t: &str) -> Tok {
                     cls: c,
                     regs,
                     class: None,
+                    align: None,
                 };
             }
         }
@@ -325,9 +332,15 @@ pub fn learn(o: &mut Oracle, gfx12: bool) -> Tables {
     };
     let mut t = Tables::default();
     for l in idents {
-        learn_format(o, gfx12, l, &mut t);
+        if l.format == Format::Vopd {
+            crate::vopd::learn(o, &mut t);
+        } else {
+            learn_format(o, gfx12, l, &mut t);
+        }
     }
     t.entries.sort_by_key(|e| (e.key, e.opcode));
+    crate::ext::learn(o, gfx12, &mut t);
+    crate::align::learn(o, gfx12, &mut t);
     learn_omit0(o, gfx12, &mut t);
     learn_classes(o, gfx12, &mut t);
     t
@@ -577,6 +590,8 @@ fn learn_format(o: &mut Oracle, gfx12: bool, l: &'static Layout, t: &mut Tables)
             variants,
             mods,
             bad,
+            ext_ok: 0,
+            ext_shown: 0,
             vals: v0,
         });
     }
@@ -726,6 +741,12 @@ fn learn_classes(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
                 Answer::Inst(s, len)
                     if *len == line.len() || *len == line.len() + 4 && s.contains("0xbf800000") =>
                 {
+                    let e = &t.entries[ei];
+                    let s = if e.format == Format::Vopd {
+                        crate::vopd::half(s, e.key == Format::VopdY)
+                    } else {
+                        s
+                    };
                     let (_, ops) = split_inst(s);
                     Some(strip_mods(&ops).get(ti).cloned().unwrap_or_default())
                 }

@@ -6,9 +6,12 @@
 #[allow(dead_code)]
 mod layout;
 
+mod align;
 mod emit;
+mod ext;
 mod learn;
 mod llvm;
+mod vopd;
 
 use std::process::ExitCode;
 
