@@ -46,7 +46,7 @@ pub enum MType {
 }
 
 /// The kind of access.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum AccessKind {
     /// A load.
     Read,

@@ -24,7 +24,7 @@ pub const PACKET_SIZE: usize = 64;
 pub const PACKET_TYPE_KERNEL_DISPATCH: u16 = 2;
 
 /// An HSA AQL kernel dispatch packet (64 bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DispatchPacket {
     /// Header: packet type in 7:0, barrier bit 8, fence scopes.
     pub header: u16,

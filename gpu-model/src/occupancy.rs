@@ -60,7 +60,7 @@ pub struct KernelResources {
 }
 
 /// The resource that binds, in the order they are reported when several bind equally.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Limiter {
     /// Wave slots per SIMD.
     WaveSlots,
@@ -100,7 +100,7 @@ pub struct WorkgroupShape {
 }
 
 /// How many of a kernel's workgroups fit on one CU.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Occupancy {
     /// What one workgroup needs.
     pub shape: WorkgroupShape,

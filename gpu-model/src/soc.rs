@@ -14,7 +14,12 @@
 //! instructions each and reschedule at `now + instructions x shader clock period` (1 CPI).
 //! Each XCD (CP, L2, CUs) is one partition unit: with `threads` partitions, XCD `x` runs
 //! on thread `x mod threads`, the driver and the IODs on thread 0.
+//!
+//! [`Soc::checkpoint`] saves the whole machine between runs (device memory, modules,
+//! queues, resident waves, caches, statistics, messages in flight); [`Soc::restore`]
+//! continues it, identically, in a SoC of the same config on any number of threads.
 
+mod checkpoint;
 mod cp;
 mod cu;
 mod driver;
@@ -27,7 +32,7 @@ pub use cu::{ComputeUnit, CuActivity, WaveRecord};
 pub use driver::{Completion, Driver};
 pub use launch::{Dispatch, LaunchRequest};
 pub use memsys::{Iod, L2};
-pub use msg::{MemReq, SocMsg, WorkgroupAssign, WorkgroupDone};
+pub use msg::{L2Maint, MemReq, SocMsg, WorkgroupAssign, WorkgroupDone};
 
 use crate::cache::{Cache, CacheStats, Level};
 use crate::config::GpuConfig;
@@ -78,6 +83,14 @@ pub enum SocError {
     /// A launch that cannot be dispatched.
     #[error("bad launch: {0}")]
     BadLaunch(String),
+    /// A checkpoint could not be written, read or decoded (corrupt or truncated bytes, a
+    /// file error, a component that failed to restore).
+    #[error("checkpoint: {0}")]
+    Checkpoint(#[from] simkit::checkpoint::CheckpointError),
+    /// A checkpoint that decodes but does not fit this SoC (another config or format
+    /// version). Nothing was changed.
+    #[error("checkpoint: {0}")]
+    CheckpointMismatch(String),
 }
 
 /// How the SoC is spread over worker threads.
@@ -164,7 +177,15 @@ pub struct Soc {
 
 /// Dispatches submitted and not yet retired: their device allocations are freed once
 /// they complete.
-type Live = Arc<std::sync::Mutex<Vec<Arc<Dispatch>>>>;
+type Live = Arc<std::sync::Mutex<Vec<LiveDispatch>>>;
+
+/// A dispatch not yet retired: its sequence number and the device allocations (kernargs,
+/// packet, scratch; 0 for none) to free when it completes.
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+struct LiveDispatch {
+    seq: u64,
+    allocations: [u64; 3],
+}
 
 /// Submits dispatches from any thread, also while another thread runs the simulation
 /// (the driver's doorbell: an injected event, delivered at the engine's current time).
@@ -197,13 +218,16 @@ impl Submitter {
         let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
         let d = {
             let mut mem = self.mem.write().unwrap_or_else(|p| p.into_inner());
-            launch::prepare(&mut mem, module, req, &self.config, self.queue, seq)?
+            launch::prepare(&mut mem, module, m.0, req, &self.config, self.queue, seq)?
         };
-        let d = Arc::new(d);
         self.live
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .push(d.clone());
+            .push(LiveDispatch {
+                seq,
+                allocations: [d.packet.kernarg_address, d.packet_address, d.scratch_base],
+            });
+        let d = Arc::new(d);
         self.handle
             .schedule_now(self.driver, SocMsg::Submit(d))
             .map_err(|e| SocError::BadLaunch(format!("cannot submit: {e:?}")))?;
@@ -444,6 +468,7 @@ impl Soc {
             co.text(),
         ));
         self.modules.push(Arc::new(launch::Module {
+            bytes: bytes.to_vec(),
             co,
             loaded,
             program,
@@ -484,6 +509,14 @@ impl Soc {
         Ok(status)
     }
 
+    /// Runs every event at or before `limit` (or until nothing is left to do), for
+    /// example to stop mid-kernel and take a [`Soc::checkpoint`].
+    pub fn run_until(&mut self, limit: Tick) -> Result<ExitStatus, SocError> {
+        let status = self.sim.run_until(limit)?;
+        self.retire()?;
+        Ok(status)
+    }
+
     /// Frees the kernargs, packet and scratch of completed dispatches.
     fn retire(&mut self) -> Result<(), SocError> {
         let done: Vec<u64> = self.completions().iter().map(|c| c.seq).collect();
@@ -494,7 +527,7 @@ impl Soc {
             if !done.contains(&d.seq) {
                 return true;
             }
-            for a in [d.packet.kernarg_address, d.packet_address, d.scratch_base] {
+            for a in d.allocations {
                 if a != 0 {
                     if let Err(e) = mem.free(a) {
                         result = Err(e.into());

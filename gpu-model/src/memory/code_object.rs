@@ -47,7 +47,7 @@ pub enum ImageError {
 }
 
 /// A kernel of a loaded code object, at its device addresses.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LoadedKernel {
     /// The kernel name.
     pub name: String,
@@ -58,7 +58,7 @@ pub struct LoadedKernel {
 }
 
 /// A code object placed in device memory.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LoadedCodeObject {
     /// Device address of image offset 0.
     pub base: u64,

@@ -9,6 +9,8 @@
 use crate::config::CuSpec;
 use crate::dispatch::Fault;
 use crate::occupancy::{CuResources, WaveAlloc};
+use serde::{Deserialize, Serialize};
+use simkit::checkpoint::{decode, encode, CheckpointError};
 use simkit::component::{Component, Ctx, Input};
 use simkit::port::PortId;
 use std::collections::VecDeque;
@@ -18,7 +20,7 @@ use super::launch::Dispatch;
 use super::msg::{SocMsg, WorkgroupAssign};
 
 /// The dispatch being distributed.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 struct Current {
     d: Arc<Dispatch>,
     /// Next linear workgroup index of this XCD's share.
@@ -157,5 +159,24 @@ impl Component<SocMsg> for CommandProcessor {
             }
             _ => {}
         }
+    }
+
+    // `scratch` is empty between events; ports come from `init`.
+    fn save(&self) -> Result<Vec<u8>, CheckpointError> {
+        encode(&(&self.cus, &self.queue, &self.cur, self.rr))
+    }
+
+    fn restore(&mut self, state: &[u8]) -> Result<(), CheckpointError> {
+        let (cus, queue, cur, rr): (Vec<CuResources>, _, _, usize) = decode(state)?;
+        if cus.len() != self.cus.len() || rr >= cus.len().max(1) {
+            return Err(CheckpointError::Decode(format!(
+                "command processor of xcd {} with {} cus (this one has {})",
+                self.xcd,
+                cus.len(),
+                self.cus.len()
+            )));
+        }
+        (self.cus, self.queue, self.cur, self.rr) = (cus, queue, cur, rr);
+        Ok(())
     }
 }

@@ -1,9 +1,12 @@
 //! A compute unit: runs its resident waves in quanta and reschedules itself by the work done.
 
+use crate::cache::Cache;
 use crate::dispatch::{init_wave, Fault};
 use crate::exec::{describe, ExecCtx, FaultReason, Stop, Wave, WaveState};
 use crate::memory::DeviceMemory;
 use crate::occupancy::{WaveAlloc, WorkgroupAlloc};
+use serde::{Deserialize, Serialize};
+use simkit::checkpoint::{decode, encode, CheckpointError};
 use simkit::component::{Component, Ctx, Input};
 use simkit::port::PortId;
 use simkit::time::Tick;
@@ -11,15 +14,16 @@ use std::sync::{Arc, RwLock};
 
 use super::launch::Dispatch;
 use super::memsys::L1s;
-use super::msg::{SocMsg, WorkgroupAssign, WorkgroupDone};
+use super::msg::{MemReq, SocMsg, WorkgroupAssign, WorkgroupDone};
 
 /// A resident workgroup.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 struct Group {
     dispatch: Arc<Dispatch>,
     id: [u32; 3],
     alloc: WorkgroupAlloc,
     waves: Vec<WaveAlloc>,
+    #[serde(with = "super::checkpoint::blob")]
     lds: Vec<u8>,
     live: u32,
     scratch_slot: u32,
@@ -27,7 +31,7 @@ struct Group {
 }
 
 /// A resident wave.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 struct Resident {
     wave: Wave,
     group: usize,
@@ -37,7 +41,7 @@ struct Resident {
 }
 
 /// One wave's lifetime (for traces).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WaveRecord {
     /// Dispatch sequence number.
     pub dispatch: u64,
@@ -56,7 +60,7 @@ pub struct WaveRecord {
 }
 
 /// Per-kernel activity of a CU (reset by the SoC between kernels).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct CuActivity {
     /// Workgroups started.
     pub workgroups: u64,
@@ -395,6 +399,42 @@ impl Component<SocMsg> for ComputeUnit {
             }
             _ => {}
         }
+    }
+
+    // Place, timing, the shared memory and the trace switch come from the SoC's config and
+    // options; ports from `init`.
+    fn save(&self) -> Result<Vec<u8>, CheckpointError> {
+        let l1 = &self.l1;
+        encode(&(
+            (&self.groups, &self.waves, self.scratch_slots, self.ticking),
+            (&self.activity, &self.records),
+            (&l1.scalar, &l1.vector, &l1.out, l1.counts),
+        ))
+    }
+
+    fn restore(&mut self, state: &[u8]) -> Result<(), CheckpointError> {
+        type Image = (
+            (Vec<Option<Group>>, Vec<Resident>, u64, bool),
+            (CuActivity, Vec<WaveRecord>),
+            (Cache, Cache, Vec<MemReq>, [u64; 4]),
+        );
+        let ((groups, waves, slots, ticking), (activity, records), (k, v, out, counts)): Image =
+            decode(state)?;
+        let bad_group = waves
+            .iter()
+            .any(|r| !matches!(groups.get(r.group), Some(Some(_))));
+        if bad_group {
+            return Err(CheckpointError::Decode(format!(
+                "cu {} of xcd {}: a wave of a workgroup that is not resident",
+                self.index, self.xcd
+            )));
+        }
+        (self.groups, self.waves, self.scratch_slots, self.ticking) =
+            (groups, waves, slots, ticking);
+        (self.activity, self.records) = (activity, records);
+        let l1 = &mut self.l1;
+        (l1.scalar, l1.vector, l1.out, l1.counts) = (k, v, out, counts);
+        Ok(())
     }
 }
 

@@ -6,6 +6,8 @@
 //! has finished the previous one, so a kernel sees all writes of the kernels before it.
 
 use crate::dispatch::Fault;
+use serde::{Deserialize, Serialize};
+use simkit::checkpoint::{decode, encode, CheckpointError};
 use simkit::component::{Component, Ctx, Input};
 use simkit::port::PortId;
 use simkit::time::Tick;
@@ -13,7 +15,7 @@ use simkit::time::Tick;
 use super::msg::SocMsg;
 
 /// A completed dispatch.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Completion {
     /// Sequence number.
     pub seq: u64,
@@ -25,7 +27,7 @@ pub struct Completion {
     pub fault: Option<Box<Fault>>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 struct Pending {
     seq: u64,
     submitted: Tick,
@@ -118,5 +120,14 @@ impl Component<SocMsg> for Driver {
             }
             _ => {}
         }
+    }
+
+    fn save(&self) -> Result<Vec<u8>, CheckpointError> {
+        encode(&(&self.pending, &self.waiting, &self.completed))
+    }
+
+    fn restore(&mut self, state: &[u8]) -> Result<(), CheckpointError> {
+        (self.pending, self.waiting, self.completed) = decode(state)?;
+        Ok(())
     }
 }

@@ -16,6 +16,8 @@ use super::SocError;
 /// A loaded code object.
 #[derive(Debug)]
 pub(crate) struct Module {
+    /// The code object's bytes (a checkpoint carries them to rebuild the module).
+    pub(crate) bytes: Vec<u8>,
     pub(crate) co: CodeObject,
     pub(crate) loaded: LoadedCodeObject,
     pub(crate) program: Arc<Program>,
@@ -54,6 +56,8 @@ pub struct Dispatch {
     pub counts: [u32; 3],
     /// CUs per XCD (for scratch indexing).
     pub cus_per_xcd: u32,
+    /// Index of the module in its SoC (how a checkpoint finds `program` again).
+    pub(crate) module: usize,
 }
 
 impl Dispatch {
@@ -136,6 +140,7 @@ pub struct LaunchRequest<'a> {
 pub(crate) fn prepare(
     mem: &mut DeviceMemory,
     module: &Module,
+    module_index: usize,
     req: &LaunchRequest<'_>,
     cfg: &crate::config::GpuConfig,
     queue_address: u64,
@@ -228,10 +233,99 @@ pub(crate) fn prepare(
         occupancy: occ,
         counts,
         cus_per_xcd: cfg.xcd.active_cus,
+        module: module_index,
     };
     if scratch_per_lane > 0 {
         let regions = u64::from(cfg.total_cus()) * u64::from(occ.workgroups_per_cu);
         d.scratch_base = mem.allocate(regions * d.scratch_per_workgroup(), 256)?;
     }
     Ok(d)
+}
+
+/// [`Dispatch`] without its decoded program, which a restore takes from the module the
+/// dispatch names.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct DispatchImage {
+    seq: u64,
+    kernel: String,
+    target: Target,
+    descriptor: KernelDescriptor,
+    entry_pc: u64,
+    packet: DispatchPacket,
+    packet_address: u64,
+    queue_address: u64,
+    scratch_base: u64,
+    scratch_per_lane: u64,
+    kernargs: Vec<u8>,
+    occupancy: Occupancy,
+    counts: [u32; 3],
+    cus_per_xcd: u32,
+    module: usize,
+}
+
+impl serde::Serialize for Dispatch {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Every field named, so a new field fails to compile here until it is saved.
+        let Dispatch {
+            seq,
+            kernel,
+            target,
+            descriptor,
+            entry_pc,
+            packet,
+            packet_address,
+            queue_address,
+            scratch_base,
+            scratch_per_lane,
+            kernargs,
+            program: _,
+            occupancy,
+            counts,
+            cus_per_xcd,
+            module,
+        } = self;
+        DispatchImage {
+            seq: *seq,
+            kernel: kernel.clone(),
+            target: *target,
+            descriptor: *descriptor,
+            entry_pc: *entry_pc,
+            packet: *packet,
+            packet_address: *packet_address,
+            queue_address: *queue_address,
+            scratch_base: *scratch_base,
+            scratch_per_lane: *scratch_per_lane,
+            kernargs: kernargs.clone(),
+            occupancy: *occupancy,
+            counts: *counts,
+            cus_per_xcd: *cus_per_xcd,
+            module: *module,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Dispatch {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Dispatch, D::Error> {
+        let i = DispatchImage::deserialize(d)?;
+        let program = super::checkpoint::program(i.module).map_err(serde::de::Error::custom)?;
+        Ok(Dispatch {
+            seq: i.seq,
+            kernel: i.kernel,
+            target: i.target,
+            descriptor: i.descriptor,
+            entry_pc: i.entry_pc,
+            packet: i.packet,
+            packet_address: i.packet_address,
+            queue_address: i.queue_address,
+            scratch_base: i.scratch_base,
+            scratch_per_lane: i.scratch_per_lane,
+            kernargs: i.kernargs,
+            program,
+            occupancy: i.occupancy,
+            counts: i.counts,
+            cus_per_xcd: i.cus_per_xcd,
+            module: i.module,
+        })
+    }
 }

@@ -4,6 +4,7 @@
 use crate::cache::{maintenance, mtype_for, AccessKind, Cache, MType, MemOp};
 use crate::exec::{self, MemObserver, MemRecord};
 use crate::Target;
+use simkit::checkpoint::{decode, encode, CheckpointError};
 use simkit::component::{Component, Ctx, Input};
 use simkit::port::PortId;
 
@@ -205,6 +206,20 @@ impl Component<SocMsg> for L2 {
             }
         }
     }
+
+    // `batches` are empty between events; ports come from `init`.
+    fn save(&self) -> Result<Vec<u8>, CheckpointError> {
+        encode(&self.cache)
+    }
+
+    fn restore(&mut self, state: &[u8]) -> Result<(), CheckpointError> {
+        let cache: Cache = decode(state)?;
+        if cache.line_bytes() != self.cache.line_bytes() {
+            return Err(CheckpointError::Decode("l2 of another geometry".into()));
+        }
+        self.cache = cache;
+        Ok(())
+    }
 }
 
 impl L2 {
@@ -295,6 +310,21 @@ impl Component<SocMsg> for Iod {
                 self.hbm_write += line;
             }
         }
+    }
+
+    fn save(&self) -> Result<Vec<u8>, CheckpointError> {
+        encode(&(&self.mall, self.hbm_read, self.hbm_write))
+    }
+
+    fn restore(&mut self, state: &[u8]) -> Result<(), CheckpointError> {
+        let (mall, r, w): (Option<Cache>, u64, u64) = decode(state)?;
+        if mall.is_some() != self.mall.is_some() {
+            return Err(CheckpointError::Decode(
+                "iod with another memory-side cache".into(),
+            ));
+        }
+        (self.mall, self.hbm_read, self.hbm_write) = (mall, r, w);
+        Ok(())
     }
 }
 

@@ -3,12 +3,14 @@
 use crate::cache::{AccessKind, MType};
 use crate::dispatch::Fault;
 use crate::occupancy::{WaveAlloc, WorkgroupAlloc};
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 use super::launch::Dispatch;
 
 /// Every message of the SoC model (simkit runs one message type per simulation).
-#[derive(Debug, Clone)]
+/// Serializable, for checkpoints of messages in flight.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum SocMsg {
     /// Host -> driver (injected): run this dispatch.
@@ -38,7 +40,7 @@ pub enum SocMsg {
 }
 
 /// A workgroup placed on a CU.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WorkgroupAssign {
     /// The dispatch.
     pub dispatch: Arc<Dispatch>,
@@ -53,7 +55,7 @@ pub struct WorkgroupAssign {
 }
 
 /// A workgroup that ended (or faulted).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WorkgroupDone {
     /// Index of the CU in its XCD.
     pub cu: u32,
@@ -68,7 +70,7 @@ pub struct WorkgroupDone {
 }
 
 /// One line-sized request to the next memory level.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemReq {
     /// Address (line address for fills and write-backs).
     pub addr: u64,
@@ -83,7 +85,7 @@ pub struct MemReq {
 }
 
 /// What a request asks of the L2 besides (or instead of) an access.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum L2Maint {
     /// A plain access.
     #[default]

@@ -1,9 +1,13 @@
 //! `gfxsim run`: run a scenario (or the embedded default, or a one-off kernel) and report.
 
 use crate::scenario::{
-    Arg, BufferSpec, ElemType, Init, LaunchSpec, RunError, RunOptions, Scenario,
+    compare, Arg, ArgValue, BufferSpec, ElemType, Init, LaunchSpec, Partition, RunError,
+    RunOptions, Scenario, Workload,
 };
 use crate::CliError;
+use gpu_model::soc::{LaunchRequest, ModuleId, Soc, SocError, SocOptions, SocPartition};
+use simkit::time::Tick;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -43,6 +47,25 @@ pub struct Args {
     /// Worker threads (overrides the scenario).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Checkpoint and restore.
+    #[command(flatten)]
+    pub checkpoint: Box<CheckpointArgs>,
+}
+
+/// `gfxsim run` checkpoint options (boxed: they would make every command large).
+#[derive(Debug, Default, clap::Args)]
+pub struct CheckpointArgs {
+    /// Submit every launch at once, stop at this simulated tick (picoseconds) and write a
+    /// checkpoint of the whole machine to --checkpoint-file.
+    #[arg(long, requires = "checkpoint_file", conflicts_with = "restore")]
+    pub checkpoint_at: Option<u64>,
+    /// Where --checkpoint-at writes the checkpoint.
+    #[arg(long, requires = "checkpoint_at")]
+    pub checkpoint_file: Option<PathBuf>,
+    /// Continue the scenario from a checkpoint written by --checkpoint-at (same scenario
+    /// and GPU; the thread count may differ), run it to the end and check its outputs.
+    #[arg(long)]
+    pub restore: Option<PathBuf>,
 }
 
 fn bad(m: impl Into<String>) -> CliError {
@@ -189,6 +212,9 @@ pub fn main(a: Args) -> Result<(), CliError> {
     let w = scenario
         .resolve(&origin, &base)
         .map_err(|e| bad(e.to_string()))?;
+    if a.checkpoint.checkpoint_at.is_some() || a.checkpoint.restore.is_some() {
+        return checkpointed(&a, &w);
+    }
     let opts = RunOptions {
         threads: a.threads,
         trace: a.trace.is_some(),
@@ -239,6 +265,142 @@ pub fn main(a: Args) -> Result<(), CliError> {
             .filter(|c| !c.passed)
             .map(|c| c.buffer.as_str())
             .collect();
+        return Err(CliError::CheckFailed(failed.join(", ")));
+    }
+    Ok(())
+}
+
+/// `--checkpoint-at` / `--restore`: the scenario's launches submitted together (one
+/// in-order queue, each starting when the one before completes), stopped at a tick and
+/// saved, or continued from such a checkpoint and checked. Per-kernel statistics are not
+/// reported in this mode: they are only separable when kernels run one per run.
+fn checkpointed(a: &Args, w: &Workload) -> Result<(), CliError> {
+    let setup = |e: SocError| bad(e.to_string());
+    if a.json || a.trace.is_some() {
+        return Err(bad(
+            "--json and --trace are not supported with --checkpoint-at or --restore",
+        ));
+    }
+    let opts = SocOptions {
+        threads: a.threads.unwrap_or(w.threads).max(1),
+        partition: match w.partition {
+            Partition::Auto => SocPartition::Auto,
+            _ => SocPartition::PerXcd,
+        },
+        trace: false,
+    };
+    let mut soc = Soc::new(&w.config, &opts).map_err(setup)?;
+    // The same allocations in the same order give the same addresses as in the run that
+    // wrote the checkpoint; a restore replaces their contents.
+    let mut addrs = Vec::with_capacity(w.buffers.len());
+    for b in &w.buffers {
+        let addr = soc.alloc(b.bytes.len() as u64).map_err(setup)?;
+        soc.write(addr, &b.bytes).map_err(setup)?;
+        addrs.push(addr);
+    }
+    let c = &a.checkpoint;
+    if let Some(path) = &c.restore {
+        soc.restore_checkpoint(path)
+            .map_err(|e| bad(format!("{}: {e}", path.display())))?;
+        let from = soc.now();
+        soc.run().map_err(setup)?;
+        return finish(w, &soc, &addrs, path, from);
+    }
+    let (Some(tick), Some(path)) = (c.checkpoint_at, &c.checkpoint_file) else {
+        return Err(bad("--checkpoint-at needs --checkpoint-file"));
+    };
+    let mut modules: HashMap<&Path, ModuleId> = HashMap::new();
+    for l in &w.launches {
+        let m = match modules.get(l.code_object_path.as_path()) {
+            Some(&m) => m,
+            None => {
+                let m = soc.load_code_object(&l.code_object_bytes).map_err(setup)?;
+                modules.insert(&l.code_object_path, m);
+                m
+            }
+        };
+        let args: Vec<Vec<u8>> = l
+            .args
+            .iter()
+            .map(|a| match a {
+                ArgValue::Buffer(i) => addrs[*i].to_le_bytes().to_vec(),
+                ArgValue::Bytes(b) => b.clone(),
+            })
+            .collect();
+        let req = LaunchRequest {
+            kernel: &l.kernel,
+            grid: l.grid,
+            workgroup: l.workgroup,
+            dynamic_lds: l.dynamic_lds,
+            args: &args,
+        };
+        soc.submit(m, &req).map_err(setup)?;
+    }
+    soc.run_until(Tick(tick)).map_err(setup)?;
+    soc.save_checkpoint(path).map_err(setup)?;
+    println!(
+        "{}: checkpoint at tick {} ({} of {} launches complete) written to {}",
+        w.origin,
+        soc.now().0,
+        soc.completions().len(),
+        w.launches.len(),
+        path.display()
+    );
+    Ok(())
+}
+
+/// Reports a run continued from `path`: faults, then the output checks.
+fn finish(w: &Workload, soc: &Soc, addrs: &[u64], path: &Path, from: Tick) -> Result<(), CliError> {
+    let done = soc.completions();
+    if let Some((i, f)) = done
+        .iter()
+        .enumerate()
+        .find_map(|(i, c)| c.fault.as_ref().map(|f| (i, f)))
+    {
+        return Err(CliError::KernelFault(format!("launch {i}: {f}")));
+    }
+    if done.len() != w.launches.len() {
+        return Err(CliError::KernelFault(format!(
+            "{} of {} launches completed (the checkpoint is of another scenario, or a \
+             wave waits forever)",
+            done.len(),
+            w.launches.len()
+        )));
+    }
+    println!(
+        "{} on {} ({} thread{}): restored {} at tick {}, completed at tick {} ({:.3} us \
+         simulated)",
+        w.origin,
+        w.config.name,
+        soc.partitions(),
+        if soc.partitions() == 1 { "" } else { "s" },
+        path.display(),
+        from.0,
+        soc.now().0,
+        soc.now().0 as f64 / 1e6
+    );
+    let mut failed = Vec::new();
+    for o in &w.outputs {
+        let b = &w.buffers[o.buffer];
+        let mut bytes = vec![0u8; b.bytes.len()];
+        soc.read(addrs[o.buffer], &mut bytes)
+            .map_err(|e| bad(e.to_string()))?;
+        if let Some(p) = &o.write {
+            std::fs::write(p, &bytes).map_err(|e| CliError::Io {
+                path: p.display().to_string(),
+                source: e,
+            })?;
+        }
+        if let Some(c) = &o.check {
+            let r = compare(c, b.elem, &bytes).map_err(|e| bad(e.to_string()))?;
+            let verdict = if r.passed { "ok  " } else { "FAIL" };
+            println!("  check {verdict} {}: {}", b.name, r.detail);
+            if !r.passed {
+                failed.push(b.name.as_str());
+            }
+        }
+    }
+    if !failed.is_empty() {
         return Err(CliError::CheckFailed(failed.join(", ")));
     }
     Ok(())

@@ -1,0 +1,482 @@
+//! Checkpoints of a whole SoC: device memory, loaded modules, the engine (pending events,
+//! messages in flight) and every component's state, as one MessagePack image.
+//!
+//! The engine part is simkit's checkpoint ([`Simulation::checkpoint_bytes`]), which
+//! restores under any partitioning, so a checkpoint taken on one thread continues on two.
+//! Decoded programs are not stored: a dispatch names its module, and restoring rebuilds
+//! each module's [`Program`] from the code object's bytes.
+//!
+//! [`Simulation::checkpoint_bytes`]: simkit::engine::Simulation::checkpoint_bytes
+
+use crate::dispatch::Fault;
+use crate::exec::{DecodeFail, FaultReason, Program, Wave, WaveInfo, WaveState, LANES};
+use crate::loader::CodeObject;
+use crate::memory::{DeviceMemory, LoadedCodeObject, MemFault};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use simkit::checkpoint::{decode, encode};
+use std::cell::RefCell;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use super::launch::Module;
+use super::{LiveDispatch, Soc, SocError};
+
+/// Format version of [`SocImage`]; bump when the layout of any saved state changes.
+const VERSION: u32 = 1;
+
+/// Everything outside the engine, plus the engine's own image.
+#[derive(Serialize, Deserialize)]
+struct SocImage<Mem> {
+    version: u32,
+    /// The config as RON: a checkpoint only restores into a SoC of the same config.
+    config: String,
+    memory: Mem,
+    modules: Vec<ModuleImage>,
+    queue: u64,
+    next_seq: u64,
+    live: Vec<LiveDispatch>,
+    #[serde(with = "blob")]
+    sim: Vec<u8>,
+}
+
+/// A loaded module: the code object to parse again and where it was placed.
+#[derive(Serialize, Deserialize)]
+struct ModuleImage {
+    #[serde(with = "blob")]
+    code_object: Vec<u8>,
+    loaded: LoadedCodeObject,
+}
+
+thread_local! {
+    /// The programs of the modules being restored, by module index. Set by
+    /// [`Soc::restore`] around the engine restore, which decodes every message and
+    /// component on the calling thread.
+    static PROGRAMS: RefCell<Option<Vec<Arc<Program>>>> = const { RefCell::new(None) };
+}
+
+/// Clears [`PROGRAMS`] when the restore ends, also on an early return.
+struct ProgramsGuard;
+
+impl ProgramsGuard {
+    fn set(programs: Vec<Arc<Program>>) -> ProgramsGuard {
+        PROGRAMS.with(|p| *p.borrow_mut() = Some(programs));
+        ProgramsGuard
+    }
+}
+
+impl Drop for ProgramsGuard {
+    fn drop(&mut self) {
+        PROGRAMS.with(|p| *p.borrow_mut() = None);
+    }
+}
+
+/// The program of module `module` of the SoC being restored.
+pub(crate) fn program(module: usize) -> Result<Arc<Program>, String> {
+    PROGRAMS.with(|p| match p.borrow().as_ref() {
+        None => Err("a dispatch can only be restored by Soc::restore".to_string()),
+        Some(v) => v.get(module).cloned().ok_or_else(|| {
+            format!(
+                "dispatch names module {module}, the checkpoint has {}",
+                v.len()
+            )
+        }),
+    })
+}
+
+impl Soc {
+    /// The complete state of the SoC (device memory, modules, queues, waves, caches,
+    /// statistics, messages in flight) as bytes. Call between runs; a SoC built from the
+    /// same config and given these bytes by [`Soc::restore`] continues exactly as this one
+    /// would, on any number of threads.
+    pub fn checkpoint(&self) -> Result<Vec<u8>, SocError> {
+        let sim = self.sim.checkpoint_bytes()?;
+        let config = self
+            .config
+            .to_ron()
+            .map_err(|e| SocError::Config(e.to_string()))?;
+        let modules = self
+            .modules
+            .iter()
+            .map(|m| ModuleImage {
+                code_object: m.bytes.clone(),
+                loaded: m.loaded.clone(),
+            })
+            .collect();
+        let live = self.live.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let mem = self.mem_read();
+        let image = SocImage {
+            version: VERSION,
+            config,
+            memory: &*mem,
+            modules,
+            queue: self.queue,
+            next_seq: self.next_seq.load(Ordering::Relaxed),
+            live,
+            sim,
+        };
+        Ok(encode(&image)?)
+    }
+
+    /// Writes [`Soc::checkpoint`] to `path`.
+    pub fn save_checkpoint(&self, path: impl AsRef<Path>) -> Result<(), SocError> {
+        let bytes = self.checkpoint()?;
+        std::fs::write(path.as_ref(), bytes).map_err(|source| {
+            SocError::Checkpoint(simkit::checkpoint::CheckpointError::Io {
+                path: path.as_ref().display().to_string(),
+                source,
+            })
+        })
+    }
+
+    /// Replaces the whole state with a checkpoint from [`Soc::checkpoint`] of a SoC built
+    /// from the same config (the thread count may differ). Submitters made before the
+    /// restore do not know the restored modules; make new ones. A checkpoint that does not
+    /// decode or is from another config is refused before anything changes; an error
+    /// from the engine restore itself leaves the SoC unusable.
+    pub fn restore(&mut self, bytes: &[u8]) -> Result<(), SocError> {
+        let image: SocImage<DeviceMemory> = decode(bytes)?;
+        if image.version != VERSION {
+            return Err(SocError::CheckpointMismatch(format!(
+                "checkpoint format version {} (this build reads {VERSION})",
+                image.version
+            )));
+        }
+        let config = self
+            .config
+            .to_ron()
+            .map_err(|e| SocError::Config(e.to_string()))?;
+        if image.config != config {
+            let name = crate::config::GpuConfig::from_ron(&image.config, "checkpoint")
+                .map_or_else(|_| "unreadable".to_string(), |c| c.name);
+            return Err(SocError::CheckpointMismatch(format!(
+                "checkpoint is of a `{name}` config that differs from this soc's `{}`",
+                self.config.name
+            )));
+        }
+        let mut modules = Vec::with_capacity(image.modules.len());
+        for m in image.modules {
+            let co = CodeObject::parse(&m.code_object)?;
+            let program = Arc::new(Program::new(
+                self.config.target,
+                m.loaded.base + co.text_address(),
+                co.text(),
+            ));
+            modules.push(Arc::new(Module {
+                bytes: m.code_object,
+                co,
+                loaded: m.loaded,
+                program,
+            }));
+        }
+        {
+            let _programs = ProgramsGuard::set(modules.iter().map(|m| m.program.clone()).collect());
+            self.sim.restore_bytes(&image.sim)?;
+        }
+        *self.mem_write() = image.memory;
+        self.modules = modules;
+        self.queue = image.queue;
+        self.next_seq.store(image.next_seq, Ordering::Relaxed);
+        *self.live.lock().unwrap_or_else(|p| p.into_inner()) = image.live;
+        Ok(())
+    }
+
+    /// Restores the checkpoint in `path` (see [`Soc::restore`]).
+    pub fn restore_checkpoint(&mut self, path: impl AsRef<Path>) -> Result<(), SocError> {
+        let bytes = std::fs::read(path.as_ref()).map_err(|source| {
+            SocError::Checkpoint(simkit::checkpoint::CheckpointError::Io {
+                path: path.as_ref().display().to_string(),
+                source,
+            })
+        })?;
+        self.restore(&bytes)
+    }
+}
+
+/// Byte vectors as MessagePack binaries rather than arrays of integers.
+pub(crate) mod blob {
+    use serde::{Deserializer, Serializer};
+
+    pub(crate) fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(v)
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Vec<u8>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("bytes")
+            }
+            fn visit_bytes<E>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+                Ok(v.to_vec())
+            }
+            fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+                Ok(v)
+            }
+            // Formats without a binary type write byte strings as sequences.
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Vec<u8>, A::Error> {
+                let mut v = Vec::with_capacity(a.size_hint().unwrap_or(0));
+                while let Some(b) = a.next_element()? {
+                    v.push(b);
+                }
+                Ok(v)
+            }
+        }
+        d.deserialize_byte_buf(V)
+    }
+}
+
+/// A `&'static str` of a restored fault (a mnemonic or format name). Each distinct string
+/// is leaked once per process: faults are few and their names come from a fixed set.
+fn intern(s: String) -> &'static str {
+    static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(n) = names.iter().find(|n| **n == s) {
+        return n;
+    }
+    let n: &'static str = Box::leak(s.into_boxed_str());
+    names.push(n);
+    n
+}
+
+/// [`FaultReason`] with owned strings.
+#[derive(Serialize, Deserialize)]
+enum ReasonImage {
+    Illegal(DecodeFailImage),
+    Unimplemented(String),
+    UnsupportedForm(String),
+    PcOutOfCode(u64),
+    Memory(u32, MemFault),
+    Scratch(u32, u64, u64),
+    Trap(u32),
+    Budget(u64),
+    Deadlock,
+}
+
+/// [`DecodeFail`] with owned strings.
+#[derive(Serialize, Deserialize)]
+enum DecodeFailImage {
+    Format(String),
+    Opcode(String, u16),
+    Truncated,
+    Unimplemented(String),
+}
+
+/// [`Fault`] with owned strings.
+#[derive(Serialize, Deserialize)]
+struct FaultImage {
+    kernel: String,
+    workgroup: [u32; 3],
+    wave: u32,
+    pc: u64,
+    instruction: String,
+    reason: ReasonImage,
+}
+
+impl Serialize for Fault {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let reason = match &self.reason {
+            FaultReason::Illegal(d) => ReasonImage::Illegal(match *d {
+                DecodeFail::Format(f) => DecodeFailImage::Format(f.into()),
+                DecodeFail::Opcode { format, opcode } => {
+                    DecodeFailImage::Opcode(format.into(), opcode)
+                }
+                DecodeFail::Truncated => DecodeFailImage::Truncated,
+                DecodeFail::Unimplemented(m) => DecodeFailImage::Unimplemented(m.into()),
+            }),
+            FaultReason::Unimplemented(m) => ReasonImage::Unimplemented((*m).into()),
+            FaultReason::UnsupportedForm(m) => ReasonImage::UnsupportedForm((*m).into()),
+            FaultReason::PcOutOfCode { pc } => ReasonImage::PcOutOfCode(*pc),
+            FaultReason::Memory { lane, fault } => ReasonImage::Memory(*lane, *fault),
+            FaultReason::Scratch { lane, offset, size } => {
+                ReasonImage::Scratch(*lane, *offset, *size)
+            }
+            FaultReason::Trap(t) => ReasonImage::Trap(*t),
+            FaultReason::Budget(b) => ReasonImage::Budget(*b),
+            FaultReason::Deadlock => ReasonImage::Deadlock,
+        };
+        FaultImage {
+            kernel: self.kernel.clone(),
+            workgroup: self.workgroup,
+            wave: self.wave,
+            pc: self.pc,
+            instruction: self.instruction.clone(),
+            reason,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Fault {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Fault, D::Error> {
+        let f = FaultImage::deserialize(d)?;
+        let reason = match f.reason {
+            ReasonImage::Illegal(d) => FaultReason::Illegal(match d {
+                DecodeFailImage::Format(f) => DecodeFail::Format(intern(f)),
+                DecodeFailImage::Opcode(format, opcode) => DecodeFail::Opcode {
+                    format: intern(format),
+                    opcode,
+                },
+                DecodeFailImage::Truncated => DecodeFail::Truncated,
+                DecodeFailImage::Unimplemented(m) => DecodeFail::Unimplemented(intern(m)),
+            }),
+            ReasonImage::Unimplemented(m) => FaultReason::Unimplemented(intern(m)),
+            ReasonImage::UnsupportedForm(m) => FaultReason::UnsupportedForm(intern(m)),
+            ReasonImage::PcOutOfCode(pc) => FaultReason::PcOutOfCode { pc },
+            ReasonImage::Memory(lane, fault) => FaultReason::Memory { lane, fault },
+            ReasonImage::Scratch(lane, offset, size) => FaultReason::Scratch { lane, offset, size },
+            ReasonImage::Trap(t) => FaultReason::Trap(t),
+            ReasonImage::Budget(b) => FaultReason::Budget(b),
+            ReasonImage::Deadlock => FaultReason::Deadlock,
+        };
+        Ok(Fault {
+            kernel: f.kernel,
+            workgroup: f.workgroup,
+            wave: f.wave,
+            pc: f.pc,
+            instruction: f.instruction,
+            reason,
+        })
+    }
+}
+
+/// A wave's architectural state. VGPR rows that hold only zeros (most of the 528 rows of
+/// a typical kernel) are left out.
+#[derive(Serialize, Deserialize)]
+struct WaveImage {
+    s: Vec<u32>,
+    /// Non-zero VGPR/AGPR rows: row index and the row's lanes, little-endian.
+    v: Vec<(u16, Row)>,
+    scc: bool,
+    pc: u64,
+    mode: u32,
+    status: u32,
+    trapsts: u32,
+    counters: (u32, u32),
+    wave_size: u32,
+    state: u8,
+    info: ([u32; 3], u32),
+    scratch_base: u64,
+    scratch_per_lane: u64,
+    retired: u64,
+    classes: Vec<u64>,
+}
+
+/// One VGPR row (64 lanes) as bytes.
+#[derive(Serialize, Deserialize)]
+struct Row(#[serde(with = "blob")] Vec<u8>);
+
+impl Serialize for Wave {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Every field named, so a field added to `Wave` fails to compile here rather
+        // than being silently left out of checkpoints.
+        let Wave {
+            s: sgprs,
+            v,
+            scc,
+            pc,
+            mode,
+            status,
+            trapsts,
+            counters,
+            wave_size,
+            state,
+            info,
+            scratch_base,
+            scratch_per_lane,
+            retired,
+            classes,
+        } = self;
+        let WaveInfo {
+            workgroup,
+            wave_in_group,
+        } = *info;
+        let rows = v
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.iter().any(|&x| x != 0))
+            .map(|(i, r)| {
+                (
+                    i as u16,
+                    Row(r.iter().flat_map(|x| x.to_le_bytes()).collect()),
+                )
+            })
+            .collect();
+        WaveImage {
+            s: sgprs.to_vec(),
+            v: rows,
+            scc: *scc,
+            pc: *pc,
+            mode: *mode,
+            status: *status,
+            trapsts: *trapsts,
+            counters: (counters.vm, counters.lgkm),
+            wave_size: *wave_size,
+            state: match state {
+                WaveState::Ready => 0,
+                WaveState::Barrier => 1,
+                WaveState::Ended => 2,
+            },
+            info: (workgroup, wave_in_group),
+            scratch_base: *scratch_base,
+            scratch_per_lane: *scratch_per_lane,
+            retired: *retired,
+            classes: classes.to_vec(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Wave {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Wave, D::Error> {
+        use serde::de::Error;
+        let img = WaveImage::deserialize(d)?;
+        let mut w = Wave::new(img.wave_size, img.pc);
+        if img.s.len() != w.s.len() || img.classes.len() != w.classes.len() {
+            return Err(D::Error::custom(format!(
+                "wave with {} sgprs and {} instruction classes (expected {} and {})",
+                img.s.len(),
+                img.classes.len(),
+                w.s.len(),
+                w.classes.len()
+            )));
+        }
+        w.s.copy_from_slice(&img.s);
+        w.classes.copy_from_slice(&img.classes);
+        for (i, Row(bytes)) in img.v {
+            let row = w.v.get_mut(usize::from(i));
+            let Some(row) = row.filter(|_| bytes.len() == 4 * LANES) else {
+                return Err(D::Error::custom(format!(
+                    "vgpr row {i} of {} bytes is not a register of this wave",
+                    bytes.len()
+                )));
+            };
+            for (x, b) in row.iter_mut().zip(bytes.chunks_exact(4)) {
+                *x = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            }
+        }
+        w.scc = img.scc;
+        w.mode = img.mode;
+        w.status = img.status;
+        w.trapsts = img.trapsts;
+        (w.counters.vm, w.counters.lgkm) = img.counters;
+        w.state = match img.state {
+            0 => WaveState::Ready,
+            1 => WaveState::Barrier,
+            2 => WaveState::Ended,
+            n => return Err(D::Error::custom(format!("wave state {n}"))),
+        };
+        w.info = WaveInfo {
+            workgroup: img.info.0,
+            wave_in_group: img.info.1,
+        };
+        w.scratch_base = img.scratch_base;
+        w.scratch_per_lane = img.scratch_per_lane;
+        w.retired = img.retired;
+        Ok(w)
+    }
+}
