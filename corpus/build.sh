@@ -112,8 +112,12 @@ compile_one() {
       gfx12*) fam=gfx12 ;;
       gfx94* | gfx950) defs+=(--defsym GFX94=1) ;;
     esac
-    local mattr=()
-    [ $w64 = 1 ] && mattr=(-mattr=+wavefrontsize64 --defsym W64=1)
+    # GFX12 assembly is written in real-true16 syntax (`v1.h`): 16-bit VGPR halves are
+    # explicit operands (LLVM 22's default for gfx12 is fake16, which rejects `.h`).
+    local feats="" mattr=()
+    [ $fam = gfx12 ] && feats=+real-true16
+    [ $w64 = 1 ] && feats=${feats:+$feats,}+wavefrontsize64 && mattr=(--defsym W64=1)
+    [ -n "$feats" ] && mattr+=(-mattr=$feats)
     local obj
     obj=$(mktemp "${TMPDIR:-/tmp}/corpus-XXXXXX.o")
     $MC -triple=amdgcn-amd-amdhsa -mcpu="$cpu" "${mattr[@]}" "${defs[@]}" -filetype=obj \

@@ -277,6 +277,14 @@ CASES += [
          (256, 1, 1), (64, 1, 1), flt(1e-5, 1e-5),
          "CDNA only. 4 workgroups of 64 (one wave each); workgroup g: C[256g + 16r + c] = sum over k < K of A[16Kg + rK + k] * B[16Kg + 16k + c] for r, c < 16 "
          "(row-major 16xK times Kx16 per g) through v_mfma_f32_16x16x4f32, 4 k-steps per instruction: the summation order inside the matrix core is not specified"),
+    case("mfma_more", "OpenCL",
+         [buf("a1", "F32", 32 * 4, randint(55, -4, 4), "In"), buf("b1", "F32", 4 * 32, randint(56, -4, 4), "In"),
+          buf("a2", "F16", 16 * 32, randint(57, -4, 4), "In"), buf("b2", "F16", 32 * 16, randint(58, -4, 4), "In"),
+          buf("a3", "F16", 32 * 16, randint(59, -4, 4), "In"), buf("b3", "F16", 16 * 32, randint(60, -4, 4), "In"),
+          buf("c1", "F32", 32 * 32, ZERO, "Out"), buf("c2", "F32", 16 * 16, ZERO, "Out"), buf("c3", "F32", 32 * 32, ZERO, "Out")],
+         (64, 1, 1), (64, 1, 1), EXACT,
+         "CDNA only. One wave; row-major matrices: c1 = a1 (32x4) * b1 (4x32) via v_mfma_f32_32x32x2f32, c2 = a2 (16x32, f16) * b2 (32x16) via v_mfma_f32_16x16x16f16, "
+         "c3 = a3 (32x16, f16) * b3 (16x32) via v_mfma_f32_32x32x8f16; inputs are small integers, so every product and sum is exact in f32"),
 ]
 
 # ------------------------------------------------------------------ HIP
@@ -379,6 +387,28 @@ CASES += [
          (256, 1, 1), (64, 1, 1), EXACT,
          "workgroups of exactly 64, W = wave size of the variant (64 on gfx9 and -w64, else 32), lane = i % W, wb = i - lane, v(j) = 7j: out[4i] = lane; out[4i+1] = v(i ^ 1) (ds_bpermute); "
          "out[4i+2] = if lane == 7 { v(wb) } else { v(wb + 5) } (readlane 5, readfirstlane, writelane 7); out[4i+3] = v((i & !3) | (3 - (i & 3))) (ds_swizzle quad reverse)"),
+    case("asm_buffer", "Asm",
+         [buf("src", "U32", 256, bits(41), "In"), buf("out", "U32", 16 * 128, ZERO, "Out"),
+          buf("ctr", "U32", 385, bits(42), "InOut")],
+         (128, 1, 1), (64, 1, 1), EXACT,
+         "buffer loads/stores/atomics through descriptors built in the kernel (see the source header; GFX9 MUBUF and GFX12 VBUFFER layouts). "
+         "i = global id, row = out[16i..16i+16], all zero for i >= 120 (stores out of range); for i < 120: row[0] = src[i+1] if i <= 98 else 0; row[1] = src[i+3]; "
+         "j = i ^ 5: row[2], row[3] = src[2j+2], src[2j+3] if j < 100 else 0, 0; row[4] = src[i+1]; b = i & 3, y = (src[i] >> 8b) & 0xff: "
+         "row[5] = y | y << 8 | (src[i] >> 16) << 16; row[6] = sext16(src[i] >> 16); row[7] = (src[i] & 0xffff) << 16 | 0x1234; row[8] = ctr0[i]; row[9] = ctr0[128+i]; rest 0. "
+         "ctr[i] = ctr0[i] + i + 1; ctr[128+i] = src[i+3] for even i, else unchanged; ctr[256+i] = max_i32(ctr0[256+i], src[i+1] if i <= 98 else 0); ctr[384] = ctr0[384] + 128"),
+    case("asm_dpp", "Asm",
+         [buf("in", "U32", 256, bits(43), "In"), buf("out", "U32", 6 * 256, ZERO, "Out")],
+         (256, 1, 1), (64, 1, 1), EXACT,
+         "workgroups of 64, i = global id: out[6i] = in[i ^ 7] (DPP8 reverse within groups of 8); out[6i+1] = in[i ^ 1] + i (VOP2 DPP8); out[6i+4] = in[i ^ 5] (row_xmask:5); "
+         "for i & 3 == 3 (EXEC off): out[6i+2] = out[6i+3] = out[6i+5] = 0xdeadbeef; otherwise out[6i+2] = 0 (DPP8 from an inactive lane, fi:0), out[6i+3] = in[(i & !7) | 3] (fi:1), "
+         "out[6i+5] = in[(i & !15) | 3] (row_share:3 fi:1). GFX9 builds compute the same with ds_bpermute"),
+    case("asm_t16", "Asm",
+         [buf("in", "F16", 512, randint(44, -8, 8), "In"), buf("out", "U32", 8 * 256, ZERO, "Out")],
+         (256, 1, 1), (64, 1, 1), EXACT,
+         "16-bit operations on VGPR halves (GFX12 true16 .l/.h operands of VOP1/VOP2/VOPC and DPP8; GFX9 builds use SDWA). Workgroups of 64, i = global id, j = i ^ 1, "
+         "a = in[2i], b = in[2i+1], c = in[2j], d = in[2j+1] (bits A, B, C, D; f16 arithmetic on small integers is exact): "
+         "out[8i] = A | f16(b + c) << 16; out[8i+1] = f16(a * d) | D << 16; out[8i+2] = f32 bits of b; out[8i+3] = 0x5678 | B << 16; out[8i+4] = (b < d) as u32; "
+         "out[8i+5] = f16(max(a, b)) | D << 16; out[8i+6] = f16(c + d) << 16; out[8i+7] = f16(a * 2^(i & 3))"),
     case("asm_semaphore", "Asm",
          [buf("data", "U32", 32, ZERO, "InOut"), buf("flag", "U32", 3, ZERO, "InOut"), buf("out", "U32", 32 * 8, ZERO, "Out")],
          (256, 1, 1), (32, 1, 1), EXACT,

@@ -34,7 +34,7 @@ FLOATS = {"F16", "F32", "F64"}
 # Kernels that need the GPU's lanes (bpermute, DPP, swizzle, readlane), its dispatch packet,
 # or are assembly: not runnable on the host.
 NOT_HOST = {"wave_reduce", "dpp_row_scan", "block_reduce", "hidden_args", "mfma_f32", "asm_salu",
-            "asm_callret", "asm_lanes", "asm_semaphore"}
+            "asm_callret", "asm_lanes", "asm_semaphore", "asm_buffer", "asm_dpp", "asm_t16", "mfma_more"}
 STRUCT_TYPES = {"kernarg_struct": "params_t"}
 # C++ names of kernels whose symbol is mangled.
 HOST_NAMES = {"_Z14template_scaleIfEvPT_PKS0_S0_j": "template_scale<float>",

@@ -165,10 +165,10 @@ mod tests {
         // global_load_dword v0, v[0:1], off: faults on empty memory, which is behaviour.
         assert_eq!(refused(&[0xDC50_0000, 0x007F_0000]), None);
         // v_mfma_f32_32x32x8_f16 a[0:15], v[0:1], v[2:3], a[0:15] cbsz:1 abid:2 blgp:3
-        // (ISA-ENCODINGS.md §5.6): only the 16x16x4 f32 MFMA has semantics.
+        // (ISA-ENCODINGS.md §5.6): the executor refuses the broadcast modifiers.
         assert!(matches!(
             refused(&[0xD3CC_9100, 0x6402_0500]),
-            Some(FaultReason::Unimplemented(_))
+            Some(FaultReason::UnsupportedForm(_))
         ));
         // Bytes that are no instruction at all.
         assert!(matches!(

@@ -16,8 +16,9 @@
 //!
 //! Semantics are split by encoding family: [`sop`](self::sop) (scalar ALU and program
 //! control), `smem`, `valu` (VOP1/VOP2/VOPC/VOP3 operations), `vop3p`, `lane` (DPP/SDWA
-//! and cross-lane), `ds`, `flat` (FLAT/GLOBAL/SCRATCH), `mubuf`, `float` (rounding and
-//! transcendental helpers).
+//! and cross-lane), `ds`, `flat` (FLAT/GLOBAL/SCRATCH), `mubuf` (GFX9 MUBUF and GFX12
+//! VBUFFER with both buffer-descriptor layouts), `float` (rounding and transcendental
+//! helpers).
 
 mod decode;
 mod decode12;

@@ -175,3 +175,15 @@ fn quantum_and_endpgm_are_reported() {
     assert_eq!(w.retired, 100);
     assert_eq!(w.sgpr(0), 0x1234);
 }
+
+#[test]
+fn buffer_load_to_lds_is_refused_by_name() {
+    // llvm-mc-22 -mcpu=gfx942: `buffer_load_dword off, s[4:7], 0 lds` = 0xE0510000 0x80010000
+    // (MUBUF lds bit 16: LDS DMA, which the executor does not model).
+    let (stop, w) = run_words(&[0xE051_0000, 0x8001_0000, 0xBF81_0000]);
+    assert!(
+        matches!(stop, Stop::Fault(FaultReason::UnsupportedForm(s)) if s.contains("lds")),
+        "{stop:?}"
+    );
+    assert_eq!(w.pc, 0x1000);
+}

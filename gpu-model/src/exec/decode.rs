@@ -18,6 +18,11 @@ pub enum Sub {
     Sdwa,
     /// DPP: the second dword holds the data-parallel-primitive control.
     Dpp,
+    /// GFX10+ DPP8 (src0 = 233): the second dword holds src0 and eight 3-bit lane selects;
+    /// inactive source lanes read as 0.
+    Dpp8,
+    /// DPP8 with fetch-inactive (src0 = 234): inactive source lanes are read as they are.
+    Dpp8Fi,
 }
 
 /// Segment of a FLAT-family instruction.
@@ -70,6 +75,12 @@ pub struct Inst {
     pub w1: u32,
     /// The instruction is a vector compare (VOPC or its VOP3 form).
     pub cmp: bool,
+    /// GFX10+ 16-bit register semantics (set for every GFX12 instruction): `op_sel` picks
+    /// the VGPR half of 16-bit operands in every encoding (GFX12 VOP1/VOP2/VOPC carry it
+    /// as bit 7 of the register field, normalised into `op_sel`), and a 16-bit result
+    /// preserves the other half of its register. GFX9 (false): only VOP3 has `op_sel`,
+    /// and a 16-bit result in the low half zeroes the high half.
+    pub t16: bool,
     /// Memory operands, normalised across families (DS, FLAT/GLOBAL/SCRATCH, MUBUF, SMEM).
     pub mem: Mem,
     /// The second (Y) half of a GFX12 VOPD dual-issue instruction (`enc == Enc::Vopd`).
@@ -115,6 +126,8 @@ impl Mem {
     pub const IDXEN: u8 = 8;
     /// SMEM: the immediate offset is present (GFX9 `imm`).
     pub const IMM: u8 = 16;
+    /// GFX9 MUBUF `lds`: the load goes to LDS (LDS DMA), not to VGPRs.
+    pub const LDS_DMA: u8 = 32;
 
     const NONE: Mem = Mem {
         offset: 0,
@@ -270,6 +283,7 @@ impl Inst {
             w0,
             w1,
             cmp: false,
+            t16: false,
             mem: Mem::NONE,
             y: Half {
                 op: Op::VNop,
@@ -607,6 +621,9 @@ pub fn decode_gfx9(target: Target, words: &[u32]) -> Result<Inst, DecodeFail> {
                 }
                 if w0 & (1 << 14) != 0 {
                     m.flags |= Mem::RETURN;
+                }
+                if w0 & (1 << 16) != 0 {
+                    m.flags |= Mem::LDS_DMA;
                 }
             }
         }

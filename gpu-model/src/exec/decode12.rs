@@ -10,10 +10,14 @@
 //! - renamed operations (`s_and_not1_b32` = `s_andn2_b32`, `global_load_b32` =
 //!   `global_load_dword`, `v_add_nc_u32` = `v_add_u32`, ...; [`RENAMES`]);
 //! - `v_cmpx_*` writes EXEC only (GFX9 also writes the SGPR destination);
-//! - memory fields (24-bit offsets, `th`/`scope`, `sve`) go into [`Mem`];
+//! - memory fields (24-bit offsets, `th`/`scope`, `sve`, VBUFFER `rsrc`/`soffset`/`offen`/
+//!   `idxen`) go into [`Mem`]; buffer operations reuse the GFX9 MUBUF operations
+//!   (`buffer_load_b32` = `buffer_load_dword`), and [`super::mubuf`] reads the GFX12 buffer
+//!   descriptor layout;
 //! - VOPD (dual issue) becomes one instruction of encoding [`Enc::Vopd`] whose `y` field
-//!   holds the second half; DPP16 is decoded around the shared decoder, which does not
-//!   support it yet.
+//!   holds the second half; DPP16 and DPP8 (VOP1/VOP2/VOPC with src0 = 250, 233, 234) are
+//!   decoded around the shared decoder: the operation comes from the word with a plain
+//!   VGPR in src0, the DPP dword is kept in `w1`.
 
 use super::decode::{DecodeFail, Half, Inst, Mem, Seg, Sub};
 use super::op::{Enc, Op, GFX9};
@@ -161,6 +165,10 @@ const MEM_RENAMES: &[(&str, &str)] = &[
     ("store_b64", "store_dwordx2"),
     ("store_b96", "store_dwordx3"),
     ("store_b128", "store_dwordx4"),
+    ("load_d16_u8", "load_ubyte_d16"),
+    ("load_d16_hi_u8", "load_ubyte_d16_hi"),
+    ("load_d16_i8", "load_sbyte_d16"),
+    ("load_d16_hi_i8", "load_sbyte_d16_hi"),
     ("atomic_swap_b32", "atomic_swap"),
     ("atomic_cmpswap_b32", "atomic_cmpswap"),
     ("atomic_add_u32", "atomic_add"),
@@ -262,7 +270,13 @@ fn lookup(name: &str) -> Option<Mapped> {
             return map.get(r).map(|&op| plain(op));
         }
     }
-    None
+    // Buffer operations keep their `buffer_` prefix in the executor's names.
+    let rest = name.strip_prefix("buffer_")?;
+    let r = MEM_RENAMES
+        .iter()
+        .find(|(a, _)| *a == rest)
+        .map_or(rest, |(_, b)| b);
+    map.get(format!("buffer_{r}").as_str()).map(|&op| plain(op))
 }
 
 /// Converts a shared-decoder error.
@@ -291,21 +305,28 @@ pub fn decode_gfx12(target: Target, bytes: &[u8]) -> Result<Inst, DecodeFail> {
     }
     // VOP1/VOP2/VOPC (bit 31 clear) with a DPP marker in src0.
     if w0 >> 31 == 0 && matches!(w0 & 0x1ff, 233 | 234 | 250) {
-        if w0 & 0x1ff != 250 {
-            return Err(DecodeFail::Format("dpp8"));
-        }
         let w1 = word(bytes, 1)?;
         // The operation and the other fields, with a plain VGPR in src0.
         let plain = ((w0 & !0x1ff) | 256).to_le_bytes();
         let inst = isa::decode(target, &plain, true).map_err(fail)?;
         let mut i = build(&inst, w0)?;
         i.src[0] = 256 + (w1 & 0xff) as u16;
-        i.sub = Sub::Dpp;
         i.w1 = w1;
         i.len = 8;
         i.lit = 0;
-        i.neg = (((w1 >> 20) & 1) | (((w1 >> 22) & 1) << 1)) as u8;
-        i.abs = (((w1 >> 21) & 1) | (((w1 >> 23) & 1) << 1)) as u8;
+        // The DPP dword's src0 field carries the true16 half bit like the VOP field.
+        let mask = t16_fields(i.op) & 1;
+        half_split(&mut i, mask);
+        match w0 & 0x1ff {
+            // DPP8: no input modifiers; the rest of the dword is the lane selects.
+            233 => i.sub = Sub::Dpp8,
+            234 => i.sub = Sub::Dpp8Fi,
+            _ => {
+                i.sub = Sub::Dpp;
+                i.neg = (((w1 >> 20) & 1) | (((w1 >> 22) & 1) << 1)) as u8;
+                i.abs = (((w1 >> 21) & 1) | (((w1 >> 23) & 1) << 1)) as u8;
+            }
+        }
         return Ok(i);
     }
     let inst = isa::decode(target, bytes, true).map_err(fail)?;
@@ -330,8 +351,9 @@ fn build(inst: &isa::Inst, w0: u32) -> Result<Inst, DecodeFail> {
         Format::Vop3p => Enc::Vop3p,
         Format::Ds => Enc::Ds,
         Format::Flat | Format::Global | Format::Scratch => Enc::Flat,
-        // VBUFFER: the GFX12 buffer descriptor is not modelled yet.
-        Format::Mubuf | Format::Mtbuf => return Err(DecodeFail::Format("gfx12 vbuffer")),
+        Format::Mubuf => Enc::Mubuf,
+        // Typed buffer accesses convert through the format table, which is not modelled.
+        Format::Mtbuf => return Err(DecodeFail::Unimplemented(inst.mnemonic())),
         _ => return Err(DecodeFail::Format("gfx12 format")),
     };
     let mut i = Inst::new(m.op, enc, w0, (inst.bits >> 32) as u32);
@@ -401,6 +423,30 @@ fn build(inst: &isa::Inst, w0: u32) -> Result<Inst, DecodeFail> {
             mm.flags |= Mem::IMM;
             mm.policy = (f(F::Th) | f(F::Scope) << 3) as u8;
         }
+        Format::Mubuf => {
+            if f(F::Tfe) != 0 {
+                return Err(DecodeFail::Format("vbuffer tfe (texture fail enable)"));
+            }
+            let th = f(F::Th);
+            let mm = &mut i.mem;
+            mm.vaddr = f(F::Vaddr) as u16;
+            mm.data = f(F::Vdata) as u16;
+            // The descriptor quad's first SGPR (GFX12 encodes the register, not quad / 4).
+            mm.sbase = sreg(f(F::Srsrc)) as u8;
+            mm.soffset = sreg(f(F::Soffset)) as u8;
+            // 24-bit field; LLVM accepts 0..=0x7FFFFF (an unsigned offset).
+            mm.offset = f(F::Offset) as i32;
+            mm.policy = (th | f(F::Scope) << 3) as u8;
+            if th & 1 != 0 && m.op.name().starts_with("buffer_atomic") {
+                mm.flags |= Mem::RETURN;
+            }
+            if f(F::Offen) != 0 {
+                mm.flags |= Mem::OFFEN;
+            }
+            if f(F::Idxen) != 0 {
+                mm.flags |= Mem::IDXEN;
+            }
+        }
         Format::Ds => {
             let mm = &mut i.mem;
             mm.offset = (f(F::Offset0) | f(F::Offset1) << 8) as i32;
@@ -437,6 +483,20 @@ fn build(inst: &isa::Inst, w0: u32) -> Result<Inst, DecodeFail> {
             i.dst = f(F::Vdst) as u16;
         }
     }
+    i.t16 = true;
+    if matches!(inst.format, Format::Vop1 | Format::Vop2 | Format::Vopc) {
+        let mask = t16_fields(m.op);
+        if mask == 0 && inst.op.name().ends_with("16") {
+            // A 16-bit operation whose operand halves this front end does not know: refuse
+            // a `.h` operand rather than read v128+ in its place.
+            let wide = |c: u16| (256..512).contains(&c) && (c - 256) & 0x80 != 0;
+            let dst_vgpr = inst.format != Format::Vopc;
+            if wide(i.src[0]) || wide(i.src[1]) || (dst_vgpr && i.dst & 0x80 != 0) {
+                return Err(DecodeFail::Unimplemented(inst.mnemonic()));
+            }
+        }
+        half_split(&mut i, mask);
+    }
     // VALU operations whose destination field names an SGPR.
     if matches!(
         m.op,
@@ -451,6 +511,42 @@ fn build(inst: &isa::Inst, w0: u32) -> Result<Inst, DecodeFail> {
         i.dst = sreg(i.dst as u32);
     }
     Ok(i)
+}
+
+/// Which register fields of a GFX12 VOP1/VOP2/VOPC operation are 16-bit operands, as
+/// `op_sel` bits (1 src0, 2 vsrc1, 8 vdst). With `-mattr=+real-true16` semantics such a
+/// field is `hi << 7 | vgpr` (../shared/ISA-ENCODINGS.md 2.4; checked with llvm-mc-22:
+/// `v_cvt_f32_f16 v200, v1.h` keeps an 8-bit destination, `v_ldexp_f16` and
+/// `v_cmp_class_f16` take 16-bit second sources).
+fn t16_fields(op: Op) -> u8 {
+    use Op::*;
+    match op {
+        VCvtF32F16 => 1,
+        VCvtF16F32 => 8,
+        VCvtF16U16 | VCvtF16I16 | VCvtU16F16 | VCvtI16F16 | VRcpF16 | VSqrtF16 | VRsqF16
+        | VLogF16 | VExpF16 | VFloorF16 | VCeilF16 | VTruncF16 | VRndneF16 => 1 | 8,
+        VAddF16 | VSubF16 | VSubrevF16 | VMulF16 | VMaxF16 | VMinF16 | VLdexpF16 => 1 | 2 | 8,
+        VCmpF16 | VCmpxF16 | VCmpI16 | VCmpU16 | VCmpxI16 | VCmpxU16 | VCmpClassF16
+        | VCmpxClassF16 => 1 | 2,
+        _ => 0,
+    }
+}
+
+/// Moves the true16 half bit (bit 7 of a VGPR field) of the operands in `mask` (see
+/// [`t16_fields`]) into `op_sel`, leaving the VGPR index.
+fn half_split(i: &mut Inst, mask: u8) {
+    for n in 0..2 {
+        let c = i.src[n];
+        if mask >> n & 1 != 0 && (256..512).contains(&c) {
+            let v = c - 256;
+            i.op_sel |= ((v >> 7) as u8 & 1) << n;
+            i.src[n] = 256 + (v & 0x7f);
+        }
+    }
+    if mask & 8 != 0 {
+        i.op_sel |= ((i.dst >> 7) as u8 & 1) << 3;
+        i.dst &= 0x7f;
+    }
 }
 
 /// VOPD operation codes (X: 0..=13; Y: the same plus 16..=18), verified with llvm-mc-22.
@@ -540,6 +636,77 @@ mod tests {
         assert_eq!(
             m("s_wait_loadcnt"),
             Some((Op::SWaitLoadcnt, 0, false, false))
+        );
+    }
+
+    #[test]
+    fn vbuffer_fields_normalise_into_mem() {
+        // llvm-mc-22 -mcpu=gfx1200: `buffer_load_b32 v1, v2, s[8:11], null offen
+        // offset:0x7fffff th:TH_LOAD_NT scope:SCOPE_SYS` (../shared/ISA-ENCODINGS.md 7.3).
+        let w: Vec<u8> = [0xC405_007Cu32, 0x409C_1001, 0x7FFF_FF02]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        let i = decode_gfx12(Target::Gfx1200, &w).unwrap();
+        assert_eq!((i.op, i.enc, i.len), (Op::BLoadDword, Enc::Mubuf, 12));
+        let m = i.mem;
+        assert_eq!((m.vaddr, m.data, m.sbase, m.soffset), (2, 1, 8, 128));
+        assert_eq!(m.offset, 0x7f_ffff);
+        assert!(m.has(Mem::OFFEN) && !m.has(Mem::IDXEN) && !m.has(Mem::RETURN));
+        // `buffer_atomic_add_u32 v17, v16, s[32:35], null offen th:TH_ATOMIC_RETURN`
+        // (llvm-objdump-22 of corpus/build/gfx1201/asm_buffer.hsaco).
+        let w: Vec<u8> = [0xC40D_407Cu32, 0x4090_4011, 0x0000_0010]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        let i = decode_gfx12(Target::Gfx1201, &w).unwrap();
+        assert_eq!(i.op, Op::BAtomicAdd);
+        assert_eq!((i.mem.vaddr, i.mem.data, i.mem.sbase), (16, 17, 32));
+        assert!(i.mem.has(Mem::RETURN) && i.mem.has(Mem::OFFEN));
+    }
+
+    fn dwords(w: &[u32]) -> Vec<u8> {
+        w.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn true16_halves_become_op_sel() {
+        // ../shared/ISA-ENCODINGS.md 2.4 (llvm-mc-22 -mattr=+real-true16):
+        // `v_add_f16 v0.h, v1.l, v2.h` = 0x65010501.
+        let i = decode_gfx12(Target::Gfx1200, &dwords(&[0x6501_0501])).unwrap();
+        assert_eq!(
+            (i.op, i.dst, i.src[0], i.src[1]),
+            (Op::VAddF16, 0, 257, 258)
+        );
+        assert_eq!(i.op_sel, 0b1010);
+        assert!(i.t16);
+        // `v_cvt_f32_f16_e32 v200, v1.h` = 0x7F901781: 32-bit destination keeps bit 7.
+        let i = decode_gfx12(Target::Gfx1200, &dwords(&[0x7F90_1781])).unwrap();
+        assert_eq!(
+            (i.op, i.dst, i.src[0], i.op_sel),
+            (Op::VCvtF32F16, 200, 257, 1)
+        );
+        // `v_add_f16_dpp v0.h, v1.h, v2.l dpp8:[7,6,5,4,3,2,1,0]` = 0x650004E9 0x05397781:
+        // the DPP8 dword's src0 carries the half bit too.
+        let i = decode_gfx12(Target::Gfx1200, &dwords(&[0x6500_04E9, 0x0539_7781])).unwrap();
+        assert_eq!((i.sub, i.dst, i.src[0], i.src[1]), (Sub::Dpp8, 0, 257, 258));
+        assert_eq!(i.op_sel, 0b1001);
+    }
+
+    #[test]
+    fn dpp8_forms() {
+        // ISA-ENCODINGS.md 6.3: `v_add_f32 v0, v1, v2 dpp8:[7,6,5,4,3,2,1,0]`.
+        let i = decode_gfx12(Target::Gfx1201, &dwords(&[0x0600_04E9, 0x0539_7701])).unwrap();
+        assert_eq!(
+            (i.op, i.sub, i.len, i.src[0], i.src[1]),
+            (Op::VAddF32, Sub::Dpp8, 8, 257, 258)
+        );
+        assert_eq!(i.w1, 0x0539_7701);
+        // llvm-objdump-22 of corpus asm_dpp: `v_mov_b32_dpp v8, v2 dpp8:[3,...] fi:1`.
+        let i = decode_gfx12(Target::Gfx1201, &dwords(&[0x7E10_02EA, 0x6DB6_DB02])).unwrap();
+        assert_eq!(
+            (i.op, i.sub, i.dst, i.src[0]),
+            (Op::VMovB32, Sub::Dpp8Fi, 8, 258)
         );
     }
 

@@ -263,6 +263,73 @@ pub(crate) fn frexp64(x: f64) -> (f64, i32) {
     (f64::from_bits(mb), e)
 }
 
+/// v_div_scale_f32: `s0` scaled for the division `s2 / s1` (denominator `s1`, numerator
+/// `s2`) and whether the quotient needs post-scaling (VCC). Follows the V_DIV_SCALE_F32
+/// pseudocode of AMD's CDNA3 ISA guide (the RDNA guides give the same): branches taken in
+/// order, the result is `s0` unscaled when no branch scales it.
+pub(crate) fn div_scale32(s0: f32, s1: f32, s2: f32) -> (f32, bool) {
+    let exp = |x: f32| ((x.to_bits() >> 23) & 0xff) as i32;
+    let up = |x: f32| (x as f64 * 2f64.powi(64)) as f32;
+    if s2 == 0.0 || s1 == 0.0 {
+        return (f32::NAN, false);
+    }
+    if exp(s2) - exp(s1) >= 96 {
+        // N/D near the largest f32: scale the denominator only.
+        return (if s0 == s1 { up(s0) } else { s0 }, true);
+    }
+    if s1.is_subnormal() {
+        return (up(s0), false);
+    }
+    let rcp_tiny = (1.0 / s1 as f64).is_subnormal();
+    let quot_tiny = (s2 / s1).is_subnormal();
+    if rcp_tiny && quot_tiny {
+        return (if s0 == s1 { up(s0) } else { s0 }, true);
+    }
+    if rcp_tiny {
+        return ((s0 as f64 * 2f64.powi(-64)) as f32, false);
+    }
+    if quot_tiny {
+        // Scale the numerator only.
+        return (if s0 == s2 { up(s0) } else { s0 }, true);
+    }
+    if exp(s2) <= 23 {
+        // Tiny numerator.
+        return (up(s0), false);
+    }
+    (s0, false)
+}
+
+/// v_div_scale_f64: as [`div_scale32`] with the f64 thresholds of the same guide (exponent
+/// difference 768, scale 2^128, tiny numerator at biased exponent 53).
+pub(crate) fn div_scale64(s0: f64, s1: f64, s2: f64) -> (f64, bool) {
+    let exp = |x: f64| ((x.to_bits() >> 52) & 0x7ff) as i32;
+    let up = |x: f64| x * 2f64.powi(128);
+    if s2 == 0.0 || s1 == 0.0 {
+        return (f64::NAN, false);
+    }
+    if exp(s2) - exp(s1) >= 768 {
+        return (if s0 == s1 { up(s0) } else { s0 }, true);
+    }
+    if s1.is_subnormal() {
+        return (up(s0), false);
+    }
+    let rcp_tiny = (1.0 / s1).is_subnormal();
+    let quot_tiny = (s2 / s1).is_subnormal();
+    if rcp_tiny && quot_tiny {
+        return (if s0 == s1 { up(s0) } else { s0 }, true);
+    }
+    if rcp_tiny {
+        return (s0 * 2f64.powi(-128), false);
+    }
+    if quot_tiny {
+        return (if s0 == s2 { up(s0) } else { s0 }, true);
+    }
+    if exp(s2) <= 53 {
+        return (up(s0), false);
+    }
+    (s0, false)
+}
+
 /// Division fixup (v_div_fixup): special cases of `n / d`, otherwise the quotient `q`.
 pub(crate) fn div_fixup(q: f64, d: f64, n: f64) -> f64 {
     let sign_neg = d.is_sign_negative() != n.is_sign_negative();

@@ -1,7 +1,8 @@
-//! Lane-level modifiers of vector instructions: SDWA sub-dword selects and DPP lane
-//! permutations (GFX9), plus helpers shared by cross-lane instructions.
+//! Lane-level modifiers of vector instructions: SDWA sub-dword selects, DPP lane
+//! permutations (GFX9 DPP, GFX12 DPP16 and DPP8), plus helpers shared by cross-lane
+//! instructions.
 
-use super::decode::Inst;
+use super::decode::{Inst, Sub};
 use super::wave::{Wave, LANES};
 
 /// Extracts an SDWA source select (`sel`: 0..3 bytes, 4/5 words, 6 dword).
@@ -95,19 +96,28 @@ fn dpp_source(ctrl: u32, l: usize) -> Option<usize> {
         0x141 => Some((l & !7) + 7 - (l & 7)),
         0x142 => (row > 0).then(|| row - 1),
         0x143 => (row >= 32).then_some(31),
+        // gfx90a row_newbcast / GFX10+ row_share: lane n of the row to the whole row.
         0x150..=0x15f => Some(row + (ctrl & 15) as usize),
+        // GFX10+ row_xmask: lane (r ^ n) of the row.
+        0x160..=0x16f => Some(row + (r ^ (ctrl & 15) as usize)),
         _ => None,
     }
 }
 
 /// Applies DPP to source 0 (`vals` = the source VGPR row) and returns the lanes allowed to
-/// write (row/bank masks, and out-of-range sources without bound_ctrl).
+/// write (row/bank masks, and out-of-range sources without bound_ctrl). An inactive source
+/// lane counts as out of range unless fetch-inactive (GFX10+ `fi`, bit 18; reserved and 0
+/// on GFX9) is set: LLVM AMDGPUModifierSyntax, `fi` for dpp16.
 pub(crate) fn dpp_src(w: &Wave, vals: &mut [u32; LANES], i: &Inst) -> u64 {
     let ctrl = (i.w1 >> 8) & 0x1ff;
     let bound_ctrl = i.w1 & (1 << 19) != 0;
     let bank_mask = (i.w1 >> 24) & 15;
     let row_mask = (i.w1 >> 28) & 15;
-    let exec = w.exec();
+    let exec = if i.w1 & (1 << 18) != 0 {
+        u64::MAX
+    } else {
+        w.exec()
+    };
     let src = *vals;
     let mut enabled = 0u64;
     for (l, v) in vals.iter_mut().enumerate() {
@@ -127,6 +137,23 @@ pub(crate) fn dpp_src(w: &Wave, vals: &mut [u32; LANES], i: &Inst) -> u64 {
         }
     }
     enabled
+}
+
+/// Applies DPP8 to source 0: lane `l` reads lane `(l & !7) | sel[l & 7]`, where `sel[k]` is
+/// bits `[3k+10:3k+8]` of the DPP8 dword. An inactive source lane reads as 0, or as its
+/// register value with fetch-inactive (LLVM AMDGPUModifierSyntax, `dpp8_sel` and `fi` for
+/// dpp8). Every lane writes (DPP8 has no row/bank masks).
+pub(crate) fn dpp8_src(w: &Wave, vals: &mut [u32; LANES], i: &Inst) {
+    let exec = if i.sub == Sub::Dpp8Fi {
+        u64::MAX
+    } else {
+        w.exec()
+    };
+    let src = *vals;
+    for (l, v) in vals.iter_mut().enumerate() {
+        let s = (l & !7) | ((i.w1 >> (8 + 3 * (l & 7))) & 7) as usize;
+        *v = if exec >> s & 1 != 0 { src[s] } else { 0 };
+    }
 }
 
 /// Mask of lanes below `lane` (for v_mbcnt).

@@ -63,16 +63,17 @@ pub(crate) fn src(w: &Wave, i: &Inst, n: usize) -> (Row, u64) {
         Sub::None => {}
         Sub::Sdwa => lane::sdwa_src(&mut r, i, n),
         Sub::Dpp if n == 0 => en = lane::dpp_src(w, &mut r, i),
-        Sub::Dpp => {}
+        Sub::Dpp8 | Sub::Dpp8Fi if n == 0 => lane::dpp8_src(w, &mut r, i),
+        Sub::Dpp | Sub::Dpp8 | Sub::Dpp8Fi => {}
     }
     (r, en)
 }
 
-/// Source `n` as a 16-bit float row (VOP3 op_sel picks the high half).
+/// Source `n` as a 16-bit row (op_sel picks the high half: VOP3, or any GFX12 encoding).
 #[inline(always)]
 fn src16(w: &Wave, i: &Inst, n: usize) -> (Row, u64) {
     let c = i.src[n];
-    let hi = i.enc == Enc::Vop3 && i.op_sel >> n & 1 != 0;
+    let hi = (i.enc == Enc::Vop3 || i.t16) && i.op_sel >> n & 1 != 0;
     let (mut r, en) = if c >= 256 {
         src(w, i, n)
     } else {
@@ -132,13 +133,19 @@ pub(crate) fn put64(w: &mut Wave, dst: usize, r: &Row64) {
     }
 }
 
-/// Writes a 16-bit result: low half (high half zeroed, GFX9 behaviour) or, with VOP3
-/// op_sel[3], the high half preserving the low one.
+/// Writes a 16-bit result: with op_sel[3] (VOP3, or any GFX12 encoding) the high half,
+/// preserving the low one; otherwise the low half, zeroing the high half on GFX9 and
+/// preserving it on GFX12 (LLVM `GCNSubtarget::zeroesHigh16BitsOfDest`: "On gfx10, all
+/// 16-bit instructions preserve the high bits").
 #[inline(always)]
 fn put16(w: &mut Wave, i: &Inst, r: &Row, en: u64) {
-    if i.enc == Enc::Vop3 && i.op_sel & 8 != 0 {
+    if (i.enc == Enc::Vop3 || i.t16) && i.op_sel & 8 != 0 {
         let old = w.v[i.dst as usize];
         let merged: Row = std::array::from_fn(|l| (old[l] & 0xffff) | (r[l] & 0xffff) << 16);
+        put(w, i, &merged, en);
+    } else if i.t16 {
+        let old = w.v[i.dst as usize];
+        let merged: Row = std::array::from_fn(|l| (old[l] & 0xffff_0000) | (r[l] & 0xffff));
         put(w, i, &merged, en);
     } else {
         let lo: Row = std::array::from_fn(|l| r[l] & 0xffff);
@@ -879,7 +886,13 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VMinF16 => h2(w, i, fl::fmin),
         VLdexpF16 => {
             let (a, en) = hsrc(w, i, 0);
-            let (b, _) = src(w, i, 1);
+            // GFX12 (true16 operand): S1 is an i16 half; GFX9 reads the whole dword.
+            let (b, _) = if i.t16 {
+                let (h, e) = src16(w, i, 1);
+                (h.map(|x| x as u16 as i16 as i32 as u32), e)
+            } else {
+                src(w, i, 1)
+            };
             let r: Row = std::array::from_fn(|l| fl::d2h(fl::ldexp64(a[l] as f64, b[l] as i32)));
             put16(w, i, &r, en)
         }

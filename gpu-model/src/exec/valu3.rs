@@ -200,19 +200,65 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             w.write_mask(i.sdst, m);
         }
         VDivScaleF32 => {
-            // Scaling only matters for operands near the ends of the exponent range; the
-            // result is the selected operand unscaled with VCC clear (see float.rs).
             let (a, en) = fsrc(w, i, 0);
-            put(w, i, &std::array::from_fn(|l| a[l].to_bits()), en);
-            w.write_mask(i.sdst, 0);
+            let (b, _) = fsrc(w, i, 1);
+            let (c, _) = fsrc(w, i, 2);
+            let mut r = [0u32; LANES];
+            let mut m = 0u64;
+            for l in 0..LANES {
+                let (d, v) = fl::div_scale32(a[l], b[l], c[l]);
+                r[l] = d.to_bits();
+                m |= (v as u64) << l;
+            }
+            put(w, i, &r, en);
+            let m = m & w.exec();
+            w.write_mask(i.sdst, m);
         }
         VDivScaleF64 => {
-            let a = dsrc(w, i, 0);
-            put64(w, i.dst as usize, &std::array::from_fn(|l| a[l].to_bits()));
-            w.write_mask(i.sdst, 0);
+            let (a, b, c) = (dsrc(w, i, 0), dsrc(w, i, 1), dsrc(w, i, 2));
+            let mut r = [0u64; LANES];
+            let mut m = 0u64;
+            for l in 0..LANES {
+                let (d, v) = fl::div_scale64(a[l], b[l], c[l]);
+                r[l] = d.to_bits();
+                m |= (v as u64) << l;
+            }
+            put64(w, i.dst as usize, &r);
+            let m = m & w.exec();
+            w.write_mask(i.sdst, m);
         }
-        VDivFmasF32 => fma3(w, i),
-        VDivFmasF64 => dfma3(w, i),
+        // D = fma(S0, S1, S2), times 2^32 (f32) / 2^64 (f64) in lanes whose VCC bit is set
+        // (V_DIV_FMAS pseudocode of the same guide).
+        VDivFmasF32 => {
+            let (a, en) = fsrc(w, i, 0);
+            let (b, _) = fsrc(w, i, 1);
+            let (c, _) = fsrc(w, i, 2);
+            let f = fl::fma_row32(&a, &b, &c);
+            let vcc = w.vcc();
+            let r: Row = std::array::from_fn(|l| {
+                let x = if vcc >> l & 1 != 0 {
+                    f[l] * 2f32.powi(32)
+                } else {
+                    f[l]
+                };
+                fl::out32(x, i.omod, i.clamp).to_bits()
+            });
+            put(w, i, &r, en);
+        }
+        VDivFmasF64 => {
+            let (a, b, c) = (dsrc(w, i, 0), dsrc(w, i, 1), dsrc(w, i, 2));
+            let f = fl::fma_row64(&a, &b, &c);
+            let vcc = w.vcc();
+            let r: Row64 = std::array::from_fn(|l| {
+                let x = if vcc >> l & 1 != 0 {
+                    f[l] * 2f64.powi(64)
+                } else {
+                    f[l]
+                };
+                fl::out64(x, i.omod, i.clamp).to_bits()
+            });
+            put64(w, i.dst as usize, &r);
+        }
         VDivFixupF32 => f3(w, i, |q, d, n| {
             fl::div_fixup(q as f64, d as f64, n as f64) as f32
         }),

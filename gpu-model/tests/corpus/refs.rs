@@ -130,6 +130,23 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
             }
             out(vec![("C", floats(&c))])
         }
+        "mfma_more" => {
+            let mm = |a: &[f64], b: &[f64], m: usize, k: usize, n: usize| -> Vec<f64> {
+                let mut c = vec![0f64; m * n];
+                for r in 0..m {
+                    for col in 0..n {
+                        c[r * n + col] = (0..k).map(|kk| a[r * k + kk] * b[kk * n + col]).sum();
+                    }
+                }
+                c
+            };
+            let f = |n: &str| i.f64s(n);
+            out(vec![
+                ("c1", floats(&mm(&f("a1"), &f("b1"), 32, 4, 32))),
+                ("c2", floats(&mm(&f("a2"), &f("b2"), 16, 32, 16))),
+                ("c3", floats(&mm(&f("a3"), &f("b3"), 32, 16, 32))),
+            ])
+        }
         "mfma_f32" => {
             let (a, b, k) = (i.f32s("A"), i.f32s("B"), i.u("K") as usize);
             let mut c = vec![0f64; 1024];
@@ -808,6 +825,79 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
                     }
                 })
                 .collect();
+            out(vec![("out", ints(&o))])
+        }
+        "asm_buffer" => {
+            let (src, ctr0) = (i.u32s("src"), i.u32s("ctr"));
+            let mut o = vec![0u32; 16 * 128];
+            let mut ctr = ctr0.clone();
+            for k in 0..128usize {
+                let r0 = if k <= 98 { src[k + 1] } else { 0 };
+                if k < 120 {
+                    let j = k ^ 5;
+                    let (y, hi) = ((src[k] >> (8 * (k & 3))) & 0xff, src[k] >> 16);
+                    let row = [
+                        r0,
+                        src[k + 3],
+                        if j < 100 { src[2 * j + 2] } else { 0 },
+                        if j < 100 { src[2 * j + 3] } else { 0 },
+                        src[k + 1],
+                        y | y << 8 | hi << 16,
+                        hi as u16 as i16 as i32 as u32,
+                        (src[k] & 0xffff) << 16 | 0x1234,
+                        ctr0[k],
+                        ctr0[128 + k],
+                    ];
+                    o[16 * k..16 * k + 10].copy_from_slice(&row);
+                }
+                ctr[k] = ctr0[k].wrapping_add(k as u32 + 1);
+                if k % 2 == 0 {
+                    ctr[128 + k] = src[k + 3];
+                }
+                ctr[256 + k] = (ctr0[256 + k] as i32).max(r0 as i32) as u32;
+            }
+            ctr[384] = ctr0[384].wrapping_add(128);
+            out(vec![("out", ints(&o)), ("ctr", ints(&ctr))])
+        }
+        "asm_dpp" => {
+            let x = i.u32s("in");
+            let mut o = vec![0u32; 6 * 256];
+            for k in 0..256usize {
+                let off = k & 3 == 3;
+                let m = |v: u32| if off { 0xdead_beef } else { v };
+                let row = [
+                    x[k ^ 7],
+                    x[k ^ 1].wrapping_add(k as u32),
+                    m(0),
+                    m(x[(k & !7) | 3]),
+                    x[k ^ 5],
+                    m(x[(k & !15) | 3]),
+                ];
+                o[6 * k..6 * k + 6].copy_from_slice(&row);
+            }
+            out(vec![("out", ints(&o))])
+        }
+        "asm_t16" => {
+            let x = i.u32s("in");
+            let f = |bits: u32| half::f16::from_bits(bits as u16).to_f64();
+            let b16 = |v: f64| half::f16::from_f64(v).to_bits() as u32;
+            let mut o = vec![0u32; 8 * 256];
+            for k in 0..256usize {
+                let j = k ^ 1;
+                let (ba, bb, bc, bd) = (x[2 * k], x[2 * k + 1], x[2 * j], x[2 * j + 1]);
+                let (a, b, c, d) = (f(ba), f(bb), f(bc), f(bd));
+                let row = [
+                    ba | b16(b + c) << 16,
+                    b16(a * d) | bd << 16,
+                    (b as f32).to_bits(),
+                    0x5678 | bb << 16,
+                    (b < d) as u32,
+                    b16(a.max(b)) | bd << 16,
+                    b16(c + d) << 16,
+                    b16(a * f64::from(1u32 << (k & 3))),
+                ];
+                o[8 * k..8 * k + 8].copy_from_slice(&row);
+            }
             out(vec![("out", ints(&o))])
         }
         "asm_semaphore" => {
