@@ -93,6 +93,12 @@ pub struct CacheLevel {
     pub misses: u64,
     /// Accesses that bypassed the level (memory type UC/NT).
     pub bypasses: u64,
+    /// Dirty lines written to the next level (evictions, write-back instructions).
+    #[serde(default)]
+    pub writebacks: u64,
+    /// Lines dropped by invalidation (cache-maintenance instructions, CC loads, atomics).
+    #[serde(default)]
+    pub invalidations: u64,
 }
 
 impl CacheLevel {
@@ -226,6 +232,13 @@ impl KernelReport {
                 c.bypasses,
                 c.instances
             );
+            if c.writebacks + c.invalidations > 0 {
+                let _ = writeln!(
+                    s,
+                    "             {} write-backs, {} lines invalidated",
+                    c.writebacks, c.invalidations
+                );
+            }
         }
         let _ = writeln!(
             s,
@@ -273,6 +286,8 @@ mod tests {
                     hits: 3,
                     misses: 1,
                     bypasses: 0,
+                    writebacks: 0,
+                    invalidations: 0,
                 }],
                 hbm_read_bytes: 128,
                 hbm_write_bytes: 64,

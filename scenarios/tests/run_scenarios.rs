@@ -231,6 +231,12 @@ fn cross_cu_semaphore_completes_and_sees_the_producers_data() {
         let xcds: std::collections::BTreeSet<&str> =
             k.occupancy.iter().map(|c| &c.cu[..10]).collect();
         assert_eq!(xcds.len(), 8, "{:?}", k.occupancy);
+        // The producer's `buffer_wbl2 sc1` writes its XCD's dirty L2 lines back; the
+        // consumers' `buffer_inv sc1` drops their XCDs' L2 lines (their V$ holds none:
+        // their loads are coherent and bypass it).
+        let level = |n: &str| k.caches.iter().find(|c| c.level == n).unwrap();
+        assert!(level("L2").writebacks > 0, "{:?}", k.caches);
+        assert!(level("L2").invalidations > 0, "{:?}", k.caches);
     }
 }
 

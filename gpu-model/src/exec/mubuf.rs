@@ -214,6 +214,10 @@ fn atomic_kind(op: Op) -> Option<(AtomicOp, bool)> {
 /// Executes a MUBUF (GFX9) or VBUFFER (GFX12) instruction.
 pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), FaultReason> {
     if matches!(i.op, Op::BWbl2 | Op::BInv | Op::BWbinvl1 | Op::BWbinvl1Vol) {
+        // Device memory is coherent in functional mode; the cache models are told.
+        if let Some(obs) = ctx.observer.as_deref_mut() {
+            obs.maintenance(i.op.name(), i.mem.policy);
+        }
         ctx.mem.fence();
         return Ok(());
     }

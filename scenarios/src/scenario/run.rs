@@ -57,6 +57,8 @@ fn level(name: &str, instances: u32, s: &CacheStats) -> CacheLevel {
         hits: s.hits,
         misses: s.misses,
         bypasses: s.bypasses,
+        writebacks: s.writebacks,
+        invalidations: s.invalidations,
     }
 }
 
