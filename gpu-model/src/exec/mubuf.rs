@@ -36,7 +36,7 @@ use super::decode::{Inst, Mem};
 use super::flat::{load, store, Place};
 use super::op::Op;
 use super::wave::{Wave, LANES};
-use super::{ExecCtx, FaultReason};
+use super::{AccessKind, ExecCtx, FaultReason, MemRecord};
 use crate::memory::AtomicOp;
 use crate::Family;
 
@@ -239,6 +239,9 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
     let r = Rsrc::read(w, m.sbase as usize, ctx.prog.target().family())?;
     let exec = w.exec();
     w.counters.vm += 1;
+    // What the cache models see: each in-range lane's first byte address.
+    let mut addrs = [0u64; LANES];
+    let mut seen = 0u64;
     for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
         let mut next = vaddr;
         let mut index = 0u64;
@@ -252,6 +255,15 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
         }
         if r.add_tid {
             index += l as u64;
+        }
+        if let Some((bytes, n, _, _, _)) = shp {
+            if r.in_range(index, off, bytes as u64, (bytes * n) as u64) {
+                addrs[l] = r.addr(soffset, index, off);
+                seen |= 1 << l;
+            }
+        } else if r.in_range(index, off, 4, 4) {
+            addrs[l] = r.addr(soffset, index, off);
+            seen |= 1 << l;
         }
         if let Some((bytes, n, signed, d16, is_store)) = shp {
             let whole = (bytes * n) as u64;
@@ -314,6 +326,21 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
             }
         }
     }
+    if let Some(obs) = ctx.observer.as_deref_mut() {
+        let (kind, bytes) = match (shp, atom) {
+            (Some((b, n, _, _, true)), _) => (AccessKind::Store, (b * n) as u32),
+            (Some((b, n, _, _, false)), _) => (AccessKind::Load, (b * n) as u32),
+            (None, Some((_, wide))) => (AccessKind::Atomic, if wide { 8 } else { 4 }),
+            (None, None) => return Ok(()),
+        };
+        obs.access(&MemRecord {
+            kind,
+            bytes,
+            policy: m.policy,
+            exec: seen,
+            addrs: &addrs,
+        });
+    }
     Ok(())
 }
 
@@ -328,6 +355,53 @@ fn sext(v: u32, bytes: usize, signed: bool) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Records what a cache model would see.
+    #[derive(Default)]
+    struct Seen(Vec<(AccessKind, u32, u64, u64)>);
+
+    impl super::super::MemObserver for Seen {
+        fn access(&mut self, rec: &MemRecord<'_>) {
+            let first = rec.addrs[rec.exec.trailing_zeros() as usize % LANES];
+            self.0.push((rec.kind, rec.bytes, rec.exec, first));
+        }
+    }
+
+    #[test]
+    fn buffer_accesses_reach_the_cache_observer() {
+        // gfx942 (llvm-mc-22): buffer_load_dword v1, v0, s[4:7], 0 offen;
+        // buffer_store_dword v1, v0, s[4:7], 0 offen offset:4
+        let words = [0xE050_1000u32, 0x8001_0100, 0xE070_1004, 0x8001_0100];
+        let text: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let prog = super::super::Program::new(crate::Target::Gfx942, 0x1000, &text);
+        let mut mem = crate::memory::DeviceMemory::new();
+        let base = mem.allocate(4096, 256).unwrap();
+        let mut w = Wave::new(64, 0x1000);
+        w.set_exec(0xff);
+        // Raw buffer: base, stride 0, 4096 records, dword format.
+        w.set_sgpr64(4, base);
+        w.set_sgpr(6, 4096);
+        w.set_sgpr(7, 4 << 15);
+        for l in 0..8 {
+            w.set_vgpr(0, l, 4 * l as u32);
+        }
+        let mut lds = [0u8; 0];
+        let mut seen = Seen::default();
+        let mut ctx = ExecCtx {
+            prog: &prog,
+            mem: &mem,
+            lds: &mut lds,
+            observer: Some(&mut seen),
+        };
+        w.run(&mut ctx, 2);
+        assert_eq!(
+            seen.0,
+            [
+                (AccessKind::Load, 4, 0xff, base),
+                (AccessKind::Store, 4, 0xff, base + 4)
+            ]
+        );
+    }
 
     fn gfx12(d: [u32; 4]) -> Rsrc {
         let mut w = Wave::new(32, 0);
