@@ -48,9 +48,15 @@
 //! regenerates in memory and fails if the checked-in tables differ (CI). Remaining
 //! differences from LLVM are listed in `src/isa/KNOWN-DIFFERENCES.md`.
 //!
-//! Decoding ([`decode`]) identifies the format from dword0, looks the opcode up in a
-//! dense per-format array, checks the operands against their classes and attaches a
-//! literal; it never allocates or panics. [`Inst`] keeps the encoding bits, so
+//! Decoding ([`decode`]) identifies the format from dword0 (a 512-entry table on its top
+//! nine bits says where the first-match search starts), looks the opcode up in a dense
+//! per-format array (the generator writes one slot per [`Format`], so that is an index,
+//! not a search), reads fields through a per-layout name-to-position map, checks the
+//! operands against their classes and attaches a literal; it never allocates or panics.
+//! A few operands print in a symbolic syntax the tables hold one sample of (module
+//! `sym`: `hwreg(...)`, GFX9 MTBUF `format:[...]`, GFX12 SMEM `offset:`/`nv`, GFX12
+//! `export`, whose operands depend on its enable mask: read them with `F::ExpEn`,
+//! `F::ExpTgt`, `F::ExpDone`, `F::ExpRow`, `F::ExpV0`..`F::ExpV3`). [`Inst`] keeps the encoding bits, so
 //! [`encode`] is exact; [`Inst::build`] and [`Inst::set_operand`] encode from typed
 //! [`Operand`]s. `Display` prints the text `llvm-objdump-22 -d` prints.
 //!
@@ -83,6 +89,7 @@ mod generated;
 pub mod layout;
 mod operand;
 mod print;
+mod sym;
 mod table;
 
 pub use decode::{decode, DecodeError, Inst};

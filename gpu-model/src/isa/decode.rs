@@ -99,17 +99,6 @@ fn word(b: &[u8], i: usize) -> Option<u32> {
     Some(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
 }
 
-/// The identification layout of a dword.
-#[inline]
-fn identify(gfx12: bool, w0: u32) -> Option<&'static Layout> {
-    let ls = if gfx12 {
-        layout::GFX12_IDENT
-    } else {
-        layout::GFX9_IDENT
-    };
-    ls.iter().find(|l| w0 & l.mask == l.value)
-}
-
 /// Decodes the instruction at the start of `bytes` for `target`. `wave32` selects how
 /// lane-mask operands print on GFX12 (ignored on GFX9, which is always wave64).
 pub fn decode(target: Target, bytes: &[u8], wave32: bool) -> Result<Inst, DecodeError> {
@@ -121,7 +110,7 @@ pub fn decode(target: Target, bytes: &[u8], wave32: bool) -> Result<Inst, Decode
             need: 4,
         });
     };
-    let Some(id) = identify(gfx12, w0) else {
+    let Some(id) = layout::identify(gfx12, w0) else {
         return Err(DecodeError::Unsupported {
             word: w0,
             offset: 0,
@@ -151,7 +140,11 @@ pub fn decode(target: Target, bytes: &[u8], wave32: bool) -> Result<Inst, Decode
         });
     };
     let e: &Entry = &tab.entries[usize::from(ei)];
-    let lay = layout::layout(gfx12, e.format).unwrap_or(id);
+    let lay = if e.format == id.format {
+        id
+    } else {
+        layout::layout(gfx12, e.format).unwrap_or(id)
+    };
     // Extension dword (DPP16/DPP8/SDWA) after a 32-bit VALU encoding.
     let ext = ext_of(gfx12, id.format, w0);
     let mut n = n;
@@ -339,19 +332,20 @@ fn check_operands(
             continue;
         }
         let c = &tab.classes[usize::from(class)];
-        let bad = DecodeError::InvalidField {
+        // Built only on failure (this loop runs for every operand of every instruction).
+        let bad = || DecodeError::InvalidField {
             word: (bits >> (32 * (fl.lo / 32))) as u32,
             offset: usize::from(fl.lo / 32) * 4,
             field: field_name(field),
         };
         if code >= 256 {
             if !c.vgpr {
-                return Err(bad);
+                return Err(bad());
             }
         } else if code == 255 && lay.literal && matches!(fl.role, Role::Src9 | Role::Ssrc8) {
             take_literal(lit)?;
         } else if c.names.get(code as usize).is_none_or(|&s| s == 0) {
-            return Err(bad);
+            return Err(bad());
         }
     }
     Ok(())

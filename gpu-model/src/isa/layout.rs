@@ -54,11 +54,13 @@ pub enum Format {
     /// The Y half of a VOPD instruction (opcode table key of the Y operations only;
     /// never the format of a decoded instruction).
     VopdY,
+    /// GFX12 export (EXP): one operation, printed from its fields.
+    Exp,
 }
 
 impl Format {
     /// Every format, in declaration order.
-    pub const ALL: [Format; 21] = [
+    pub const ALL: [Format; 22] = [
         Format::Sop1,
         Format::Sop2,
         Format::Sopc,
@@ -80,6 +82,7 @@ impl Format {
         Format::Mtbuf,
         Format::Vopd,
         Format::VopdY,
+        Format::Exp,
     ];
 
     /// Lowercase name, as in ISA documents.
@@ -106,6 +109,7 @@ impl Format {
             Format::Mtbuf => "mtbuf",
             Format::Vopd => "vopd",
             Format::VopdY => "vopd_y",
+            Format::Exp => "exp",
         }
     }
 }
@@ -255,6 +259,19 @@ pub enum F {
     SdwaS1,
     /// SDWA VOPC: write the SGPR pair in [`F::Sdst`] instead of VCC.
     SdwaSd,
+    ExpEn,
+    ExpTgt,
+    ExpDone,
+    ExpRow,
+    ExpV0,
+    ExpV1,
+    ExpV2,
+    ExpV3,
+}
+
+impl F {
+    /// Number of field names.
+    pub const COUNT: usize = F::ExpV3 as usize + 1;
 }
 
 /// One bit field of an instruction (bits numbered over the whole instruction).
@@ -294,19 +311,21 @@ pub struct Layout {
     pub literal: bool,
     /// The fields, opcode first after the fixed bits.
     pub fields: &'static [Field],
+    /// Index into `fields` per field name (`u8::MAX`: absent), so that field look-ups
+    /// on the decode path are one load instead of a search.
+    pos: [u8; F::COUNT],
 }
 
 impl Layout {
     /// The field called `name`, if this layout has one.
+    #[inline(always)]
     pub fn field(&self, name: F) -> Option<Field> {
-        let mut i = 0;
-        while i < self.fields.len() {
-            if self.fields[i].name as u8 == name as u8 {
-                return Some(self.fields[i]);
-            }
-            i += 1;
+        let i = self.pos[name as usize];
+        if i == u8::MAX {
+            None
+        } else {
+            Some(self.fields[i as usize])
         }
-        None
     }
 
     /// The opcode field.
@@ -461,6 +480,19 @@ const SMEM_12: &[Field] = &[
     fld(F::Th, 23, 2, Mod),
     fld(F::Rsvd0, 25, 1, Rsvd),
     fld(F::Rsvd1, 56, 1, Rsvd),
+];
+/// GFX12 EXP: enable mask, target, done, row, four VGPR sources (LLVM ignores the
+/// other bits of dword0).
+const EXP_12: &[Field] = &[
+    fld(F::Fixed, 26, 6, Fixed),
+    fld(F::ExpEn, 0, 4, Mod),
+    fld(F::ExpTgt, 4, 6, Mod),
+    fld(F::ExpDone, 11, 1, Mod),
+    fld(F::ExpRow, 13, 1, Mod),
+    fld(F::ExpV0, 32, 8, Vgpr8),
+    fld(F::ExpV1, 40, 8, Vgpr8),
+    fld(F::ExpV2, 48, 8, Vgpr8),
+    fld(F::ExpV3, 56, 8, Vgpr8),
 ];
 const DS_9: &[Field] = &[
     fld(F::Fixed, 26, 6, Fixed),
@@ -716,6 +748,13 @@ const fn lay(
     literal: bool,
     fields: &'static [Field],
 ) -> Layout {
+    // First field of each name wins (as a search would find it).
+    let mut pos = [u8::MAX; F::COUNT];
+    let mut i = fields.len();
+    while i > 0 {
+        i -= 1;
+        pos[fields[i].name as usize] = i as u8;
+    }
     Layout {
         format,
         dwords,
@@ -723,6 +762,7 @@ const fn lay(
         value,
         literal,
         fields,
+        pos,
     }
 }
 
@@ -780,6 +820,7 @@ pub const GFX12_IDENT: &[Layout] = &[
         false,
         VBUFFER_12,
     ),
+    lay(Format::Exp, 2, 0xFC00_0000, 0xF800_0000, false, EXP_12),
 ];
 
 /// GFX12 layouts reached through another format's opcode table.
@@ -796,13 +837,76 @@ pub const GFX12_SUB: &[Layout] = &[
 ];
 
 /// The layout of `format` in a family (`gfx12` false = GFX9).
+#[inline]
 pub fn layout(gfx12: bool, format: Format) -> Option<&'static Layout> {
-    let (a, b) = if gfx12 {
-        (GFX12_IDENT, GFX12_SUB)
+    let (by, a, b) = if gfx12 {
+        (&GFX12_BY_FORMAT, GFX12_IDENT, GFX12_SUB)
     } else {
-        (GFX9_IDENT, GFX9_SUB)
+        (&GFX9_BY_FORMAT, GFX9_IDENT, GFX9_SUB)
     };
-    a.iter().chain(b.iter()).find(|l| l.format == format)
+    let i = by[format as usize];
+    match i {
+        u8::MAX => None,
+        i if usize::from(i) < a.len() => a.get(usize::from(i)),
+        i => b.get(usize::from(i) - a.len()),
+    }
+}
+
+/// Per format, the index of its layout in `ident` followed by `sub` (`u8::MAX`: none);
+/// the first one wins, as a search would find it.
+const fn by_format(ident: &[Layout], sub: &[Layout]) -> [u8; Format::ALL.len()] {
+    let mut out = [u8::MAX; Format::ALL.len()];
+    let mut i = ident.len() + sub.len();
+    while i > 0 {
+        i -= 1;
+        let l = if i < ident.len() {
+            &ident[i]
+        } else {
+            &sub[i - ident.len()]
+        };
+        out[l.format as usize] = i as u8;
+    }
+    out
+}
+
+const GFX9_BY_FORMAT: [u8; Format::ALL.len()] = by_format(GFX9_IDENT, GFX9_SUB);
+const GFX12_BY_FORMAT: [u8; Format::ALL.len()] = by_format(GFX12_IDENT, GFX12_SUB);
+
+/// Per top 9 bits of dword0, the index of the first identification layout whose mask
+/// and value agree on those bits (`u8::MAX`: none): where [`identify`]'s first-match
+/// search may start, since no earlier layout can match.
+const fn ident_start(ident: &[Layout]) -> [u8; 512] {
+    let mut out = [u8::MAX; 512];
+    let mut p = 0;
+    while p < 512 {
+        let w = (p as u32) << 23;
+        let mut i = 0;
+        while i < ident.len() {
+            let m = ident[i].mask & 0xFF80_0000;
+            if w & m == ident[i].value & m {
+                out[p] = i as u8;
+                break;
+            }
+            i += 1;
+        }
+        p += 1;
+    }
+    out
+}
+
+const GFX9_IDENT_START: [u8; 512] = ident_start(GFX9_IDENT);
+const GFX12_IDENT_START: [u8; 512] = ident_start(GFX12_IDENT);
+
+/// The identification layout of dword0 (first match in the family's order).
+#[inline]
+pub fn identify(gfx12: bool, w0: u32) -> Option<&'static Layout> {
+    let (start, ls) = if gfx12 {
+        (&GFX12_IDENT_START, GFX12_IDENT)
+    } else {
+        (&GFX9_IDENT_START, GFX9_IDENT)
+    };
+    let s = usize::from(start[(w0 >> 23) as usize]);
+    ls.get(s..)?.iter().find(|l| w0 & l.mask == l.value)
 }
 
 /// Reads field `f` from instruction bits.

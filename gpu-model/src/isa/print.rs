@@ -67,7 +67,7 @@ fn write_regs(w: &mut dyn Write, cls: u8, first: u32, n: u8) -> fmt::Result {
     }
 }
 
-fn sext(v: u32, bits: u32) -> i32 {
+pub(super) fn sext(v: u32, bits: u32) -> i32 {
     ((v << (32 - bits)) as i32) >> (32 - bits)
 }
 
@@ -82,6 +82,9 @@ impl Inst {
         }
         if self.format == Format::Sopp && self.write_special_sopp(w)? {
             return Ok(());
+        }
+        if self.format == Format::Exp {
+            return super::sym::exp(w, self);
         }
         let ops = self.syntax();
         let lead = if self.write_atomic_return(w, ops)? {
@@ -218,12 +221,19 @@ impl Inst {
                 {
                     self.write_sdwa_sdst(w)?
                 }
+                // The generator learns one sample of the symbolic hwreg operand.
+                Opnd::Text(t) if t.starts_with("hwreg(") => {
+                    super::sym::hwreg(w, self.target, self.field(F::Simm16))?
+                }
                 Opnd::Text(t) => {
                     w.write_str(t)?;
                     if close_abs_after_text {
                         close_abs_after_text = false;
                         w.write_char('|')?;
                     }
+                }
+                Opnd::KLit if self.format == Format::Sopk => {
+                    super::sym::imm32_f32(w, self.literal.unwrap_or(0))?
                 }
                 Opnd::KLit => write!(w, "{:#x}", self.literal.unwrap_or(0))?,
                 Opnd::Imm {
@@ -566,7 +576,7 @@ impl Inst {
                         w.write_str(" glc")?;
                     }
                 } else {
-                    th_scope(w, self, true)?;
+                    super::sym::smem12_tail(w, self)?;
                 }
             }
             Format::Ds => {
@@ -621,6 +631,9 @@ impl Inst {
             }
             Format::Mubuf | Format::Mtbuf => {
                 if self.target.family() == Family::Gfx9 {
+                    if self.format == Format::Mtbuf {
+                        super::sym::mtbuf_format9(w, self.field(F::Dfmt), self.field(F::Nfmt))?;
+                    }
                     if self.field(F::Idxen) != 0 {
                         w.write_str(" idxen")?;
                     }
@@ -759,7 +772,7 @@ fn cache9(w: &mut dyn Write, i: &Inst, gfx940: bool, probes: [(F, u32); 3]) -> f
 }
 
 /// GFX12 temporal hint and scope.
-fn th_scope(w: &mut dyn Write, i: &Inst, smem: bool) -> fmt::Result {
+pub(super) fn th_scope(w: &mut dyn Write, i: &Inst, smem: bool) -> fmt::Result {
     let th = i.field(F::Th);
     let scope = i.field(F::Scope);
     let m = i.mnemonic();

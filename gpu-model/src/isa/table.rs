@@ -102,7 +102,7 @@ pub struct Entry {
 pub struct Table {
     /// Every opcode.
     pub entries: &'static [Entry],
-    /// Per identification format: entry index per opcode (`u16::MAX`: invalid).
+    /// Per format, in [`Format`] order: entry index per opcode (`u16::MAX`: invalid).
     pub index: &'static [(Format, &'static [u16])],
     /// Operand classes.
     pub classes: &'static [Class],
@@ -114,7 +114,11 @@ impl Table {
     /// The entry for an opcode of an identification format.
     #[inline]
     pub fn lookup(&self, key: Format, opcode: u32) -> Option<u16> {
-        let (_, idx) = self.index.iter().find(|(f, _)| *f == key)?;
+        // The generator writes one slot per format, in format order.
+        let idx = match self.index.get(key as usize) {
+            Some((f, idx)) if *f == key => idx,
+            _ => &self.index.iter().find(|(f, _)| *f == key)?.1,
+        };
         let e = *idx.get(opcode as usize)?;
         (e != u16::MAX).then_some(e)
     }

@@ -362,13 +362,18 @@ fn emit_target(gfx12: bool, t: &Tables, idents: &BTreeMap<String, String>) -> St
         s.push_str("\n];\n");
     }
     s.push_str("\n/// The opcode tables.\n#[rustfmt::skip]\npub(crate) static TABLE: Table = Table {\n    entries: ENTRIES,\n    classes: CLASSES,\n    strings: STRINGS,\n    index: &[\n");
-    for k in keys.keys() {
-        let _ = writeln!(
-            s,
-            "        ({}, IDX_{}),",
-            fmt_name(*k),
-            k.name().to_uppercase()
-        );
+    // One slot per format, in `Format` order, so the decoder indexes by format number.
+    for k in Format::ALL {
+        if keys.contains_key(&k) {
+            let _ = writeln!(
+                s,
+                "        ({}, IDX_{}),",
+                fmt_name(k),
+                k.name().to_uppercase()
+            );
+        } else {
+            let _ = writeln!(s, "        ({}, &[]),", fmt_name(k));
+        }
     }
     s.push_str("    ],\n};\n");
     s

@@ -278,7 +278,8 @@ fn tokens(l: &Layout, vals: &BTreeMap<F, u32>, ops: &[String]) -> Vec<Tok> {
 
 fn token(l: &Layout, vals: &BTreeMap<F, u32>, t: &str) -> Tok {
     // The probe padding dword (s_nop 0) read as a K literal.
-    if t == "0xbf800000" {
+    // (`s_setreg_imm32_b32` types its literal as f32: the padding prints as `-1.0`.)
+    if t == "0xbf800000" || (l.format == Format::Sopk && t == "-1.0") {
         return Tok::KLit;
     }
     if let Some((c, n, regs)) = parse_reg(t) {
@@ -431,7 +432,9 @@ fn learn_format(o: &mut Oracle, gfx12: bool, l: &'static Layout, t: &mut Tables)
             if let Answer::Inst(text, len) = a {
                 // A probe LLVM decodes but flags ("/*Invalid register...*/") has a
                 // register class the operand does not take: prefer another source set.
-                let klit = *len == lines[op].len() + 4 && text.contains("0xbf800000");
+                let klit = *len == lines[op].len() + 4
+                    && (text.contains("0xbf800000")
+                        || (l.format == Format::Sopk && text.ends_with(", -1.0")));
                 if (*len == lines[op].len() || klit) && !text.contains("/*Invalid") {
                     let ll = lay_of[op];
                     let mut v = base_vals(gfx12, ll, set);
@@ -565,7 +568,8 @@ fn learn_format(o: &mut Oracle, gfx12: bool, l: &'static Layout, t: &mut Tables)
                 Answer::Inst(text, len)
                     if *len == usize::from(ll.dwords) * 4
                         || *len == usize::from(ll.dwords) * 4 + 4
-                            && text.contains("0xbf800000") =>
+                            && (text.contains("0xbf800000")
+                                || (ll.format == Format::Sopk && text.ends_with(", -1.0"))) =>
                 {
                     let (_, ops) = split_inst(text);
                     Some(tokens(ll, &v, &ops))

@@ -276,469 +276,473 @@ static O31: &[Opnd] = &[Opnd::Reg { field: F::Sdst, cls: b's', regs: 1, class: 0
 #[rustfmt::skip]
 static O32: &[Opnd] = &[Opnd::Text("hwreg(53, 8, 3)"), Opnd::Reg { field: F::Sdst, cls: b's', regs: 1, class: 0, align: 0 }];
 #[rustfmt::skip]
-static O33: &[Opnd] = &[Opnd::Reg { field: F::Sdst, cls: b's', regs: 2, class: 2, align: 0 }, Opnd::Imm { field: F::Simm16, hex: false, omit0: false, dec_small: false }];
+static O33: &[Opnd] = &[Opnd::Text("hwreg(53, 8, 3)"), Opnd::KLit];
 #[rustfmt::skip]
-static O34: &[Opnd] = &[Opnd::Reg { field: F::Sdst, cls: b's', regs: 1, class: 0, align: 0 }, Opnd::Text("s53")];
+static O34: &[Opnd] = &[Opnd::Reg { field: F::Sdst, cls: b's', regs: 2, class: 2, align: 0 }, Opnd::Imm { field: F::Simm16, hex: false, omit0: false, dec_small: false }];
 #[rustfmt::skip]
-static O35: &[Opnd] = &[Opnd::Text("s53"), Opnd::Text("s18")];
+static O35: &[Opnd] = &[Opnd::Reg { field: F::Sdst, cls: b's', regs: 1, class: 0, align: 0 }, Opnd::Text("s53")];
 #[rustfmt::skip]
-static O36: &[Opnd] = &[];
+static O36: &[Opnd] = &[Opnd::Text("s53"), Opnd::Text("s18")];
 #[rustfmt::skip]
-static O37: &[Opnd] = &[Opnd::Imm { field: F::Simm16, hex: true, omit0: false, dec_small: true }];
+static O37: &[Opnd] = &[];
 #[rustfmt::skip]
-static O38: &[Opnd] = &[Opnd::Text("instid0(TRANS32_DEP_1)")];
+static O38: &[Opnd] = &[Opnd::Imm { field: F::Simm16, hex: true, omit0: false, dec_small: true }];
 #[rustfmt::skip]
-static O39: &[Opnd] = &[Opnd::Text("vmcnt(4)")];
+static O39: &[Opnd] = &[Opnd::Text("instid0(TRANS32_DEP_1)")];
 #[rustfmt::skip]
-static O40: &[Opnd] = &[Opnd::Imm { field: F::Simm16, hex: false, omit0: false, dec_small: false }];
+static O40: &[Opnd] = &[Opnd::Text("vmcnt(4)")];
 #[rustfmt::skip]
-static O41: &[Opnd] = &[Opnd::Imm { field: F::Simm16, hex: false, omit0: true, dec_small: false }];
+static O41: &[Opnd] = &[Opnd::Imm { field: F::Simm16, hex: false, omit0: false, dec_small: false }];
 #[rustfmt::skip]
-static O42: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 1, class: 12, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
+static O42: &[Opnd] = &[Opnd::Imm { field: F::Simm16, hex: false, omit0: true, dec_small: false }];
 #[rustfmt::skip]
-static O43: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 1, class: 12, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
+static O43: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 1, class: 12, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
 #[rustfmt::skip]
-static O44: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 2, class: 15, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
+static O44: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 1, class: 12, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
 #[rustfmt::skip]
-static O45: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 2, class: 15, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
+static O45: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 2, class: 15, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
 #[rustfmt::skip]
-static O46: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
+static O46: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 2, class: 15, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
 #[rustfmt::skip]
-static O47: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
+static O47: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
 #[rustfmt::skip]
-static O48: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 8, class: 17, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
+static O48: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
 #[rustfmt::skip]
-static O49: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 8, class: 17, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
+static O49: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 8, class: 17, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
 #[rustfmt::skip]
-static O50: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 16, class: 18, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
+static O50: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 8, class: 17, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
 #[rustfmt::skip]
-static O51: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 16, class: 18, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
+static O51: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 16, class: 18, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
 #[rustfmt::skip]
-static O52: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 3, class: 19, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
+static O52: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 16, class: 18, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
 #[rustfmt::skip]
-static O53: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 3, class: 19, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
+static O53: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 3, class: 19, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
 #[rustfmt::skip]
-static O54: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 1, class: 12, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
+static O54: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 3, class: 19, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
 #[rustfmt::skip]
-static O55: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 1, class: 12, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
+static O55: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 1, class: 12, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
 #[rustfmt::skip]
-static O56: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 2, class: 15, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
+static O56: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 1, class: 12, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
 #[rustfmt::skip]
-static O57: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 2, class: 15, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
+static O57: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 2, class: 15, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
 #[rustfmt::skip]
-static O58: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
+static O58: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 2, class: 15, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
 #[rustfmt::skip]
-static O59: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
+static O59: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
 #[rustfmt::skip]
-static O60: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 8, class: 17, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
+static O60: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
 #[rustfmt::skip]
-static O61: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 8, class: 17, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
+static O61: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 8, class: 17, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
 #[rustfmt::skip]
-static O62: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 16, class: 18, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
+static O62: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 8, class: 17, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
 #[rustfmt::skip]
-static O63: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 16, class: 18, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
+static O63: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 16, class: 18, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
 #[rustfmt::skip]
-static O64: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 3, class: 19, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
+static O64: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 16, class: 18, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
 #[rustfmt::skip]
-static O65: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 3, class: 19, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
+static O65: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 3, class: 19, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
 #[rustfmt::skip]
-static O66: &[Opnd] = &[Opnd::Text("20"), Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
+static O66: &[Opnd] = &[Opnd::Reg { field: F::Sdata, cls: b's', regs: 3, class: 19, align: 0 }, Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
 #[rustfmt::skip]
-static O67: &[Opnd] = &[Opnd::Text("20"), Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
+static O67: &[Opnd] = &[Opnd::Text("20"), Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
 #[rustfmt::skip]
-static O68: &[Opnd] = &[Opnd::Text("20"), Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
+static O68: &[Opnd] = &[Opnd::Text("20"), Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
 #[rustfmt::skip]
-static O69: &[Opnd] = &[Opnd::Text("20"), Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
+static O69: &[Opnd] = &[Opnd::Text("20"), Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }];
 #[rustfmt::skip]
-static O70: &[Opnd] = &[Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }, Opnd::Text("null"), Opnd::Text("20")];
+static O70: &[Opnd] = &[Opnd::Text("20"), Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 14, align: 0 }];
 #[rustfmt::skip]
-static O71: &[Opnd] = &[Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }, Opnd::Text("20")];
+static O71: &[Opnd] = &[Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }, Opnd::Text("null"), Opnd::Text("20")];
 #[rustfmt::skip]
-static O72: &[Opnd] = &[Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }, Opnd::Text("null"), Opnd::Text("20")];
+static O72: &[Opnd] = &[Opnd::Reg { field: F::Sbase, cls: b's', regs: 2, class: 13, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }, Opnd::Text("20")];
 #[rustfmt::skip]
-static O73: &[Opnd] = &[Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }, Opnd::Text("20")];
+static O73: &[Opnd] = &[Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }, Opnd::Text("null"), Opnd::Text("20")];
 #[rustfmt::skip]
-static O74: &[Opnd] = &[Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }, Opnd::Text("null"), Opnd::Text("20")];
+static O74: &[Opnd] = &[Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }, Opnd::Text("20")];
 #[rustfmt::skip]
-static O75: &[Opnd] = &[Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }, Opnd::Text("20")];
+static O75: &[Opnd] = &[Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }, Opnd::Text("null"), Opnd::Text("20")];
 #[rustfmt::skip]
-static O76: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }];
+static O76: &[Opnd] = &[Opnd::Reg { field: F::Sbase, cls: b's', regs: 4, class: 20, align: 0 }, Opnd::Imm { field: F::Offset, hex: true, omit0: false, dec_small: false }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }, Opnd::Text("20")];
 #[rustfmt::skip]
-static O77: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 1, class: 22, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 23, align: 0 }];
+static O77: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }];
 #[rustfmt::skip]
-static O78: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }];
+static O78: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 1, class: 22, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 23, align: 0 }];
 #[rustfmt::skip]
-static O79: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }];
+static O79: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }];
 #[rustfmt::skip]
-static O80: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }];
+static O80: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }];
 #[rustfmt::skip]
-static O81: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }];
+static O81: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }];
 #[rustfmt::skip]
-static O82: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }];
+static O82: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }];
 #[rustfmt::skip]
-static O83: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }];
+static O83: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }];
 #[rustfmt::skip]
-static O84: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 27, align: 0 }];
+static O84: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O85: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }];
+static O85: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 27, align: 0 }];
 #[rustfmt::skip]
-static O86: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 27, align: 0 }];
+static O86: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }];
 #[rustfmt::skip]
-static O87: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }];
+static O87: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 27, align: 0 }];
 #[rustfmt::skip]
-static O88: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }];
+static O88: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O89: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("vcc")];
+static O89: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }];
 #[rustfmt::skip]
-static O90: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 2, class: 65535, align: 0 }];
+static O90: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("vcc")];
 #[rustfmt::skip]
-static O91: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O91: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 2, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O92: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 2, class: 65535, align: 0 }];
+static O92: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O93: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("vcc")];
+static O93: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 2, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O94: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::KLit, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O94: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("vcc")];
 #[rustfmt::skip]
-static O95: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::KLit];
+static O95: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::KLit, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O96: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'l', regs: 1, class: 65535, align: 0 }];
+static O96: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::KLit];
 #[rustfmt::skip]
-static O97: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::KLit, Opnd::Reg { field: F::Vsrc1, cls: b'l', regs: 1, class: 65535, align: 0 }];
+static O97: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'l', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O98: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::KLit];
+static O98: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::KLit, Opnd::Reg { field: F::Vsrc1, cls: b'l', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O99: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 28, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O99: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::KLit];
 #[rustfmt::skip]
-static O100: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'l', regs: 1, class: 65535, align: 0 }];
+static O100: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 28, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O101: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O101: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'l', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O102: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 2, class: 65535, align: 0 }];
+static O102: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O103: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'l', regs: 1, class: 65535, align: 0 }];
+static O103: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 2, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O104: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 29, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 2, class: 65535, align: 0 }];
+static O104: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'l', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O105: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O105: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 29, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 2, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O106: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'l', regs: 1, class: 65535, align: 0 }];
+static O106: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O107: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O107: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'l', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O108: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 2, class: 65535, align: 0 }];
+static O108: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O109: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'l', regs: 1, class: 65535, align: 0 }];
+static O109: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 2, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O110: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 29, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 2, class: 65535, align: 0 }];
+static O110: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'l', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O111: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O111: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 29, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 2, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O112: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 2, class: 30, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 25, align: 0 }];
+static O112: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O113: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 2, class: 30, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }];
+static O113: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 2, class: 30, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 25, align: 0 }];
 #[rustfmt::skip]
-static O114: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 2, class: 30, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 24, align: 0 }];
+static O114: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 2, class: 30, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }];
 #[rustfmt::skip]
-static O115: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 2, class: 30, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 26, align: 0 }];
+static O115: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 2, class: 30, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 24, align: 0 }];
 #[rustfmt::skip]
-static O116: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 2, class: 30, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 29, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 29, align: 0 }];
+static O116: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 2, class: 30, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O117: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 2, class: 30, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }];
+static O117: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 2, class: 30, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 29, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 29, align: 0 }];
 #[rustfmt::skip]
-static O118: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 25, align: 0 }];
+static O118: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 2, class: 30, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }];
 #[rustfmt::skip]
-static O119: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }];
+static O119: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 25, align: 0 }];
 #[rustfmt::skip]
-static O120: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 24, align: 0 }];
+static O120: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }];
 #[rustfmt::skip]
-static O121: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 26, align: 0 }];
+static O121: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 24, align: 0 }];
 #[rustfmt::skip]
-static O122: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 29, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 29, align: 0 }];
+static O122: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O123: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }];
+static O123: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 29, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 29, align: 0 }];
 #[rustfmt::skip]
-static O124: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 31, align: 0 }];
+static O124: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }];
 #[rustfmt::skip]
-static O125: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 24, align: 0 }];
+static O125: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 31, align: 0 }];
 #[rustfmt::skip]
-static O126: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }];
+static O126: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 24, align: 0 }];
 #[rustfmt::skip]
-static O127: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 29, align: 0 }];
+static O127: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }];
 #[rustfmt::skip]
-static O128: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Sdst, cls: b's', regs: 2, class: 2, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 31, align: 0 }];
+static O128: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 29, align: 0 }];
 #[rustfmt::skip]
-static O129: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 25, align: 0 }];
+static O129: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Sdst, cls: b's', regs: 2, class: 2, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 31, align: 0 }];
 #[rustfmt::skip]
-static O130: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 21, align: 0 }];
+static O130: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 25, align: 0 }];
 #[rustfmt::skip]
-static O131: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 24, align: 0 }];
+static O131: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 21, align: 0 }];
 #[rustfmt::skip]
-static O132: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'l', regs: 1, class: 26, align: 0 }];
+static O132: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 24, align: 0 }];
 #[rustfmt::skip]
-static O133: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'l', regs: 1, class: 25, align: 0 }];
+static O133: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'l', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O134: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 29, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 29, align: 0 }];
+static O134: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'l', regs: 1, class: 25, align: 0 }];
 #[rustfmt::skip]
-static O135: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 29, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 4, class: 32, align: 0 }];
+static O135: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 29, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 29, align: 0 }];
 #[rustfmt::skip]
-static O136: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'l', regs: 1, class: 26, align: 0 }];
+static O136: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 29, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 4, class: 32, align: 0 }];
 #[rustfmt::skip]
-static O137: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 21, align: 0 }];
+static O137: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'l', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O138: &[Opnd] = &[Opnd::Text("v0"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 33, align: 0 }, Opnd::Text("v30/*Invalid register, operand has 'SReg_32' register class*/"), Opnd::Text("v40/*Invalid")];
+static O138: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 21, align: 0 }];
 #[rustfmt::skip]
-static O139: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 31, align: 0 }];
+static O139: &[Opnd] = &[Opnd::Text("v0"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 33, align: 0 }, Opnd::Text("v30/*Invalid register, operand has 'SReg_32' register class*/"), Opnd::Text("v40/*Invalid")];
 #[rustfmt::skip]
-static O140: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 34, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 34, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'l', regs: 1, class: 25, align: 0 }];
+static O140: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 31, align: 0 }];
 #[rustfmt::skip]
-static O141: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 35, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 35, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'l', regs: 1, class: 36, align: 0 }];
+static O141: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 34, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 34, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'l', regs: 1, class: 25, align: 0 }];
 #[rustfmt::skip]
-static O142: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 1, class: 37, align: 0 }, Opnd::Reg { field: F::Src0, cls: b's', regs: 1, class: 38, align: 0 }];
+static O142: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 35, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 35, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'l', regs: 1, class: 36, align: 0 }];
 #[rustfmt::skip]
-static O143: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 1, class: 37, align: 0 }, Opnd::Reg { field: F::Src0, cls: b's', regs: 1, class: 39, align: 0 }];
+static O143: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 1, class: 37, align: 0 }, Opnd::Reg { field: F::Src0, cls: b's', regs: 1, class: 38, align: 0 }];
 #[rustfmt::skip]
-static O144: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Sdst, cls: b's', regs: 2, class: 2, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 21, align: 0 }];
+static O144: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 1, class: 37, align: 0 }, Opnd::Reg { field: F::Src0, cls: b's', regs: 1, class: 39, align: 0 }];
 #[rustfmt::skip]
-static O145: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Sdst, cls: b's', regs: 2, class: 2, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 24, align: 0 }];
+static O145: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Sdst, cls: b's', regs: 2, class: 2, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 21, align: 0 }];
 #[rustfmt::skip]
-static O146: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Sdst, cls: b's', regs: 2, class: 2, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 29, align: 0 }];
+static O146: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Sdst, cls: b's', regs: 2, class: 2, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 24, align: 0 }];
 #[rustfmt::skip]
-static O147: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Sdst, cls: b's', regs: 2, class: 2, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }];
+static O147: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Sdst, cls: b's', regs: 2, class: 2, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 29, align: 0 }];
 #[rustfmt::skip]
-static O148: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 26, align: 0 }];
+static O148: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Sdst, cls: b's', regs: 2, class: 2, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }];
 #[rustfmt::skip]
-static O149: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 33, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 27, align: 0 }];
+static O149: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O150: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 25, align: 0 }];
+static O150: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 33, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 27, align: 0 }];
 #[rustfmt::skip]
-static O151: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }];
+static O151: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'l', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'l', regs: 1, class: 25, align: 0 }];
 #[rustfmt::skip]
-static O152: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 1, class: 22, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 40, align: 0 }, Opnd::Reg { field: F::Src1, cls: b's', regs: 1, class: 38, align: 0 }];
+static O152: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 24, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }];
 #[rustfmt::skip]
-static O153: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b's', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b's', regs: 1, class: 38, align: 0 }];
+static O153: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 1, class: 22, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 40, align: 0 }, Opnd::Reg { field: F::Src1, cls: b's', regs: 1, class: 38, align: 0 }];
 #[rustfmt::skip]
-static O154: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }];
+static O154: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b's', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b's', regs: 1, class: 38, align: 0 }];
 #[rustfmt::skip]
-static O155: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 34, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 34, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 34, align: 0 }];
+static O155: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'l', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 21, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 21, align: 0 }];
 #[rustfmt::skip]
-static O156: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 34, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 34, align: 0 }];
+static O156: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 34, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 34, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 34, align: 0 }];
 #[rustfmt::skip]
-static O157: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 34, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 34, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 21, align: 0 }];
+static O157: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 34, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 34, align: 0 }];
 #[rustfmt::skip]
-static O158: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 35, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 35, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 21, align: 0 }];
+static O158: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 34, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 34, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 21, align: 0 }];
 #[rustfmt::skip]
-static O159: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 25, align: 0 }];
+static O159: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 35, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 35, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 21, align: 0 }];
 #[rustfmt::skip]
-static O160: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 41, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 41, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 4, class: 42, align: 0 }];
+static O160: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 25, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 25, align: 0 }];
 #[rustfmt::skip]
-static O161: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 41, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 41, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 43, align: 0 }];
+static O161: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 41, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 41, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 4, class: 42, align: 0 }];
 #[rustfmt::skip]
-static O162: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 41, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 41, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 44, align: 0 }];
+static O162: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 41, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 41, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 43, align: 0 }];
 #[rustfmt::skip]
-static O163: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 33, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 33, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 4, class: 42, align: 0 }];
+static O163: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 41, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 41, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 44, align: 0 }];
 #[rustfmt::skip]
-static O164: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 41, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 4, class: 45, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 27, align: 0 }];
+static O164: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 33, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 33, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 4, class: 42, align: 0 }];
 #[rustfmt::skip]
-static O165: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 41, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 4, class: 45, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 27, align: 0 }];
+static O165: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 41, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 4, class: 45, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 27, align: 0 }];
 #[rustfmt::skip]
-static O166: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 33, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 41, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 27, align: 0 }];
+static O166: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 41, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 4, class: 45, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 27, align: 0 }];
 #[rustfmt::skip]
-static O167: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 33, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 33, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 27, align: 0 }];
+static O167: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 33, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 41, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 27, align: 0 }];
 #[rustfmt::skip]
-static O168: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O168: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 33, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 33, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 27, align: 0 }];
 #[rustfmt::skip]
-static O169: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O169: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O170: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O170: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O171: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O171: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O172: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O172: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O173: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O173: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O174: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O174: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O175: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O175: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O176: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 0 }];
+static O176: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O177: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 2, class: 65535, align: 0 }];
+static O177: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O178: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 0 }];
+static O178: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 2, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O179: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 2, class: 65535, align: 0 }];
+static O179: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O180: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 2, class: 65535, align: 0 }];
+static O180: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 2, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O181: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O181: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 2, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O182: &[Opnd] = &[Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O182: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O183: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 3, class: 65535, align: 0 }];
+static O183: &[Opnd] = &[Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O184: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 4, class: 65535, align: 0 }];
+static O184: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 3, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O185: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 4, class: 65535, align: 0 }];
+static O185: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 4, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O186: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 8, class: 65535, align: 0 }];
+static O186: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 4, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O187: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 8, class: 65535, align: 0 }];
+static O187: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 8, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O188: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O188: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 8, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O189: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
+static O189: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O190: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off")];
+static O190: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
 #[rustfmt::skip]
-static O191: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
+static O191: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O192: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off")];
+static O192: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
 #[rustfmt::skip]
-static O193: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
+static O193: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O194: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off")];
+static O194: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
 #[rustfmt::skip]
-static O195: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
+static O195: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O196: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off")];
+static O196: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
 #[rustfmt::skip]
-static O197: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
+static O197: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O198: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
+static O198: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
 #[rustfmt::skip]
-static O199: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
+static O199: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O200: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off")];
+static O200: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
 #[rustfmt::skip]
-static O201: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
+static O201: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O202: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Text("off")];
+static O202: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
 #[rustfmt::skip]
-static O203: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
+static O203: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O204: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Text("off")];
+static O204: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
 #[rustfmt::skip]
-static O205: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 47, align: 0 }];
+static O205: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O206: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
+static O206: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 47, align: 0 }];
 #[rustfmt::skip]
-static O207: &[Opnd] = &[Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 47, align: 0 }];
+static O207: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O208: &[Opnd] = &[Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
+static O208: &[Opnd] = &[Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 47, align: 0 }];
 #[rustfmt::skip]
-static O209: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
+static O209: &[Opnd] = &[Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O210: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off")];
+static O210: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
 #[rustfmt::skip]
-static O211: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
+static O211: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O212: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Text("off")];
+static O212: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 46, align: 0 }];
 #[rustfmt::skip]
-static O213: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O213: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O214: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Text("off")];
+static O214: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O215: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O215: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Text("off")];
 #[rustfmt::skip]
-static O216: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
+static O216: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O217: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O217: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O218: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Text("off")];
+static O218: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O219: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O219: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Text("off")];
 #[rustfmt::skip]
-static O220: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
+static O220: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O221: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O221: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O222: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Text("off")];
+static O222: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O223: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O223: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Text("off")];
 #[rustfmt::skip]
-static O224: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
+static O224: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O225: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O225: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O226: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Text("off")];
+static O226: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O227: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O227: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Text("off")];
 #[rustfmt::skip]
-static O228: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
+static O228: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O229: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O229: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O230: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
+static O230: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O231: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O231: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O232: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
+static O232: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O233: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O233: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O234: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off")];
+static O234: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O235: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O235: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O236: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off")];
+static O236: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O237: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O237: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O238: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Text("off")];
+static O238: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O239: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O239: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O240: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Text("off")];
+static O240: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O241: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O241: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O242: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Text("off")];
+static O242: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O243: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O243: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O244: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Text("off")];
+static O244: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O245: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O245: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O246: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Text("off")];
+static O246: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O247: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O247: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Text("off")];
 #[rustfmt::skip]
-static O248: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
+static O248: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O249: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O249: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O250: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Text("off")];
+static O250: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O251: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
+static O251: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O252: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Text("off")];
+static O252: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 48, align: 0 }];
 #[rustfmt::skip]
-static O253: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
+static O253: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 32, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O254: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
+static O254: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
 #[rustfmt::skip]
-static O255: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
+static O255: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
 #[rustfmt::skip]
-static O256: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
+static O256: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
 #[rustfmt::skip]
-static O257: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
+static O257: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
 #[rustfmt::skip]
-static O258: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
+static O258: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
 #[rustfmt::skip]
-static O259: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
+static O259: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
 #[rustfmt::skip]
-static O260: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
+static O260: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
 #[rustfmt::skip]
-static O261: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
+static O261: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
 #[rustfmt::skip]
-static O262: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
+static O262: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
 #[rustfmt::skip]
-static O263: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
+static O263: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
 #[rustfmt::skip]
-static O264: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
+static O264: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
+#[rustfmt::skip]
+static O265: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 16, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 0, align: 0 }];
+#[rustfmt::skip]
+static O266: &[Opnd] = &[Opnd::Text("mrt0 off"), Opnd::Text("off"), Opnd::Text("off"), Opnd::Text("off")];
 
 #[rustfmt::skip]
 static ENTRIES: &[Entry] = &[
@@ -966,44 +970,45 @@ static ENTRIES: &[Entry] = &[
     Entry { op: Op::SMulkI32, format: Format::Sopk, opcode: 0x10, mnemonic: "s_mulk_i32", variants: &[Some(O29)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::SGetregB32, format: Format::Sopk, opcode: 0x11, mnemonic: "s_getreg_b32", variants: &[Some(O31)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::SSetregB32, format: Format::Sopk, opcode: 0x12, mnemonic: "s_setreg_b32", variants: &[Some(O32)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SCallB64, format: Format::Sopk, opcode: 0x14, mnemonic: "s_call_b64", variants: &[Some(O33)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBitset1B32, format: Format::Sopk, opcode: 0x1d, mnemonic: "s_bitset1_b32", variants: &[Some(O34)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SCmpLtU32, format: Format::Sopk, opcode: 0x1e, mnemonic: "s_cmp_lt_u32", variants: &[Some(O35)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SWaitIdle, format: Format::Sopk, opcode: 0x1f, mnemonic: "s_wait_idle", variants: &[Some(O36)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SNop, format: Format::Sopp, opcode: 0x0, mnemonic: "s_nop", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SSetkill, format: Format::Sopp, opcode: 0x1, mnemonic: "s_setkill", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SSethalt, format: Format::Sopp, opcode: 0x2, mnemonic: "s_sethalt", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SSleep, format: Format::Sopp, opcode: 0x3, mnemonic: "s_sleep", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SSetregImm32B32, format: Format::Sopk, opcode: 0x13, mnemonic: "s_setreg_imm32_b32", variants: &[Some(O33)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SCallB64, format: Format::Sopk, opcode: 0x14, mnemonic: "s_call_b64", variants: &[Some(O34)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBitset1B32, format: Format::Sopk, opcode: 0x1d, mnemonic: "s_bitset1_b32", variants: &[Some(O35)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SCmpLtU32, format: Format::Sopk, opcode: 0x1e, mnemonic: "s_cmp_lt_u32", variants: &[Some(O36)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SWaitIdle, format: Format::Sopk, opcode: 0x1f, mnemonic: "s_wait_idle", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SNop, format: Format::Sopp, opcode: 0x0, mnemonic: "s_nop", variants: &[Some(O38)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SSetkill, format: Format::Sopp, opcode: 0x1, mnemonic: "s_setkill", variants: &[Some(O38)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SSethalt, format: Format::Sopp, opcode: 0x2, mnemonic: "s_sethalt", variants: &[Some(O38)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SSleep, format: Format::Sopp, opcode: 0x3, mnemonic: "s_sleep", variants: &[Some(O38)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::SClause, format: Format::Sopp, opcode: 0x5, mnemonic: "s_clause", variants: &[Some(O30)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SDelayAlu, format: Format::Sopp, opcode: 0x7, mnemonic: "s_delay_alu", variants: &[Some(O38)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SDelayAlu, format: Format::Sopp, opcode: 0x7, mnemonic: "s_delay_alu", variants: &[Some(O39)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::SWaitAlu, format: Format::Sopp, opcode: 0x8, mnemonic: "s_wait_alu", variants: &[Some(O30)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SWaitcnt, format: Format::Sopp, opcode: 0x9, mnemonic: "s_waitcnt", variants: &[Some(O39)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SWaitIdle, format: Format::Sopp, opcode: 0xa, mnemonic: "s_wait_idle", variants: &[Some(O36)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SWaitcnt, format: Format::Sopp, opcode: 0x9, mnemonic: "s_waitcnt", variants: &[Some(O40)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SWaitIdle, format: Format::Sopp, opcode: 0xa, mnemonic: "s_wait_idle", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::SWaitEvent, format: Format::Sopp, opcode: 0xb, mnemonic: "s_wait_event", variants: &[Some(O30)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::STrap, format: Format::Sopp, opcode: 0x10, mnemonic: "s_trap", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::STrap, format: Format::Sopp, opcode: 0x10, mnemonic: "s_trap", variants: &[Some(O38)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::SRoundMode, format: Format::Sopp, opcode: 0x11, mnemonic: "s_round_mode", variants: &[Some(O30)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SDenormMode, format: Format::Sopp, opcode: 0x12, mnemonic: "s_denorm_mode", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBarrierWait, format: Format::Sopp, opcode: 0x14, mnemonic: "s_barrier_wait", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBarrierLeave, format: Format::Sopp, opcode: 0x15, mnemonic: "s_barrier_leave", variants: &[Some(O36)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SCodeEnd, format: Format::Sopp, opcode: 0x1f, mnemonic: "s_code_end", variants: &[Some(O36)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBranch, format: Format::Sopp, opcode: 0x20, mnemonic: "s_branch", variants: &[Some(O40)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SCbranchScc0, format: Format::Sopp, opcode: 0x21, mnemonic: "s_cbranch_scc0", variants: &[Some(O40)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SCbranchScc1, format: Format::Sopp, opcode: 0x22, mnemonic: "s_cbranch_scc1", variants: &[Some(O40)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SCbranchVccz, format: Format::Sopp, opcode: 0x23, mnemonic: "s_cbranch_vccz", variants: &[Some(O40)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SCbranchVccnz, format: Format::Sopp, opcode: 0x24, mnemonic: "s_cbranch_vccnz", variants: &[Some(O40)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SCbranchExecz, format: Format::Sopp, opcode: 0x25, mnemonic: "s_cbranch_execz", variants: &[Some(O40)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SCbranchExecnz, format: Format::Sopp, opcode: 0x26, mnemonic: "s_cbranch_execnz", variants: &[Some(O40)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SEndpgm, format: Format::Sopp, opcode: 0x30, mnemonic: "s_endpgm", variants: &[Some(O41)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SEndpgmSaved, format: Format::Sopp, opcode: 0x31, mnemonic: "s_endpgm_saved", variants: &[Some(O36)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SWakeup, format: Format::Sopp, opcode: 0x34, mnemonic: "s_wakeup", variants: &[Some(O36)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SSetprio, format: Format::Sopp, opcode: 0x35, mnemonic: "s_setprio", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SSendmsg, format: Format::Sopp, opcode: 0x36, mnemonic: "s_sendmsg", variants: &[Some(O40)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SSendmsghalt, format: Format::Sopp, opcode: 0x37, mnemonic: "s_sendmsghalt", variants: &[Some(O40)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SIncperflevel, format: Format::Sopp, opcode: 0x38, mnemonic: "s_incperflevel", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SDecperflevel, format: Format::Sopp, opcode: 0x39, mnemonic: "s_decperflevel", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::STtracedata, format: Format::Sopp, opcode: 0x3a, mnemonic: "s_ttracedata", variants: &[Some(O36)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SDenormMode, format: Format::Sopp, opcode: 0x12, mnemonic: "s_denorm_mode", variants: &[Some(O38)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBarrierWait, format: Format::Sopp, opcode: 0x14, mnemonic: "s_barrier_wait", variants: &[Some(O38)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBarrierLeave, format: Format::Sopp, opcode: 0x15, mnemonic: "s_barrier_leave", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SCodeEnd, format: Format::Sopp, opcode: 0x1f, mnemonic: "s_code_end", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBranch, format: Format::Sopp, opcode: 0x20, mnemonic: "s_branch", variants: &[Some(O41)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SCbranchScc0, format: Format::Sopp, opcode: 0x21, mnemonic: "s_cbranch_scc0", variants: &[Some(O41)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SCbranchScc1, format: Format::Sopp, opcode: 0x22, mnemonic: "s_cbranch_scc1", variants: &[Some(O41)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SCbranchVccz, format: Format::Sopp, opcode: 0x23, mnemonic: "s_cbranch_vccz", variants: &[Some(O41)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SCbranchVccnz, format: Format::Sopp, opcode: 0x24, mnemonic: "s_cbranch_vccnz", variants: &[Some(O41)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SCbranchExecz, format: Format::Sopp, opcode: 0x25, mnemonic: "s_cbranch_execz", variants: &[Some(O41)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SCbranchExecnz, format: Format::Sopp, opcode: 0x26, mnemonic: "s_cbranch_execnz", variants: &[Some(O41)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SEndpgm, format: Format::Sopp, opcode: 0x30, mnemonic: "s_endpgm", variants: &[Some(O42)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SEndpgmSaved, format: Format::Sopp, opcode: 0x31, mnemonic: "s_endpgm_saved", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SWakeup, format: Format::Sopp, opcode: 0x34, mnemonic: "s_wakeup", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SSetprio, format: Format::Sopp, opcode: 0x35, mnemonic: "s_setprio", variants: &[Some(O38)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SSendmsg, format: Format::Sopp, opcode: 0x36, mnemonic: "s_sendmsg", variants: &[Some(O41)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SSendmsghalt, format: Format::Sopp, opcode: 0x37, mnemonic: "s_sendmsghalt", variants: &[Some(O41)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SIncperflevel, format: Format::Sopp, opcode: 0x38, mnemonic: "s_incperflevel", variants: &[Some(O38)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SDecperflevel, format: Format::Sopp, opcode: 0x39, mnemonic: "s_decperflevel", variants: &[Some(O38)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::STtracedata, format: Format::Sopp, opcode: 0x3a, mnemonic: "s_ttracedata", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::STtracedataImm, format: Format::Sopp, opcode: 0x3b, mnemonic: "s_ttracedata_imm", variants: &[Some(O30)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SIcacheInv, format: Format::Sopp, opcode: 0x3c, mnemonic: "s_icache_inv", variants: &[Some(O36)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SIcacheInv, format: Format::Sopp, opcode: 0x3c, mnemonic: "s_icache_inv", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::SWaitLoadcnt, format: Format::Sopp, opcode: 0x40, mnemonic: "s_wait_loadcnt", variants: &[Some(O30)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::SWaitStorecnt, format: Format::Sopp, opcode: 0x41, mnemonic: "s_wait_storecnt", variants: &[Some(O30)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::SWaitSamplecnt, format: Format::Sopp, opcode: 0x42, mnemonic: "s_wait_samplecnt", variants: &[Some(O30)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
@@ -1013,1221 +1018,1222 @@ static ENTRIES: &[Entry] = &[
     Entry { op: Op::SWaitKmcnt, format: Format::Sopp, opcode: 0x47, mnemonic: "s_wait_kmcnt", variants: &[Some(O30)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::SWaitLoadcntDscnt, format: Format::Sopp, opcode: 0x48, mnemonic: "s_wait_loadcnt_dscnt", variants: &[Some(O30)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::SWaitStorecntDscnt, format: Format::Sopp, opcode: 0x49, mnemonic: "s_wait_storecnt_dscnt", variants: &[Some(O30)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB32, format: Format::Smem, opcode: 0x0, mnemonic: "s_load_b32", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB64, format: Format::Smem, opcode: 0x1, mnemonic: "s_load_b64", variants: &[Some(O44), Some(O45)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB128, format: Format::Smem, opcode: 0x2, mnemonic: "s_load_b128", variants: &[Some(O46), Some(O47)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB256, format: Format::Smem, opcode: 0x3, mnemonic: "s_load_b256", variants: &[Some(O48), Some(O49)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB512, format: Format::Smem, opcode: 0x4, mnemonic: "s_load_b512", variants: &[Some(O50), Some(O51)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB96, format: Format::Smem, opcode: 0x5, mnemonic: "s_load_b96", variants: &[Some(O52), Some(O53)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadI8, format: Format::Smem, opcode: 0x8, mnemonic: "s_load_i8", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadU8, format: Format::Smem, opcode: 0x9, mnemonic: "s_load_u8", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadI16, format: Format::Smem, opcode: 0xa, mnemonic: "s_load_i16", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadU16, format: Format::Smem, opcode: 0xb, mnemonic: "s_load_u16", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB32, format: Format::Smem, opcode: 0x10, mnemonic: "s_buffer_load_b32", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB64, format: Format::Smem, opcode: 0x11, mnemonic: "s_buffer_load_b64", variants: &[Some(O56), Some(O57)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB128, format: Format::Smem, opcode: 0x12, mnemonic: "s_buffer_load_b128", variants: &[Some(O58), Some(O59)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB256, format: Format::Smem, opcode: 0x13, mnemonic: "s_buffer_load_b256", variants: &[Some(O60), Some(O61)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB512, format: Format::Smem, opcode: 0x14, mnemonic: "s_buffer_load_b512", variants: &[Some(O62), Some(O63)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB96, format: Format::Smem, opcode: 0x15, mnemonic: "s_buffer_load_b96", variants: &[Some(O64), Some(O65)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadI8, format: Format::Smem, opcode: 0x18, mnemonic: "s_buffer_load_i8", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadU8, format: Format::Smem, opcode: 0x19, mnemonic: "s_buffer_load_u8", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadI16, format: Format::Smem, opcode: 0x1a, mnemonic: "s_buffer_load_i16", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadU16, format: Format::Smem, opcode: 0x1b, mnemonic: "s_buffer_load_u16", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SDcacheInv, format: Format::Smem, opcode: 0x21, mnemonic: "s_dcache_inv", variants: &[Some(O36), Some(O36)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SAtcProbe, format: Format::Smem, opcode: 0x22, mnemonic: "s_atc_probe", variants: &[Some(O66), Some(O67)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SAtcProbeBuffer, format: Format::Smem, opcode: 0x23, mnemonic: "s_atc_probe_buffer", variants: &[Some(O68), Some(O69)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SPrefetchInst, format: Format::Smem, opcode: 0x24, mnemonic: "s_prefetch_inst", variants: &[Some(O70), Some(O71)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SPrefetchInstPcRel, format: Format::Smem, opcode: 0x25, mnemonic: "s_prefetch_inst_pc_rel", variants: &[Some(O72), Some(O73)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SPrefetchData, format: Format::Smem, opcode: 0x26, mnemonic: "s_prefetch_data", variants: &[Some(O70), Some(O71)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferPrefetchData, format: Format::Smem, opcode: 0x27, mnemonic: "s_buffer_prefetch_data", variants: &[Some(O74), Some(O75)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SPrefetchDataPcRel, format: Format::Smem, opcode: 0x28, mnemonic: "s_prefetch_data_pc_rel", variants: &[Some(O72), Some(O73)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB32, format: Format::Smem, opcode: 0x40, mnemonic: "s_load_b32", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB64, format: Format::Smem, opcode: 0x41, mnemonic: "s_load_b64", variants: &[Some(O44), Some(O45)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB128, format: Format::Smem, opcode: 0x42, mnemonic: "s_load_b128", variants: &[Some(O46), Some(O47)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB256, format: Format::Smem, opcode: 0x43, mnemonic: "s_load_b256", variants: &[Some(O48), Some(O49)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB512, format: Format::Smem, opcode: 0x44, mnemonic: "s_load_b512", variants: &[Some(O50), Some(O51)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB96, format: Format::Smem, opcode: 0x45, mnemonic: "s_load_b96", variants: &[Some(O52), Some(O53)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadI8, format: Format::Smem, opcode: 0x48, mnemonic: "s_load_i8", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadU8, format: Format::Smem, opcode: 0x49, mnemonic: "s_load_u8", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadI16, format: Format::Smem, opcode: 0x4a, mnemonic: "s_load_i16", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadU16, format: Format::Smem, opcode: 0x4b, mnemonic: "s_load_u16", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB32, format: Format::Smem, opcode: 0x50, mnemonic: "s_buffer_load_b32", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB64, format: Format::Smem, opcode: 0x51, mnemonic: "s_buffer_load_b64", variants: &[Some(O56), Some(O57)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB128, format: Format::Smem, opcode: 0x52, mnemonic: "s_buffer_load_b128", variants: &[Some(O58), Some(O59)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB256, format: Format::Smem, opcode: 0x53, mnemonic: "s_buffer_load_b256", variants: &[Some(O60), Some(O61)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB512, format: Format::Smem, opcode: 0x54, mnemonic: "s_buffer_load_b512", variants: &[Some(O62), Some(O63)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB96, format: Format::Smem, opcode: 0x55, mnemonic: "s_buffer_load_b96", variants: &[Some(O64), Some(O65)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadI8, format: Format::Smem, opcode: 0x58, mnemonic: "s_buffer_load_i8", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadU8, format: Format::Smem, opcode: 0x59, mnemonic: "s_buffer_load_u8", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadI16, format: Format::Smem, opcode: 0x5a, mnemonic: "s_buffer_load_i16", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadU16, format: Format::Smem, opcode: 0x5b, mnemonic: "s_buffer_load_u16", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SDcacheInv, format: Format::Smem, opcode: 0x61, mnemonic: "s_dcache_inv", variants: &[Some(O36), Some(O36)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SAtcProbe, format: Format::Smem, opcode: 0x62, mnemonic: "s_atc_probe", variants: &[Some(O66), Some(O67)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SAtcProbeBuffer, format: Format::Smem, opcode: 0x63, mnemonic: "s_atc_probe_buffer", variants: &[Some(O68), Some(O69)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SPrefetchInst, format: Format::Smem, opcode: 0x64, mnemonic: "s_prefetch_inst", variants: &[Some(O70), Some(O71)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SPrefetchInstPcRel, format: Format::Smem, opcode: 0x65, mnemonic: "s_prefetch_inst_pc_rel", variants: &[Some(O72), Some(O73)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SPrefetchData, format: Format::Smem, opcode: 0x66, mnemonic: "s_prefetch_data", variants: &[Some(O70), Some(O71)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferPrefetchData, format: Format::Smem, opcode: 0x67, mnemonic: "s_buffer_prefetch_data", variants: &[Some(O74), Some(O75)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SPrefetchDataPcRel, format: Format::Smem, opcode: 0x68, mnemonic: "s_prefetch_data_pc_rel", variants: &[Some(O72), Some(O73)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB32, format: Format::Smem, opcode: 0x80, mnemonic: "s_load_b32", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB64, format: Format::Smem, opcode: 0x81, mnemonic: "s_load_b64", variants: &[Some(O44), Some(O45)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB128, format: Format::Smem, opcode: 0x82, mnemonic: "s_load_b128", variants: &[Some(O46), Some(O47)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB256, format: Format::Smem, opcode: 0x83, mnemonic: "s_load_b256", variants: &[Some(O48), Some(O49)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB512, format: Format::Smem, opcode: 0x84, mnemonic: "s_load_b512", variants: &[Some(O50), Some(O51)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB96, format: Format::Smem, opcode: 0x85, mnemonic: "s_load_b96", variants: &[Some(O52), Some(O53)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadI8, format: Format::Smem, opcode: 0x88, mnemonic: "s_load_i8", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadU8, format: Format::Smem, opcode: 0x89, mnemonic: "s_load_u8", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadI16, format: Format::Smem, opcode: 0x8a, mnemonic: "s_load_i16", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadU16, format: Format::Smem, opcode: 0x8b, mnemonic: "s_load_u16", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB32, format: Format::Smem, opcode: 0x90, mnemonic: "s_buffer_load_b32", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB64, format: Format::Smem, opcode: 0x91, mnemonic: "s_buffer_load_b64", variants: &[Some(O56), Some(O57)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB128, format: Format::Smem, opcode: 0x92, mnemonic: "s_buffer_load_b128", variants: &[Some(O58), Some(O59)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB256, format: Format::Smem, opcode: 0x93, mnemonic: "s_buffer_load_b256", variants: &[Some(O60), Some(O61)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB512, format: Format::Smem, opcode: 0x94, mnemonic: "s_buffer_load_b512", variants: &[Some(O62), Some(O63)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB96, format: Format::Smem, opcode: 0x95, mnemonic: "s_buffer_load_b96", variants: &[Some(O64), Some(O65)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadI8, format: Format::Smem, opcode: 0x98, mnemonic: "s_buffer_load_i8", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadU8, format: Format::Smem, opcode: 0x99, mnemonic: "s_buffer_load_u8", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadI16, format: Format::Smem, opcode: 0x9a, mnemonic: "s_buffer_load_i16", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadU16, format: Format::Smem, opcode: 0x9b, mnemonic: "s_buffer_load_u16", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SDcacheInv, format: Format::Smem, opcode: 0xa1, mnemonic: "s_dcache_inv", variants: &[Some(O36), Some(O36)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SAtcProbe, format: Format::Smem, opcode: 0xa2, mnemonic: "s_atc_probe", variants: &[Some(O66), Some(O67)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SAtcProbeBuffer, format: Format::Smem, opcode: 0xa3, mnemonic: "s_atc_probe_buffer", variants: &[Some(O68), Some(O69)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SPrefetchInst, format: Format::Smem, opcode: 0xa4, mnemonic: "s_prefetch_inst", variants: &[Some(O70), Some(O71)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SPrefetchInstPcRel, format: Format::Smem, opcode: 0xa5, mnemonic: "s_prefetch_inst_pc_rel", variants: &[Some(O72), Some(O73)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SPrefetchData, format: Format::Smem, opcode: 0xa6, mnemonic: "s_prefetch_data", variants: &[Some(O70), Some(O71)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferPrefetchData, format: Format::Smem, opcode: 0xa7, mnemonic: "s_buffer_prefetch_data", variants: &[Some(O74), Some(O75)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SPrefetchDataPcRel, format: Format::Smem, opcode: 0xa8, mnemonic: "s_prefetch_data_pc_rel", variants: &[Some(O72), Some(O73)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB32, format: Format::Smem, opcode: 0xc0, mnemonic: "s_load_b32", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB64, format: Format::Smem, opcode: 0xc1, mnemonic: "s_load_b64", variants: &[Some(O44), Some(O45)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB128, format: Format::Smem, opcode: 0xc2, mnemonic: "s_load_b128", variants: &[Some(O46), Some(O47)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB256, format: Format::Smem, opcode: 0xc3, mnemonic: "s_load_b256", variants: &[Some(O48), Some(O49)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB512, format: Format::Smem, opcode: 0xc4, mnemonic: "s_load_b512", variants: &[Some(O50), Some(O51)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadB96, format: Format::Smem, opcode: 0xc5, mnemonic: "s_load_b96", variants: &[Some(O52), Some(O53)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadI8, format: Format::Smem, opcode: 0xc8, mnemonic: "s_load_i8", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadU8, format: Format::Smem, opcode: 0xc9, mnemonic: "s_load_u8", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadI16, format: Format::Smem, opcode: 0xca, mnemonic: "s_load_i16", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SLoadU16, format: Format::Smem, opcode: 0xcb, mnemonic: "s_load_u16", variants: &[Some(O42), Some(O43)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB32, format: Format::Smem, opcode: 0xd0, mnemonic: "s_buffer_load_b32", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB64, format: Format::Smem, opcode: 0xd1, mnemonic: "s_buffer_load_b64", variants: &[Some(O56), Some(O57)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB128, format: Format::Smem, opcode: 0xd2, mnemonic: "s_buffer_load_b128", variants: &[Some(O58), Some(O59)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB256, format: Format::Smem, opcode: 0xd3, mnemonic: "s_buffer_load_b256", variants: &[Some(O60), Some(O61)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB512, format: Format::Smem, opcode: 0xd4, mnemonic: "s_buffer_load_b512", variants: &[Some(O62), Some(O63)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadB96, format: Format::Smem, opcode: 0xd5, mnemonic: "s_buffer_load_b96", variants: &[Some(O64), Some(O65)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadI8, format: Format::Smem, opcode: 0xd8, mnemonic: "s_buffer_load_i8", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadU8, format: Format::Smem, opcode: 0xd9, mnemonic: "s_buffer_load_u8", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadI16, format: Format::Smem, opcode: 0xda, mnemonic: "s_buffer_load_i16", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferLoadU16, format: Format::Smem, opcode: 0xdb, mnemonic: "s_buffer_load_u16", variants: &[Some(O54), Some(O55)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SDcacheInv, format: Format::Smem, opcode: 0xe1, mnemonic: "s_dcache_inv", variants: &[Some(O36), Some(O36)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SAtcProbe, format: Format::Smem, opcode: 0xe2, mnemonic: "s_atc_probe", variants: &[Some(O66), Some(O67)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SAtcProbeBuffer, format: Format::Smem, opcode: 0xe3, mnemonic: "s_atc_probe_buffer", variants: &[Some(O68), Some(O69)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SPrefetchInst, format: Format::Smem, opcode: 0xe4, mnemonic: "s_prefetch_inst", variants: &[Some(O70), Some(O71)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SPrefetchInstPcRel, format: Format::Smem, opcode: 0xe5, mnemonic: "s_prefetch_inst_pc_rel", variants: &[Some(O72), Some(O73)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SPrefetchData, format: Format::Smem, opcode: 0xe6, mnemonic: "s_prefetch_data", variants: &[Some(O70), Some(O71)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SBufferPrefetchData, format: Format::Smem, opcode: 0xe7, mnemonic: "s_buffer_prefetch_data", variants: &[Some(O74), Some(O75)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::SPrefetchDataPcRel, format: Format::Smem, opcode: 0xe8, mnemonic: "s_prefetch_data_pc_rel", variants: &[Some(O72), Some(O73)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VNop, format: Format::Vop1, opcode: 0x0, mnemonic: "v_nop", variants: &[Some(O36)], mods: 0x0, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMovB32, format: Format::Vop1, opcode: 0x1, mnemonic: "v_mov_b32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VReadfirstlaneB32, format: Format::Vop1, opcode: 0x2, mnemonic: "v_readfirstlane_b32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtI32F64, format: Format::Vop1, opcode: 0x3, mnemonic: "v_cvt_i32_f64_e32", variants: &[Some(O78)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF64I32, format: Format::Vop1, opcode: 0x4, mnemonic: "v_cvt_f64_i32_e32", variants: &[Some(O79)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF32I32, format: Format::Vop1, opcode: 0x5, mnemonic: "v_cvt_f32_i32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF32U32, format: Format::Vop1, opcode: 0x6, mnemonic: "v_cvt_f32_u32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCvtU32F32, format: Format::Vop1, opcode: 0x7, mnemonic: "v_cvt_u32_f32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VCvtI32F32, format: Format::Vop1, opcode: 0x8, mnemonic: "v_cvt_i32_f32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VCvtF16F32, format: Format::Vop1, opcode: 0xa, mnemonic: "v_cvt_f16_f32_e32", variants: &[Some(O80)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VCvtF32F16, format: Format::Vop1, opcode: 0xb, mnemonic: "v_cvt_f32_f16_e32", variants: &[Some(O81)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VCvtNearestI32F32, format: Format::Vop1, opcode: 0xc, mnemonic: "v_cvt_nearest_i32_f32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VCvtFloorI32F32, format: Format::Vop1, opcode: 0xd, mnemonic: "v_cvt_floor_i32_f32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VCvtOffF32I4, format: Format::Vop1, opcode: 0xe, mnemonic: "v_cvt_off_f32_i4_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF32F64, format: Format::Vop1, opcode: 0xf, mnemonic: "v_cvt_f32_f64_e32", variants: &[Some(O78)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF64F32, format: Format::Vop1, opcode: 0x10, mnemonic: "v_cvt_f64_f32_e32", variants: &[Some(O79)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF32Ubyte0, format: Format::Vop1, opcode: 0x11, mnemonic: "v_cvt_f32_ubyte0_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF32Ubyte1, format: Format::Vop1, opcode: 0x12, mnemonic: "v_cvt_f32_ubyte1_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF32Ubyte2, format: Format::Vop1, opcode: 0x13, mnemonic: "v_cvt_f32_ubyte2_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF32Ubyte3, format: Format::Vop1, opcode: 0x14, mnemonic: "v_cvt_f32_ubyte3_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCvtU32F64, format: Format::Vop1, opcode: 0x15, mnemonic: "v_cvt_u32_f64_e32", variants: &[Some(O78)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF64U32, format: Format::Vop1, opcode: 0x16, mnemonic: "v_cvt_f64_u32_e32", variants: &[Some(O79)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VTruncF64, format: Format::Vop1, opcode: 0x17, mnemonic: "v_trunc_f64_e32", variants: &[Some(O82)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCeilF64, format: Format::Vop1, opcode: 0x18, mnemonic: "v_ceil_f64_e32", variants: &[Some(O82)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VRndneF64, format: Format::Vop1, opcode: 0x19, mnemonic: "v_rndne_f64_e32", variants: &[Some(O82)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFloorF64, format: Format::Vop1, opcode: 0x1a, mnemonic: "v_floor_f64_e32", variants: &[Some(O82)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPipeflush, format: Format::Vop1, opcode: 0x1b, mnemonic: "v_pipeflush", variants: &[Some(O36)], mods: 0x0, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMovB16, format: Format::Vop1, opcode: 0x1c, mnemonic: "v_mov_b16_e32", variants: &[Some(O83)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x0 },
-    Entry { op: Op::VFractF32, format: Format::Vop1, opcode: 0x20, mnemonic: "v_fract_f32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VTruncF32, format: Format::Vop1, opcode: 0x21, mnemonic: "v_trunc_f32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VCeilF32, format: Format::Vop1, opcode: 0x22, mnemonic: "v_ceil_f32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VRndneF32, format: Format::Vop1, opcode: 0x23, mnemonic: "v_rndne_f32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VFloorF32, format: Format::Vop1, opcode: 0x24, mnemonic: "v_floor_f32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VExpF32, format: Format::Vop1, opcode: 0x25, mnemonic: "v_exp_f32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VLogF32, format: Format::Vop1, opcode: 0x27, mnemonic: "v_log_f32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VRcpF32, format: Format::Vop1, opcode: 0x2a, mnemonic: "v_rcp_f32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VRcpIflagF32, format: Format::Vop1, opcode: 0x2b, mnemonic: "v_rcp_iflag_f32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VRsqF32, format: Format::Vop1, opcode: 0x2e, mnemonic: "v_rsq_f32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VRcpF64, format: Format::Vop1, opcode: 0x2f, mnemonic: "v_rcp_f64_e32", variants: &[Some(O82)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VRsqF64, format: Format::Vop1, opcode: 0x31, mnemonic: "v_rsq_f64_e32", variants: &[Some(O82)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSqrtF32, format: Format::Vop1, opcode: 0x33, mnemonic: "v_sqrt_f32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VSqrtF64, format: Format::Vop1, opcode: 0x34, mnemonic: "v_sqrt_f64_e32", variants: &[Some(O82)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSinF32, format: Format::Vop1, opcode: 0x35, mnemonic: "v_sin_f32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VCosF32, format: Format::Vop1, opcode: 0x36, mnemonic: "v_cos_f32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VNotB32, format: Format::Vop1, opcode: 0x37, mnemonic: "v_not_b32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VBfrevB32, format: Format::Vop1, opcode: 0x38, mnemonic: "v_bfrev_b32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VClzI32U32, format: Format::Vop1, opcode: 0x39, mnemonic: "v_clz_i32_u32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCtzI32B32, format: Format::Vop1, opcode: 0x3a, mnemonic: "v_ctz_i32_b32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VClsI32, format: Format::Vop1, opcode: 0x3b, mnemonic: "v_cls_i32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VFrexpExpI32F64, format: Format::Vop1, opcode: 0x3c, mnemonic: "v_frexp_exp_i32_f64_e32", variants: &[Some(O78)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFrexpMantF64, format: Format::Vop1, opcode: 0x3d, mnemonic: "v_frexp_mant_f64_e32", variants: &[Some(O82)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFractF64, format: Format::Vop1, opcode: 0x3e, mnemonic: "v_fract_f64_e32", variants: &[Some(O82)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFrexpExpI32F32, format: Format::Vop1, opcode: 0x3f, mnemonic: "v_frexp_exp_i32_f32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VFrexpMantF32, format: Format::Vop1, opcode: 0x40, mnemonic: "v_frexp_mant_f32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VMovreldB32, format: Format::Vop1, opcode: 0x42, mnemonic: "v_movreld_b32_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VMovrelsB32, format: Format::Vop1, opcode: 0x43, mnemonic: "v_movrels_b32_e32", variants: &[Some(O84)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VMovrelsdB32, format: Format::Vop1, opcode: 0x44, mnemonic: "v_movrelsd_b32_e32", variants: &[Some(O84)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VMovrelsd2B32, format: Format::Vop1, opcode: 0x48, mnemonic: "v_movrelsd_2_b32_e32", variants: &[Some(O84)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF16U16, format: Format::Vop1, opcode: 0x50, mnemonic: "v_cvt_f16_u16_e32", variants: &[Some(O83)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF16I16, format: Format::Vop1, opcode: 0x51, mnemonic: "v_cvt_f16_i16_e32", variants: &[Some(O83)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x0 },
-    Entry { op: Op::VCvtU16F16, format: Format::Vop1, opcode: 0x52, mnemonic: "v_cvt_u16_f16_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VCvtI16F16, format: Format::Vop1, opcode: 0x53, mnemonic: "v_cvt_i16_f16_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VRcpF16, format: Format::Vop1, opcode: 0x54, mnemonic: "v_rcp_f16_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VSqrtF16, format: Format::Vop1, opcode: 0x55, mnemonic: "v_sqrt_f16_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VRsqF16, format: Format::Vop1, opcode: 0x56, mnemonic: "v_rsq_f16_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VLogF16, format: Format::Vop1, opcode: 0x57, mnemonic: "v_log_f16_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VExpF16, format: Format::Vop1, opcode: 0x58, mnemonic: "v_exp_f16_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VFrexpMantF16, format: Format::Vop1, opcode: 0x59, mnemonic: "v_frexp_mant_f16_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VFrexpExpI16F16, format: Format::Vop1, opcode: 0x5a, mnemonic: "v_frexp_exp_i16_f16_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VFloorF16, format: Format::Vop1, opcode: 0x5b, mnemonic: "v_floor_f16_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VCeilF16, format: Format::Vop1, opcode: 0x5c, mnemonic: "v_ceil_f16_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VTruncF16, format: Format::Vop1, opcode: 0x5d, mnemonic: "v_trunc_f16_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VRndneF16, format: Format::Vop1, opcode: 0x5e, mnemonic: "v_rndne_f16_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VFractF16, format: Format::Vop1, opcode: 0x5f, mnemonic: "v_fract_f16_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VSinF16, format: Format::Vop1, opcode: 0x60, mnemonic: "v_sin_f16_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VCosF16, format: Format::Vop1, opcode: 0x61, mnemonic: "v_cos_f16_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VSatPkU8I16, format: Format::Vop1, opcode: 0x62, mnemonic: "v_sat_pk_u8_i16_e32", variants: &[Some(O80)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x0 },
-    Entry { op: Op::VCvtNormI16F16, format: Format::Vop1, opcode: 0x63, mnemonic: "v_cvt_norm_i16_f16_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VCvtNormU16F16, format: Format::Vop1, opcode: 0x64, mnemonic: "v_cvt_norm_u16_f16_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VSwapB32, format: Format::Vop1, opcode: 0x65, mnemonic: "v_swap_b32", variants: &[Some(O84)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSwapB16, format: Format::Vop1, opcode: 0x66, mnemonic: "v_swap_b16", variants: &[Some(O86)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPermlane64B32, format: Format::Vop1, opcode: 0x67, mnemonic: "v_permlane64_b32", variants: &[Some(O84)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSwaprelB32, format: Format::Vop1, opcode: 0x68, mnemonic: "v_swaprel_b32", variants: &[Some(O84)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VNotB16, format: Format::Vop1, opcode: 0x69, mnemonic: "v_not_b16_e32", variants: &[Some(O83)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x0 },
-    Entry { op: Op::VCvtI32I16, format: Format::Vop1, opcode: 0x6a, mnemonic: "v_cvt_i32_i16_e32", variants: &[Some(O87)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x0 },
-    Entry { op: Op::VCvtU32U16, format: Format::Vop1, opcode: 0x6b, mnemonic: "v_cvt_u32_u16_e32", variants: &[Some(O87)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF32Fp8, format: Format::Vop1, opcode: 0x6c, mnemonic: "v_cvt_f32_fp8_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF32Bf8, format: Format::Vop1, opcode: 0x6d, mnemonic: "v_cvt_f32_bf8_e32", variants: &[Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCvtPkF32Fp8, format: Format::Vop1, opcode: 0x6e, mnemonic: "v_cvt_pk_f32_fp8_e32", variants: &[Some(O88)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtPkF32Bf8, format: Format::Vop1, opcode: 0x6f, mnemonic: "v_cvt_pk_f32_bf8_e32", variants: &[Some(O88)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCndmaskB32, format: Format::Vop2, opcode: 0x1, mnemonic: "v_cndmask_b32_e32", variants: &[Some(O89)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VAddF64, format: Format::Vop2, opcode: 0x2, mnemonic: "v_add_f64_e32", variants: &[Some(O90)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAddF32, format: Format::Vop2, opcode: 0x3, mnemonic: "v_add_f32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VSubF32, format: Format::Vop2, opcode: 0x4, mnemonic: "v_sub_f32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VSubrevF32, format: Format::Vop2, opcode: 0x5, mnemonic: "v_subrev_f32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VMulF64, format: Format::Vop2, opcode: 0x6, mnemonic: "v_mul_f64_e32", variants: &[Some(O90)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMulDx9ZeroF32, format: Format::Vop2, opcode: 0x7, mnemonic: "v_mul_dx9_zero_f32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VMulF32, format: Format::Vop2, opcode: 0x8, mnemonic: "v_mul_f32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VMulI32I24, format: Format::Vop2, opcode: 0x9, mnemonic: "v_mul_i32_i24_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VMulHiI32I24, format: Format::Vop2, opcode: 0xa, mnemonic: "v_mul_hi_i32_i24_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VMulU32U24, format: Format::Vop2, opcode: 0xb, mnemonic: "v_mul_u32_u24_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VMulHiU32U24, format: Format::Vop2, opcode: 0xc, mnemonic: "v_mul_hi_u32_u24_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VMinNumF64, format: Format::Vop2, opcode: 0xd, mnemonic: "v_min_num_f64_e32", variants: &[Some(O90)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMaxNumF64, format: Format::Vop2, opcode: 0xe, mnemonic: "v_max_num_f64_e32", variants: &[Some(O90)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMinI32, format: Format::Vop2, opcode: 0x11, mnemonic: "v_min_i32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VMaxI32, format: Format::Vop2, opcode: 0x12, mnemonic: "v_max_i32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VMinU32, format: Format::Vop2, opcode: 0x13, mnemonic: "v_min_u32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VMaxU32, format: Format::Vop2, opcode: 0x14, mnemonic: "v_max_u32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VMinNumF32, format: Format::Vop2, opcode: 0x15, mnemonic: "v_min_num_f32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VMaxNumF32, format: Format::Vop2, opcode: 0x16, mnemonic: "v_max_num_f32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VLshlrevB32, format: Format::Vop2, opcode: 0x18, mnemonic: "v_lshlrev_b32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VLshrrevB32, format: Format::Vop2, opcode: 0x19, mnemonic: "v_lshrrev_b32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VAshrrevI32, format: Format::Vop2, opcode: 0x1a, mnemonic: "v_ashrrev_i32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VAndB32, format: Format::Vop2, opcode: 0x1b, mnemonic: "v_and_b32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VOrB32, format: Format::Vop2, opcode: 0x1c, mnemonic: "v_or_b32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VXorB32, format: Format::Vop2, opcode: 0x1d, mnemonic: "v_xor_b32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VXnorB32, format: Format::Vop2, opcode: 0x1e, mnemonic: "v_xnor_b32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VLshlrevB64, format: Format::Vop2, opcode: 0x1f, mnemonic: "v_lshlrev_b64_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAddCoCiU32, format: Format::Vop2, opcode: 0x20, mnemonic: "v_add_co_ci_u32_e32", variants: &[Some(O93)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VSubCoCiU32, format: Format::Vop2, opcode: 0x21, mnemonic: "v_sub_co_ci_u32_e32", variants: &[Some(O93)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VSubrevCoCiU32, format: Format::Vop2, opcode: 0x22, mnemonic: "v_subrev_co_ci_u32_e32", variants: &[Some(O93)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VAddNcU32, format: Format::Vop2, opcode: 0x25, mnemonic: "v_add_nc_u32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VSubNcU32, format: Format::Vop2, opcode: 0x26, mnemonic: "v_sub_nc_u32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VSubrevNcU32, format: Format::Vop2, opcode: 0x27, mnemonic: "v_subrev_nc_u32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VFmacF32, format: Format::Vop2, opcode: 0x2b, mnemonic: "v_fmac_f32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VFmamkF32, format: Format::Vop2, opcode: 0x2c, mnemonic: "v_fmamk_f32", variants: &[Some(O94)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFmaakF32, format: Format::Vop2, opcode: 0x2d, mnemonic: "v_fmaak_f32", variants: &[Some(O95)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtPkRtzF16F32, format: Format::Vop2, opcode: 0x2f, mnemonic: "v_cvt_pk_rtz_f16_f32_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VMinNumF16, format: Format::Vop2, opcode: 0x30, mnemonic: "v_min_num_f16_e32", variants: &[Some(O96)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VMaxNumF16, format: Format::Vop2, opcode: 0x31, mnemonic: "v_max_num_f16_e32", variants: &[Some(O96)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VAddF16, format: Format::Vop2, opcode: 0x32, mnemonic: "v_add_f16_e32", variants: &[Some(O96)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VSubF16, format: Format::Vop2, opcode: 0x33, mnemonic: "v_sub_f16_e32", variants: &[Some(O96)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VSubrevF16, format: Format::Vop2, opcode: 0x34, mnemonic: "v_subrev_f16_e32", variants: &[Some(O96)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VMulF16, format: Format::Vop2, opcode: 0x35, mnemonic: "v_mul_f16_e32", variants: &[Some(O96)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VFmacF16, format: Format::Vop2, opcode: 0x36, mnemonic: "v_fmac_f16_e32", variants: &[Some(O96)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VFmamkF16, format: Format::Vop2, opcode: 0x37, mnemonic: "v_fmamk_f16", variants: &[Some(O97)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFmaakF16, format: Format::Vop2, opcode: 0x38, mnemonic: "v_fmaak_f16", variants: &[Some(O98)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VLdexpF16, format: Format::Vop2, opcode: 0x3b, mnemonic: "v_ldexp_f16_e32", variants: &[Some(O96)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x6 },
-    Entry { op: Op::VPkFmacF16, format: Format::Vop2, opcode: 0x3c, mnemonic: "v_pk_fmac_f16", variants: &[Some(O99)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNlgF16, format: Format::Vop2, opcode: 0x3e, mnemonic: "v_cmp_nlg_f16_e32", variants: &[Some(O100)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VNop, format: Format::Vop2, opcode: 0x3f, mnemonic: "v_nop", variants: &[Some(O36)], mods: 0x0, bad: 0x0, zero: 0xa0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLtF16, format: Format::Vopc, opcode: 0x1, mnemonic: "v_cmp_lt_f16_e32", variants: &[Some(O100)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpEqF16, format: Format::Vopc, opcode: 0x2, mnemonic: "v_cmp_eq_f16_e32", variants: &[Some(O100)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpLeF16, format: Format::Vopc, opcode: 0x3, mnemonic: "v_cmp_le_f16_e32", variants: &[Some(O100)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpGtF16, format: Format::Vopc, opcode: 0x4, mnemonic: "v_cmp_gt_f16_e32", variants: &[Some(O100)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpLgF16, format: Format::Vopc, opcode: 0x5, mnemonic: "v_cmp_lg_f16_e32", variants: &[Some(O100)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpGeF16, format: Format::Vopc, opcode: 0x6, mnemonic: "v_cmp_ge_f16_e32", variants: &[Some(O100)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpOF16, format: Format::Vopc, opcode: 0x7, mnemonic: "v_cmp_o_f16_e32", variants: &[Some(O100)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpUF16, format: Format::Vopc, opcode: 0x8, mnemonic: "v_cmp_u_f16_e32", variants: &[Some(O100)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpNgeF16, format: Format::Vopc, opcode: 0x9, mnemonic: "v_cmp_nge_f16_e32", variants: &[Some(O100)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpNlgF16, format: Format::Vopc, opcode: 0xa, mnemonic: "v_cmp_nlg_f16_e32", variants: &[Some(O100)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpNgtF16, format: Format::Vopc, opcode: 0xb, mnemonic: "v_cmp_ngt_f16_e32", variants: &[Some(O100)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpNleF16, format: Format::Vopc, opcode: 0xc, mnemonic: "v_cmp_nle_f16_e32", variants: &[Some(O100)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpNeqF16, format: Format::Vopc, opcode: 0xd, mnemonic: "v_cmp_neq_f16_e32", variants: &[Some(O100)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpNltF16, format: Format::Vopc, opcode: 0xe, mnemonic: "v_cmp_nlt_f16_e32", variants: &[Some(O100)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpLtF32, format: Format::Vopc, opcode: 0x11, mnemonic: "v_cmp_lt_f32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpEqF32, format: Format::Vopc, opcode: 0x12, mnemonic: "v_cmp_eq_f32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpLeF32, format: Format::Vopc, opcode: 0x13, mnemonic: "v_cmp_le_f32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpGtF32, format: Format::Vopc, opcode: 0x14, mnemonic: "v_cmp_gt_f32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpLgF32, format: Format::Vopc, opcode: 0x15, mnemonic: "v_cmp_lg_f32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpGeF32, format: Format::Vopc, opcode: 0x16, mnemonic: "v_cmp_ge_f32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpOF32, format: Format::Vopc, opcode: 0x17, mnemonic: "v_cmp_o_f32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpUF32, format: Format::Vopc, opcode: 0x18, mnemonic: "v_cmp_u_f32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpNgeF32, format: Format::Vopc, opcode: 0x19, mnemonic: "v_cmp_nge_f32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpNlgF32, format: Format::Vopc, opcode: 0x1a, mnemonic: "v_cmp_nlg_f32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpNgtF32, format: Format::Vopc, opcode: 0x1b, mnemonic: "v_cmp_ngt_f32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpNleF32, format: Format::Vopc, opcode: 0x1c, mnemonic: "v_cmp_nle_f32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpNeqF32, format: Format::Vopc, opcode: 0x1d, mnemonic: "v_cmp_neq_f32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpNltF32, format: Format::Vopc, opcode: 0x1e, mnemonic: "v_cmp_nlt_f32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpLtF64, format: Format::Vopc, opcode: 0x21, mnemonic: "v_cmp_lt_f64_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpEqF64, format: Format::Vopc, opcode: 0x22, mnemonic: "v_cmp_eq_f64_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLeF64, format: Format::Vopc, opcode: 0x23, mnemonic: "v_cmp_le_f64_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGtF64, format: Format::Vopc, opcode: 0x24, mnemonic: "v_cmp_gt_f64_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLgF64, format: Format::Vopc, opcode: 0x25, mnemonic: "v_cmp_lg_f64_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGeF64, format: Format::Vopc, opcode: 0x26, mnemonic: "v_cmp_ge_f64_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpOF64, format: Format::Vopc, opcode: 0x27, mnemonic: "v_cmp_o_f64_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpUF64, format: Format::Vopc, opcode: 0x28, mnemonic: "v_cmp_u_f64_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNgeF64, format: Format::Vopc, opcode: 0x29, mnemonic: "v_cmp_nge_f64_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNlgF64, format: Format::Vopc, opcode: 0x2a, mnemonic: "v_cmp_nlg_f64_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNgtF64, format: Format::Vopc, opcode: 0x2b, mnemonic: "v_cmp_ngt_f64_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNleF64, format: Format::Vopc, opcode: 0x2c, mnemonic: "v_cmp_nle_f64_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNeqF64, format: Format::Vopc, opcode: 0x2d, mnemonic: "v_cmp_neq_f64_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNltF64, format: Format::Vopc, opcode: 0x2e, mnemonic: "v_cmp_nlt_f64_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLtI16, format: Format::Vopc, opcode: 0x31, mnemonic: "v_cmp_lt_i16_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpEqI16, format: Format::Vopc, opcode: 0x32, mnemonic: "v_cmp_eq_i16_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLeI16, format: Format::Vopc, opcode: 0x33, mnemonic: "v_cmp_le_i16_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGtI16, format: Format::Vopc, opcode: 0x34, mnemonic: "v_cmp_gt_i16_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNeI16, format: Format::Vopc, opcode: 0x35, mnemonic: "v_cmp_ne_i16_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGeI16, format: Format::Vopc, opcode: 0x36, mnemonic: "v_cmp_ge_i16_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLtU16, format: Format::Vopc, opcode: 0x39, mnemonic: "v_cmp_lt_u16_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpEqU16, format: Format::Vopc, opcode: 0x3a, mnemonic: "v_cmp_eq_u16_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLeU16, format: Format::Vopc, opcode: 0x3b, mnemonic: "v_cmp_le_u16_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGtU16, format: Format::Vopc, opcode: 0x3c, mnemonic: "v_cmp_gt_u16_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNeU16, format: Format::Vopc, opcode: 0x3d, mnemonic: "v_cmp_ne_u16_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGeU16, format: Format::Vopc, opcode: 0x3e, mnemonic: "v_cmp_ge_u16_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLtI32, format: Format::Vopc, opcode: 0x41, mnemonic: "v_cmp_lt_i32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpEqI32, format: Format::Vopc, opcode: 0x42, mnemonic: "v_cmp_eq_i32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLeI32, format: Format::Vopc, opcode: 0x43, mnemonic: "v_cmp_le_i32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGtI32, format: Format::Vopc, opcode: 0x44, mnemonic: "v_cmp_gt_i32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNeI32, format: Format::Vopc, opcode: 0x45, mnemonic: "v_cmp_ne_i32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGeI32, format: Format::Vopc, opcode: 0x46, mnemonic: "v_cmp_ge_i32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLtU32, format: Format::Vopc, opcode: 0x49, mnemonic: "v_cmp_lt_u32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpEqU32, format: Format::Vopc, opcode: 0x4a, mnemonic: "v_cmp_eq_u32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLeU32, format: Format::Vopc, opcode: 0x4b, mnemonic: "v_cmp_le_u32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGtU32, format: Format::Vopc, opcode: 0x4c, mnemonic: "v_cmp_gt_u32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNeU32, format: Format::Vopc, opcode: 0x4d, mnemonic: "v_cmp_ne_u32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGeU32, format: Format::Vopc, opcode: 0x4e, mnemonic: "v_cmp_ge_u32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLtI64, format: Format::Vopc, opcode: 0x51, mnemonic: "v_cmp_lt_i64_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpEqI64, format: Format::Vopc, opcode: 0x52, mnemonic: "v_cmp_eq_i64_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLeI64, format: Format::Vopc, opcode: 0x53, mnemonic: "v_cmp_le_i64_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGtI64, format: Format::Vopc, opcode: 0x54, mnemonic: "v_cmp_gt_i64_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNeI64, format: Format::Vopc, opcode: 0x55, mnemonic: "v_cmp_ne_i64_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGeI64, format: Format::Vopc, opcode: 0x56, mnemonic: "v_cmp_ge_i64_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLtU64, format: Format::Vopc, opcode: 0x59, mnemonic: "v_cmp_lt_u64_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpEqU64, format: Format::Vopc, opcode: 0x5a, mnemonic: "v_cmp_eq_u64_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLeU64, format: Format::Vopc, opcode: 0x5b, mnemonic: "v_cmp_le_u64_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGtU64, format: Format::Vopc, opcode: 0x5c, mnemonic: "v_cmp_gt_u64_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNeU64, format: Format::Vopc, opcode: 0x5d, mnemonic: "v_cmp_ne_u64_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGeU64, format: Format::Vopc, opcode: 0x5e, mnemonic: "v_cmp_ge_u64_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpClassF16, format: Format::Vopc, opcode: 0x7d, mnemonic: "v_cmp_class_f16_e32", variants: &[Some(O100)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpClassF32, format: Format::Vopc, opcode: 0x7e, mnemonic: "v_cmp_class_f32_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
-    Entry { op: Op::VCmpClassF64, format: Format::Vopc, opcode: 0x7f, mnemonic: "v_cmp_class_f64_e32", variants: &[Some(O105)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLtF16, format: Format::Vopc, opcode: 0x81, mnemonic: "v_cmpx_lt_f16_e32", variants: &[Some(O106)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxEqF16, format: Format::Vopc, opcode: 0x82, mnemonic: "v_cmpx_eq_f16_e32", variants: &[Some(O106)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxLeF16, format: Format::Vopc, opcode: 0x83, mnemonic: "v_cmpx_le_f16_e32", variants: &[Some(O106)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxGtF16, format: Format::Vopc, opcode: 0x84, mnemonic: "v_cmpx_gt_f16_e32", variants: &[Some(O106)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxLgF16, format: Format::Vopc, opcode: 0x85, mnemonic: "v_cmpx_lg_f16_e32", variants: &[Some(O106)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxGeF16, format: Format::Vopc, opcode: 0x86, mnemonic: "v_cmpx_ge_f16_e32", variants: &[Some(O106)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxOF16, format: Format::Vopc, opcode: 0x87, mnemonic: "v_cmpx_o_f16_e32", variants: &[Some(O106)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxUF16, format: Format::Vopc, opcode: 0x88, mnemonic: "v_cmpx_u_f16_e32", variants: &[Some(O106)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxNgeF16, format: Format::Vopc, opcode: 0x89, mnemonic: "v_cmpx_nge_f16_e32", variants: &[Some(O106)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxNlgF16, format: Format::Vopc, opcode: 0x8a, mnemonic: "v_cmpx_nlg_f16_e32", variants: &[Some(O106)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxNgtF16, format: Format::Vopc, opcode: 0x8b, mnemonic: "v_cmpx_ngt_f16_e32", variants: &[Some(O106)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxNleF16, format: Format::Vopc, opcode: 0x8c, mnemonic: "v_cmpx_nle_f16_e32", variants: &[Some(O106)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxNeqF16, format: Format::Vopc, opcode: 0x8d, mnemonic: "v_cmpx_neq_f16_e32", variants: &[Some(O106)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxNltF16, format: Format::Vopc, opcode: 0x8e, mnemonic: "v_cmpx_nlt_f16_e32", variants: &[Some(O106)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxLtF32, format: Format::Vopc, opcode: 0x91, mnemonic: "v_cmpx_lt_f32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxEqF32, format: Format::Vopc, opcode: 0x92, mnemonic: "v_cmpx_eq_f32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxLeF32, format: Format::Vopc, opcode: 0x93, mnemonic: "v_cmpx_le_f32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxGtF32, format: Format::Vopc, opcode: 0x94, mnemonic: "v_cmpx_gt_f32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxLgF32, format: Format::Vopc, opcode: 0x95, mnemonic: "v_cmpx_lg_f32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxGeF32, format: Format::Vopc, opcode: 0x96, mnemonic: "v_cmpx_ge_f32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxOF32, format: Format::Vopc, opcode: 0x97, mnemonic: "v_cmpx_o_f32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxUF32, format: Format::Vopc, opcode: 0x98, mnemonic: "v_cmpx_u_f32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxNgeF32, format: Format::Vopc, opcode: 0x99, mnemonic: "v_cmpx_nge_f32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxNlgF32, format: Format::Vopc, opcode: 0x9a, mnemonic: "v_cmpx_nlg_f32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxNgtF32, format: Format::Vopc, opcode: 0x9b, mnemonic: "v_cmpx_ngt_f32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxNleF32, format: Format::Vopc, opcode: 0x9c, mnemonic: "v_cmpx_nle_f32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxNeqF32, format: Format::Vopc, opcode: 0x9d, mnemonic: "v_cmpx_neq_f32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxNltF32, format: Format::Vopc, opcode: 0x9e, mnemonic: "v_cmpx_nlt_f32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxLtF64, format: Format::Vopc, opcode: 0xa1, mnemonic: "v_cmpx_lt_f64_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxEqF64, format: Format::Vopc, opcode: 0xa2, mnemonic: "v_cmpx_eq_f64_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLeF64, format: Format::Vopc, opcode: 0xa3, mnemonic: "v_cmpx_le_f64_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGtF64, format: Format::Vopc, opcode: 0xa4, mnemonic: "v_cmpx_gt_f64_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLgF64, format: Format::Vopc, opcode: 0xa5, mnemonic: "v_cmpx_lg_f64_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGeF64, format: Format::Vopc, opcode: 0xa6, mnemonic: "v_cmpx_ge_f64_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxOF64, format: Format::Vopc, opcode: 0xa7, mnemonic: "v_cmpx_o_f64_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxUF64, format: Format::Vopc, opcode: 0xa8, mnemonic: "v_cmpx_u_f64_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNgeF64, format: Format::Vopc, opcode: 0xa9, mnemonic: "v_cmpx_nge_f64_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNlgF64, format: Format::Vopc, opcode: 0xaa, mnemonic: "v_cmpx_nlg_f64_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNgtF64, format: Format::Vopc, opcode: 0xab, mnemonic: "v_cmpx_ngt_f64_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNleF64, format: Format::Vopc, opcode: 0xac, mnemonic: "v_cmpx_nle_f64_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNeqF64, format: Format::Vopc, opcode: 0xad, mnemonic: "v_cmpx_neq_f64_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNltF64, format: Format::Vopc, opcode: 0xae, mnemonic: "v_cmpx_nlt_f64_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLtI16, format: Format::Vopc, opcode: 0xb1, mnemonic: "v_cmpx_lt_i16_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxEqI16, format: Format::Vopc, opcode: 0xb2, mnemonic: "v_cmpx_eq_i16_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLeI16, format: Format::Vopc, opcode: 0xb3, mnemonic: "v_cmpx_le_i16_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGtI16, format: Format::Vopc, opcode: 0xb4, mnemonic: "v_cmpx_gt_i16_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNeI16, format: Format::Vopc, opcode: 0xb5, mnemonic: "v_cmpx_ne_i16_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGeI16, format: Format::Vopc, opcode: 0xb6, mnemonic: "v_cmpx_ge_i16_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLtU16, format: Format::Vopc, opcode: 0xb9, mnemonic: "v_cmpx_lt_u16_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxEqU16, format: Format::Vopc, opcode: 0xba, mnemonic: "v_cmpx_eq_u16_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLeU16, format: Format::Vopc, opcode: 0xbb, mnemonic: "v_cmpx_le_u16_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGtU16, format: Format::Vopc, opcode: 0xbc, mnemonic: "v_cmpx_gt_u16_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNeU16, format: Format::Vopc, opcode: 0xbd, mnemonic: "v_cmpx_ne_u16_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGeU16, format: Format::Vopc, opcode: 0xbe, mnemonic: "v_cmpx_ge_u16_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLtI32, format: Format::Vopc, opcode: 0xc1, mnemonic: "v_cmpx_lt_i32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxEqI32, format: Format::Vopc, opcode: 0xc2, mnemonic: "v_cmpx_eq_i32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLeI32, format: Format::Vopc, opcode: 0xc3, mnemonic: "v_cmpx_le_i32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGtI32, format: Format::Vopc, opcode: 0xc4, mnemonic: "v_cmpx_gt_i32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNeI32, format: Format::Vopc, opcode: 0xc5, mnemonic: "v_cmpx_ne_i32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGeI32, format: Format::Vopc, opcode: 0xc6, mnemonic: "v_cmpx_ge_i32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLtU32, format: Format::Vopc, opcode: 0xc9, mnemonic: "v_cmpx_lt_u32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxEqU32, format: Format::Vopc, opcode: 0xca, mnemonic: "v_cmpx_eq_u32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLeU32, format: Format::Vopc, opcode: 0xcb, mnemonic: "v_cmpx_le_u32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGtU32, format: Format::Vopc, opcode: 0xcc, mnemonic: "v_cmpx_gt_u32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNeU32, format: Format::Vopc, opcode: 0xcd, mnemonic: "v_cmpx_ne_u32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGeU32, format: Format::Vopc, opcode: 0xce, mnemonic: "v_cmpx_ge_u32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLtI64, format: Format::Vopc, opcode: 0xd1, mnemonic: "v_cmpx_lt_i64_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxEqI64, format: Format::Vopc, opcode: 0xd2, mnemonic: "v_cmpx_eq_i64_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLeI64, format: Format::Vopc, opcode: 0xd3, mnemonic: "v_cmpx_le_i64_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGtI64, format: Format::Vopc, opcode: 0xd4, mnemonic: "v_cmpx_gt_i64_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNeI64, format: Format::Vopc, opcode: 0xd5, mnemonic: "v_cmpx_ne_i64_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGeI64, format: Format::Vopc, opcode: 0xd6, mnemonic: "v_cmpx_ge_i64_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLtU64, format: Format::Vopc, opcode: 0xd9, mnemonic: "v_cmpx_lt_u64_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxEqU64, format: Format::Vopc, opcode: 0xda, mnemonic: "v_cmpx_eq_u64_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLeU64, format: Format::Vopc, opcode: 0xdb, mnemonic: "v_cmpx_le_u64_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGtU64, format: Format::Vopc, opcode: 0xdc, mnemonic: "v_cmpx_gt_u64_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNeU64, format: Format::Vopc, opcode: 0xdd, mnemonic: "v_cmpx_ne_u64_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGeU64, format: Format::Vopc, opcode: 0xde, mnemonic: "v_cmpx_ge_u64_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxClassF16, format: Format::Vopc, opcode: 0xfd, mnemonic: "v_cmpx_class_f16_e32", variants: &[Some(O106)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
-    Entry { op: Op::VCmpxClassF32, format: Format::Vopc, opcode: 0xfe, mnemonic: "v_cmpx_class_f32_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x6 },
-    Entry { op: Op::VCmpxClassF64, format: Format::Vopc, opcode: 0xff, mnemonic: "v_cmpx_class_f64_e32", variants: &[Some(O111)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLtF16, format: Format::Vop3, opcode: 0x1, mnemonic: "v_cmp_lt_f16_e64", variants: &[Some(O112)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpEqF16, format: Format::Vop3, opcode: 0x2, mnemonic: "v_cmp_eq_f16_e64", variants: &[Some(O112)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLeF16, format: Format::Vop3, opcode: 0x3, mnemonic: "v_cmp_le_f16_e64", variants: &[Some(O112)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGtF16, format: Format::Vop3, opcode: 0x4, mnemonic: "v_cmp_gt_f16_e64", variants: &[Some(O112)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLgF16, format: Format::Vop3, opcode: 0x5, mnemonic: "v_cmp_lg_f16_e64", variants: &[Some(O112)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGeF16, format: Format::Vop3, opcode: 0x6, mnemonic: "v_cmp_ge_f16_e64", variants: &[Some(O112)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpOF16, format: Format::Vop3, opcode: 0x7, mnemonic: "v_cmp_o_f16_e64", variants: &[Some(O112)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpUF16, format: Format::Vop3, opcode: 0x8, mnemonic: "v_cmp_u_f16_e64", variants: &[Some(O112)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNgeF16, format: Format::Vop3, opcode: 0x9, mnemonic: "v_cmp_nge_f16_e64", variants: &[Some(O112)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNlgF16, format: Format::Vop3, opcode: 0xa, mnemonic: "v_cmp_nlg_f16_e64", variants: &[Some(O112)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNgtF16, format: Format::Vop3, opcode: 0xb, mnemonic: "v_cmp_ngt_f16_e64", variants: &[Some(O112)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNleF16, format: Format::Vop3, opcode: 0xc, mnemonic: "v_cmp_nle_f16_e64", variants: &[Some(O112)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNeqF16, format: Format::Vop3, opcode: 0xd, mnemonic: "v_cmp_neq_f16_e64", variants: &[Some(O112)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNltF16, format: Format::Vop3, opcode: 0xe, mnemonic: "v_cmp_nlt_f16_e64", variants: &[Some(O112)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLtF32, format: Format::Vop3, opcode: 0x11, mnemonic: "v_cmp_lt_f32_e64", variants: &[Some(O113)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpEqF32, format: Format::Vop3, opcode: 0x12, mnemonic: "v_cmp_eq_f32_e64", variants: &[Some(O113)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLeF32, format: Format::Vop3, opcode: 0x13, mnemonic: "v_cmp_le_f32_e64", variants: &[Some(O113)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGtF32, format: Format::Vop3, opcode: 0x14, mnemonic: "v_cmp_gt_f32_e64", variants: &[Some(O113)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLgF32, format: Format::Vop3, opcode: 0x15, mnemonic: "v_cmp_lg_f32_e64", variants: &[Some(O113)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGeF32, format: Format::Vop3, opcode: 0x16, mnemonic: "v_cmp_ge_f32_e64", variants: &[Some(O113)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpOF32, format: Format::Vop3, opcode: 0x17, mnemonic: "v_cmp_o_f32_e64", variants: &[Some(O113)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpUF32, format: Format::Vop3, opcode: 0x18, mnemonic: "v_cmp_u_f32_e64", variants: &[Some(O113)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNgeF32, format: Format::Vop3, opcode: 0x19, mnemonic: "v_cmp_nge_f32_e64", variants: &[Some(O113)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNlgF32, format: Format::Vop3, opcode: 0x1a, mnemonic: "v_cmp_nlg_f32_e64", variants: &[Some(O113)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNgtF32, format: Format::Vop3, opcode: 0x1b, mnemonic: "v_cmp_ngt_f32_e64", variants: &[Some(O113)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNleF32, format: Format::Vop3, opcode: 0x1c, mnemonic: "v_cmp_nle_f32_e64", variants: &[Some(O113)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNeqF32, format: Format::Vop3, opcode: 0x1d, mnemonic: "v_cmp_neq_f32_e64", variants: &[Some(O113)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNltF32, format: Format::Vop3, opcode: 0x1e, mnemonic: "v_cmp_nlt_f32_e64", variants: &[Some(O113)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLtF64, format: Format::Vop3, opcode: 0x21, mnemonic: "v_cmp_lt_f64_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpEqF64, format: Format::Vop3, opcode: 0x22, mnemonic: "v_cmp_eq_f64_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLeF64, format: Format::Vop3, opcode: 0x23, mnemonic: "v_cmp_le_f64_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGtF64, format: Format::Vop3, opcode: 0x24, mnemonic: "v_cmp_gt_f64_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLgF64, format: Format::Vop3, opcode: 0x25, mnemonic: "v_cmp_lg_f64_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGeF64, format: Format::Vop3, opcode: 0x26, mnemonic: "v_cmp_ge_f64_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpOF64, format: Format::Vop3, opcode: 0x27, mnemonic: "v_cmp_o_f64_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpUF64, format: Format::Vop3, opcode: 0x28, mnemonic: "v_cmp_u_f64_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNgeF64, format: Format::Vop3, opcode: 0x29, mnemonic: "v_cmp_nge_f64_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNlgF64, format: Format::Vop3, opcode: 0x2a, mnemonic: "v_cmp_nlg_f64_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNgtF64, format: Format::Vop3, opcode: 0x2b, mnemonic: "v_cmp_ngt_f64_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNleF64, format: Format::Vop3, opcode: 0x2c, mnemonic: "v_cmp_nle_f64_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNeqF64, format: Format::Vop3, opcode: 0x2d, mnemonic: "v_cmp_neq_f64_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNltF64, format: Format::Vop3, opcode: 0x2e, mnemonic: "v_cmp_nlt_f64_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLtI16, format: Format::Vop3, opcode: 0x31, mnemonic: "v_cmp_lt_i16_e64", variants: &[Some(O115)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpEqI16, format: Format::Vop3, opcode: 0x32, mnemonic: "v_cmp_eq_i16_e64", variants: &[Some(O115)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLeI16, format: Format::Vop3, opcode: 0x33, mnemonic: "v_cmp_le_i16_e64", variants: &[Some(O115)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGtI16, format: Format::Vop3, opcode: 0x34, mnemonic: "v_cmp_gt_i16_e64", variants: &[Some(O115)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNeI16, format: Format::Vop3, opcode: 0x35, mnemonic: "v_cmp_ne_i16_e64", variants: &[Some(O115)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGeI16, format: Format::Vop3, opcode: 0x36, mnemonic: "v_cmp_ge_i16_e64", variants: &[Some(O115)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLtU16, format: Format::Vop3, opcode: 0x39, mnemonic: "v_cmp_lt_u16_e64", variants: &[Some(O115)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpEqU16, format: Format::Vop3, opcode: 0x3a, mnemonic: "v_cmp_eq_u16_e64", variants: &[Some(O115)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLeU16, format: Format::Vop3, opcode: 0x3b, mnemonic: "v_cmp_le_u16_e64", variants: &[Some(O115)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGtU16, format: Format::Vop3, opcode: 0x3c, mnemonic: "v_cmp_gt_u16_e64", variants: &[Some(O115)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNeU16, format: Format::Vop3, opcode: 0x3d, mnemonic: "v_cmp_ne_u16_e64", variants: &[Some(O115)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGeU16, format: Format::Vop3, opcode: 0x3e, mnemonic: "v_cmp_ge_u16_e64", variants: &[Some(O115)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLtI32, format: Format::Vop3, opcode: 0x41, mnemonic: "v_cmp_lt_i32_e64", variants: &[Some(O113)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpEqI32, format: Format::Vop3, opcode: 0x42, mnemonic: "v_cmp_eq_i32_e64", variants: &[Some(O113)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLeI32, format: Format::Vop3, opcode: 0x43, mnemonic: "v_cmp_le_i32_e64", variants: &[Some(O113)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGtI32, format: Format::Vop3, opcode: 0x44, mnemonic: "v_cmp_gt_i32_e64", variants: &[Some(O113)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNeI32, format: Format::Vop3, opcode: 0x45, mnemonic: "v_cmp_ne_i32_e64", variants: &[Some(O113)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGeI32, format: Format::Vop3, opcode: 0x46, mnemonic: "v_cmp_ge_i32_e64", variants: &[Some(O113)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLtU32, format: Format::Vop3, opcode: 0x49, mnemonic: "v_cmp_lt_u32_e64", variants: &[Some(O113)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpEqU32, format: Format::Vop3, opcode: 0x4a, mnemonic: "v_cmp_eq_u32_e64", variants: &[Some(O113)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLeU32, format: Format::Vop3, opcode: 0x4b, mnemonic: "v_cmp_le_u32_e64", variants: &[Some(O113)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGtU32, format: Format::Vop3, opcode: 0x4c, mnemonic: "v_cmp_gt_u32_e64", variants: &[Some(O113)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNeU32, format: Format::Vop3, opcode: 0x4d, mnemonic: "v_cmp_ne_u32_e64", variants: &[Some(O113)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGeU32, format: Format::Vop3, opcode: 0x4e, mnemonic: "v_cmp_ge_u32_e64", variants: &[Some(O113)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLtI64, format: Format::Vop3, opcode: 0x51, mnemonic: "v_cmp_lt_i64_e64", variants: &[Some(O116)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpEqI64, format: Format::Vop3, opcode: 0x52, mnemonic: "v_cmp_eq_i64_e64", variants: &[Some(O116)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLeI64, format: Format::Vop3, opcode: 0x53, mnemonic: "v_cmp_le_i64_e64", variants: &[Some(O116)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGtI64, format: Format::Vop3, opcode: 0x54, mnemonic: "v_cmp_gt_i64_e64", variants: &[Some(O116)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNeI64, format: Format::Vop3, opcode: 0x55, mnemonic: "v_cmp_ne_i64_e64", variants: &[Some(O116)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGeI64, format: Format::Vop3, opcode: 0x56, mnemonic: "v_cmp_ge_i64_e64", variants: &[Some(O116)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLtU64, format: Format::Vop3, opcode: 0x59, mnemonic: "v_cmp_lt_u64_e64", variants: &[Some(O116)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpEqU64, format: Format::Vop3, opcode: 0x5a, mnemonic: "v_cmp_eq_u64_e64", variants: &[Some(O116)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpLeU64, format: Format::Vop3, opcode: 0x5b, mnemonic: "v_cmp_le_u64_e64", variants: &[Some(O116)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGtU64, format: Format::Vop3, opcode: 0x5c, mnemonic: "v_cmp_gt_u64_e64", variants: &[Some(O116)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpNeU64, format: Format::Vop3, opcode: 0x5d, mnemonic: "v_cmp_ne_u64_e64", variants: &[Some(O116)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpGeU64, format: Format::Vop3, opcode: 0x5e, mnemonic: "v_cmp_ge_u64_e64", variants: &[Some(O116)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpClassF16, format: Format::Vop3, opcode: 0x7d, mnemonic: "v_cmp_class_f16_e64", variants: &[Some(O112)], mods: 0xf6c, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpClassF32, format: Format::Vop3, opcode: 0x7e, mnemonic: "v_cmp_class_f32_e64", variants: &[Some(O113)], mods: 0x24, bad: 0xdb, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpClassF64, format: Format::Vop3, opcode: 0x7f, mnemonic: "v_cmp_class_f64_e64", variants: &[Some(O117)], mods: 0x24, bad: 0xdb, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLtF16, format: Format::Vop3, opcode: 0x81, mnemonic: "v_cmpx_lt_f16_e64", variants: &[Some(O118)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxEqF16, format: Format::Vop3, opcode: 0x82, mnemonic: "v_cmpx_eq_f16_e64", variants: &[Some(O118)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLeF16, format: Format::Vop3, opcode: 0x83, mnemonic: "v_cmpx_le_f16_e64", variants: &[Some(O118)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGtF16, format: Format::Vop3, opcode: 0x84, mnemonic: "v_cmpx_gt_f16_e64", variants: &[Some(O118)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLgF16, format: Format::Vop3, opcode: 0x85, mnemonic: "v_cmpx_lg_f16_e64", variants: &[Some(O118)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGeF16, format: Format::Vop3, opcode: 0x86, mnemonic: "v_cmpx_ge_f16_e64", variants: &[Some(O118)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxOF16, format: Format::Vop3, opcode: 0x87, mnemonic: "v_cmpx_o_f16_e64", variants: &[Some(O118)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxUF16, format: Format::Vop3, opcode: 0x88, mnemonic: "v_cmpx_u_f16_e64", variants: &[Some(O118)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNgeF16, format: Format::Vop3, opcode: 0x89, mnemonic: "v_cmpx_nge_f16_e64", variants: &[Some(O118)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNlgF16, format: Format::Vop3, opcode: 0x8a, mnemonic: "v_cmpx_nlg_f16_e64", variants: &[Some(O118)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNgtF16, format: Format::Vop3, opcode: 0x8b, mnemonic: "v_cmpx_ngt_f16_e64", variants: &[Some(O118)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNleF16, format: Format::Vop3, opcode: 0x8c, mnemonic: "v_cmpx_nle_f16_e64", variants: &[Some(O118)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNeqF16, format: Format::Vop3, opcode: 0x8d, mnemonic: "v_cmpx_neq_f16_e64", variants: &[Some(O118)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNltF16, format: Format::Vop3, opcode: 0x8e, mnemonic: "v_cmpx_nlt_f16_e64", variants: &[Some(O118)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLtF32, format: Format::Vop3, opcode: 0x91, mnemonic: "v_cmpx_lt_f32_e64", variants: &[Some(O119)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxEqF32, format: Format::Vop3, opcode: 0x92, mnemonic: "v_cmpx_eq_f32_e64", variants: &[Some(O119)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLeF32, format: Format::Vop3, opcode: 0x93, mnemonic: "v_cmpx_le_f32_e64", variants: &[Some(O119)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGtF32, format: Format::Vop3, opcode: 0x94, mnemonic: "v_cmpx_gt_f32_e64", variants: &[Some(O119)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLgF32, format: Format::Vop3, opcode: 0x95, mnemonic: "v_cmpx_lg_f32_e64", variants: &[Some(O119)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGeF32, format: Format::Vop3, opcode: 0x96, mnemonic: "v_cmpx_ge_f32_e64", variants: &[Some(O119)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxOF32, format: Format::Vop3, opcode: 0x97, mnemonic: "v_cmpx_o_f32_e64", variants: &[Some(O119)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxUF32, format: Format::Vop3, opcode: 0x98, mnemonic: "v_cmpx_u_f32_e64", variants: &[Some(O119)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNgeF32, format: Format::Vop3, opcode: 0x99, mnemonic: "v_cmpx_nge_f32_e64", variants: &[Some(O119)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNlgF32, format: Format::Vop3, opcode: 0x9a, mnemonic: "v_cmpx_nlg_f32_e64", variants: &[Some(O119)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNgtF32, format: Format::Vop3, opcode: 0x9b, mnemonic: "v_cmpx_ngt_f32_e64", variants: &[Some(O119)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNleF32, format: Format::Vop3, opcode: 0x9c, mnemonic: "v_cmpx_nle_f32_e64", variants: &[Some(O119)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNeqF32, format: Format::Vop3, opcode: 0x9d, mnemonic: "v_cmpx_neq_f32_e64", variants: &[Some(O119)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNltF32, format: Format::Vop3, opcode: 0x9e, mnemonic: "v_cmpx_nlt_f32_e64", variants: &[Some(O119)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLtF64, format: Format::Vop3, opcode: 0xa1, mnemonic: "v_cmpx_lt_f64_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxEqF64, format: Format::Vop3, opcode: 0xa2, mnemonic: "v_cmpx_eq_f64_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLeF64, format: Format::Vop3, opcode: 0xa3, mnemonic: "v_cmpx_le_f64_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGtF64, format: Format::Vop3, opcode: 0xa4, mnemonic: "v_cmpx_gt_f64_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLgF64, format: Format::Vop3, opcode: 0xa5, mnemonic: "v_cmpx_lg_f64_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGeF64, format: Format::Vop3, opcode: 0xa6, mnemonic: "v_cmpx_ge_f64_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxOF64, format: Format::Vop3, opcode: 0xa7, mnemonic: "v_cmpx_o_f64_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxUF64, format: Format::Vop3, opcode: 0xa8, mnemonic: "v_cmpx_u_f64_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNgeF64, format: Format::Vop3, opcode: 0xa9, mnemonic: "v_cmpx_nge_f64_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNlgF64, format: Format::Vop3, opcode: 0xaa, mnemonic: "v_cmpx_nlg_f64_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNgtF64, format: Format::Vop3, opcode: 0xab, mnemonic: "v_cmpx_ngt_f64_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNleF64, format: Format::Vop3, opcode: 0xac, mnemonic: "v_cmpx_nle_f64_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNeqF64, format: Format::Vop3, opcode: 0xad, mnemonic: "v_cmpx_neq_f64_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNltF64, format: Format::Vop3, opcode: 0xae, mnemonic: "v_cmpx_nlt_f64_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLtI16, format: Format::Vop3, opcode: 0xb1, mnemonic: "v_cmpx_lt_i16_e64", variants: &[Some(O121)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxEqI16, format: Format::Vop3, opcode: 0xb2, mnemonic: "v_cmpx_eq_i16_e64", variants: &[Some(O121)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLeI16, format: Format::Vop3, opcode: 0xb3, mnemonic: "v_cmpx_le_i16_e64", variants: &[Some(O121)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGtI16, format: Format::Vop3, opcode: 0xb4, mnemonic: "v_cmpx_gt_i16_e64", variants: &[Some(O121)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNeI16, format: Format::Vop3, opcode: 0xb5, mnemonic: "v_cmpx_ne_i16_e64", variants: &[Some(O121)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGeI16, format: Format::Vop3, opcode: 0xb6, mnemonic: "v_cmpx_ge_i16_e64", variants: &[Some(O121)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLtU16, format: Format::Vop3, opcode: 0xb9, mnemonic: "v_cmpx_lt_u16_e64", variants: &[Some(O121)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxEqU16, format: Format::Vop3, opcode: 0xba, mnemonic: "v_cmpx_eq_u16_e64", variants: &[Some(O121)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLeU16, format: Format::Vop3, opcode: 0xbb, mnemonic: "v_cmpx_le_u16_e64", variants: &[Some(O121)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGtU16, format: Format::Vop3, opcode: 0xbc, mnemonic: "v_cmpx_gt_u16_e64", variants: &[Some(O121)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNeU16, format: Format::Vop3, opcode: 0xbd, mnemonic: "v_cmpx_ne_u16_e64", variants: &[Some(O121)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGeU16, format: Format::Vop3, opcode: 0xbe, mnemonic: "v_cmpx_ge_u16_e64", variants: &[Some(O121)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLtI32, format: Format::Vop3, opcode: 0xc1, mnemonic: "v_cmpx_lt_i32_e64", variants: &[Some(O119)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxEqI32, format: Format::Vop3, opcode: 0xc2, mnemonic: "v_cmpx_eq_i32_e64", variants: &[Some(O119)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLeI32, format: Format::Vop3, opcode: 0xc3, mnemonic: "v_cmpx_le_i32_e64", variants: &[Some(O119)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGtI32, format: Format::Vop3, opcode: 0xc4, mnemonic: "v_cmpx_gt_i32_e64", variants: &[Some(O119)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNeI32, format: Format::Vop3, opcode: 0xc5, mnemonic: "v_cmpx_ne_i32_e64", variants: &[Some(O119)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGeI32, format: Format::Vop3, opcode: 0xc6, mnemonic: "v_cmpx_ge_i32_e64", variants: &[Some(O119)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLtU32, format: Format::Vop3, opcode: 0xc9, mnemonic: "v_cmpx_lt_u32_e64", variants: &[Some(O119)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxEqU32, format: Format::Vop3, opcode: 0xca, mnemonic: "v_cmpx_eq_u32_e64", variants: &[Some(O119)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLeU32, format: Format::Vop3, opcode: 0xcb, mnemonic: "v_cmpx_le_u32_e64", variants: &[Some(O119)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGtU32, format: Format::Vop3, opcode: 0xcc, mnemonic: "v_cmpx_gt_u32_e64", variants: &[Some(O119)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNeU32, format: Format::Vop3, opcode: 0xcd, mnemonic: "v_cmpx_ne_u32_e64", variants: &[Some(O119)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGeU32, format: Format::Vop3, opcode: 0xce, mnemonic: "v_cmpx_ge_u32_e64", variants: &[Some(O119)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLtI64, format: Format::Vop3, opcode: 0xd1, mnemonic: "v_cmpx_lt_i64_e64", variants: &[Some(O122)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxEqI64, format: Format::Vop3, opcode: 0xd2, mnemonic: "v_cmpx_eq_i64_e64", variants: &[Some(O122)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLeI64, format: Format::Vop3, opcode: 0xd3, mnemonic: "v_cmpx_le_i64_e64", variants: &[Some(O122)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGtI64, format: Format::Vop3, opcode: 0xd4, mnemonic: "v_cmpx_gt_i64_e64", variants: &[Some(O122)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNeI64, format: Format::Vop3, opcode: 0xd5, mnemonic: "v_cmpx_ne_i64_e64", variants: &[Some(O122)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGeI64, format: Format::Vop3, opcode: 0xd6, mnemonic: "v_cmpx_ge_i64_e64", variants: &[Some(O122)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLtU64, format: Format::Vop3, opcode: 0xd9, mnemonic: "v_cmpx_lt_u64_e64", variants: &[Some(O122)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxEqU64, format: Format::Vop3, opcode: 0xda, mnemonic: "v_cmpx_eq_u64_e64", variants: &[Some(O122)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxLeU64, format: Format::Vop3, opcode: 0xdb, mnemonic: "v_cmpx_le_u64_e64", variants: &[Some(O122)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGtU64, format: Format::Vop3, opcode: 0xdc, mnemonic: "v_cmpx_gt_u64_e64", variants: &[Some(O122)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxNeU64, format: Format::Vop3, opcode: 0xdd, mnemonic: "v_cmpx_ne_u64_e64", variants: &[Some(O122)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxGeU64, format: Format::Vop3, opcode: 0xde, mnemonic: "v_cmpx_ge_u64_e64", variants: &[Some(O122)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxClassF16, format: Format::Vop3, opcode: 0xfd, mnemonic: "v_cmpx_class_f16_e64", variants: &[Some(O118)], mods: 0xf6c, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxClassF32, format: Format::Vop3, opcode: 0xfe, mnemonic: "v_cmpx_class_f32_e64", variants: &[Some(O119)], mods: 0x24, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCmpxClassF64, format: Format::Vop3, opcode: 0xff, mnemonic: "v_cmpx_class_f64_e64", variants: &[Some(O123)], mods: 0x24, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCndmaskB32, format: Format::Vop3, opcode: 0x101, mnemonic: "v_cndmask_b32_e64", variants: &[Some(O124)], mods: 0x6c, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAddF64, format: Format::Vop3, opcode: 0x102, mnemonic: "v_add_f64_e64", variants: &[Some(O125)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAddF32, format: Format::Vop3, opcode: 0x103, mnemonic: "v_add_f32_e64", variants: &[Some(O126)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSubF32, format: Format::Vop3, opcode: 0x104, mnemonic: "v_sub_f32_e64", variants: &[Some(O126)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSubrevF32, format: Format::Vop3, opcode: 0x105, mnemonic: "v_subrev_f32_e64", variants: &[Some(O126)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMulF64, format: Format::Vop3, opcode: 0x106, mnemonic: "v_mul_f64_e64", variants: &[Some(O125)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMulDx9ZeroF32, format: Format::Vop3, opcode: 0x107, mnemonic: "v_mul_dx9_zero_f32_e64", variants: &[Some(O126)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMulF32, format: Format::Vop3, opcode: 0x108, mnemonic: "v_mul_f32_e64", variants: &[Some(O126)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMulI32I24, format: Format::Vop3, opcode: 0x109, mnemonic: "v_mul_i32_i24_e64", variants: &[Some(O126)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMulHiI32I24, format: Format::Vop3, opcode: 0x10a, mnemonic: "v_mul_hi_i32_i24_e64", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMulU32U24, format: Format::Vop3, opcode: 0x10b, mnemonic: "v_mul_u32_u24_e64", variants: &[Some(O126)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMulHiU32U24, format: Format::Vop3, opcode: 0x10c, mnemonic: "v_mul_hi_u32_u24_e64", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMinNumF64, format: Format::Vop3, opcode: 0x10d, mnemonic: "v_min_num_f64_e64", variants: &[Some(O125)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMaxNumF64, format: Format::Vop3, opcode: 0x10e, mnemonic: "v_max_num_f64_e64", variants: &[Some(O125)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMinI32, format: Format::Vop3, opcode: 0x111, mnemonic: "v_min_i32_e64", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMaxI32, format: Format::Vop3, opcode: 0x112, mnemonic: "v_max_i32_e64", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMinU32, format: Format::Vop3, opcode: 0x113, mnemonic: "v_min_u32_e64", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMaxU32, format: Format::Vop3, opcode: 0x114, mnemonic: "v_max_u32_e64", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMinNumF32, format: Format::Vop3, opcode: 0x115, mnemonic: "v_min_num_f32_e64", variants: &[Some(O126)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMaxNumF32, format: Format::Vop3, opcode: 0x116, mnemonic: "v_max_num_f32_e64", variants: &[Some(O126)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VLshlrevB32, format: Format::Vop3, opcode: 0x118, mnemonic: "v_lshlrev_b32_e64", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VLshrrevB32, format: Format::Vop3, opcode: 0x119, mnemonic: "v_lshrrev_b32_e64", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAshrrevI32, format: Format::Vop3, opcode: 0x11a, mnemonic: "v_ashrrev_i32_e64", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAndB32, format: Format::Vop3, opcode: 0x11b, mnemonic: "v_and_b32_e64", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VOrB32, format: Format::Vop3, opcode: 0x11c, mnemonic: "v_or_b32_e64", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VXorB32, format: Format::Vop3, opcode: 0x11d, mnemonic: "v_xor_b32_e64", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VXnorB32, format: Format::Vop3, opcode: 0x11e, mnemonic: "v_xnor_b32_e64", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VLshlrevB64, format: Format::Vop3, opcode: 0x11f, mnemonic: "v_lshlrev_b64_e64", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAddCoCiU32, format: Format::Vop3b, opcode: 0x120, mnemonic: "v_add_co_ci_u32_e64", variants: &[Some(O128)], mods: 0x1, bad: 0x1e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSubCoCiU32, format: Format::Vop3b, opcode: 0x121, mnemonic: "v_sub_co_ci_u32_e64", variants: &[Some(O128)], mods: 0x1, bad: 0x1e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSubrevCoCiU32, format: Format::Vop3b, opcode: 0x122, mnemonic: "v_subrev_co_ci_u32_e64", variants: &[Some(O128)], mods: 0x1, bad: 0x1e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAddNcU32, format: Format::Vop3, opcode: 0x125, mnemonic: "v_add_nc_u32_e64", variants: &[Some(O126)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSubNcU32, format: Format::Vop3, opcode: 0x126, mnemonic: "v_sub_nc_u32_e64", variants: &[Some(O126)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSubrevNcU32, format: Format::Vop3, opcode: 0x127, mnemonic: "v_subrev_nc_u32_e64", variants: &[Some(O126)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFmacF32, format: Format::Vop3, opcode: 0x12b, mnemonic: "v_fmac_f32_e64", variants: &[Some(O126)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtPkRtzF16F32, format: Format::Vop3, opcode: 0x12f, mnemonic: "v_cvt_pk_rtz_f16_f32_e64", variants: &[Some(O126)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMinNumF16, format: Format::Vop3, opcode: 0x130, mnemonic: "v_min_num_f16_e64", variants: &[Some(O129)], mods: 0xf6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMaxNumF16, format: Format::Vop3, opcode: 0x131, mnemonic: "v_max_num_f16_e64", variants: &[Some(O129)], mods: 0xf6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAddF16, format: Format::Vop3, opcode: 0x132, mnemonic: "v_add_f16_e64", variants: &[Some(O129)], mods: 0xf6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSubF16, format: Format::Vop3, opcode: 0x133, mnemonic: "v_sub_f16_e64", variants: &[Some(O129)], mods: 0xf6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSubrevF16, format: Format::Vop3, opcode: 0x134, mnemonic: "v_subrev_f16_e64", variants: &[Some(O129)], mods: 0xf6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMulF16, format: Format::Vop3, opcode: 0x135, mnemonic: "v_mul_f16_e64", variants: &[Some(O129)], mods: 0xf6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFmacF16, format: Format::Vop3, opcode: 0x136, mnemonic: "v_fmac_f16_e64", variants: &[Some(O129)], mods: 0xf6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VLdexpF16, format: Format::Vop3, opcode: 0x13b, mnemonic: "v_ldexp_f16_e64", variants: &[Some(O129)], mods: 0xf27, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VNop, format: Format::Vop3, opcode: 0x180, mnemonic: "v_nop", variants: &[Some(O36)], mods: 0x0, bad: 0xff, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMovB32, format: Format::Vop3, opcode: 0x181, mnemonic: "v_mov_b32_e64", variants: &[Some(O76)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtI32F64, format: Format::Vop3, opcode: 0x183, mnemonic: "v_cvt_i32_f64_e64", variants: &[Some(O78)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF64I32, format: Format::Vop3, opcode: 0x184, mnemonic: "v_cvt_f64_i32_e64", variants: &[Some(O79)], mods: 0x3, bad: 0xfc, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF32I32, format: Format::Vop3, opcode: 0x185, mnemonic: "v_cvt_f32_i32_e64", variants: &[Some(O76)], mods: 0x3, bad: 0xfc, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF32U32, format: Format::Vop3, opcode: 0x186, mnemonic: "v_cvt_f32_u32_e64", variants: &[Some(O76)], mods: 0x3, bad: 0xfc, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtU32F32, format: Format::Vop3, opcode: 0x187, mnemonic: "v_cvt_u32_f32_e64", variants: &[Some(O76)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtI32F32, format: Format::Vop3, opcode: 0x188, mnemonic: "v_cvt_i32_f32_e64", variants: &[Some(O76)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF16F32, format: Format::Vop3, opcode: 0x18a, mnemonic: "v_cvt_f16_f32_e64", variants: &[Some(O80)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF32F16, format: Format::Vop3, opcode: 0x18b, mnemonic: "v_cvt_f32_f16_e64", variants: &[Some(O81)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtNearestI32F32, format: Format::Vop3, opcode: 0x18c, mnemonic: "v_cvt_nearest_i32_f32_e64", variants: &[Some(O76)], mods: 0x25, bad: 0xda, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtFloorI32F32, format: Format::Vop3, opcode: 0x18d, mnemonic: "v_cvt_floor_i32_f32_e64", variants: &[Some(O76)], mods: 0x25, bad: 0xda, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtOffF32I4, format: Format::Vop3, opcode: 0x18e, mnemonic: "v_cvt_off_f32_i4_e64", variants: &[Some(O76)], mods: 0x3, bad: 0xfc, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF32F64, format: Format::Vop3, opcode: 0x18f, mnemonic: "v_cvt_f32_f64_e64", variants: &[Some(O78)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF64F32, format: Format::Vop3, opcode: 0x190, mnemonic: "v_cvt_f64_f32_e64", variants: &[Some(O79)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF32Ubyte0, format: Format::Vop3, opcode: 0x191, mnemonic: "v_cvt_f32_ubyte0_e64", variants: &[Some(O76)], mods: 0x3, bad: 0xfc, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF32Ubyte1, format: Format::Vop3, opcode: 0x192, mnemonic: "v_cvt_f32_ubyte1_e64", variants: &[Some(O76)], mods: 0x3, bad: 0xfc, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF32Ubyte2, format: Format::Vop3, opcode: 0x193, mnemonic: "v_cvt_f32_ubyte2_e64", variants: &[Some(O76)], mods: 0x3, bad: 0xfc, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF32Ubyte3, format: Format::Vop3, opcode: 0x194, mnemonic: "v_cvt_f32_ubyte3_e64", variants: &[Some(O76)], mods: 0x3, bad: 0xfc, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtU32F64, format: Format::Vop3, opcode: 0x195, mnemonic: "v_cvt_u32_f64_e64", variants: &[Some(O78)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF64U32, format: Format::Vop3, opcode: 0x196, mnemonic: "v_cvt_f64_u32_e64", variants: &[Some(O79)], mods: 0x3, bad: 0xfc, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VTruncF64, format: Format::Vop3, opcode: 0x197, mnemonic: "v_trunc_f64_e64", variants: &[Some(O82)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCeilF64, format: Format::Vop3, opcode: 0x198, mnemonic: "v_ceil_f64_e64", variants: &[Some(O82)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VRndneF64, format: Format::Vop3, opcode: 0x199, mnemonic: "v_rndne_f64_e64", variants: &[Some(O82)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFloorF64, format: Format::Vop3, opcode: 0x19a, mnemonic: "v_floor_f64_e64", variants: &[Some(O82)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPipeflush, format: Format::Vop3, opcode: 0x19b, mnemonic: "v_pipeflush", variants: &[Some(O36)], mods: 0x0, bad: 0xff, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMovB16, format: Format::Vop3, opcode: 0x19c, mnemonic: "v_mov_b16_e64", variants: &[Some(O83)], mods: 0x900, bad: 0x6db, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFractF32, format: Format::Vop3, opcode: 0x1a0, mnemonic: "v_fract_f32_e64", variants: &[Some(O76)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VTruncF32, format: Format::Vop3, opcode: 0x1a1, mnemonic: "v_trunc_f32_e64", variants: &[Some(O76)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCeilF32, format: Format::Vop3, opcode: 0x1a2, mnemonic: "v_ceil_f32_e64", variants: &[Some(O76)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VRndneF32, format: Format::Vop3, opcode: 0x1a3, mnemonic: "v_rndne_f32_e64", variants: &[Some(O76)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFloorF32, format: Format::Vop3, opcode: 0x1a4, mnemonic: "v_floor_f32_e64", variants: &[Some(O76)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VExpF32, format: Format::Vop3, opcode: 0x1a5, mnemonic: "v_exp_f32_e64", variants: &[Some(O76)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VLogF32, format: Format::Vop3, opcode: 0x1a7, mnemonic: "v_log_f32_e64", variants: &[Some(O76)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VRcpF32, format: Format::Vop3, opcode: 0x1aa, mnemonic: "v_rcp_f32_e64", variants: &[Some(O76)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VRcpIflagF32, format: Format::Vop3, opcode: 0x1ab, mnemonic: "v_rcp_iflag_f32_e64", variants: &[Some(O76)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VRsqF32, format: Format::Vop3, opcode: 0x1ae, mnemonic: "v_rsq_f32_e64", variants: &[Some(O76)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VRcpF64, format: Format::Vop3, opcode: 0x1af, mnemonic: "v_rcp_f64_e64", variants: &[Some(O82)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VRsqF64, format: Format::Vop3, opcode: 0x1b1, mnemonic: "v_rsq_f64_e64", variants: &[Some(O82)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSqrtF32, format: Format::Vop3, opcode: 0x1b3, mnemonic: "v_sqrt_f32_e64", variants: &[Some(O76)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSqrtF64, format: Format::Vop3, opcode: 0x1b4, mnemonic: "v_sqrt_f64_e64", variants: &[Some(O82)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSinF32, format: Format::Vop3, opcode: 0x1b5, mnemonic: "v_sin_f32_e64", variants: &[Some(O76)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCosF32, format: Format::Vop3, opcode: 0x1b6, mnemonic: "v_cos_f32_e64", variants: &[Some(O76)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VNotB32, format: Format::Vop3, opcode: 0x1b7, mnemonic: "v_not_b32_e64", variants: &[Some(O76)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VBfrevB32, format: Format::Vop3, opcode: 0x1b8, mnemonic: "v_bfrev_b32_e64", variants: &[Some(O76)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VClzI32U32, format: Format::Vop3, opcode: 0x1b9, mnemonic: "v_clz_i32_u32_e64", variants: &[Some(O76)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCtzI32B32, format: Format::Vop3, opcode: 0x1ba, mnemonic: "v_ctz_i32_b32_e64", variants: &[Some(O76)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VClsI32, format: Format::Vop3, opcode: 0x1bb, mnemonic: "v_cls_i32_e64", variants: &[Some(O76)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFrexpExpI32F64, format: Format::Vop3, opcode: 0x1bc, mnemonic: "v_frexp_exp_i32_f64_e64", variants: &[Some(O78)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFrexpMantF64, format: Format::Vop3, opcode: 0x1bd, mnemonic: "v_frexp_mant_f64_e64", variants: &[Some(O82)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFractF64, format: Format::Vop3, opcode: 0x1be, mnemonic: "v_fract_f64_e64", variants: &[Some(O82)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFrexpExpI32F32, format: Format::Vop3, opcode: 0x1bf, mnemonic: "v_frexp_exp_i32_f32_e64", variants: &[Some(O76)], mods: 0x25, bad: 0xda, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFrexpMantF32, format: Format::Vop3, opcode: 0x1c0, mnemonic: "v_frexp_mant_f32_e64", variants: &[Some(O76)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMovreldB32, format: Format::Vop3, opcode: 0x1c2, mnemonic: "v_movreld_b32_e64", variants: &[Some(O76)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMovrelsB32, format: Format::Vop3, opcode: 0x1c3, mnemonic: "v_movrels_b32_e64", variants: &[Some(O84)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMovrelsdB32, format: Format::Vop3, opcode: 0x1c4, mnemonic: "v_movrelsd_b32_e64", variants: &[Some(O84)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMovrelsd2B32, format: Format::Vop3, opcode: 0x1c8, mnemonic: "v_movrelsd_2_b32_e64", variants: &[Some(O84)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF16U16, format: Format::Vop3, opcode: 0x1d0, mnemonic: "v_cvt_f16_u16_e64", variants: &[Some(O83)], mods: 0xf03, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF16I16, format: Format::Vop3, opcode: 0x1d1, mnemonic: "v_cvt_f16_i16_e64", variants: &[Some(O83)], mods: 0xf03, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtU16F16, format: Format::Vop3, opcode: 0x1d2, mnemonic: "v_cvt_u16_f16_e64", variants: &[Some(O85)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtI16F16, format: Format::Vop3, opcode: 0x1d3, mnemonic: "v_cvt_i16_f16_e64", variants: &[Some(O85)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VRcpF16, format: Format::Vop3, opcode: 0x1d4, mnemonic: "v_rcp_f16_e64", variants: &[Some(O85)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSqrtF16, format: Format::Vop3, opcode: 0x1d5, mnemonic: "v_sqrt_f16_e64", variants: &[Some(O85)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VRsqF16, format: Format::Vop3, opcode: 0x1d6, mnemonic: "v_rsq_f16_e64", variants: &[Some(O85)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VLogF16, format: Format::Vop3, opcode: 0x1d7, mnemonic: "v_log_f16_e64", variants: &[Some(O85)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VExpF16, format: Format::Vop3, opcode: 0x1d8, mnemonic: "v_exp_f16_e64", variants: &[Some(O85)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFrexpMantF16, format: Format::Vop3, opcode: 0x1d9, mnemonic: "v_frexp_mant_f16_e64", variants: &[Some(O85)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFrexpExpI16F16, format: Format::Vop3, opcode: 0x1da, mnemonic: "v_frexp_exp_i16_f16_e64", variants: &[Some(O85)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFloorF16, format: Format::Vop3, opcode: 0x1db, mnemonic: "v_floor_f16_e64", variants: &[Some(O85)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCeilF16, format: Format::Vop3, opcode: 0x1dc, mnemonic: "v_ceil_f16_e64", variants: &[Some(O85)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VTruncF16, format: Format::Vop3, opcode: 0x1dd, mnemonic: "v_trunc_f16_e64", variants: &[Some(O85)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VRndneF16, format: Format::Vop3, opcode: 0x1de, mnemonic: "v_rndne_f16_e64", variants: &[Some(O85)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFractF16, format: Format::Vop3, opcode: 0x1df, mnemonic: "v_fract_f16_e64", variants: &[Some(O85)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSinF16, format: Format::Vop3, opcode: 0x1e0, mnemonic: "v_sin_f16_e64", variants: &[Some(O85)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCosF16, format: Format::Vop3, opcode: 0x1e1, mnemonic: "v_cos_f16_e64", variants: &[Some(O85)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSatPkU8I16, format: Format::Vop3, opcode: 0x1e2, mnemonic: "v_sat_pk_u8_i16_e64", variants: &[Some(O80)], mods: 0xf00, bad: 0xdb, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtNormI16F16, format: Format::Vop3, opcode: 0x1e3, mnemonic: "v_cvt_norm_i16_f16_e64", variants: &[Some(O85)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtNormU16F16, format: Format::Vop3, opcode: 0x1e4, mnemonic: "v_cvt_norm_u16_f16_e64", variants: &[Some(O85)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VNotB16, format: Format::Vop3, opcode: 0x1e9, mnemonic: "v_not_b16_e64", variants: &[Some(O83)], mods: 0xf00, bad: 0xdb, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtI32I16, format: Format::Vop3, opcode: 0x1ea, mnemonic: "v_cvt_i32_i16_e64", variants: &[Some(O87)], mods: 0xf00, bad: 0xdb, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtU32U16, format: Format::Vop3, opcode: 0x1eb, mnemonic: "v_cvt_u32_u16_e64", variants: &[Some(O87)], mods: 0xf00, bad: 0xdb, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF32Fp8, format: Format::Vop3, opcode: 0x1ec, mnemonic: "v_cvt_f32_fp8_e64", variants: &[Some(O76)], mods: 0x300, bad: 0xcff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtF32Bf8, format: Format::Vop3, opcode: 0x1ed, mnemonic: "v_cvt_f32_bf8_e64", variants: &[Some(O76)], mods: 0x300, bad: 0xcff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtPkF32Fp8, format: Format::Vop3, opcode: 0x1ee, mnemonic: "v_cvt_pk_f32_fp8_e64", variants: &[Some(O88)], mods: 0x900, bad: 0x6db, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtPkF32Bf8, format: Format::Vop3, opcode: 0x1ef, mnemonic: "v_cvt_pk_f32_bf8_e64", variants: &[Some(O88)], mods: 0x900, bad: 0x6db, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFmaDx9ZeroF32, format: Format::Vop3, opcode: 0x209, mnemonic: "v_fma_dx9_zero_f32", variants: &[Some(O130)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMadI32I24, format: Format::Vop3, opcode: 0x20a, mnemonic: "v_mad_i32_i24", variants: &[Some(O130)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMadU32U24, format: Format::Vop3, opcode: 0x20b, mnemonic: "v_mad_u32_u24", variants: &[Some(O130)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCubeidF32, format: Format::Vop3, opcode: 0x20c, mnemonic: "v_cubeid_f32", variants: &[Some(O130)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCubescF32, format: Format::Vop3, opcode: 0x20d, mnemonic: "v_cubesc_f32", variants: &[Some(O130)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCubetcF32, format: Format::Vop3, opcode: 0x20e, mnemonic: "v_cubetc_f32", variants: &[Some(O130)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCubemaF32, format: Format::Vop3, opcode: 0x20f, mnemonic: "v_cubema_f32", variants: &[Some(O130)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VBfeU32, format: Format::Vop3, opcode: 0x210, mnemonic: "v_bfe_u32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VBfeI32, format: Format::Vop3, opcode: 0x211, mnemonic: "v_bfe_i32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VBfiB32, format: Format::Vop3, opcode: 0x212, mnemonic: "v_bfi_b32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFmaF32, format: Format::Vop3, opcode: 0x213, mnemonic: "v_fma_f32", variants: &[Some(O130)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFmaF64, format: Format::Vop3, opcode: 0x214, mnemonic: "v_fma_f64", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VLerpU8, format: Format::Vop3, opcode: 0x215, mnemonic: "v_lerp_u8", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAlignbitB32, format: Format::Vop3, opcode: 0x216, mnemonic: "v_alignbit_b32", variants: &[Some(O132)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAlignbyteB32, format: Format::Vop3, opcode: 0x217, mnemonic: "v_alignbyte_b32", variants: &[Some(O132)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMullitF32, format: Format::Vop3, opcode: 0x218, mnemonic: "v_mullit_f32", variants: &[Some(O130)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMin3I32, format: Format::Vop3, opcode: 0x21a, mnemonic: "v_min3_i32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMin3U32, format: Format::Vop3, opcode: 0x21b, mnemonic: "v_min3_u32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMax3I32, format: Format::Vop3, opcode: 0x21d, mnemonic: "v_max3_i32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMax3U32, format: Format::Vop3, opcode: 0x21e, mnemonic: "v_max3_u32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMed3I32, format: Format::Vop3, opcode: 0x220, mnemonic: "v_med3_i32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMed3U32, format: Format::Vop3, opcode: 0x221, mnemonic: "v_med3_u32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSadU8, format: Format::Vop3, opcode: 0x222, mnemonic: "v_sad_u8", variants: &[Some(O130)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSadHiU8, format: Format::Vop3, opcode: 0x223, mnemonic: "v_sad_hi_u8", variants: &[Some(O130)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSadU16, format: Format::Vop3, opcode: 0x224, mnemonic: "v_sad_u16", variants: &[Some(O130)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSadU32, format: Format::Vop3, opcode: 0x225, mnemonic: "v_sad_u32", variants: &[Some(O130)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtPkU8F32, format: Format::Vop3, opcode: 0x226, mnemonic: "v_cvt_pk_u8_f32", variants: &[Some(O130)], mods: 0x25, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VDivFixupF32, format: Format::Vop3, opcode: 0x227, mnemonic: "v_div_fixup_f32", variants: &[Some(O130)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VDivFixupF64, format: Format::Vop3, opcode: 0x228, mnemonic: "v_div_fixup_f64", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMin3NumF32, format: Format::Vop3, opcode: 0x229, mnemonic: "v_min3_num_f32", variants: &[Some(O130)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMax3NumF32, format: Format::Vop3, opcode: 0x22a, mnemonic: "v_max3_num_f32", variants: &[Some(O130)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMin3NumF16, format: Format::Vop3, opcode: 0x22b, mnemonic: "v_min3_num_f16", variants: &[Some(O133)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMax3NumF16, format: Format::Vop3, opcode: 0x22c, mnemonic: "v_max3_num_f16", variants: &[Some(O133)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMinimum3F32, format: Format::Vop3, opcode: 0x22d, mnemonic: "v_minimum3_f32", variants: &[Some(O130)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMaximum3F32, format: Format::Vop3, opcode: 0x22e, mnemonic: "v_maximum3_f32", variants: &[Some(O130)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMinimum3F16, format: Format::Vop3, opcode: 0x22f, mnemonic: "v_minimum3_f16", variants: &[Some(O133)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMaximum3F16, format: Format::Vop3, opcode: 0x230, mnemonic: "v_maximum3_f16", variants: &[Some(O133)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMed3NumF32, format: Format::Vop3, opcode: 0x231, mnemonic: "v_med3_num_f32", variants: &[Some(O130)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMed3NumF16, format: Format::Vop3, opcode: 0x232, mnemonic: "v_med3_num_f16", variants: &[Some(O133)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VDivFmasF32, format: Format::Vop3, opcode: 0x237, mnemonic: "v_div_fmas_f32", variants: &[Some(O130)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VDivFmasF64, format: Format::Vop3, opcode: 0x238, mnemonic: "v_div_fmas_f64", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMsadU8, format: Format::Vop3, opcode: 0x239, mnemonic: "v_msad_u8", variants: &[Some(O130)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VQsadPkU16U8, format: Format::Vop3, opcode: 0x23a, mnemonic: "v_qsad_pk_u16_u8", variants: &[Some(O134)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMqsadPkU16U8, format: Format::Vop3, opcode: 0x23b, mnemonic: "v_mqsad_pk_u16_u8", variants: &[Some(O134)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMqsadU32U8, format: Format::Vop3, opcode: 0x23d, mnemonic: "v_mqsad_u32_u8", variants: &[Some(O135)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VXor3B32, format: Format::Vop3, opcode: 0x240, mnemonic: "v_xor3_b32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMadU16, format: Format::Vop3, opcode: 0x241, mnemonic: "v_mad_u16", variants: &[Some(O136)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPermB32, format: Format::Vop3, opcode: 0x244, mnemonic: "v_perm_b32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VXadU32, format: Format::Vop3, opcode: 0x245, mnemonic: "v_xad_u32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VLshlAddU32, format: Format::Vop3, opcode: 0x246, mnemonic: "v_lshl_add_u32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAddLshlU32, format: Format::Vop3, opcode: 0x247, mnemonic: "v_add_lshl_u32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFmaF16, format: Format::Vop3, opcode: 0x248, mnemonic: "v_fma_f16", variants: &[Some(O133)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMin3I16, format: Format::Vop3, opcode: 0x24a, mnemonic: "v_min3_i16", variants: &[Some(O136)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMin3U16, format: Format::Vop3, opcode: 0x24b, mnemonic: "v_min3_u16", variants: &[Some(O136)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMax3I16, format: Format::Vop3, opcode: 0x24d, mnemonic: "v_max3_i16", variants: &[Some(O136)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMax3U16, format: Format::Vop3, opcode: 0x24e, mnemonic: "v_max3_u16", variants: &[Some(O136)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMed3I16, format: Format::Vop3, opcode: 0x250, mnemonic: "v_med3_i16", variants: &[Some(O136)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMed3U16, format: Format::Vop3, opcode: 0x251, mnemonic: "v_med3_u16", variants: &[Some(O136)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMadI16, format: Format::Vop3, opcode: 0x253, mnemonic: "v_mad_i16", variants: &[Some(O136)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VDivFixupF16, format: Format::Vop3, opcode: 0x254, mnemonic: "v_div_fixup_f16", variants: &[Some(O133)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAdd3U32, format: Format::Vop3, opcode: 0x255, mnemonic: "v_add3_u32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VLshlOrB32, format: Format::Vop3, opcode: 0x256, mnemonic: "v_lshl_or_b32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAndOrB32, format: Format::Vop3, opcode: 0x257, mnemonic: "v_and_or_b32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VOr3B32, format: Format::Vop3, opcode: 0x258, mnemonic: "v_or3_b32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMadU32U16, format: Format::Vop3, opcode: 0x259, mnemonic: "v_mad_u32_u16", variants: &[Some(O137)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMadI32I16, format: Format::Vop3, opcode: 0x25a, mnemonic: "v_mad_i32_i16", variants: &[Some(O137)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPermlane16B32, format: Format::Vop3, opcode: 0x25b, mnemonic: "v_permlane16_b32", variants: &[Some(O138)], mods: 0x300, bad: 0xff, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPermlanex16B32, format: Format::Vop3, opcode: 0x25c, mnemonic: "v_permlanex16_b32", variants: &[Some(O138)], mods: 0x300, bad: 0xff, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCndmaskB16, format: Format::Vop3, opcode: 0x25d, mnemonic: "v_cndmask_b16", variants: &[Some(O139)], mods: 0xf6c, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMaxminU32, format: Format::Vop3, opcode: 0x262, mnemonic: "v_maxmin_u32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMinmaxU32, format: Format::Vop3, opcode: 0x263, mnemonic: "v_minmax_u32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMaxminI32, format: Format::Vop3, opcode: 0x264, mnemonic: "v_maxmin_i32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMinmaxI32, format: Format::Vop3, opcode: 0x265, mnemonic: "v_minmax_i32", variants: &[Some(O130)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VDot2F16F16, format: Format::Vop3, opcode: 0x266, mnemonic: "v_dot2_f16_f16", variants: &[Some(O140)], mods: 0xcfc, bad: 0x3, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VDot2Bf16Bf16, format: Format::Vop3, opcode: 0x267, mnemonic: "v_dot2_bf16_bf16", variants: &[Some(O141)], mods: 0xcfc, bad: 0x3, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMinmaxNumF32, format: Format::Vop3, opcode: 0x268, mnemonic: "v_minmax_num_f32", variants: &[Some(O130)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMaxminNumF32, format: Format::Vop3, opcode: 0x269, mnemonic: "v_maxmin_num_f32", variants: &[Some(O130)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMinmaxNumF16, format: Format::Vop3, opcode: 0x26a, mnemonic: "v_minmax_num_f16", variants: &[Some(O133)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMaxminNumF16, format: Format::Vop3, opcode: 0x26b, mnemonic: "v_maxmin_num_f16", variants: &[Some(O133)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMinimummaximumF32, format: Format::Vop3, opcode: 0x26c, mnemonic: "v_minimummaximum_f32", variants: &[Some(O130)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMaximumminimumF32, format: Format::Vop3, opcode: 0x26d, mnemonic: "v_maximumminimum_f32", variants: &[Some(O130)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMinimummaximumF16, format: Format::Vop3, opcode: 0x26e, mnemonic: "v_minimummaximum_f16", variants: &[Some(O133)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMaximumminimumF16, format: Format::Vop3, opcode: 0x26f, mnemonic: "v_maximumminimum_f16", variants: &[Some(O133)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSExpF32, format: Format::Vop3, opcode: 0x280, mnemonic: "v_s_exp_f32", variants: &[Some(O142)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSExpF16, format: Format::Vop3, opcode: 0x281, mnemonic: "v_s_exp_f16", variants: &[Some(O143)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSLogF32, format: Format::Vop3, opcode: 0x282, mnemonic: "v_s_log_f32", variants: &[Some(O142)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSLogF16, format: Format::Vop3, opcode: 0x283, mnemonic: "v_s_log_f16", variants: &[Some(O143)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSRcpF32, format: Format::Vop3, opcode: 0x284, mnemonic: "v_s_rcp_f32", variants: &[Some(O142)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSRcpF16, format: Format::Vop3, opcode: 0x285, mnemonic: "v_s_rcp_f16", variants: &[Some(O143)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSRsqF32, format: Format::Vop3, opcode: 0x286, mnemonic: "v_s_rsq_f32", variants: &[Some(O142)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSRsqF16, format: Format::Vop3, opcode: 0x287, mnemonic: "v_s_rsq_f16", variants: &[Some(O143)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSSqrtF32, format: Format::Vop3, opcode: 0x288, mnemonic: "v_s_sqrt_f32", variants: &[Some(O142)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSSqrtF16, format: Format::Vop3, opcode: 0x289, mnemonic: "v_s_sqrt_f16", variants: &[Some(O143)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VDivScaleF32, format: Format::Vop3b, opcode: 0x2fc, mnemonic: "v_div_scale_f32", variants: &[Some(O144)], mods: 0x1f, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VDivScaleF64, format: Format::Vop3b, opcode: 0x2fd, mnemonic: "v_div_scale_f64", variants: &[Some(O145)], mods: 0x1f, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMadCoU64U32, format: Format::Vop3b, opcode: 0x2fe, mnemonic: "v_mad_co_u64_u32", variants: &[Some(O146)], mods: 0x1, bad: 0x1e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMadCoI64I32, format: Format::Vop3b, opcode: 0x2ff, mnemonic: "v_mad_co_i64_i32", variants: &[Some(O146)], mods: 0x1, bad: 0x1e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAddCoU32, format: Format::Vop3b, opcode: 0x300, mnemonic: "v_add_co_u32", variants: &[Some(O147)], mods: 0x1, bad: 0x1e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSubCoU32, format: Format::Vop3b, opcode: 0x301, mnemonic: "v_sub_co_u32", variants: &[Some(O147)], mods: 0x1, bad: 0x1e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSubrevCoU32, format: Format::Vop3b, opcode: 0x302, mnemonic: "v_subrev_co_u32", variants: &[Some(O147)], mods: 0x1, bad: 0x1e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAddNcU16, format: Format::Vop3, opcode: 0x303, mnemonic: "v_add_nc_u16", variants: &[Some(O148)], mods: 0xb01, bad: 0x492, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSubNcU16, format: Format::Vop3, opcode: 0x304, mnemonic: "v_sub_nc_u16", variants: &[Some(O148)], mods: 0xb01, bad: 0x492, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMulLoU16, format: Format::Vop3, opcode: 0x305, mnemonic: "v_mul_lo_u16", variants: &[Some(O148)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtPkI16F32, format: Format::Vop3, opcode: 0x306, mnemonic: "v_cvt_pk_i16_f32", variants: &[Some(O126)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtPkU16F32, format: Format::Vop3, opcode: 0x307, mnemonic: "v_cvt_pk_u16_f32", variants: &[Some(O126)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMaxU16, format: Format::Vop3, opcode: 0x309, mnemonic: "v_max_u16", variants: &[Some(O148)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMaxI16, format: Format::Vop3, opcode: 0x30a, mnemonic: "v_max_i16", variants: &[Some(O148)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMinU16, format: Format::Vop3, opcode: 0x30b, mnemonic: "v_min_u16", variants: &[Some(O148)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMinI16, format: Format::Vop3, opcode: 0x30c, mnemonic: "v_min_i16", variants: &[Some(O148)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAddNcI16, format: Format::Vop3, opcode: 0x30d, mnemonic: "v_add_nc_i16", variants: &[Some(O148)], mods: 0xb01, bad: 0x492, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSubNcI16, format: Format::Vop3, opcode: 0x30e, mnemonic: "v_sub_nc_i16", variants: &[Some(O148)], mods: 0xb01, bad: 0x492, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPermlane16VarB32, format: Format::Vop3, opcode: 0x30f, mnemonic: "v_permlane16_var_b32", variants: &[Some(O149)], mods: 0x300, bad: 0x4ff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPermlanex16VarB32, format: Format::Vop3, opcode: 0x310, mnemonic: "v_permlanex16_var_b32", variants: &[Some(O149)], mods: 0x300, bad: 0x4ff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPackB32F16, format: Format::Vop3, opcode: 0x311, mnemonic: "v_pack_b32_f16", variants: &[Some(O150)], mods: 0xb6d, bad: 0x492, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtPkNormI16F16, format: Format::Vop3, opcode: 0x312, mnemonic: "v_cvt_pk_norm_i16_f16", variants: &[Some(O150)], mods: 0xb6d, bad: 0x492, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtPkNormU16F16, format: Format::Vop3, opcode: 0x313, mnemonic: "v_cvt_pk_norm_u16_f16", variants: &[Some(O150)], mods: 0xb6d, bad: 0x492, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VLdexpF32, format: Format::Vop3, opcode: 0x31c, mnemonic: "v_ldexp_f32", variants: &[Some(O126)], mods: 0x27, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VBfmB32, format: Format::Vop3, opcode: 0x31d, mnemonic: "v_bfm_b32", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VBcntU32B32, format: Format::Vop3, opcode: 0x31e, mnemonic: "v_bcnt_u32_b32", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMbcntLoU32B32, format: Format::Vop3, opcode: 0x31f, mnemonic: "v_mbcnt_lo_u32_b32", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMbcntHiU32B32, format: Format::Vop3, opcode: 0x320, mnemonic: "v_mbcnt_hi_u32_b32", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtPkNormI16F32, format: Format::Vop3, opcode: 0x321, mnemonic: "v_cvt_pk_norm_i16_f32", variants: &[Some(O126)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtPkNormU16F32, format: Format::Vop3, opcode: 0x322, mnemonic: "v_cvt_pk_norm_u16_f32", variants: &[Some(O126)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtPkU16U32, format: Format::Vop3, opcode: 0x323, mnemonic: "v_cvt_pk_u16_u32", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtPkI16I32, format: Format::Vop3, opcode: 0x324, mnemonic: "v_cvt_pk_i16_i32", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSubNcI32, format: Format::Vop3, opcode: 0x325, mnemonic: "v_sub_nc_i32", variants: &[Some(O126)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAddNcI32, format: Format::Vop3, opcode: 0x326, mnemonic: "v_add_nc_i32", variants: &[Some(O126)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VLdexpF64, format: Format::Vop3, opcode: 0x32b, mnemonic: "v_ldexp_f64", variants: &[Some(O151)], mods: 0x27, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMulLoU32, format: Format::Vop3, opcode: 0x32c, mnemonic: "v_mul_lo_u32", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMulHiU32, format: Format::Vop3, opcode: 0x32d, mnemonic: "v_mul_hi_u32", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMulHiI32, format: Format::Vop3, opcode: 0x32e, mnemonic: "v_mul_hi_i32", variants: &[Some(O126)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VTrigPreopF64, format: Format::Vop3, opcode: 0x32f, mnemonic: "v_trig_preop_f64", variants: &[Some(O151)], mods: 0x27, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VLshlrevB16, format: Format::Vop3, opcode: 0x338, mnemonic: "v_lshlrev_b16", variants: &[Some(O148)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VLshrrevB16, format: Format::Vop3, opcode: 0x339, mnemonic: "v_lshrrev_b16", variants: &[Some(O148)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAshrrevI16, format: Format::Vop3, opcode: 0x33a, mnemonic: "v_ashrrev_i16", variants: &[Some(O148)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VLshrrevB64, format: Format::Vop3, opcode: 0x33d, mnemonic: "v_lshrrev_b64", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAshrrevI64, format: Format::Vop3, opcode: 0x33e, mnemonic: "v_ashrrev_i64", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMinimumF64, format: Format::Vop3, opcode: 0x341, mnemonic: "v_minimum_f64", variants: &[Some(O125)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMaximumF64, format: Format::Vop3, opcode: 0x342, mnemonic: "v_maximum_f64", variants: &[Some(O125)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VReadlaneB32, format: Format::Vop3, opcode: 0x360, mnemonic: "v_readlane_b32", variants: &[Some(O152)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VWritelaneB32, format: Format::Vop3, opcode: 0x361, mnemonic: "v_writelane_b32", variants: &[Some(O153)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VAndB16, format: Format::Vop3, opcode: 0x362, mnemonic: "v_and_b16", variants: &[Some(O148)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VOrB16, format: Format::Vop3, opcode: 0x363, mnemonic: "v_or_b16", variants: &[Some(O148)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VXorB16, format: Format::Vop3, opcode: 0x364, mnemonic: "v_xor_b16", variants: &[Some(O148)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMinimumF32, format: Format::Vop3, opcode: 0x365, mnemonic: "v_minimum_f32", variants: &[Some(O126)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMaximumF32, format: Format::Vop3, opcode: 0x366, mnemonic: "v_maximum_f32", variants: &[Some(O126)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMinimumF16, format: Format::Vop3, opcode: 0x367, mnemonic: "v_minimum_f16", variants: &[Some(O129)], mods: 0xb6f, bad: 0x490, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMaximumF16, format: Format::Vop3, opcode: 0x368, mnemonic: "v_maximum_f16", variants: &[Some(O129)], mods: 0xb6f, bad: 0x490, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtPkFp8F32, format: Format::Vop3, opcode: 0x369, mnemonic: "v_cvt_pk_fp8_f32", variants: &[Some(O154)], mods: 0xb6c, bad: 0x493, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtPkBf8F32, format: Format::Vop3, opcode: 0x36a, mnemonic: "v_cvt_pk_bf8_f32", variants: &[Some(O154)], mods: 0xb6c, bad: 0x493, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtSrFp8F32, format: Format::Vop3, opcode: 0x36b, mnemonic: "v_cvt_sr_fp8_f32", variants: &[Some(O126)], mods: 0xc24, bad: 0x393, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VCvtSrBf8F32, format: Format::Vop3, opcode: 0x36c, mnemonic: "v_cvt_sr_bf8_f32", variants: &[Some(O126)], mods: 0xc24, bad: 0x393, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkMadI16, format: Format::Vop3p, opcode: 0x0, mnemonic: "v_pk_mad_i16", variants: &[Some(O130)], mods: 0x1fff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkMulLoU16, format: Format::Vop3p, opcode: 0x1, mnemonic: "v_pk_mul_lo_u16", variants: &[Some(O126)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkAddI16, format: Format::Vop3p, opcode: 0x2, mnemonic: "v_pk_add_i16", variants: &[Some(O126)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkSubI16, format: Format::Vop3p, opcode: 0x3, mnemonic: "v_pk_sub_i16", variants: &[Some(O126)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkLshlrevB16, format: Format::Vop3p, opcode: 0x4, mnemonic: "v_pk_lshlrev_b16", variants: &[Some(O126)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkLshrrevB16, format: Format::Vop3p, opcode: 0x5, mnemonic: "v_pk_lshrrev_b16", variants: &[Some(O126)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkAshrrevI16, format: Format::Vop3p, opcode: 0x6, mnemonic: "v_pk_ashrrev_i16", variants: &[Some(O126)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkMaxI16, format: Format::Vop3p, opcode: 0x7, mnemonic: "v_pk_max_i16", variants: &[Some(O126)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkMinI16, format: Format::Vop3p, opcode: 0x8, mnemonic: "v_pk_min_i16", variants: &[Some(O126)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkMadU16, format: Format::Vop3p, opcode: 0x9, mnemonic: "v_pk_mad_u16", variants: &[Some(O130)], mods: 0x1fff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkAddU16, format: Format::Vop3p, opcode: 0xa, mnemonic: "v_pk_add_u16", variants: &[Some(O126)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkSubU16, format: Format::Vop3p, opcode: 0xb, mnemonic: "v_pk_sub_u16", variants: &[Some(O126)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkMaxU16, format: Format::Vop3p, opcode: 0xc, mnemonic: "v_pk_max_u16", variants: &[Some(O126)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkMinU16, format: Format::Vop3p, opcode: 0xd, mnemonic: "v_pk_min_u16", variants: &[Some(O126)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkFmaF16, format: Format::Vop3p, opcode: 0xe, mnemonic: "v_pk_fma_f16", variants: &[Some(O155)], mods: 0x1fff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkAddF16, format: Format::Vop3p, opcode: 0xf, mnemonic: "v_pk_add_f16", variants: &[Some(O156)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkMulF16, format: Format::Vop3p, opcode: 0x10, mnemonic: "v_pk_mul_f16", variants: &[Some(O156)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VDot2F32F16, format: Format::Vop3p, opcode: 0x13, mnemonic: "v_dot2_f32_f16", variants: &[Some(O157)], mods: 0x1fff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VDot4I32Iu8, format: Format::Vop3p, opcode: 0x16, mnemonic: "v_dot4_i32_iu8", variants: &[Some(O130)], mods: 0x1f81, bad: 0xe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VDot4U32U8, format: Format::Vop3p, opcode: 0x17, mnemonic: "v_dot4_u32_u8", variants: &[Some(O130)], mods: 0x1f81, bad: 0xe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VDot8I32Iu4, format: Format::Vop3p, opcode: 0x18, mnemonic: "v_dot8_i32_iu4", variants: &[Some(O130)], mods: 0x1f81, bad: 0xe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VDot8U32U4, format: Format::Vop3p, opcode: 0x19, mnemonic: "v_dot8_u32_u4", variants: &[Some(O130)], mods: 0x1f81, bad: 0xe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VDot2F32Bf16, format: Format::Vop3p, opcode: 0x1a, mnemonic: "v_dot2_f32_bf16", variants: &[Some(O158)], mods: 0x1fff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkMinNumF16, format: Format::Vop3p, opcode: 0x1b, mnemonic: "v_pk_min_num_f16", variants: &[Some(O156)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkMaxNumF16, format: Format::Vop3p, opcode: 0x1c, mnemonic: "v_pk_max_num_f16", variants: &[Some(O156)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkMinimumF16, format: Format::Vop3p, opcode: 0x1d, mnemonic: "v_pk_minimum_f16", variants: &[Some(O156)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VPkMaximumF16, format: Format::Vop3p, opcode: 0x1e, mnemonic: "v_pk_maximum_f16", variants: &[Some(O156)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFmaMixF32, format: Format::Vop3p, opcode: 0x20, mnemonic: "v_fma_mix_f32", variants: &[Some(O159)], mods: 0x1fff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFmaMixloF16, format: Format::Vop3p, opcode: 0x21, mnemonic: "v_fma_mixlo_f16", variants: &[Some(O159)], mods: 0x1fff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VFmaMixhiF16, format: Format::Vop3p, opcode: 0x22, mnemonic: "v_fma_mixhi_f16", variants: &[Some(O159)], mods: 0x1fff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VDot4F32Fp8Bf8, format: Format::Vop3p, opcode: 0x24, mnemonic: "v_dot4_f32_fp8_bf8", variants: &[Some(O130)], mods: 0x1200, bad: 0xdff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VDot4F32Bf8Fp8, format: Format::Vop3p, opcode: 0x25, mnemonic: "v_dot4_f32_bf8_fp8", variants: &[Some(O130)], mods: 0x1200, bad: 0xdff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VDot4F32Fp8Fp8, format: Format::Vop3p, opcode: 0x26, mnemonic: "v_dot4_f32_fp8_fp8", variants: &[Some(O130)], mods: 0x1200, bad: 0xdff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VDot4F32Bf8Bf8, format: Format::Vop3p, opcode: 0x27, mnemonic: "v_dot4_f32_bf8_bf8", variants: &[Some(O130)], mods: 0x1200, bad: 0xdff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VWmmaF3216x16x16F16, format: Format::Vop3p, opcode: 0x40, mnemonic: "v_wmma_f32_16x16x16_f16", variants: &[Some(O160)], mods: 0x1f80, bad: 0x7f, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VWmmaF3216x16x16Bf16, format: Format::Vop3p, opcode: 0x41, mnemonic: "v_wmma_f32_16x16x16_bf16", variants: &[Some(O160)], mods: 0x1f80, bad: 0x7f, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VWmmaF1616x16x16F16, format: Format::Vop3p, opcode: 0x42, mnemonic: "v_wmma_f16_16x16x16_f16", variants: &[Some(O161)], mods: 0x1f80, bad: 0x7f, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VWmmaBf1616x16x16Bf16, format: Format::Vop3p, opcode: 0x43, mnemonic: "v_wmma_bf16_16x16x16_bf16", variants: &[Some(O162)], mods: 0x1f80, bad: 0x7f, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VWmmaI3216x16x16Iu8, format: Format::Vop3p, opcode: 0x44, mnemonic: "v_wmma_i32_16x16x16_iu8", variants: &[Some(O163)], mods: 0x181, bad: 0x1e7e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VWmmaI3216x16x16Iu4, format: Format::Vop3p, opcode: 0x45, mnemonic: "v_wmma_i32_16x16x16_iu4", variants: &[Some(O163)], mods: 0x181, bad: 0x1e7e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VWmmaF3216x16x16Fp8Fp8, format: Format::Vop3p, opcode: 0x46, mnemonic: "v_wmma_f32_16x16x16_fp8_fp8", variants: &[Some(O163)], mods: 0x1200, bad: 0xdff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VWmmaF3216x16x16Fp8Bf8, format: Format::Vop3p, opcode: 0x47, mnemonic: "v_wmma_f32_16x16x16_fp8_bf8", variants: &[Some(O163)], mods: 0x1200, bad: 0xdff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VWmmaF3216x16x16Bf8Fp8, format: Format::Vop3p, opcode: 0x48, mnemonic: "v_wmma_f32_16x16x16_bf8_fp8", variants: &[Some(O163)], mods: 0x1200, bad: 0xdff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VWmmaF3216x16x16Bf8Bf8, format: Format::Vop3p, opcode: 0x49, mnemonic: "v_wmma_f32_16x16x16_bf8_bf8", variants: &[Some(O163)], mods: 0x1200, bad: 0xdff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VWmmaI3216x16x32Iu4, format: Format::Vop3p, opcode: 0x4a, mnemonic: "v_wmma_i32_16x16x32_iu4", variants: &[Some(O163)], mods: 0x181, bad: 0x1e7e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSwmmacF3216x16x32F16, format: Format::Vop3p, opcode: 0x50, mnemonic: "v_swmmac_f32_16x16x32_f16", variants: &[Some(O164)], mods: 0xd86, bad: 0x1279, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSwmmacF3216x16x32Bf16, format: Format::Vop3p, opcode: 0x51, mnemonic: "v_swmmac_f32_16x16x32_bf16", variants: &[Some(O164)], mods: 0xd86, bad: 0x1279, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSwmmacF1616x16x32F16, format: Format::Vop3p, opcode: 0x52, mnemonic: "v_swmmac_f16_16x16x32_f16", variants: &[Some(O165)], mods: 0xd86, bad: 0x1279, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSwmmacBf1616x16x32Bf16, format: Format::Vop3p, opcode: 0x53, mnemonic: "v_swmmac_bf16_16x16x32_bf16", variants: &[Some(O165)], mods: 0xd86, bad: 0x1279, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSwmmacI3216x16x32Iu8, format: Format::Vop3p, opcode: 0x54, mnemonic: "v_swmmac_i32_16x16x32_iu8", variants: &[Some(O166)], mods: 0x187, bad: 0x1e78, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSwmmacI3216x16x32Iu4, format: Format::Vop3p, opcode: 0x55, mnemonic: "v_swmmac_i32_16x16x32_iu4", variants: &[Some(O167)], mods: 0x183, bad: 0x1e7c, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSwmmacI3216x16x64Iu4, format: Format::Vop3p, opcode: 0x56, mnemonic: "v_swmmac_i32_16x16x64_iu4", variants: &[Some(O166)], mods: 0x183, bad: 0x1e7c, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSwmmacF3216x16x32Fp8Fp8, format: Format::Vop3p, opcode: 0x57, mnemonic: "v_swmmac_f32_16x16x32_fp8_fp8", variants: &[Some(O166)], mods: 0x6, bad: 0x1ff9, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSwmmacF3216x16x32Fp8Bf8, format: Format::Vop3p, opcode: 0x58, mnemonic: "v_swmmac_f32_16x16x32_fp8_bf8", variants: &[Some(O166)], mods: 0x6, bad: 0x1ff9, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSwmmacF3216x16x32Bf8Fp8, format: Format::Vop3p, opcode: 0x59, mnemonic: "v_swmmac_f32_16x16x32_bf8_fp8", variants: &[Some(O166)], mods: 0x6, bad: 0x1ff9, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VSwmmacF3216x16x32Bf8Bf8, format: Format::Vop3p, opcode: 0x5a, mnemonic: "v_swmmac_f32_16x16x32_bf8_bf8", variants: &[Some(O166)], mods: 0x6, bad: 0x1ff9, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsAddU32, format: Format::Ds, opcode: 0x0, mnemonic: "ds_add_u32", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsSubU32, format: Format::Ds, opcode: 0x1, mnemonic: "ds_sub_u32", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsRsubU32, format: Format::Ds, opcode: 0x2, mnemonic: "ds_rsub_u32", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsIncU32, format: Format::Ds, opcode: 0x3, mnemonic: "ds_inc_u32", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsDecU32, format: Format::Ds, opcode: 0x4, mnemonic: "ds_dec_u32", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMinI32, format: Format::Ds, opcode: 0x5, mnemonic: "ds_min_i32", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMaxI32, format: Format::Ds, opcode: 0x6, mnemonic: "ds_max_i32", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMinU32, format: Format::Ds, opcode: 0x7, mnemonic: "ds_min_u32", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMaxU32, format: Format::Ds, opcode: 0x8, mnemonic: "ds_max_u32", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsAndB32, format: Format::Ds, opcode: 0x9, mnemonic: "ds_and_b32", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsOrB32, format: Format::Ds, opcode: 0xa, mnemonic: "ds_or_b32", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsXorB32, format: Format::Ds, opcode: 0xb, mnemonic: "ds_xor_b32", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMskorB32, format: Format::Ds, opcode: 0xc, mnemonic: "ds_mskor_b32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsStoreB32, format: Format::Ds, opcode: 0xd, mnemonic: "ds_store_b32", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsStore2addrB32, format: Format::Ds, opcode: 0xe, mnemonic: "ds_store_2addr_b32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsStore2addrStride64B32, format: Format::Ds, opcode: 0xf, mnemonic: "ds_store_2addr_stride64_b32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsCmpstoreB32, format: Format::Ds, opcode: 0x10, mnemonic: "ds_cmpstore_b32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMinNumF32, format: Format::Ds, opcode: 0x12, mnemonic: "ds_min_num_f32", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMaxNumF32, format: Format::Ds, opcode: 0x13, mnemonic: "ds_max_num_f32", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsNop, format: Format::Ds, opcode: 0x14, mnemonic: "ds_nop", variants: &[Some(O36)], mods: 0x0, bad: 0x3, zero: 0xe00000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsAddF32, format: Format::Ds, opcode: 0x15, mnemonic: "ds_add_f32", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsStoreB8, format: Format::Ds, opcode: 0x1e, mnemonic: "ds_store_b8", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsStoreB16, format: Format::Ds, opcode: 0x1f, mnemonic: "ds_store_b16", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsAddRtnU32, format: Format::Ds, opcode: 0x20, mnemonic: "ds_add_rtn_u32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsSubRtnU32, format: Format::Ds, opcode: 0x21, mnemonic: "ds_sub_rtn_u32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsRsubRtnU32, format: Format::Ds, opcode: 0x22, mnemonic: "ds_rsub_rtn_u32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsIncRtnU32, format: Format::Ds, opcode: 0x23, mnemonic: "ds_inc_rtn_u32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsDecRtnU32, format: Format::Ds, opcode: 0x24, mnemonic: "ds_dec_rtn_u32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMinRtnI32, format: Format::Ds, opcode: 0x25, mnemonic: "ds_min_rtn_i32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMaxRtnI32, format: Format::Ds, opcode: 0x26, mnemonic: "ds_max_rtn_i32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMinRtnU32, format: Format::Ds, opcode: 0x27, mnemonic: "ds_min_rtn_u32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMaxRtnU32, format: Format::Ds, opcode: 0x28, mnemonic: "ds_max_rtn_u32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsAndRtnB32, format: Format::Ds, opcode: 0x29, mnemonic: "ds_and_rtn_b32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsOrRtnB32, format: Format::Ds, opcode: 0x2a, mnemonic: "ds_or_rtn_b32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsXorRtnB32, format: Format::Ds, opcode: 0x2b, mnemonic: "ds_xor_rtn_b32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMskorRtnB32, format: Format::Ds, opcode: 0x2c, mnemonic: "ds_mskor_rtn_b32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsStorexchgRtnB32, format: Format::Ds, opcode: 0x2d, mnemonic: "ds_storexchg_rtn_b32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsStorexchg2addrRtnB32, format: Format::Ds, opcode: 0x2e, mnemonic: "ds_storexchg_2addr_rtn_b32", variants: &[Some(O172)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsStorexchg2addrStride64RtnB32, format: Format::Ds, opcode: 0x2f, mnemonic: "ds_storexchg_2addr_stride64_rtn_b32", variants: &[Some(O172)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsCmpstoreRtnB32, format: Format::Ds, opcode: 0x30, mnemonic: "ds_cmpstore_rtn_b32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMinNumRtnF32, format: Format::Ds, opcode: 0x32, mnemonic: "ds_min_num_rtn_f32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMaxNumRtnF32, format: Format::Ds, opcode: 0x33, mnemonic: "ds_max_num_rtn_f32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsSwizzleB32, format: Format::Ds, opcode: 0x35, mnemonic: "ds_swizzle_b32", variants: &[Some(O173)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsLoadB32, format: Format::Ds, opcode: 0x36, mnemonic: "ds_load_b32", variants: &[Some(O173)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsLoad2addrB32, format: Format::Ds, opcode: 0x37, mnemonic: "ds_load_2addr_b32", variants: &[Some(O174)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsLoad2addrStride64B32, format: Format::Ds, opcode: 0x38, mnemonic: "ds_load_2addr_stride64_b32", variants: &[Some(O174)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsLoadI8, format: Format::Ds, opcode: 0x39, mnemonic: "ds_load_i8", variants: &[Some(O173)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsLoadU8, format: Format::Ds, opcode: 0x3a, mnemonic: "ds_load_u8", variants: &[Some(O173)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsLoadI16, format: Format::Ds, opcode: 0x3b, mnemonic: "ds_load_i16", variants: &[Some(O173)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsLoadU16, format: Format::Ds, opcode: 0x3c, mnemonic: "ds_load_u16", variants: &[Some(O173)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsConsume, format: Format::Ds, opcode: 0x3d, mnemonic: "ds_consume", variants: &[Some(O175)], mods: 0x3, bad: 0x0, zero: 0xe00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsAppend, format: Format::Ds, opcode: 0x3e, mnemonic: "ds_append", variants: &[Some(O175)], mods: 0x3, bad: 0x0, zero: 0xe00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsAddU64, format: Format::Ds, opcode: 0x40, mnemonic: "ds_add_u64", variants: &[Some(O176)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsSubU64, format: Format::Ds, opcode: 0x41, mnemonic: "ds_sub_u64", variants: &[Some(O176)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsRsubU64, format: Format::Ds, opcode: 0x42, mnemonic: "ds_rsub_u64", variants: &[Some(O176)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsIncU64, format: Format::Ds, opcode: 0x43, mnemonic: "ds_inc_u64", variants: &[Some(O176)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsDecU64, format: Format::Ds, opcode: 0x44, mnemonic: "ds_dec_u64", variants: &[Some(O176)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMinI64, format: Format::Ds, opcode: 0x45, mnemonic: "ds_min_i64", variants: &[Some(O176)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMaxI64, format: Format::Ds, opcode: 0x46, mnemonic: "ds_max_i64", variants: &[Some(O176)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMinU64, format: Format::Ds, opcode: 0x47, mnemonic: "ds_min_u64", variants: &[Some(O176)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMaxU64, format: Format::Ds, opcode: 0x48, mnemonic: "ds_max_u64", variants: &[Some(O176)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsAndB64, format: Format::Ds, opcode: 0x49, mnemonic: "ds_and_b64", variants: &[Some(O176)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsOrB64, format: Format::Ds, opcode: 0x4a, mnemonic: "ds_or_b64", variants: &[Some(O176)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsXorB64, format: Format::Ds, opcode: 0x4b, mnemonic: "ds_xor_b64", variants: &[Some(O176)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMskorB64, format: Format::Ds, opcode: 0x4c, mnemonic: "ds_mskor_b64", variants: &[Some(O177)], mods: 0x3, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsStoreB64, format: Format::Ds, opcode: 0x4d, mnemonic: "ds_store_b64", variants: &[Some(O176)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsStore2addrB64, format: Format::Ds, opcode: 0x4e, mnemonic: "ds_store_2addr_b64", variants: &[Some(O177)], mods: 0x3, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsStore2addrStride64B64, format: Format::Ds, opcode: 0x4f, mnemonic: "ds_store_2addr_stride64_b64", variants: &[Some(O177)], mods: 0x3, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsCmpstoreB64, format: Format::Ds, opcode: 0x50, mnemonic: "ds_cmpstore_b64", variants: &[Some(O177)], mods: 0x3, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMinNumF64, format: Format::Ds, opcode: 0x52, mnemonic: "ds_min_num_f64", variants: &[Some(O176)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMaxNumF64, format: Format::Ds, opcode: 0x53, mnemonic: "ds_max_num_f64", variants: &[Some(O176)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsAddRtnU64, format: Format::Ds, opcode: 0x60, mnemonic: "ds_add_rtn_u64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsSubRtnU64, format: Format::Ds, opcode: 0x61, mnemonic: "ds_sub_rtn_u64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsRsubRtnU64, format: Format::Ds, opcode: 0x62, mnemonic: "ds_rsub_rtn_u64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsIncRtnU64, format: Format::Ds, opcode: 0x63, mnemonic: "ds_inc_rtn_u64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsDecRtnU64, format: Format::Ds, opcode: 0x64, mnemonic: "ds_dec_rtn_u64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMinRtnI64, format: Format::Ds, opcode: 0x65, mnemonic: "ds_min_rtn_i64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMaxRtnI64, format: Format::Ds, opcode: 0x66, mnemonic: "ds_max_rtn_i64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMinRtnU64, format: Format::Ds, opcode: 0x67, mnemonic: "ds_min_rtn_u64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMaxRtnU64, format: Format::Ds, opcode: 0x68, mnemonic: "ds_max_rtn_u64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsAndRtnB64, format: Format::Ds, opcode: 0x69, mnemonic: "ds_and_rtn_b64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsOrRtnB64, format: Format::Ds, opcode: 0x6a, mnemonic: "ds_or_rtn_b64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsXorRtnB64, format: Format::Ds, opcode: 0x6b, mnemonic: "ds_xor_rtn_b64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMskorRtnB64, format: Format::Ds, opcode: 0x6c, mnemonic: "ds_mskor_rtn_b64", variants: &[Some(O179)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsStorexchgRtnB64, format: Format::Ds, opcode: 0x6d, mnemonic: "ds_storexchg_rtn_b64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsStorexchg2addrRtnB64, format: Format::Ds, opcode: 0x6e, mnemonic: "ds_storexchg_2addr_rtn_b64", variants: &[Some(O180)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsStorexchg2addrStride64RtnB64, format: Format::Ds, opcode: 0x6f, mnemonic: "ds_storexchg_2addr_stride64_rtn_b64", variants: &[Some(O180)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsCmpstoreRtnB64, format: Format::Ds, opcode: 0x70, mnemonic: "ds_cmpstore_rtn_b64", variants: &[Some(O179)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMinNumRtnF64, format: Format::Ds, opcode: 0x72, mnemonic: "ds_min_num_rtn_f64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsMaxNumRtnF64, format: Format::Ds, opcode: 0x73, mnemonic: "ds_max_num_rtn_f64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsLoadB64, format: Format::Ds, opcode: 0x76, mnemonic: "ds_load_b64", variants: &[Some(O174)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsLoad2addrB64, format: Format::Ds, opcode: 0x77, mnemonic: "ds_load_2addr_b64", variants: &[Some(O181)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsLoad2addrStride64B64, format: Format::Ds, opcode: 0x78, mnemonic: "ds_load_2addr_stride64_b64", variants: &[Some(O181)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsAddRtnF32, format: Format::Ds, opcode: 0x79, mnemonic: "ds_add_rtn_f32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsCondxchg32RtnB64, format: Format::Ds, opcode: 0x7e, mnemonic: "ds_condxchg32_rtn_b64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsCondSubU32, format: Format::Ds, opcode: 0x98, mnemonic: "ds_cond_sub_u32", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsSubClampU32, format: Format::Ds, opcode: 0x99, mnemonic: "ds_sub_clamp_u32", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsPkAddF16, format: Format::Ds, opcode: 0x9a, mnemonic: "ds_pk_add_f16", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsPkAddBf16, format: Format::Ds, opcode: 0x9b, mnemonic: "ds_pk_add_bf16", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsStoreB8D16Hi, format: Format::Ds, opcode: 0xa0, mnemonic: "ds_store_b8_d16_hi", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsStoreB16D16Hi, format: Format::Ds, opcode: 0xa1, mnemonic: "ds_store_b16_d16_hi", variants: &[Some(O168)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsLoadU8D16, format: Format::Ds, opcode: 0xa2, mnemonic: "ds_load_u8_d16", variants: &[Some(O173)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsLoadU8D16Hi, format: Format::Ds, opcode: 0xa3, mnemonic: "ds_load_u8_d16_hi", variants: &[Some(O173)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsLoadI8D16, format: Format::Ds, opcode: 0xa4, mnemonic: "ds_load_i8_d16", variants: &[Some(O173)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsLoadI8D16Hi, format: Format::Ds, opcode: 0xa5, mnemonic: "ds_load_i8_d16_hi", variants: &[Some(O173)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsLoadU16D16, format: Format::Ds, opcode: 0xa6, mnemonic: "ds_load_u16_d16", variants: &[Some(O173)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsLoadU16D16Hi, format: Format::Ds, opcode: 0xa7, mnemonic: "ds_load_u16_d16_hi", variants: &[Some(O173)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsCondSubRtnU32, format: Format::Ds, opcode: 0xa8, mnemonic: "ds_cond_sub_rtn_u32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsSubClampRtnU32, format: Format::Ds, opcode: 0xa9, mnemonic: "ds_sub_clamp_rtn_u32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsPkAddRtnF16, format: Format::Ds, opcode: 0xaa, mnemonic: "ds_pk_add_rtn_f16", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsPkAddRtnBf16, format: Format::Ds, opcode: 0xab, mnemonic: "ds_pk_add_rtn_bf16", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsStoreAddtidB32, format: Format::Ds, opcode: 0xb0, mnemonic: "ds_store_addtid_b32", variants: &[Some(O182)], mods: 0x3, bad: 0x0, zero: 0xa00000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsLoadAddtidB32, format: Format::Ds, opcode: 0xb1, mnemonic: "ds_load_addtid_b32", variants: &[Some(O175)], mods: 0x3, bad: 0x0, zero: 0xe00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsPermuteB32, format: Format::Ds, opcode: 0xb2, mnemonic: "ds_permute_b32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsBpermuteB32, format: Format::Ds, opcode: 0xb3, mnemonic: "ds_bpermute_b32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsBpermuteFiB32, format: Format::Ds, opcode: 0xcd, mnemonic: "ds_bpermute_fi_b32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsStoreB96, format: Format::Ds, opcode: 0xde, mnemonic: "ds_store_b96", variants: &[Some(O183)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsStoreB128, format: Format::Ds, opcode: 0xdf, mnemonic: "ds_store_b128", variants: &[Some(O184)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsBvhStackPush4Pop1RtnB32, format: Format::Ds, opcode: 0xe0, mnemonic: "ds_bvh_stack_push4_pop1_rtn_b32", variants: &[Some(O185)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsBvhStackPush8Pop1RtnB32, format: Format::Ds, opcode: 0xe1, mnemonic: "ds_bvh_stack_push8_pop1_rtn_b32", variants: &[Some(O186)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsBvhStackPush8Pop2RtnB64, format: Format::Ds, opcode: 0xe2, mnemonic: "ds_bvh_stack_push8_pop2_rtn_b64", variants: &[Some(O187)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsLoadB96, format: Format::Ds, opcode: 0xfe, mnemonic: "ds_load_b96", variants: &[Some(O188)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::DsLoadB128, format: Format::Ds, opcode: 0xff, mnemonic: "ds_load_b128", variants: &[Some(O181)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalLoadU8, format: Format::Global, opcode: 0x10, mnemonic: "global_load_u8", variants: &[Some(O189), Some(O190), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalLoadI8, format: Format::Global, opcode: 0x11, mnemonic: "global_load_i8", variants: &[Some(O189), Some(O190), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalLoadU16, format: Format::Global, opcode: 0x12, mnemonic: "global_load_u16", variants: &[Some(O189), Some(O190), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalLoadI16, format: Format::Global, opcode: 0x13, mnemonic: "global_load_i16", variants: &[Some(O189), Some(O190), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalLoadB32, format: Format::Global, opcode: 0x14, mnemonic: "global_load_b32", variants: &[Some(O189), Some(O190), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalLoadB64, format: Format::Global, opcode: 0x15, mnemonic: "global_load_b64", variants: &[Some(O191), Some(O192), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalLoadB96, format: Format::Global, opcode: 0x16, mnemonic: "global_load_b96", variants: &[Some(O193), Some(O194), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalLoadB128, format: Format::Global, opcode: 0x17, mnemonic: "global_load_b128", variants: &[Some(O195), Some(O196), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalStoreB8, format: Format::Global, opcode: 0x18, mnemonic: "global_store_b8", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalStoreB16, format: Format::Global, opcode: 0x19, mnemonic: "global_store_b16", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalStoreB32, format: Format::Global, opcode: 0x1a, mnemonic: "global_store_b32", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalStoreB64, format: Format::Global, opcode: 0x1b, mnemonic: "global_store_b64", variants: &[Some(O199), Some(O200), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalStoreB96, format: Format::Global, opcode: 0x1c, mnemonic: "global_store_b96", variants: &[Some(O201), Some(O202), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalStoreB128, format: Format::Global, opcode: 0x1d, mnemonic: "global_store_b128", variants: &[Some(O203), Some(O204), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalLoadD16U8, format: Format::Global, opcode: 0x1e, mnemonic: "global_load_d16_u8", variants: &[Some(O189), Some(O190), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalLoadD16I8, format: Format::Global, opcode: 0x1f, mnemonic: "global_load_d16_i8", variants: &[Some(O189), Some(O190), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalLoadD16B16, format: Format::Global, opcode: 0x20, mnemonic: "global_load_d16_b16", variants: &[Some(O189), Some(O190), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalLoadD16HiU8, format: Format::Global, opcode: 0x21, mnemonic: "global_load_d16_hi_u8", variants: &[Some(O189), Some(O190), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalLoadD16HiI8, format: Format::Global, opcode: 0x22, mnemonic: "global_load_d16_hi_i8", variants: &[Some(O189), Some(O190), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalLoadD16HiB16, format: Format::Global, opcode: 0x23, mnemonic: "global_load_d16_hi_b16", variants: &[Some(O189), Some(O190), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalStoreD16HiB8, format: Format::Global, opcode: 0x24, mnemonic: "global_store_d16_hi_b8", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalStoreD16HiB16, format: Format::Global, opcode: 0x25, mnemonic: "global_store_d16_hi_b16", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalLoadAddtidB32, format: Format::Global, opcode: 0x28, mnemonic: "global_load_addtid_b32", variants: &[Some(O205), Some(O206), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalStoreAddtidB32, format: Format::Global, opcode: 0x29, mnemonic: "global_store_addtid_b32", variants: &[Some(O207), Some(O208), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalInv, format: Format::Global, opcode: 0x2b, mnemonic: "global_inv", variants: &[None, Some(O36), None, None], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalWb, format: Format::Global, opcode: 0x2c, mnemonic: "global_wb", variants: &[None, Some(O36), None, None], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicSwapB32, format: Format::Global, opcode: 0x33, mnemonic: "global_atomic_swap_b32", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicCmpswapB32, format: Format::Global, opcode: 0x34, mnemonic: "global_atomic_cmpswap_b32", variants: &[Some(O199), Some(O200), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicAddU32, format: Format::Global, opcode: 0x35, mnemonic: "global_atomic_add_u32", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicSubU32, format: Format::Global, opcode: 0x36, mnemonic: "global_atomic_sub_u32", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicSubClampU32, format: Format::Global, opcode: 0x37, mnemonic: "global_atomic_sub_clamp_u32", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicMinI32, format: Format::Global, opcode: 0x38, mnemonic: "global_atomic_min_i32", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicMinU32, format: Format::Global, opcode: 0x39, mnemonic: "global_atomic_min_u32", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicMaxI32, format: Format::Global, opcode: 0x3a, mnemonic: "global_atomic_max_i32", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicMaxU32, format: Format::Global, opcode: 0x3b, mnemonic: "global_atomic_max_u32", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicAndB32, format: Format::Global, opcode: 0x3c, mnemonic: "global_atomic_and_b32", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicOrB32, format: Format::Global, opcode: 0x3d, mnemonic: "global_atomic_or_b32", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicXorB32, format: Format::Global, opcode: 0x3e, mnemonic: "global_atomic_xor_b32", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicIncU32, format: Format::Global, opcode: 0x3f, mnemonic: "global_atomic_inc_u32", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicDecU32, format: Format::Global, opcode: 0x40, mnemonic: "global_atomic_dec_u32", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicSwapB64, format: Format::Global, opcode: 0x41, mnemonic: "global_atomic_swap_b64", variants: &[Some(O199), Some(O200), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicCmpswapB64, format: Format::Global, opcode: 0x42, mnemonic: "global_atomic_cmpswap_b64", variants: &[Some(O203), Some(O204), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicAddU64, format: Format::Global, opcode: 0x43, mnemonic: "global_atomic_add_u64", variants: &[Some(O199), Some(O200), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicSubU64, format: Format::Global, opcode: 0x44, mnemonic: "global_atomic_sub_u64", variants: &[Some(O199), Some(O200), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicMinI64, format: Format::Global, opcode: 0x45, mnemonic: "global_atomic_min_i64", variants: &[Some(O199), Some(O200), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicMinU64, format: Format::Global, opcode: 0x46, mnemonic: "global_atomic_min_u64", variants: &[Some(O199), Some(O200), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicMaxI64, format: Format::Global, opcode: 0x47, mnemonic: "global_atomic_max_i64", variants: &[Some(O199), Some(O200), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicMaxU64, format: Format::Global, opcode: 0x48, mnemonic: "global_atomic_max_u64", variants: &[Some(O199), Some(O200), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicAndB64, format: Format::Global, opcode: 0x49, mnemonic: "global_atomic_and_b64", variants: &[Some(O199), Some(O200), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicOrB64, format: Format::Global, opcode: 0x4a, mnemonic: "global_atomic_or_b64", variants: &[Some(O199), Some(O200), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicXorB64, format: Format::Global, opcode: 0x4b, mnemonic: "global_atomic_xor_b64", variants: &[Some(O199), Some(O200), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicIncU64, format: Format::Global, opcode: 0x4c, mnemonic: "global_atomic_inc_u64", variants: &[Some(O199), Some(O200), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicDecU64, format: Format::Global, opcode: 0x4d, mnemonic: "global_atomic_dec_u64", variants: &[Some(O199), Some(O200), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalWbinv, format: Format::Global, opcode: 0x4f, mnemonic: "global_wbinv", variants: &[None, Some(O36), None, None], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicCondSubU32, format: Format::Global, opcode: 0x50, mnemonic: "global_atomic_cond_sub_u32", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicMinNumF32, format: Format::Global, opcode: 0x51, mnemonic: "global_atomic_min_num_f32", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicMaxNumF32, format: Format::Global, opcode: 0x52, mnemonic: "global_atomic_max_num_f32", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalLoadBlock, format: Format::Global, opcode: 0x53, mnemonic: "global_load_block", variants: &[Some(O209), Some(O210), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalStoreBlock, format: Format::Global, opcode: 0x54, mnemonic: "global_store_block", variants: &[Some(O211), Some(O212), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicAddF32, format: Format::Global, opcode: 0x56, mnemonic: "global_atomic_add_f32", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalLoadTrB128, format: Format::Global, opcode: 0x57, mnemonic: "global_load_tr_b128", variants: &[Some(O191), Some(O192), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalLoadTrB64, format: Format::Global, opcode: 0x58, mnemonic: "global_load_tr_b64", variants: &[Some(O189), Some(O190), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicPkAddF16, format: Format::Global, opcode: 0x59, mnemonic: "global_atomic_pk_add_f16", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicPkAddBf16, format: Format::Global, opcode: 0x5a, mnemonic: "global_atomic_pk_add_bf16", variants: &[Some(O197), Some(O198), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::GlobalAtomicOrderedAddB64, format: Format::Global, opcode: 0x73, mnemonic: "global_atomic_ordered_add_b64", variants: &[Some(O199), Some(O200), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchLoadU8, format: Format::Scratch, opcode: 0x10, mnemonic: "scratch_load_u8", variants: &[Some(O213), Some(O214), Some(O215), Some(O216)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchLoadI8, format: Format::Scratch, opcode: 0x11, mnemonic: "scratch_load_i8", variants: &[Some(O213), Some(O214), Some(O215), Some(O216)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchLoadU16, format: Format::Scratch, opcode: 0x12, mnemonic: "scratch_load_u16", variants: &[Some(O213), Some(O214), Some(O215), Some(O216)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchLoadI16, format: Format::Scratch, opcode: 0x13, mnemonic: "scratch_load_i16", variants: &[Some(O213), Some(O214), Some(O215), Some(O216)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchLoadB32, format: Format::Scratch, opcode: 0x14, mnemonic: "scratch_load_b32", variants: &[Some(O213), Some(O214), Some(O215), Some(O216)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchLoadB64, format: Format::Scratch, opcode: 0x15, mnemonic: "scratch_load_b64", variants: &[Some(O217), Some(O218), Some(O219), Some(O220)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchLoadB96, format: Format::Scratch, opcode: 0x16, mnemonic: "scratch_load_b96", variants: &[Some(O221), Some(O222), Some(O223), Some(O224)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchLoadB128, format: Format::Scratch, opcode: 0x17, mnemonic: "scratch_load_b128", variants: &[Some(O225), Some(O226), Some(O227), Some(O228)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchStoreB8, format: Format::Scratch, opcode: 0x18, mnemonic: "scratch_store_b8", variants: &[Some(O229), Some(O230), Some(O231), Some(O232)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchStoreB16, format: Format::Scratch, opcode: 0x19, mnemonic: "scratch_store_b16", variants: &[Some(O229), Some(O230), Some(O231), Some(O232)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchStoreB32, format: Format::Scratch, opcode: 0x1a, mnemonic: "scratch_store_b32", variants: &[Some(O229), Some(O230), Some(O231), Some(O232)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchStoreB64, format: Format::Scratch, opcode: 0x1b, mnemonic: "scratch_store_b64", variants: &[Some(O233), Some(O234), Some(O235), Some(O236)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchStoreB96, format: Format::Scratch, opcode: 0x1c, mnemonic: "scratch_store_b96", variants: &[Some(O237), Some(O238), Some(O239), Some(O240)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchStoreB128, format: Format::Scratch, opcode: 0x1d, mnemonic: "scratch_store_b128", variants: &[Some(O241), Some(O242), Some(O243), Some(O244)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchLoadD16U8, format: Format::Scratch, opcode: 0x1e, mnemonic: "scratch_load_d16_u8", variants: &[Some(O213), Some(O214), Some(O215), Some(O216)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchLoadD16I8, format: Format::Scratch, opcode: 0x1f, mnemonic: "scratch_load_d16_i8", variants: &[Some(O213), Some(O214), Some(O215), Some(O216)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchLoadD16B16, format: Format::Scratch, opcode: 0x20, mnemonic: "scratch_load_d16_b16", variants: &[Some(O213), Some(O214), Some(O215), Some(O216)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchLoadD16HiU8, format: Format::Scratch, opcode: 0x21, mnemonic: "scratch_load_d16_hi_u8", variants: &[Some(O213), Some(O214), Some(O215), Some(O216)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchLoadD16HiI8, format: Format::Scratch, opcode: 0x22, mnemonic: "scratch_load_d16_hi_i8", variants: &[Some(O213), Some(O214), Some(O215), Some(O216)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchLoadD16HiB16, format: Format::Scratch, opcode: 0x23, mnemonic: "scratch_load_d16_hi_b16", variants: &[Some(O213), Some(O214), Some(O215), Some(O216)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchStoreD16HiB8, format: Format::Scratch, opcode: 0x24, mnemonic: "scratch_store_d16_hi_b8", variants: &[Some(O229), Some(O230), Some(O231), Some(O232)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchStoreD16HiB16, format: Format::Scratch, opcode: 0x25, mnemonic: "scratch_store_d16_hi_b16", variants: &[Some(O229), Some(O230), Some(O231), Some(O232)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchLoadBlock, format: Format::Scratch, opcode: 0x53, mnemonic: "scratch_load_block", variants: &[Some(O245), Some(O246), Some(O247), Some(O248)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::ScratchStoreBlock, format: Format::Scratch, opcode: 0x54, mnemonic: "scratch_store_block", variants: &[Some(O249), Some(O250), Some(O251), Some(O252)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadFormatX, format: Format::Mubuf, opcode: 0x0, mnemonic: "buffer_load_format_x", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadFormatXy, format: Format::Mubuf, opcode: 0x1, mnemonic: "buffer_load_format_xy", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadFormatXyz, format: Format::Mubuf, opcode: 0x2, mnemonic: "buffer_load_format_xyz", variants: &[Some(O259), Some(O260), Some(O260), Some(O261)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadFormatXyzw, format: Format::Mubuf, opcode: 0x3, mnemonic: "buffer_load_format_xyzw", variants: &[Some(O262), Some(O263), Some(O263), Some(O264)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferStoreFormatX, format: Format::Mubuf, opcode: 0x4, mnemonic: "buffer_store_format_x", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferStoreFormatXy, format: Format::Mubuf, opcode: 0x5, mnemonic: "buffer_store_format_xy", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferStoreFormatXyz, format: Format::Mubuf, opcode: 0x6, mnemonic: "buffer_store_format_xyz", variants: &[Some(O259), Some(O260), Some(O260), Some(O261)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferStoreFormatXyzw, format: Format::Mubuf, opcode: 0x7, mnemonic: "buffer_store_format_xyzw", variants: &[Some(O262), Some(O263), Some(O263), Some(O264)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadD16FormatX, format: Format::Mubuf, opcode: 0x8, mnemonic: "buffer_load_d16_format_x", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadD16FormatXy, format: Format::Mubuf, opcode: 0x9, mnemonic: "buffer_load_d16_format_xy", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadD16FormatXyz, format: Format::Mubuf, opcode: 0xa, mnemonic: "buffer_load_d16_format_xyz", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadD16FormatXyzw, format: Format::Mubuf, opcode: 0xb, mnemonic: "buffer_load_d16_format_xyzw", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferStoreD16FormatX, format: Format::Mubuf, opcode: 0xc, mnemonic: "buffer_store_d16_format_x", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferStoreD16FormatXy, format: Format::Mubuf, opcode: 0xd, mnemonic: "buffer_store_d16_format_xy", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferStoreD16FormatXyz, format: Format::Mubuf, opcode: 0xe, mnemonic: "buffer_store_d16_format_xyz", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferStoreD16FormatXyzw, format: Format::Mubuf, opcode: 0xf, mnemonic: "buffer_store_d16_format_xyzw", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadU8, format: Format::Mubuf, opcode: 0x10, mnemonic: "buffer_load_u8", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadI8, format: Format::Mubuf, opcode: 0x11, mnemonic: "buffer_load_i8", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadU16, format: Format::Mubuf, opcode: 0x12, mnemonic: "buffer_load_u16", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadI16, format: Format::Mubuf, opcode: 0x13, mnemonic: "buffer_load_i16", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadB32, format: Format::Mubuf, opcode: 0x14, mnemonic: "buffer_load_b32", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadB64, format: Format::Mubuf, opcode: 0x15, mnemonic: "buffer_load_b64", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadB96, format: Format::Mubuf, opcode: 0x16, mnemonic: "buffer_load_b96", variants: &[Some(O259), Some(O260), Some(O260), Some(O261)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadB128, format: Format::Mubuf, opcode: 0x17, mnemonic: "buffer_load_b128", variants: &[Some(O262), Some(O263), Some(O263), Some(O264)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferStoreB8, format: Format::Mubuf, opcode: 0x18, mnemonic: "buffer_store_b8", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferStoreB16, format: Format::Mubuf, opcode: 0x19, mnemonic: "buffer_store_b16", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferStoreB32, format: Format::Mubuf, opcode: 0x1a, mnemonic: "buffer_store_b32", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferStoreB64, format: Format::Mubuf, opcode: 0x1b, mnemonic: "buffer_store_b64", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferStoreB96, format: Format::Mubuf, opcode: 0x1c, mnemonic: "buffer_store_b96", variants: &[Some(O259), Some(O260), Some(O260), Some(O261)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferStoreB128, format: Format::Mubuf, opcode: 0x1d, mnemonic: "buffer_store_b128", variants: &[Some(O262), Some(O263), Some(O263), Some(O264)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadD16U8, format: Format::Mubuf, opcode: 0x1e, mnemonic: "buffer_load_d16_u8", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadD16I8, format: Format::Mubuf, opcode: 0x1f, mnemonic: "buffer_load_d16_i8", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadD16B16, format: Format::Mubuf, opcode: 0x20, mnemonic: "buffer_load_d16_b16", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadD16HiU8, format: Format::Mubuf, opcode: 0x21, mnemonic: "buffer_load_d16_hi_u8", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadD16HiI8, format: Format::Mubuf, opcode: 0x22, mnemonic: "buffer_load_d16_hi_i8", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadD16HiB16, format: Format::Mubuf, opcode: 0x23, mnemonic: "buffer_load_d16_hi_b16", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferStoreD16HiB8, format: Format::Mubuf, opcode: 0x24, mnemonic: "buffer_store_d16_hi_b8", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferStoreD16HiB16, format: Format::Mubuf, opcode: 0x25, mnemonic: "buffer_store_d16_hi_b16", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferLoadD16HiFormatX, format: Format::Mubuf, opcode: 0x26, mnemonic: "buffer_load_d16_hi_format_x", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferStoreD16HiFormatX, format: Format::Mubuf, opcode: 0x27, mnemonic: "buffer_store_d16_hi_format_x", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicSwapB32, format: Format::Mubuf, opcode: 0x33, mnemonic: "buffer_atomic_swap_b32", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicCmpswapB32, format: Format::Mubuf, opcode: 0x34, mnemonic: "buffer_atomic_cmpswap_b32", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicAddU32, format: Format::Mubuf, opcode: 0x35, mnemonic: "buffer_atomic_add_u32", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicSubU32, format: Format::Mubuf, opcode: 0x36, mnemonic: "buffer_atomic_sub_u32", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicSubClampU32, format: Format::Mubuf, opcode: 0x37, mnemonic: "buffer_atomic_sub_clamp_u32", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicMinI32, format: Format::Mubuf, opcode: 0x38, mnemonic: "buffer_atomic_min_i32", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicMinU32, format: Format::Mubuf, opcode: 0x39, mnemonic: "buffer_atomic_min_u32", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicMaxI32, format: Format::Mubuf, opcode: 0x3a, mnemonic: "buffer_atomic_max_i32", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicMaxU32, format: Format::Mubuf, opcode: 0x3b, mnemonic: "buffer_atomic_max_u32", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicAndB32, format: Format::Mubuf, opcode: 0x3c, mnemonic: "buffer_atomic_and_b32", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicOrB32, format: Format::Mubuf, opcode: 0x3d, mnemonic: "buffer_atomic_or_b32", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicXorB32, format: Format::Mubuf, opcode: 0x3e, mnemonic: "buffer_atomic_xor_b32", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicIncU32, format: Format::Mubuf, opcode: 0x3f, mnemonic: "buffer_atomic_inc_u32", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicDecU32, format: Format::Mubuf, opcode: 0x40, mnemonic: "buffer_atomic_dec_u32", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicSwapB64, format: Format::Mubuf, opcode: 0x41, mnemonic: "buffer_atomic_swap_b64", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicCmpswapB64, format: Format::Mubuf, opcode: 0x42, mnemonic: "buffer_atomic_cmpswap_b64", variants: &[Some(O262), Some(O263), Some(O263), Some(O264)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicAddU64, format: Format::Mubuf, opcode: 0x43, mnemonic: "buffer_atomic_add_u64", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicSubU64, format: Format::Mubuf, opcode: 0x44, mnemonic: "buffer_atomic_sub_u64", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicMinI64, format: Format::Mubuf, opcode: 0x45, mnemonic: "buffer_atomic_min_i64", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicMinU64, format: Format::Mubuf, opcode: 0x46, mnemonic: "buffer_atomic_min_u64", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicMaxI64, format: Format::Mubuf, opcode: 0x47, mnemonic: "buffer_atomic_max_i64", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicMaxU64, format: Format::Mubuf, opcode: 0x48, mnemonic: "buffer_atomic_max_u64", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicAndB64, format: Format::Mubuf, opcode: 0x49, mnemonic: "buffer_atomic_and_b64", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicOrB64, format: Format::Mubuf, opcode: 0x4a, mnemonic: "buffer_atomic_or_b64", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicXorB64, format: Format::Mubuf, opcode: 0x4b, mnemonic: "buffer_atomic_xor_b64", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicIncU64, format: Format::Mubuf, opcode: 0x4c, mnemonic: "buffer_atomic_inc_u64", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicDecU64, format: Format::Mubuf, opcode: 0x4d, mnemonic: "buffer_atomic_dec_u64", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicCondSubU32, format: Format::Mubuf, opcode: 0x50, mnemonic: "buffer_atomic_cond_sub_u32", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicMinNumF32, format: Format::Mubuf, opcode: 0x51, mnemonic: "buffer_atomic_min_num_f32", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicMaxNumF32, format: Format::Mubuf, opcode: 0x52, mnemonic: "buffer_atomic_max_num_f32", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicAddF32, format: Format::Mubuf, opcode: 0x56, mnemonic: "buffer_atomic_add_f32", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicPkAddF16, format: Format::Mubuf, opcode: 0x59, mnemonic: "buffer_atomic_pk_add_f16", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::BufferAtomicPkAddBf16, format: Format::Mubuf, opcode: 0x5a, mnemonic: "buffer_atomic_pk_add_bf16", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::TbufferLoadFormatX, format: Format::Mtbuf, opcode: 0x80, mnemonic: "tbuffer_load_format_x", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::TbufferLoadFormatXy, format: Format::Mtbuf, opcode: 0x81, mnemonic: "tbuffer_load_format_xy", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::TbufferLoadFormatXyz, format: Format::Mtbuf, opcode: 0x82, mnemonic: "tbuffer_load_format_xyz", variants: &[Some(O259), Some(O260), Some(O260), Some(O261)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::TbufferLoadFormatXyzw, format: Format::Mtbuf, opcode: 0x83, mnemonic: "tbuffer_load_format_xyzw", variants: &[Some(O262), Some(O263), Some(O263), Some(O264)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::TbufferStoreFormatX, format: Format::Mtbuf, opcode: 0x84, mnemonic: "tbuffer_store_format_x", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::TbufferStoreFormatXy, format: Format::Mtbuf, opcode: 0x85, mnemonic: "tbuffer_store_format_xy", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::TbufferStoreFormatXyz, format: Format::Mtbuf, opcode: 0x86, mnemonic: "tbuffer_store_format_xyz", variants: &[Some(O259), Some(O260), Some(O260), Some(O261)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::TbufferStoreFormatXyzw, format: Format::Mtbuf, opcode: 0x87, mnemonic: "tbuffer_store_format_xyzw", variants: &[Some(O262), Some(O263), Some(O263), Some(O264)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::TbufferLoadD16FormatX, format: Format::Mtbuf, opcode: 0x88, mnemonic: "tbuffer_load_d16_format_x", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::TbufferLoadD16FormatXy, format: Format::Mtbuf, opcode: 0x89, mnemonic: "tbuffer_load_d16_format_xy", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::TbufferLoadD16FormatXyz, format: Format::Mtbuf, opcode: 0x8a, mnemonic: "tbuffer_load_d16_format_xyz", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::TbufferLoadD16FormatXyzw, format: Format::Mtbuf, opcode: 0x8b, mnemonic: "tbuffer_load_d16_format_xyzw", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::TbufferStoreD16FormatX, format: Format::Mtbuf, opcode: 0x8c, mnemonic: "tbuffer_store_d16_format_x", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::TbufferStoreD16FormatXy, format: Format::Mtbuf, opcode: 0x8d, mnemonic: "tbuffer_store_d16_format_xy", variants: &[Some(O253), Some(O254), Some(O254), Some(O255)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::TbufferStoreD16FormatXyz, format: Format::Mtbuf, opcode: 0x8e, mnemonic: "tbuffer_store_d16_format_xyz", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::TbufferStoreD16FormatXyzw, format: Format::Mtbuf, opcode: 0x8f, mnemonic: "tbuffer_store_d16_format_xyzw", variants: &[Some(O256), Some(O257), Some(O257), Some(O258)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB32, format: Format::Smem, opcode: 0x0, mnemonic: "s_load_b32", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB64, format: Format::Smem, opcode: 0x1, mnemonic: "s_load_b64", variants: &[Some(O45), Some(O46)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB128, format: Format::Smem, opcode: 0x2, mnemonic: "s_load_b128", variants: &[Some(O47), Some(O48)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB256, format: Format::Smem, opcode: 0x3, mnemonic: "s_load_b256", variants: &[Some(O49), Some(O50)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB512, format: Format::Smem, opcode: 0x4, mnemonic: "s_load_b512", variants: &[Some(O51), Some(O52)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB96, format: Format::Smem, opcode: 0x5, mnemonic: "s_load_b96", variants: &[Some(O53), Some(O54)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadI8, format: Format::Smem, opcode: 0x8, mnemonic: "s_load_i8", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadU8, format: Format::Smem, opcode: 0x9, mnemonic: "s_load_u8", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadI16, format: Format::Smem, opcode: 0xa, mnemonic: "s_load_i16", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadU16, format: Format::Smem, opcode: 0xb, mnemonic: "s_load_u16", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB32, format: Format::Smem, opcode: 0x10, mnemonic: "s_buffer_load_b32", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB64, format: Format::Smem, opcode: 0x11, mnemonic: "s_buffer_load_b64", variants: &[Some(O57), Some(O58)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB128, format: Format::Smem, opcode: 0x12, mnemonic: "s_buffer_load_b128", variants: &[Some(O59), Some(O60)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB256, format: Format::Smem, opcode: 0x13, mnemonic: "s_buffer_load_b256", variants: &[Some(O61), Some(O62)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB512, format: Format::Smem, opcode: 0x14, mnemonic: "s_buffer_load_b512", variants: &[Some(O63), Some(O64)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB96, format: Format::Smem, opcode: 0x15, mnemonic: "s_buffer_load_b96", variants: &[Some(O65), Some(O66)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadI8, format: Format::Smem, opcode: 0x18, mnemonic: "s_buffer_load_i8", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadU8, format: Format::Smem, opcode: 0x19, mnemonic: "s_buffer_load_u8", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadI16, format: Format::Smem, opcode: 0x1a, mnemonic: "s_buffer_load_i16", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadU16, format: Format::Smem, opcode: 0x1b, mnemonic: "s_buffer_load_u16", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SDcacheInv, format: Format::Smem, opcode: 0x21, mnemonic: "s_dcache_inv", variants: &[Some(O37), Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SAtcProbe, format: Format::Smem, opcode: 0x22, mnemonic: "s_atc_probe", variants: &[Some(O67), Some(O68)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SAtcProbeBuffer, format: Format::Smem, opcode: 0x23, mnemonic: "s_atc_probe_buffer", variants: &[Some(O69), Some(O70)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SPrefetchInst, format: Format::Smem, opcode: 0x24, mnemonic: "s_prefetch_inst", variants: &[Some(O71), Some(O72)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SPrefetchInstPcRel, format: Format::Smem, opcode: 0x25, mnemonic: "s_prefetch_inst_pc_rel", variants: &[Some(O73), Some(O74)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SPrefetchData, format: Format::Smem, opcode: 0x26, mnemonic: "s_prefetch_data", variants: &[Some(O71), Some(O72)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferPrefetchData, format: Format::Smem, opcode: 0x27, mnemonic: "s_buffer_prefetch_data", variants: &[Some(O75), Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SPrefetchDataPcRel, format: Format::Smem, opcode: 0x28, mnemonic: "s_prefetch_data_pc_rel", variants: &[Some(O73), Some(O74)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB32, format: Format::Smem, opcode: 0x40, mnemonic: "s_load_b32", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB64, format: Format::Smem, opcode: 0x41, mnemonic: "s_load_b64", variants: &[Some(O45), Some(O46)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB128, format: Format::Smem, opcode: 0x42, mnemonic: "s_load_b128", variants: &[Some(O47), Some(O48)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB256, format: Format::Smem, opcode: 0x43, mnemonic: "s_load_b256", variants: &[Some(O49), Some(O50)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB512, format: Format::Smem, opcode: 0x44, mnemonic: "s_load_b512", variants: &[Some(O51), Some(O52)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB96, format: Format::Smem, opcode: 0x45, mnemonic: "s_load_b96", variants: &[Some(O53), Some(O54)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadI8, format: Format::Smem, opcode: 0x48, mnemonic: "s_load_i8", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadU8, format: Format::Smem, opcode: 0x49, mnemonic: "s_load_u8", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadI16, format: Format::Smem, opcode: 0x4a, mnemonic: "s_load_i16", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadU16, format: Format::Smem, opcode: 0x4b, mnemonic: "s_load_u16", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB32, format: Format::Smem, opcode: 0x50, mnemonic: "s_buffer_load_b32", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB64, format: Format::Smem, opcode: 0x51, mnemonic: "s_buffer_load_b64", variants: &[Some(O57), Some(O58)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB128, format: Format::Smem, opcode: 0x52, mnemonic: "s_buffer_load_b128", variants: &[Some(O59), Some(O60)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB256, format: Format::Smem, opcode: 0x53, mnemonic: "s_buffer_load_b256", variants: &[Some(O61), Some(O62)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB512, format: Format::Smem, opcode: 0x54, mnemonic: "s_buffer_load_b512", variants: &[Some(O63), Some(O64)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB96, format: Format::Smem, opcode: 0x55, mnemonic: "s_buffer_load_b96", variants: &[Some(O65), Some(O66)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadI8, format: Format::Smem, opcode: 0x58, mnemonic: "s_buffer_load_i8", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadU8, format: Format::Smem, opcode: 0x59, mnemonic: "s_buffer_load_u8", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadI16, format: Format::Smem, opcode: 0x5a, mnemonic: "s_buffer_load_i16", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadU16, format: Format::Smem, opcode: 0x5b, mnemonic: "s_buffer_load_u16", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SDcacheInv, format: Format::Smem, opcode: 0x61, mnemonic: "s_dcache_inv", variants: &[Some(O37), Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SAtcProbe, format: Format::Smem, opcode: 0x62, mnemonic: "s_atc_probe", variants: &[Some(O67), Some(O68)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SAtcProbeBuffer, format: Format::Smem, opcode: 0x63, mnemonic: "s_atc_probe_buffer", variants: &[Some(O69), Some(O70)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SPrefetchInst, format: Format::Smem, opcode: 0x64, mnemonic: "s_prefetch_inst", variants: &[Some(O71), Some(O72)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SPrefetchInstPcRel, format: Format::Smem, opcode: 0x65, mnemonic: "s_prefetch_inst_pc_rel", variants: &[Some(O73), Some(O74)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SPrefetchData, format: Format::Smem, opcode: 0x66, mnemonic: "s_prefetch_data", variants: &[Some(O71), Some(O72)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferPrefetchData, format: Format::Smem, opcode: 0x67, mnemonic: "s_buffer_prefetch_data", variants: &[Some(O75), Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SPrefetchDataPcRel, format: Format::Smem, opcode: 0x68, mnemonic: "s_prefetch_data_pc_rel", variants: &[Some(O73), Some(O74)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB32, format: Format::Smem, opcode: 0x80, mnemonic: "s_load_b32", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB64, format: Format::Smem, opcode: 0x81, mnemonic: "s_load_b64", variants: &[Some(O45), Some(O46)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB128, format: Format::Smem, opcode: 0x82, mnemonic: "s_load_b128", variants: &[Some(O47), Some(O48)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB256, format: Format::Smem, opcode: 0x83, mnemonic: "s_load_b256", variants: &[Some(O49), Some(O50)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB512, format: Format::Smem, opcode: 0x84, mnemonic: "s_load_b512", variants: &[Some(O51), Some(O52)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB96, format: Format::Smem, opcode: 0x85, mnemonic: "s_load_b96", variants: &[Some(O53), Some(O54)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadI8, format: Format::Smem, opcode: 0x88, mnemonic: "s_load_i8", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadU8, format: Format::Smem, opcode: 0x89, mnemonic: "s_load_u8", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadI16, format: Format::Smem, opcode: 0x8a, mnemonic: "s_load_i16", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadU16, format: Format::Smem, opcode: 0x8b, mnemonic: "s_load_u16", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB32, format: Format::Smem, opcode: 0x90, mnemonic: "s_buffer_load_b32", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB64, format: Format::Smem, opcode: 0x91, mnemonic: "s_buffer_load_b64", variants: &[Some(O57), Some(O58)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB128, format: Format::Smem, opcode: 0x92, mnemonic: "s_buffer_load_b128", variants: &[Some(O59), Some(O60)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB256, format: Format::Smem, opcode: 0x93, mnemonic: "s_buffer_load_b256", variants: &[Some(O61), Some(O62)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB512, format: Format::Smem, opcode: 0x94, mnemonic: "s_buffer_load_b512", variants: &[Some(O63), Some(O64)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB96, format: Format::Smem, opcode: 0x95, mnemonic: "s_buffer_load_b96", variants: &[Some(O65), Some(O66)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadI8, format: Format::Smem, opcode: 0x98, mnemonic: "s_buffer_load_i8", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadU8, format: Format::Smem, opcode: 0x99, mnemonic: "s_buffer_load_u8", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadI16, format: Format::Smem, opcode: 0x9a, mnemonic: "s_buffer_load_i16", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadU16, format: Format::Smem, opcode: 0x9b, mnemonic: "s_buffer_load_u16", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SDcacheInv, format: Format::Smem, opcode: 0xa1, mnemonic: "s_dcache_inv", variants: &[Some(O37), Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SAtcProbe, format: Format::Smem, opcode: 0xa2, mnemonic: "s_atc_probe", variants: &[Some(O67), Some(O68)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SAtcProbeBuffer, format: Format::Smem, opcode: 0xa3, mnemonic: "s_atc_probe_buffer", variants: &[Some(O69), Some(O70)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SPrefetchInst, format: Format::Smem, opcode: 0xa4, mnemonic: "s_prefetch_inst", variants: &[Some(O71), Some(O72)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SPrefetchInstPcRel, format: Format::Smem, opcode: 0xa5, mnemonic: "s_prefetch_inst_pc_rel", variants: &[Some(O73), Some(O74)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SPrefetchData, format: Format::Smem, opcode: 0xa6, mnemonic: "s_prefetch_data", variants: &[Some(O71), Some(O72)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferPrefetchData, format: Format::Smem, opcode: 0xa7, mnemonic: "s_buffer_prefetch_data", variants: &[Some(O75), Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SPrefetchDataPcRel, format: Format::Smem, opcode: 0xa8, mnemonic: "s_prefetch_data_pc_rel", variants: &[Some(O73), Some(O74)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB32, format: Format::Smem, opcode: 0xc0, mnemonic: "s_load_b32", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB64, format: Format::Smem, opcode: 0xc1, mnemonic: "s_load_b64", variants: &[Some(O45), Some(O46)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB128, format: Format::Smem, opcode: 0xc2, mnemonic: "s_load_b128", variants: &[Some(O47), Some(O48)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB256, format: Format::Smem, opcode: 0xc3, mnemonic: "s_load_b256", variants: &[Some(O49), Some(O50)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB512, format: Format::Smem, opcode: 0xc4, mnemonic: "s_load_b512", variants: &[Some(O51), Some(O52)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadB96, format: Format::Smem, opcode: 0xc5, mnemonic: "s_load_b96", variants: &[Some(O53), Some(O54)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadI8, format: Format::Smem, opcode: 0xc8, mnemonic: "s_load_i8", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadU8, format: Format::Smem, opcode: 0xc9, mnemonic: "s_load_u8", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadI16, format: Format::Smem, opcode: 0xca, mnemonic: "s_load_i16", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SLoadU16, format: Format::Smem, opcode: 0xcb, mnemonic: "s_load_u16", variants: &[Some(O43), Some(O44)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB32, format: Format::Smem, opcode: 0xd0, mnemonic: "s_buffer_load_b32", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB64, format: Format::Smem, opcode: 0xd1, mnemonic: "s_buffer_load_b64", variants: &[Some(O57), Some(O58)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB128, format: Format::Smem, opcode: 0xd2, mnemonic: "s_buffer_load_b128", variants: &[Some(O59), Some(O60)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB256, format: Format::Smem, opcode: 0xd3, mnemonic: "s_buffer_load_b256", variants: &[Some(O61), Some(O62)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB512, format: Format::Smem, opcode: 0xd4, mnemonic: "s_buffer_load_b512", variants: &[Some(O63), Some(O64)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadB96, format: Format::Smem, opcode: 0xd5, mnemonic: "s_buffer_load_b96", variants: &[Some(O65), Some(O66)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadI8, format: Format::Smem, opcode: 0xd8, mnemonic: "s_buffer_load_i8", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadU8, format: Format::Smem, opcode: 0xd9, mnemonic: "s_buffer_load_u8", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadI16, format: Format::Smem, opcode: 0xda, mnemonic: "s_buffer_load_i16", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferLoadU16, format: Format::Smem, opcode: 0xdb, mnemonic: "s_buffer_load_u16", variants: &[Some(O55), Some(O56)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SDcacheInv, format: Format::Smem, opcode: 0xe1, mnemonic: "s_dcache_inv", variants: &[Some(O37), Some(O37)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SAtcProbe, format: Format::Smem, opcode: 0xe2, mnemonic: "s_atc_probe", variants: &[Some(O67), Some(O68)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SAtcProbeBuffer, format: Format::Smem, opcode: 0xe3, mnemonic: "s_atc_probe_buffer", variants: &[Some(O69), Some(O70)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SPrefetchInst, format: Format::Smem, opcode: 0xe4, mnemonic: "s_prefetch_inst", variants: &[Some(O71), Some(O72)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SPrefetchInstPcRel, format: Format::Smem, opcode: 0xe5, mnemonic: "s_prefetch_inst_pc_rel", variants: &[Some(O73), Some(O74)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SPrefetchData, format: Format::Smem, opcode: 0xe6, mnemonic: "s_prefetch_data", variants: &[Some(O71), Some(O72)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SBufferPrefetchData, format: Format::Smem, opcode: 0xe7, mnemonic: "s_buffer_prefetch_data", variants: &[Some(O75), Some(O76)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::SPrefetchDataPcRel, format: Format::Smem, opcode: 0xe8, mnemonic: "s_prefetch_data_pc_rel", variants: &[Some(O73), Some(O74)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VNop, format: Format::Vop1, opcode: 0x0, mnemonic: "v_nop", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMovB32, format: Format::Vop1, opcode: 0x1, mnemonic: "v_mov_b32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VReadfirstlaneB32, format: Format::Vop1, opcode: 0x2, mnemonic: "v_readfirstlane_b32", variants: &[Some(O78)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtI32F64, format: Format::Vop1, opcode: 0x3, mnemonic: "v_cvt_i32_f64_e32", variants: &[Some(O79)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF64I32, format: Format::Vop1, opcode: 0x4, mnemonic: "v_cvt_f64_i32_e32", variants: &[Some(O80)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF32I32, format: Format::Vop1, opcode: 0x5, mnemonic: "v_cvt_f32_i32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF32U32, format: Format::Vop1, opcode: 0x6, mnemonic: "v_cvt_f32_u32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCvtU32F32, format: Format::Vop1, opcode: 0x7, mnemonic: "v_cvt_u32_f32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VCvtI32F32, format: Format::Vop1, opcode: 0x8, mnemonic: "v_cvt_i32_f32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VCvtF16F32, format: Format::Vop1, opcode: 0xa, mnemonic: "v_cvt_f16_f32_e32", variants: &[Some(O81)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VCvtF32F16, format: Format::Vop1, opcode: 0xb, mnemonic: "v_cvt_f32_f16_e32", variants: &[Some(O82)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VCvtNearestI32F32, format: Format::Vop1, opcode: 0xc, mnemonic: "v_cvt_nearest_i32_f32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VCvtFloorI32F32, format: Format::Vop1, opcode: 0xd, mnemonic: "v_cvt_floor_i32_f32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VCvtOffF32I4, format: Format::Vop1, opcode: 0xe, mnemonic: "v_cvt_off_f32_i4_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF32F64, format: Format::Vop1, opcode: 0xf, mnemonic: "v_cvt_f32_f64_e32", variants: &[Some(O79)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF64F32, format: Format::Vop1, opcode: 0x10, mnemonic: "v_cvt_f64_f32_e32", variants: &[Some(O80)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF32Ubyte0, format: Format::Vop1, opcode: 0x11, mnemonic: "v_cvt_f32_ubyte0_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF32Ubyte1, format: Format::Vop1, opcode: 0x12, mnemonic: "v_cvt_f32_ubyte1_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF32Ubyte2, format: Format::Vop1, opcode: 0x13, mnemonic: "v_cvt_f32_ubyte2_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF32Ubyte3, format: Format::Vop1, opcode: 0x14, mnemonic: "v_cvt_f32_ubyte3_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCvtU32F64, format: Format::Vop1, opcode: 0x15, mnemonic: "v_cvt_u32_f64_e32", variants: &[Some(O79)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF64U32, format: Format::Vop1, opcode: 0x16, mnemonic: "v_cvt_f64_u32_e32", variants: &[Some(O80)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VTruncF64, format: Format::Vop1, opcode: 0x17, mnemonic: "v_trunc_f64_e32", variants: &[Some(O83)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCeilF64, format: Format::Vop1, opcode: 0x18, mnemonic: "v_ceil_f64_e32", variants: &[Some(O83)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VRndneF64, format: Format::Vop1, opcode: 0x19, mnemonic: "v_rndne_f64_e32", variants: &[Some(O83)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFloorF64, format: Format::Vop1, opcode: 0x1a, mnemonic: "v_floor_f64_e32", variants: &[Some(O83)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPipeflush, format: Format::Vop1, opcode: 0x1b, mnemonic: "v_pipeflush", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMovB16, format: Format::Vop1, opcode: 0x1c, mnemonic: "v_mov_b16_e32", variants: &[Some(O84)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x0 },
+    Entry { op: Op::VFractF32, format: Format::Vop1, opcode: 0x20, mnemonic: "v_fract_f32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VTruncF32, format: Format::Vop1, opcode: 0x21, mnemonic: "v_trunc_f32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VCeilF32, format: Format::Vop1, opcode: 0x22, mnemonic: "v_ceil_f32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VRndneF32, format: Format::Vop1, opcode: 0x23, mnemonic: "v_rndne_f32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VFloorF32, format: Format::Vop1, opcode: 0x24, mnemonic: "v_floor_f32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VExpF32, format: Format::Vop1, opcode: 0x25, mnemonic: "v_exp_f32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VLogF32, format: Format::Vop1, opcode: 0x27, mnemonic: "v_log_f32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VRcpF32, format: Format::Vop1, opcode: 0x2a, mnemonic: "v_rcp_f32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VRcpIflagF32, format: Format::Vop1, opcode: 0x2b, mnemonic: "v_rcp_iflag_f32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VRsqF32, format: Format::Vop1, opcode: 0x2e, mnemonic: "v_rsq_f32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VRcpF64, format: Format::Vop1, opcode: 0x2f, mnemonic: "v_rcp_f64_e32", variants: &[Some(O83)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VRsqF64, format: Format::Vop1, opcode: 0x31, mnemonic: "v_rsq_f64_e32", variants: &[Some(O83)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSqrtF32, format: Format::Vop1, opcode: 0x33, mnemonic: "v_sqrt_f32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VSqrtF64, format: Format::Vop1, opcode: 0x34, mnemonic: "v_sqrt_f64_e32", variants: &[Some(O83)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSinF32, format: Format::Vop1, opcode: 0x35, mnemonic: "v_sin_f32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VCosF32, format: Format::Vop1, opcode: 0x36, mnemonic: "v_cos_f32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VNotB32, format: Format::Vop1, opcode: 0x37, mnemonic: "v_not_b32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VBfrevB32, format: Format::Vop1, opcode: 0x38, mnemonic: "v_bfrev_b32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VClzI32U32, format: Format::Vop1, opcode: 0x39, mnemonic: "v_clz_i32_u32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCtzI32B32, format: Format::Vop1, opcode: 0x3a, mnemonic: "v_ctz_i32_b32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VClsI32, format: Format::Vop1, opcode: 0x3b, mnemonic: "v_cls_i32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VFrexpExpI32F64, format: Format::Vop1, opcode: 0x3c, mnemonic: "v_frexp_exp_i32_f64_e32", variants: &[Some(O79)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFrexpMantF64, format: Format::Vop1, opcode: 0x3d, mnemonic: "v_frexp_mant_f64_e32", variants: &[Some(O83)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFractF64, format: Format::Vop1, opcode: 0x3e, mnemonic: "v_fract_f64_e32", variants: &[Some(O83)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFrexpExpI32F32, format: Format::Vop1, opcode: 0x3f, mnemonic: "v_frexp_exp_i32_f32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VFrexpMantF32, format: Format::Vop1, opcode: 0x40, mnemonic: "v_frexp_mant_f32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VMovreldB32, format: Format::Vop1, opcode: 0x42, mnemonic: "v_movreld_b32_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VMovrelsB32, format: Format::Vop1, opcode: 0x43, mnemonic: "v_movrels_b32_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VMovrelsdB32, format: Format::Vop1, opcode: 0x44, mnemonic: "v_movrelsd_b32_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VMovrelsd2B32, format: Format::Vop1, opcode: 0x48, mnemonic: "v_movrelsd_2_b32_e32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF16U16, format: Format::Vop1, opcode: 0x50, mnemonic: "v_cvt_f16_u16_e32", variants: &[Some(O84)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF16I16, format: Format::Vop1, opcode: 0x51, mnemonic: "v_cvt_f16_i16_e32", variants: &[Some(O84)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x0 },
+    Entry { op: Op::VCvtU16F16, format: Format::Vop1, opcode: 0x52, mnemonic: "v_cvt_u16_f16_e32", variants: &[Some(O86)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VCvtI16F16, format: Format::Vop1, opcode: 0x53, mnemonic: "v_cvt_i16_f16_e32", variants: &[Some(O86)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VRcpF16, format: Format::Vop1, opcode: 0x54, mnemonic: "v_rcp_f16_e32", variants: &[Some(O86)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VSqrtF16, format: Format::Vop1, opcode: 0x55, mnemonic: "v_sqrt_f16_e32", variants: &[Some(O86)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VRsqF16, format: Format::Vop1, opcode: 0x56, mnemonic: "v_rsq_f16_e32", variants: &[Some(O86)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VLogF16, format: Format::Vop1, opcode: 0x57, mnemonic: "v_log_f16_e32", variants: &[Some(O86)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VExpF16, format: Format::Vop1, opcode: 0x58, mnemonic: "v_exp_f16_e32", variants: &[Some(O86)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VFrexpMantF16, format: Format::Vop1, opcode: 0x59, mnemonic: "v_frexp_mant_f16_e32", variants: &[Some(O86)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VFrexpExpI16F16, format: Format::Vop1, opcode: 0x5a, mnemonic: "v_frexp_exp_i16_f16_e32", variants: &[Some(O86)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VFloorF16, format: Format::Vop1, opcode: 0x5b, mnemonic: "v_floor_f16_e32", variants: &[Some(O86)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VCeilF16, format: Format::Vop1, opcode: 0x5c, mnemonic: "v_ceil_f16_e32", variants: &[Some(O86)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VTruncF16, format: Format::Vop1, opcode: 0x5d, mnemonic: "v_trunc_f16_e32", variants: &[Some(O86)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VRndneF16, format: Format::Vop1, opcode: 0x5e, mnemonic: "v_rndne_f16_e32", variants: &[Some(O86)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VFractF16, format: Format::Vop1, opcode: 0x5f, mnemonic: "v_fract_f16_e32", variants: &[Some(O86)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VSinF16, format: Format::Vop1, opcode: 0x60, mnemonic: "v_sin_f16_e32", variants: &[Some(O86)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VCosF16, format: Format::Vop1, opcode: 0x61, mnemonic: "v_cos_f16_e32", variants: &[Some(O86)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VSatPkU8I16, format: Format::Vop1, opcode: 0x62, mnemonic: "v_sat_pk_u8_i16_e32", variants: &[Some(O81)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x0 },
+    Entry { op: Op::VCvtNormI16F16, format: Format::Vop1, opcode: 0x63, mnemonic: "v_cvt_norm_i16_f16_e32", variants: &[Some(O86)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VCvtNormU16F16, format: Format::Vop1, opcode: 0x64, mnemonic: "v_cvt_norm_u16_f16_e32", variants: &[Some(O86)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VSwapB32, format: Format::Vop1, opcode: 0x65, mnemonic: "v_swap_b32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSwapB16, format: Format::Vop1, opcode: 0x66, mnemonic: "v_swap_b16", variants: &[Some(O87)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPermlane64B32, format: Format::Vop1, opcode: 0x67, mnemonic: "v_permlane64_b32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSwaprelB32, format: Format::Vop1, opcode: 0x68, mnemonic: "v_swaprel_b32", variants: &[Some(O85)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VNotB16, format: Format::Vop1, opcode: 0x69, mnemonic: "v_not_b16_e32", variants: &[Some(O84)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x0 },
+    Entry { op: Op::VCvtI32I16, format: Format::Vop1, opcode: 0x6a, mnemonic: "v_cvt_i32_i16_e32", variants: &[Some(O88)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x0 },
+    Entry { op: Op::VCvtU32U16, format: Format::Vop1, opcode: 0x6b, mnemonic: "v_cvt_u32_u16_e32", variants: &[Some(O88)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF32Fp8, format: Format::Vop1, opcode: 0x6c, mnemonic: "v_cvt_f32_fp8_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF32Bf8, format: Format::Vop1, opcode: 0x6d, mnemonic: "v_cvt_f32_bf8_e32", variants: &[Some(O77)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCvtPkF32Fp8, format: Format::Vop1, opcode: 0x6e, mnemonic: "v_cvt_pk_f32_fp8_e32", variants: &[Some(O89)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtPkF32Bf8, format: Format::Vop1, opcode: 0x6f, mnemonic: "v_cvt_pk_f32_bf8_e32", variants: &[Some(O89)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCndmaskB32, format: Format::Vop2, opcode: 0x1, mnemonic: "v_cndmask_b32_e32", variants: &[Some(O90)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VAddF64, format: Format::Vop2, opcode: 0x2, mnemonic: "v_add_f64_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAddF32, format: Format::Vop2, opcode: 0x3, mnemonic: "v_add_f32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VSubF32, format: Format::Vop2, opcode: 0x4, mnemonic: "v_sub_f32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VSubrevF32, format: Format::Vop2, opcode: 0x5, mnemonic: "v_subrev_f32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VMulF64, format: Format::Vop2, opcode: 0x6, mnemonic: "v_mul_f64_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMulDx9ZeroF32, format: Format::Vop2, opcode: 0x7, mnemonic: "v_mul_dx9_zero_f32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VMulF32, format: Format::Vop2, opcode: 0x8, mnemonic: "v_mul_f32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VMulI32I24, format: Format::Vop2, opcode: 0x9, mnemonic: "v_mul_i32_i24_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VMulHiI32I24, format: Format::Vop2, opcode: 0xa, mnemonic: "v_mul_hi_i32_i24_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VMulU32U24, format: Format::Vop2, opcode: 0xb, mnemonic: "v_mul_u32_u24_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VMulHiU32U24, format: Format::Vop2, opcode: 0xc, mnemonic: "v_mul_hi_u32_u24_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VMinNumF64, format: Format::Vop2, opcode: 0xd, mnemonic: "v_min_num_f64_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMaxNumF64, format: Format::Vop2, opcode: 0xe, mnemonic: "v_max_num_f64_e32", variants: &[Some(O91)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMinI32, format: Format::Vop2, opcode: 0x11, mnemonic: "v_min_i32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VMaxI32, format: Format::Vop2, opcode: 0x12, mnemonic: "v_max_i32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VMinU32, format: Format::Vop2, opcode: 0x13, mnemonic: "v_min_u32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VMaxU32, format: Format::Vop2, opcode: 0x14, mnemonic: "v_max_u32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VMinNumF32, format: Format::Vop2, opcode: 0x15, mnemonic: "v_min_num_f32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VMaxNumF32, format: Format::Vop2, opcode: 0x16, mnemonic: "v_max_num_f32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VLshlrevB32, format: Format::Vop2, opcode: 0x18, mnemonic: "v_lshlrev_b32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VLshrrevB32, format: Format::Vop2, opcode: 0x19, mnemonic: "v_lshrrev_b32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VAshrrevI32, format: Format::Vop2, opcode: 0x1a, mnemonic: "v_ashrrev_i32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VAndB32, format: Format::Vop2, opcode: 0x1b, mnemonic: "v_and_b32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VOrB32, format: Format::Vop2, opcode: 0x1c, mnemonic: "v_or_b32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VXorB32, format: Format::Vop2, opcode: 0x1d, mnemonic: "v_xor_b32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VXnorB32, format: Format::Vop2, opcode: 0x1e, mnemonic: "v_xnor_b32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VLshlrevB64, format: Format::Vop2, opcode: 0x1f, mnemonic: "v_lshlrev_b64_e32", variants: &[Some(O93)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAddCoCiU32, format: Format::Vop2, opcode: 0x20, mnemonic: "v_add_co_ci_u32_e32", variants: &[Some(O94)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VSubCoCiU32, format: Format::Vop2, opcode: 0x21, mnemonic: "v_sub_co_ci_u32_e32", variants: &[Some(O94)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VSubrevCoCiU32, format: Format::Vop2, opcode: 0x22, mnemonic: "v_subrev_co_ci_u32_e32", variants: &[Some(O94)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VAddNcU32, format: Format::Vop2, opcode: 0x25, mnemonic: "v_add_nc_u32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VSubNcU32, format: Format::Vop2, opcode: 0x26, mnemonic: "v_sub_nc_u32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VSubrevNcU32, format: Format::Vop2, opcode: 0x27, mnemonic: "v_subrev_nc_u32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VFmacF32, format: Format::Vop2, opcode: 0x2b, mnemonic: "v_fmac_f32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VFmamkF32, format: Format::Vop2, opcode: 0x2c, mnemonic: "v_fmamk_f32", variants: &[Some(O95)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFmaakF32, format: Format::Vop2, opcode: 0x2d, mnemonic: "v_fmaak_f32", variants: &[Some(O96)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtPkRtzF16F32, format: Format::Vop2, opcode: 0x2f, mnemonic: "v_cvt_pk_rtz_f16_f32_e32", variants: &[Some(O92)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VMinNumF16, format: Format::Vop2, opcode: 0x30, mnemonic: "v_min_num_f16_e32", variants: &[Some(O97)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VMaxNumF16, format: Format::Vop2, opcode: 0x31, mnemonic: "v_max_num_f16_e32", variants: &[Some(O97)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VAddF16, format: Format::Vop2, opcode: 0x32, mnemonic: "v_add_f16_e32", variants: &[Some(O97)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VSubF16, format: Format::Vop2, opcode: 0x33, mnemonic: "v_sub_f16_e32", variants: &[Some(O97)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VSubrevF16, format: Format::Vop2, opcode: 0x34, mnemonic: "v_subrev_f16_e32", variants: &[Some(O97)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VMulF16, format: Format::Vop2, opcode: 0x35, mnemonic: "v_mul_f16_e32", variants: &[Some(O97)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VFmacF16, format: Format::Vop2, opcode: 0x36, mnemonic: "v_fmac_f16_e32", variants: &[Some(O97)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VFmamkF16, format: Format::Vop2, opcode: 0x37, mnemonic: "v_fmamk_f16", variants: &[Some(O98)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFmaakF16, format: Format::Vop2, opcode: 0x38, mnemonic: "v_fmaak_f16", variants: &[Some(O99)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VLdexpF16, format: Format::Vop2, opcode: 0x3b, mnemonic: "v_ldexp_f16_e32", variants: &[Some(O97)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x6 },
+    Entry { op: Op::VPkFmacF16, format: Format::Vop2, opcode: 0x3c, mnemonic: "v_pk_fmac_f16", variants: &[Some(O100)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNlgF16, format: Format::Vop2, opcode: 0x3e, mnemonic: "v_cmp_nlg_f16_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VNop, format: Format::Vop2, opcode: 0x3f, mnemonic: "v_nop", variants: &[Some(O37)], mods: 0x0, bad: 0x0, zero: 0xa0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLtF16, format: Format::Vopc, opcode: 0x1, mnemonic: "v_cmp_lt_f16_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpEqF16, format: Format::Vopc, opcode: 0x2, mnemonic: "v_cmp_eq_f16_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpLeF16, format: Format::Vopc, opcode: 0x3, mnemonic: "v_cmp_le_f16_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpGtF16, format: Format::Vopc, opcode: 0x4, mnemonic: "v_cmp_gt_f16_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpLgF16, format: Format::Vopc, opcode: 0x5, mnemonic: "v_cmp_lg_f16_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpGeF16, format: Format::Vopc, opcode: 0x6, mnemonic: "v_cmp_ge_f16_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpOF16, format: Format::Vopc, opcode: 0x7, mnemonic: "v_cmp_o_f16_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpUF16, format: Format::Vopc, opcode: 0x8, mnemonic: "v_cmp_u_f16_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpNgeF16, format: Format::Vopc, opcode: 0x9, mnemonic: "v_cmp_nge_f16_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpNlgF16, format: Format::Vopc, opcode: 0xa, mnemonic: "v_cmp_nlg_f16_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpNgtF16, format: Format::Vopc, opcode: 0xb, mnemonic: "v_cmp_ngt_f16_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpNleF16, format: Format::Vopc, opcode: 0xc, mnemonic: "v_cmp_nle_f16_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpNeqF16, format: Format::Vopc, opcode: 0xd, mnemonic: "v_cmp_neq_f16_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpNltF16, format: Format::Vopc, opcode: 0xe, mnemonic: "v_cmp_nlt_f16_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpLtF32, format: Format::Vopc, opcode: 0x11, mnemonic: "v_cmp_lt_f32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpEqF32, format: Format::Vopc, opcode: 0x12, mnemonic: "v_cmp_eq_f32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpLeF32, format: Format::Vopc, opcode: 0x13, mnemonic: "v_cmp_le_f32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpGtF32, format: Format::Vopc, opcode: 0x14, mnemonic: "v_cmp_gt_f32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpLgF32, format: Format::Vopc, opcode: 0x15, mnemonic: "v_cmp_lg_f32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpGeF32, format: Format::Vopc, opcode: 0x16, mnemonic: "v_cmp_ge_f32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpOF32, format: Format::Vopc, opcode: 0x17, mnemonic: "v_cmp_o_f32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpUF32, format: Format::Vopc, opcode: 0x18, mnemonic: "v_cmp_u_f32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpNgeF32, format: Format::Vopc, opcode: 0x19, mnemonic: "v_cmp_nge_f32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpNlgF32, format: Format::Vopc, opcode: 0x1a, mnemonic: "v_cmp_nlg_f32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpNgtF32, format: Format::Vopc, opcode: 0x1b, mnemonic: "v_cmp_ngt_f32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpNleF32, format: Format::Vopc, opcode: 0x1c, mnemonic: "v_cmp_nle_f32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpNeqF32, format: Format::Vopc, opcode: 0x1d, mnemonic: "v_cmp_neq_f32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpNltF32, format: Format::Vopc, opcode: 0x1e, mnemonic: "v_cmp_nlt_f32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpLtF64, format: Format::Vopc, opcode: 0x21, mnemonic: "v_cmp_lt_f64_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpEqF64, format: Format::Vopc, opcode: 0x22, mnemonic: "v_cmp_eq_f64_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLeF64, format: Format::Vopc, opcode: 0x23, mnemonic: "v_cmp_le_f64_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGtF64, format: Format::Vopc, opcode: 0x24, mnemonic: "v_cmp_gt_f64_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLgF64, format: Format::Vopc, opcode: 0x25, mnemonic: "v_cmp_lg_f64_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGeF64, format: Format::Vopc, opcode: 0x26, mnemonic: "v_cmp_ge_f64_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpOF64, format: Format::Vopc, opcode: 0x27, mnemonic: "v_cmp_o_f64_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpUF64, format: Format::Vopc, opcode: 0x28, mnemonic: "v_cmp_u_f64_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNgeF64, format: Format::Vopc, opcode: 0x29, mnemonic: "v_cmp_nge_f64_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNlgF64, format: Format::Vopc, opcode: 0x2a, mnemonic: "v_cmp_nlg_f64_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNgtF64, format: Format::Vopc, opcode: 0x2b, mnemonic: "v_cmp_ngt_f64_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNleF64, format: Format::Vopc, opcode: 0x2c, mnemonic: "v_cmp_nle_f64_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNeqF64, format: Format::Vopc, opcode: 0x2d, mnemonic: "v_cmp_neq_f64_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNltF64, format: Format::Vopc, opcode: 0x2e, mnemonic: "v_cmp_nlt_f64_e32", variants: &[Some(O103)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLtI16, format: Format::Vopc, opcode: 0x31, mnemonic: "v_cmp_lt_i16_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpEqI16, format: Format::Vopc, opcode: 0x32, mnemonic: "v_cmp_eq_i16_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLeI16, format: Format::Vopc, opcode: 0x33, mnemonic: "v_cmp_le_i16_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGtI16, format: Format::Vopc, opcode: 0x34, mnemonic: "v_cmp_gt_i16_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNeI16, format: Format::Vopc, opcode: 0x35, mnemonic: "v_cmp_ne_i16_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGeI16, format: Format::Vopc, opcode: 0x36, mnemonic: "v_cmp_ge_i16_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLtU16, format: Format::Vopc, opcode: 0x39, mnemonic: "v_cmp_lt_u16_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpEqU16, format: Format::Vopc, opcode: 0x3a, mnemonic: "v_cmp_eq_u16_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLeU16, format: Format::Vopc, opcode: 0x3b, mnemonic: "v_cmp_le_u16_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGtU16, format: Format::Vopc, opcode: 0x3c, mnemonic: "v_cmp_gt_u16_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNeU16, format: Format::Vopc, opcode: 0x3d, mnemonic: "v_cmp_ne_u16_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGeU16, format: Format::Vopc, opcode: 0x3e, mnemonic: "v_cmp_ge_u16_e32", variants: &[Some(O104)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLtI32, format: Format::Vopc, opcode: 0x41, mnemonic: "v_cmp_lt_i32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpEqI32, format: Format::Vopc, opcode: 0x42, mnemonic: "v_cmp_eq_i32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLeI32, format: Format::Vopc, opcode: 0x43, mnemonic: "v_cmp_le_i32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGtI32, format: Format::Vopc, opcode: 0x44, mnemonic: "v_cmp_gt_i32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNeI32, format: Format::Vopc, opcode: 0x45, mnemonic: "v_cmp_ne_i32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGeI32, format: Format::Vopc, opcode: 0x46, mnemonic: "v_cmp_ge_i32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLtU32, format: Format::Vopc, opcode: 0x49, mnemonic: "v_cmp_lt_u32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpEqU32, format: Format::Vopc, opcode: 0x4a, mnemonic: "v_cmp_eq_u32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLeU32, format: Format::Vopc, opcode: 0x4b, mnemonic: "v_cmp_le_u32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGtU32, format: Format::Vopc, opcode: 0x4c, mnemonic: "v_cmp_gt_u32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNeU32, format: Format::Vopc, opcode: 0x4d, mnemonic: "v_cmp_ne_u32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGeU32, format: Format::Vopc, opcode: 0x4e, mnemonic: "v_cmp_ge_u32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLtI64, format: Format::Vopc, opcode: 0x51, mnemonic: "v_cmp_lt_i64_e32", variants: &[Some(O105)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpEqI64, format: Format::Vopc, opcode: 0x52, mnemonic: "v_cmp_eq_i64_e32", variants: &[Some(O105)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLeI64, format: Format::Vopc, opcode: 0x53, mnemonic: "v_cmp_le_i64_e32", variants: &[Some(O105)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGtI64, format: Format::Vopc, opcode: 0x54, mnemonic: "v_cmp_gt_i64_e32", variants: &[Some(O105)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNeI64, format: Format::Vopc, opcode: 0x55, mnemonic: "v_cmp_ne_i64_e32", variants: &[Some(O105)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGeI64, format: Format::Vopc, opcode: 0x56, mnemonic: "v_cmp_ge_i64_e32", variants: &[Some(O105)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLtU64, format: Format::Vopc, opcode: 0x59, mnemonic: "v_cmp_lt_u64_e32", variants: &[Some(O105)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpEqU64, format: Format::Vopc, opcode: 0x5a, mnemonic: "v_cmp_eq_u64_e32", variants: &[Some(O105)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLeU64, format: Format::Vopc, opcode: 0x5b, mnemonic: "v_cmp_le_u64_e32", variants: &[Some(O105)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGtU64, format: Format::Vopc, opcode: 0x5c, mnemonic: "v_cmp_gt_u64_e32", variants: &[Some(O105)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNeU64, format: Format::Vopc, opcode: 0x5d, mnemonic: "v_cmp_ne_u64_e32", variants: &[Some(O105)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGeU64, format: Format::Vopc, opcode: 0x5e, mnemonic: "v_cmp_ge_u64_e32", variants: &[Some(O105)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpClassF16, format: Format::Vopc, opcode: 0x7d, mnemonic: "v_cmp_class_f16_e32", variants: &[Some(O101)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpClassF32, format: Format::Vopc, opcode: 0x7e, mnemonic: "v_cmp_class_f32_e32", variants: &[Some(O102)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x27, ext_shown: 0x6 },
+    Entry { op: Op::VCmpClassF64, format: Format::Vopc, opcode: 0x7f, mnemonic: "v_cmp_class_f64_e32", variants: &[Some(O106)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLtF16, format: Format::Vopc, opcode: 0x81, mnemonic: "v_cmpx_lt_f16_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxEqF16, format: Format::Vopc, opcode: 0x82, mnemonic: "v_cmpx_eq_f16_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxLeF16, format: Format::Vopc, opcode: 0x83, mnemonic: "v_cmpx_le_f16_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxGtF16, format: Format::Vopc, opcode: 0x84, mnemonic: "v_cmpx_gt_f16_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxLgF16, format: Format::Vopc, opcode: 0x85, mnemonic: "v_cmpx_lg_f16_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxGeF16, format: Format::Vopc, opcode: 0x86, mnemonic: "v_cmpx_ge_f16_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxOF16, format: Format::Vopc, opcode: 0x87, mnemonic: "v_cmpx_o_f16_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxUF16, format: Format::Vopc, opcode: 0x88, mnemonic: "v_cmpx_u_f16_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxNgeF16, format: Format::Vopc, opcode: 0x89, mnemonic: "v_cmpx_nge_f16_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxNlgF16, format: Format::Vopc, opcode: 0x8a, mnemonic: "v_cmpx_nlg_f16_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxNgtF16, format: Format::Vopc, opcode: 0x8b, mnemonic: "v_cmpx_ngt_f16_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxNleF16, format: Format::Vopc, opcode: 0x8c, mnemonic: "v_cmpx_nle_f16_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxNeqF16, format: Format::Vopc, opcode: 0x8d, mnemonic: "v_cmpx_neq_f16_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxNltF16, format: Format::Vopc, opcode: 0x8e, mnemonic: "v_cmpx_nlt_f16_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxLtF32, format: Format::Vopc, opcode: 0x91, mnemonic: "v_cmpx_lt_f32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxEqF32, format: Format::Vopc, opcode: 0x92, mnemonic: "v_cmpx_eq_f32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxLeF32, format: Format::Vopc, opcode: 0x93, mnemonic: "v_cmpx_le_f32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxGtF32, format: Format::Vopc, opcode: 0x94, mnemonic: "v_cmpx_gt_f32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxLgF32, format: Format::Vopc, opcode: 0x95, mnemonic: "v_cmpx_lg_f32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxGeF32, format: Format::Vopc, opcode: 0x96, mnemonic: "v_cmpx_ge_f32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxOF32, format: Format::Vopc, opcode: 0x97, mnemonic: "v_cmpx_o_f32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxUF32, format: Format::Vopc, opcode: 0x98, mnemonic: "v_cmpx_u_f32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxNgeF32, format: Format::Vopc, opcode: 0x99, mnemonic: "v_cmpx_nge_f32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxNlgF32, format: Format::Vopc, opcode: 0x9a, mnemonic: "v_cmpx_nlg_f32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxNgtF32, format: Format::Vopc, opcode: 0x9b, mnemonic: "v_cmpx_ngt_f32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxNleF32, format: Format::Vopc, opcode: 0x9c, mnemonic: "v_cmpx_nle_f32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxNeqF32, format: Format::Vopc, opcode: 0x9d, mnemonic: "v_cmpx_neq_f32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxNltF32, format: Format::Vopc, opcode: 0x9e, mnemonic: "v_cmpx_nlt_f32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxLtF64, format: Format::Vopc, opcode: 0xa1, mnemonic: "v_cmpx_lt_f64_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxEqF64, format: Format::Vopc, opcode: 0xa2, mnemonic: "v_cmpx_eq_f64_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLeF64, format: Format::Vopc, opcode: 0xa3, mnemonic: "v_cmpx_le_f64_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGtF64, format: Format::Vopc, opcode: 0xa4, mnemonic: "v_cmpx_gt_f64_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLgF64, format: Format::Vopc, opcode: 0xa5, mnemonic: "v_cmpx_lg_f64_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGeF64, format: Format::Vopc, opcode: 0xa6, mnemonic: "v_cmpx_ge_f64_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxOF64, format: Format::Vopc, opcode: 0xa7, mnemonic: "v_cmpx_o_f64_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxUF64, format: Format::Vopc, opcode: 0xa8, mnemonic: "v_cmpx_u_f64_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNgeF64, format: Format::Vopc, opcode: 0xa9, mnemonic: "v_cmpx_nge_f64_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNlgF64, format: Format::Vopc, opcode: 0xaa, mnemonic: "v_cmpx_nlg_f64_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNgtF64, format: Format::Vopc, opcode: 0xab, mnemonic: "v_cmpx_ngt_f64_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNleF64, format: Format::Vopc, opcode: 0xac, mnemonic: "v_cmpx_nle_f64_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNeqF64, format: Format::Vopc, opcode: 0xad, mnemonic: "v_cmpx_neq_f64_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNltF64, format: Format::Vopc, opcode: 0xae, mnemonic: "v_cmpx_nlt_f64_e32", variants: &[Some(O109)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLtI16, format: Format::Vopc, opcode: 0xb1, mnemonic: "v_cmpx_lt_i16_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxEqI16, format: Format::Vopc, opcode: 0xb2, mnemonic: "v_cmpx_eq_i16_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLeI16, format: Format::Vopc, opcode: 0xb3, mnemonic: "v_cmpx_le_i16_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGtI16, format: Format::Vopc, opcode: 0xb4, mnemonic: "v_cmpx_gt_i16_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNeI16, format: Format::Vopc, opcode: 0xb5, mnemonic: "v_cmpx_ne_i16_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGeI16, format: Format::Vopc, opcode: 0xb6, mnemonic: "v_cmpx_ge_i16_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLtU16, format: Format::Vopc, opcode: 0xb9, mnemonic: "v_cmpx_lt_u16_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxEqU16, format: Format::Vopc, opcode: 0xba, mnemonic: "v_cmpx_eq_u16_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLeU16, format: Format::Vopc, opcode: 0xbb, mnemonic: "v_cmpx_le_u16_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGtU16, format: Format::Vopc, opcode: 0xbc, mnemonic: "v_cmpx_gt_u16_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNeU16, format: Format::Vopc, opcode: 0xbd, mnemonic: "v_cmpx_ne_u16_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGeU16, format: Format::Vopc, opcode: 0xbe, mnemonic: "v_cmpx_ge_u16_e32", variants: &[Some(O110)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLtI32, format: Format::Vopc, opcode: 0xc1, mnemonic: "v_cmpx_lt_i32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxEqI32, format: Format::Vopc, opcode: 0xc2, mnemonic: "v_cmpx_eq_i32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLeI32, format: Format::Vopc, opcode: 0xc3, mnemonic: "v_cmpx_le_i32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGtI32, format: Format::Vopc, opcode: 0xc4, mnemonic: "v_cmpx_gt_i32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNeI32, format: Format::Vopc, opcode: 0xc5, mnemonic: "v_cmpx_ne_i32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGeI32, format: Format::Vopc, opcode: 0xc6, mnemonic: "v_cmpx_ge_i32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLtU32, format: Format::Vopc, opcode: 0xc9, mnemonic: "v_cmpx_lt_u32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxEqU32, format: Format::Vopc, opcode: 0xca, mnemonic: "v_cmpx_eq_u32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLeU32, format: Format::Vopc, opcode: 0xcb, mnemonic: "v_cmpx_le_u32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGtU32, format: Format::Vopc, opcode: 0xcc, mnemonic: "v_cmpx_gt_u32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNeU32, format: Format::Vopc, opcode: 0xcd, mnemonic: "v_cmpx_ne_u32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGeU32, format: Format::Vopc, opcode: 0xce, mnemonic: "v_cmpx_ge_u32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x21, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLtI64, format: Format::Vopc, opcode: 0xd1, mnemonic: "v_cmpx_lt_i64_e32", variants: &[Some(O111)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxEqI64, format: Format::Vopc, opcode: 0xd2, mnemonic: "v_cmpx_eq_i64_e32", variants: &[Some(O111)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLeI64, format: Format::Vopc, opcode: 0xd3, mnemonic: "v_cmpx_le_i64_e32", variants: &[Some(O111)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGtI64, format: Format::Vopc, opcode: 0xd4, mnemonic: "v_cmpx_gt_i64_e32", variants: &[Some(O111)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNeI64, format: Format::Vopc, opcode: 0xd5, mnemonic: "v_cmpx_ne_i64_e32", variants: &[Some(O111)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGeI64, format: Format::Vopc, opcode: 0xd6, mnemonic: "v_cmpx_ge_i64_e32", variants: &[Some(O111)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLtU64, format: Format::Vopc, opcode: 0xd9, mnemonic: "v_cmpx_lt_u64_e32", variants: &[Some(O111)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxEqU64, format: Format::Vopc, opcode: 0xda, mnemonic: "v_cmpx_eq_u64_e32", variants: &[Some(O111)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLeU64, format: Format::Vopc, opcode: 0xdb, mnemonic: "v_cmpx_le_u64_e32", variants: &[Some(O111)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGtU64, format: Format::Vopc, opcode: 0xdc, mnemonic: "v_cmpx_gt_u64_e32", variants: &[Some(O111)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNeU64, format: Format::Vopc, opcode: 0xdd, mnemonic: "v_cmpx_ne_u64_e32", variants: &[Some(O111)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGeU64, format: Format::Vopc, opcode: 0xde, mnemonic: "v_cmpx_ge_u64_e32", variants: &[Some(O111)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxClassF16, format: Format::Vopc, opcode: 0xfd, mnemonic: "v_cmpx_class_f16_e32", variants: &[Some(O107)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x1e },
+    Entry { op: Op::VCmpxClassF32, format: Format::Vopc, opcode: 0xfe, mnemonic: "v_cmpx_class_f32_e32", variants: &[Some(O108)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x3f, ext_shown: 0x6 },
+    Entry { op: Op::VCmpxClassF64, format: Format::Vopc, opcode: 0xff, mnemonic: "v_cmpx_class_f64_e32", variants: &[Some(O112)], mods: 0x0, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLtF16, format: Format::Vop3, opcode: 0x1, mnemonic: "v_cmp_lt_f16_e64", variants: &[Some(O113)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpEqF16, format: Format::Vop3, opcode: 0x2, mnemonic: "v_cmp_eq_f16_e64", variants: &[Some(O113)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLeF16, format: Format::Vop3, opcode: 0x3, mnemonic: "v_cmp_le_f16_e64", variants: &[Some(O113)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGtF16, format: Format::Vop3, opcode: 0x4, mnemonic: "v_cmp_gt_f16_e64", variants: &[Some(O113)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLgF16, format: Format::Vop3, opcode: 0x5, mnemonic: "v_cmp_lg_f16_e64", variants: &[Some(O113)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGeF16, format: Format::Vop3, opcode: 0x6, mnemonic: "v_cmp_ge_f16_e64", variants: &[Some(O113)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpOF16, format: Format::Vop3, opcode: 0x7, mnemonic: "v_cmp_o_f16_e64", variants: &[Some(O113)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpUF16, format: Format::Vop3, opcode: 0x8, mnemonic: "v_cmp_u_f16_e64", variants: &[Some(O113)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNgeF16, format: Format::Vop3, opcode: 0x9, mnemonic: "v_cmp_nge_f16_e64", variants: &[Some(O113)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNlgF16, format: Format::Vop3, opcode: 0xa, mnemonic: "v_cmp_nlg_f16_e64", variants: &[Some(O113)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNgtF16, format: Format::Vop3, opcode: 0xb, mnemonic: "v_cmp_ngt_f16_e64", variants: &[Some(O113)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNleF16, format: Format::Vop3, opcode: 0xc, mnemonic: "v_cmp_nle_f16_e64", variants: &[Some(O113)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNeqF16, format: Format::Vop3, opcode: 0xd, mnemonic: "v_cmp_neq_f16_e64", variants: &[Some(O113)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNltF16, format: Format::Vop3, opcode: 0xe, mnemonic: "v_cmp_nlt_f16_e64", variants: &[Some(O113)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLtF32, format: Format::Vop3, opcode: 0x11, mnemonic: "v_cmp_lt_f32_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpEqF32, format: Format::Vop3, opcode: 0x12, mnemonic: "v_cmp_eq_f32_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLeF32, format: Format::Vop3, opcode: 0x13, mnemonic: "v_cmp_le_f32_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGtF32, format: Format::Vop3, opcode: 0x14, mnemonic: "v_cmp_gt_f32_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLgF32, format: Format::Vop3, opcode: 0x15, mnemonic: "v_cmp_lg_f32_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGeF32, format: Format::Vop3, opcode: 0x16, mnemonic: "v_cmp_ge_f32_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpOF32, format: Format::Vop3, opcode: 0x17, mnemonic: "v_cmp_o_f32_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpUF32, format: Format::Vop3, opcode: 0x18, mnemonic: "v_cmp_u_f32_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNgeF32, format: Format::Vop3, opcode: 0x19, mnemonic: "v_cmp_nge_f32_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNlgF32, format: Format::Vop3, opcode: 0x1a, mnemonic: "v_cmp_nlg_f32_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNgtF32, format: Format::Vop3, opcode: 0x1b, mnemonic: "v_cmp_ngt_f32_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNleF32, format: Format::Vop3, opcode: 0x1c, mnemonic: "v_cmp_nle_f32_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNeqF32, format: Format::Vop3, opcode: 0x1d, mnemonic: "v_cmp_neq_f32_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNltF32, format: Format::Vop3, opcode: 0x1e, mnemonic: "v_cmp_nlt_f32_e64", variants: &[Some(O114)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLtF64, format: Format::Vop3, opcode: 0x21, mnemonic: "v_cmp_lt_f64_e64", variants: &[Some(O115)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpEqF64, format: Format::Vop3, opcode: 0x22, mnemonic: "v_cmp_eq_f64_e64", variants: &[Some(O115)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLeF64, format: Format::Vop3, opcode: 0x23, mnemonic: "v_cmp_le_f64_e64", variants: &[Some(O115)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGtF64, format: Format::Vop3, opcode: 0x24, mnemonic: "v_cmp_gt_f64_e64", variants: &[Some(O115)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLgF64, format: Format::Vop3, opcode: 0x25, mnemonic: "v_cmp_lg_f64_e64", variants: &[Some(O115)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGeF64, format: Format::Vop3, opcode: 0x26, mnemonic: "v_cmp_ge_f64_e64", variants: &[Some(O115)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpOF64, format: Format::Vop3, opcode: 0x27, mnemonic: "v_cmp_o_f64_e64", variants: &[Some(O115)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpUF64, format: Format::Vop3, opcode: 0x28, mnemonic: "v_cmp_u_f64_e64", variants: &[Some(O115)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNgeF64, format: Format::Vop3, opcode: 0x29, mnemonic: "v_cmp_nge_f64_e64", variants: &[Some(O115)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNlgF64, format: Format::Vop3, opcode: 0x2a, mnemonic: "v_cmp_nlg_f64_e64", variants: &[Some(O115)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNgtF64, format: Format::Vop3, opcode: 0x2b, mnemonic: "v_cmp_ngt_f64_e64", variants: &[Some(O115)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNleF64, format: Format::Vop3, opcode: 0x2c, mnemonic: "v_cmp_nle_f64_e64", variants: &[Some(O115)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNeqF64, format: Format::Vop3, opcode: 0x2d, mnemonic: "v_cmp_neq_f64_e64", variants: &[Some(O115)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNltF64, format: Format::Vop3, opcode: 0x2e, mnemonic: "v_cmp_nlt_f64_e64", variants: &[Some(O115)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLtI16, format: Format::Vop3, opcode: 0x31, mnemonic: "v_cmp_lt_i16_e64", variants: &[Some(O116)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpEqI16, format: Format::Vop3, opcode: 0x32, mnemonic: "v_cmp_eq_i16_e64", variants: &[Some(O116)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLeI16, format: Format::Vop3, opcode: 0x33, mnemonic: "v_cmp_le_i16_e64", variants: &[Some(O116)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGtI16, format: Format::Vop3, opcode: 0x34, mnemonic: "v_cmp_gt_i16_e64", variants: &[Some(O116)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNeI16, format: Format::Vop3, opcode: 0x35, mnemonic: "v_cmp_ne_i16_e64", variants: &[Some(O116)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGeI16, format: Format::Vop3, opcode: 0x36, mnemonic: "v_cmp_ge_i16_e64", variants: &[Some(O116)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLtU16, format: Format::Vop3, opcode: 0x39, mnemonic: "v_cmp_lt_u16_e64", variants: &[Some(O116)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpEqU16, format: Format::Vop3, opcode: 0x3a, mnemonic: "v_cmp_eq_u16_e64", variants: &[Some(O116)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLeU16, format: Format::Vop3, opcode: 0x3b, mnemonic: "v_cmp_le_u16_e64", variants: &[Some(O116)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGtU16, format: Format::Vop3, opcode: 0x3c, mnemonic: "v_cmp_gt_u16_e64", variants: &[Some(O116)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNeU16, format: Format::Vop3, opcode: 0x3d, mnemonic: "v_cmp_ne_u16_e64", variants: &[Some(O116)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGeU16, format: Format::Vop3, opcode: 0x3e, mnemonic: "v_cmp_ge_u16_e64", variants: &[Some(O116)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLtI32, format: Format::Vop3, opcode: 0x41, mnemonic: "v_cmp_lt_i32_e64", variants: &[Some(O114)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpEqI32, format: Format::Vop3, opcode: 0x42, mnemonic: "v_cmp_eq_i32_e64", variants: &[Some(O114)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLeI32, format: Format::Vop3, opcode: 0x43, mnemonic: "v_cmp_le_i32_e64", variants: &[Some(O114)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGtI32, format: Format::Vop3, opcode: 0x44, mnemonic: "v_cmp_gt_i32_e64", variants: &[Some(O114)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNeI32, format: Format::Vop3, opcode: 0x45, mnemonic: "v_cmp_ne_i32_e64", variants: &[Some(O114)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGeI32, format: Format::Vop3, opcode: 0x46, mnemonic: "v_cmp_ge_i32_e64", variants: &[Some(O114)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLtU32, format: Format::Vop3, opcode: 0x49, mnemonic: "v_cmp_lt_u32_e64", variants: &[Some(O114)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpEqU32, format: Format::Vop3, opcode: 0x4a, mnemonic: "v_cmp_eq_u32_e64", variants: &[Some(O114)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLeU32, format: Format::Vop3, opcode: 0x4b, mnemonic: "v_cmp_le_u32_e64", variants: &[Some(O114)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGtU32, format: Format::Vop3, opcode: 0x4c, mnemonic: "v_cmp_gt_u32_e64", variants: &[Some(O114)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNeU32, format: Format::Vop3, opcode: 0x4d, mnemonic: "v_cmp_ne_u32_e64", variants: &[Some(O114)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGeU32, format: Format::Vop3, opcode: 0x4e, mnemonic: "v_cmp_ge_u32_e64", variants: &[Some(O114)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLtI64, format: Format::Vop3, opcode: 0x51, mnemonic: "v_cmp_lt_i64_e64", variants: &[Some(O117)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpEqI64, format: Format::Vop3, opcode: 0x52, mnemonic: "v_cmp_eq_i64_e64", variants: &[Some(O117)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLeI64, format: Format::Vop3, opcode: 0x53, mnemonic: "v_cmp_le_i64_e64", variants: &[Some(O117)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGtI64, format: Format::Vop3, opcode: 0x54, mnemonic: "v_cmp_gt_i64_e64", variants: &[Some(O117)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNeI64, format: Format::Vop3, opcode: 0x55, mnemonic: "v_cmp_ne_i64_e64", variants: &[Some(O117)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGeI64, format: Format::Vop3, opcode: 0x56, mnemonic: "v_cmp_ge_i64_e64", variants: &[Some(O117)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLtU64, format: Format::Vop3, opcode: 0x59, mnemonic: "v_cmp_lt_u64_e64", variants: &[Some(O117)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpEqU64, format: Format::Vop3, opcode: 0x5a, mnemonic: "v_cmp_eq_u64_e64", variants: &[Some(O117)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpLeU64, format: Format::Vop3, opcode: 0x5b, mnemonic: "v_cmp_le_u64_e64", variants: &[Some(O117)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGtU64, format: Format::Vop3, opcode: 0x5c, mnemonic: "v_cmp_gt_u64_e64", variants: &[Some(O117)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpNeU64, format: Format::Vop3, opcode: 0x5d, mnemonic: "v_cmp_ne_u64_e64", variants: &[Some(O117)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpGeU64, format: Format::Vop3, opcode: 0x5e, mnemonic: "v_cmp_ge_u64_e64", variants: &[Some(O117)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpClassF16, format: Format::Vop3, opcode: 0x7d, mnemonic: "v_cmp_class_f16_e64", variants: &[Some(O113)], mods: 0xf6c, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpClassF32, format: Format::Vop3, opcode: 0x7e, mnemonic: "v_cmp_class_f32_e64", variants: &[Some(O114)], mods: 0x24, bad: 0xdb, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpClassF64, format: Format::Vop3, opcode: 0x7f, mnemonic: "v_cmp_class_f64_e64", variants: &[Some(O118)], mods: 0x24, bad: 0xdb, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLtF16, format: Format::Vop3, opcode: 0x81, mnemonic: "v_cmpx_lt_f16_e64", variants: &[Some(O119)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxEqF16, format: Format::Vop3, opcode: 0x82, mnemonic: "v_cmpx_eq_f16_e64", variants: &[Some(O119)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLeF16, format: Format::Vop3, opcode: 0x83, mnemonic: "v_cmpx_le_f16_e64", variants: &[Some(O119)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGtF16, format: Format::Vop3, opcode: 0x84, mnemonic: "v_cmpx_gt_f16_e64", variants: &[Some(O119)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLgF16, format: Format::Vop3, opcode: 0x85, mnemonic: "v_cmpx_lg_f16_e64", variants: &[Some(O119)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGeF16, format: Format::Vop3, opcode: 0x86, mnemonic: "v_cmpx_ge_f16_e64", variants: &[Some(O119)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxOF16, format: Format::Vop3, opcode: 0x87, mnemonic: "v_cmpx_o_f16_e64", variants: &[Some(O119)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxUF16, format: Format::Vop3, opcode: 0x88, mnemonic: "v_cmpx_u_f16_e64", variants: &[Some(O119)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNgeF16, format: Format::Vop3, opcode: 0x89, mnemonic: "v_cmpx_nge_f16_e64", variants: &[Some(O119)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNlgF16, format: Format::Vop3, opcode: 0x8a, mnemonic: "v_cmpx_nlg_f16_e64", variants: &[Some(O119)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNgtF16, format: Format::Vop3, opcode: 0x8b, mnemonic: "v_cmpx_ngt_f16_e64", variants: &[Some(O119)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNleF16, format: Format::Vop3, opcode: 0x8c, mnemonic: "v_cmpx_nle_f16_e64", variants: &[Some(O119)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNeqF16, format: Format::Vop3, opcode: 0x8d, mnemonic: "v_cmpx_neq_f16_e64", variants: &[Some(O119)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNltF16, format: Format::Vop3, opcode: 0x8e, mnemonic: "v_cmpx_nlt_f16_e64", variants: &[Some(O119)], mods: 0xf6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLtF32, format: Format::Vop3, opcode: 0x91, mnemonic: "v_cmpx_lt_f32_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxEqF32, format: Format::Vop3, opcode: 0x92, mnemonic: "v_cmpx_eq_f32_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLeF32, format: Format::Vop3, opcode: 0x93, mnemonic: "v_cmpx_le_f32_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGtF32, format: Format::Vop3, opcode: 0x94, mnemonic: "v_cmpx_gt_f32_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLgF32, format: Format::Vop3, opcode: 0x95, mnemonic: "v_cmpx_lg_f32_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGeF32, format: Format::Vop3, opcode: 0x96, mnemonic: "v_cmpx_ge_f32_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxOF32, format: Format::Vop3, opcode: 0x97, mnemonic: "v_cmpx_o_f32_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxUF32, format: Format::Vop3, opcode: 0x98, mnemonic: "v_cmpx_u_f32_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNgeF32, format: Format::Vop3, opcode: 0x99, mnemonic: "v_cmpx_nge_f32_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNlgF32, format: Format::Vop3, opcode: 0x9a, mnemonic: "v_cmpx_nlg_f32_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNgtF32, format: Format::Vop3, opcode: 0x9b, mnemonic: "v_cmpx_ngt_f32_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNleF32, format: Format::Vop3, opcode: 0x9c, mnemonic: "v_cmpx_nle_f32_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNeqF32, format: Format::Vop3, opcode: 0x9d, mnemonic: "v_cmpx_neq_f32_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNltF32, format: Format::Vop3, opcode: 0x9e, mnemonic: "v_cmpx_nlt_f32_e64", variants: &[Some(O120)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLtF64, format: Format::Vop3, opcode: 0xa1, mnemonic: "v_cmpx_lt_f64_e64", variants: &[Some(O121)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxEqF64, format: Format::Vop3, opcode: 0xa2, mnemonic: "v_cmpx_eq_f64_e64", variants: &[Some(O121)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLeF64, format: Format::Vop3, opcode: 0xa3, mnemonic: "v_cmpx_le_f64_e64", variants: &[Some(O121)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGtF64, format: Format::Vop3, opcode: 0xa4, mnemonic: "v_cmpx_gt_f64_e64", variants: &[Some(O121)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLgF64, format: Format::Vop3, opcode: 0xa5, mnemonic: "v_cmpx_lg_f64_e64", variants: &[Some(O121)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGeF64, format: Format::Vop3, opcode: 0xa6, mnemonic: "v_cmpx_ge_f64_e64", variants: &[Some(O121)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxOF64, format: Format::Vop3, opcode: 0xa7, mnemonic: "v_cmpx_o_f64_e64", variants: &[Some(O121)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxUF64, format: Format::Vop3, opcode: 0xa8, mnemonic: "v_cmpx_u_f64_e64", variants: &[Some(O121)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNgeF64, format: Format::Vop3, opcode: 0xa9, mnemonic: "v_cmpx_nge_f64_e64", variants: &[Some(O121)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNlgF64, format: Format::Vop3, opcode: 0xaa, mnemonic: "v_cmpx_nlg_f64_e64", variants: &[Some(O121)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNgtF64, format: Format::Vop3, opcode: 0xab, mnemonic: "v_cmpx_ngt_f64_e64", variants: &[Some(O121)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNleF64, format: Format::Vop3, opcode: 0xac, mnemonic: "v_cmpx_nle_f64_e64", variants: &[Some(O121)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNeqF64, format: Format::Vop3, opcode: 0xad, mnemonic: "v_cmpx_neq_f64_e64", variants: &[Some(O121)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNltF64, format: Format::Vop3, opcode: 0xae, mnemonic: "v_cmpx_nlt_f64_e64", variants: &[Some(O121)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLtI16, format: Format::Vop3, opcode: 0xb1, mnemonic: "v_cmpx_lt_i16_e64", variants: &[Some(O122)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxEqI16, format: Format::Vop3, opcode: 0xb2, mnemonic: "v_cmpx_eq_i16_e64", variants: &[Some(O122)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLeI16, format: Format::Vop3, opcode: 0xb3, mnemonic: "v_cmpx_le_i16_e64", variants: &[Some(O122)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGtI16, format: Format::Vop3, opcode: 0xb4, mnemonic: "v_cmpx_gt_i16_e64", variants: &[Some(O122)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNeI16, format: Format::Vop3, opcode: 0xb5, mnemonic: "v_cmpx_ne_i16_e64", variants: &[Some(O122)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGeI16, format: Format::Vop3, opcode: 0xb6, mnemonic: "v_cmpx_ge_i16_e64", variants: &[Some(O122)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLtU16, format: Format::Vop3, opcode: 0xb9, mnemonic: "v_cmpx_lt_u16_e64", variants: &[Some(O122)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxEqU16, format: Format::Vop3, opcode: 0xba, mnemonic: "v_cmpx_eq_u16_e64", variants: &[Some(O122)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLeU16, format: Format::Vop3, opcode: 0xbb, mnemonic: "v_cmpx_le_u16_e64", variants: &[Some(O122)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGtU16, format: Format::Vop3, opcode: 0xbc, mnemonic: "v_cmpx_gt_u16_e64", variants: &[Some(O122)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNeU16, format: Format::Vop3, opcode: 0xbd, mnemonic: "v_cmpx_ne_u16_e64", variants: &[Some(O122)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGeU16, format: Format::Vop3, opcode: 0xbe, mnemonic: "v_cmpx_ge_u16_e64", variants: &[Some(O122)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLtI32, format: Format::Vop3, opcode: 0xc1, mnemonic: "v_cmpx_lt_i32_e64", variants: &[Some(O120)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxEqI32, format: Format::Vop3, opcode: 0xc2, mnemonic: "v_cmpx_eq_i32_e64", variants: &[Some(O120)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLeI32, format: Format::Vop3, opcode: 0xc3, mnemonic: "v_cmpx_le_i32_e64", variants: &[Some(O120)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGtI32, format: Format::Vop3, opcode: 0xc4, mnemonic: "v_cmpx_gt_i32_e64", variants: &[Some(O120)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNeI32, format: Format::Vop3, opcode: 0xc5, mnemonic: "v_cmpx_ne_i32_e64", variants: &[Some(O120)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGeI32, format: Format::Vop3, opcode: 0xc6, mnemonic: "v_cmpx_ge_i32_e64", variants: &[Some(O120)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLtU32, format: Format::Vop3, opcode: 0xc9, mnemonic: "v_cmpx_lt_u32_e64", variants: &[Some(O120)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxEqU32, format: Format::Vop3, opcode: 0xca, mnemonic: "v_cmpx_eq_u32_e64", variants: &[Some(O120)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLeU32, format: Format::Vop3, opcode: 0xcb, mnemonic: "v_cmpx_le_u32_e64", variants: &[Some(O120)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGtU32, format: Format::Vop3, opcode: 0xcc, mnemonic: "v_cmpx_gt_u32_e64", variants: &[Some(O120)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNeU32, format: Format::Vop3, opcode: 0xcd, mnemonic: "v_cmpx_ne_u32_e64", variants: &[Some(O120)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGeU32, format: Format::Vop3, opcode: 0xce, mnemonic: "v_cmpx_ge_u32_e64", variants: &[Some(O120)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLtI64, format: Format::Vop3, opcode: 0xd1, mnemonic: "v_cmpx_lt_i64_e64", variants: &[Some(O123)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxEqI64, format: Format::Vop3, opcode: 0xd2, mnemonic: "v_cmpx_eq_i64_e64", variants: &[Some(O123)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLeI64, format: Format::Vop3, opcode: 0xd3, mnemonic: "v_cmpx_le_i64_e64", variants: &[Some(O123)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGtI64, format: Format::Vop3, opcode: 0xd4, mnemonic: "v_cmpx_gt_i64_e64", variants: &[Some(O123)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNeI64, format: Format::Vop3, opcode: 0xd5, mnemonic: "v_cmpx_ne_i64_e64", variants: &[Some(O123)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGeI64, format: Format::Vop3, opcode: 0xd6, mnemonic: "v_cmpx_ge_i64_e64", variants: &[Some(O123)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLtU64, format: Format::Vop3, opcode: 0xd9, mnemonic: "v_cmpx_lt_u64_e64", variants: &[Some(O123)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxEqU64, format: Format::Vop3, opcode: 0xda, mnemonic: "v_cmpx_eq_u64_e64", variants: &[Some(O123)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxLeU64, format: Format::Vop3, opcode: 0xdb, mnemonic: "v_cmpx_le_u64_e64", variants: &[Some(O123)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGtU64, format: Format::Vop3, opcode: 0xdc, mnemonic: "v_cmpx_gt_u64_e64", variants: &[Some(O123)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxNeU64, format: Format::Vop3, opcode: 0xdd, mnemonic: "v_cmpx_ne_u64_e64", variants: &[Some(O123)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxGeU64, format: Format::Vop3, opcode: 0xde, mnemonic: "v_cmpx_ge_u64_e64", variants: &[Some(O123)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxClassF16, format: Format::Vop3, opcode: 0xfd, mnemonic: "v_cmpx_class_f16_e64", variants: &[Some(O119)], mods: 0xf6c, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxClassF32, format: Format::Vop3, opcode: 0xfe, mnemonic: "v_cmpx_class_f32_e64", variants: &[Some(O120)], mods: 0x24, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCmpxClassF64, format: Format::Vop3, opcode: 0xff, mnemonic: "v_cmpx_class_f64_e64", variants: &[Some(O124)], mods: 0x24, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCndmaskB32, format: Format::Vop3, opcode: 0x101, mnemonic: "v_cndmask_b32_e64", variants: &[Some(O125)], mods: 0x6c, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAddF64, format: Format::Vop3, opcode: 0x102, mnemonic: "v_add_f64_e64", variants: &[Some(O126)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAddF32, format: Format::Vop3, opcode: 0x103, mnemonic: "v_add_f32_e64", variants: &[Some(O127)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSubF32, format: Format::Vop3, opcode: 0x104, mnemonic: "v_sub_f32_e64", variants: &[Some(O127)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSubrevF32, format: Format::Vop3, opcode: 0x105, mnemonic: "v_subrev_f32_e64", variants: &[Some(O127)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMulF64, format: Format::Vop3, opcode: 0x106, mnemonic: "v_mul_f64_e64", variants: &[Some(O126)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMulDx9ZeroF32, format: Format::Vop3, opcode: 0x107, mnemonic: "v_mul_dx9_zero_f32_e64", variants: &[Some(O127)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMulF32, format: Format::Vop3, opcode: 0x108, mnemonic: "v_mul_f32_e64", variants: &[Some(O127)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMulI32I24, format: Format::Vop3, opcode: 0x109, mnemonic: "v_mul_i32_i24_e64", variants: &[Some(O127)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMulHiI32I24, format: Format::Vop3, opcode: 0x10a, mnemonic: "v_mul_hi_i32_i24_e64", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMulU32U24, format: Format::Vop3, opcode: 0x10b, mnemonic: "v_mul_u32_u24_e64", variants: &[Some(O127)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMulHiU32U24, format: Format::Vop3, opcode: 0x10c, mnemonic: "v_mul_hi_u32_u24_e64", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMinNumF64, format: Format::Vop3, opcode: 0x10d, mnemonic: "v_min_num_f64_e64", variants: &[Some(O126)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMaxNumF64, format: Format::Vop3, opcode: 0x10e, mnemonic: "v_max_num_f64_e64", variants: &[Some(O126)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMinI32, format: Format::Vop3, opcode: 0x111, mnemonic: "v_min_i32_e64", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMaxI32, format: Format::Vop3, opcode: 0x112, mnemonic: "v_max_i32_e64", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMinU32, format: Format::Vop3, opcode: 0x113, mnemonic: "v_min_u32_e64", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMaxU32, format: Format::Vop3, opcode: 0x114, mnemonic: "v_max_u32_e64", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMinNumF32, format: Format::Vop3, opcode: 0x115, mnemonic: "v_min_num_f32_e64", variants: &[Some(O127)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMaxNumF32, format: Format::Vop3, opcode: 0x116, mnemonic: "v_max_num_f32_e64", variants: &[Some(O127)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VLshlrevB32, format: Format::Vop3, opcode: 0x118, mnemonic: "v_lshlrev_b32_e64", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VLshrrevB32, format: Format::Vop3, opcode: 0x119, mnemonic: "v_lshrrev_b32_e64", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAshrrevI32, format: Format::Vop3, opcode: 0x11a, mnemonic: "v_ashrrev_i32_e64", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAndB32, format: Format::Vop3, opcode: 0x11b, mnemonic: "v_and_b32_e64", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VOrB32, format: Format::Vop3, opcode: 0x11c, mnemonic: "v_or_b32_e64", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VXorB32, format: Format::Vop3, opcode: 0x11d, mnemonic: "v_xor_b32_e64", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VXnorB32, format: Format::Vop3, opcode: 0x11e, mnemonic: "v_xnor_b32_e64", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VLshlrevB64, format: Format::Vop3, opcode: 0x11f, mnemonic: "v_lshlrev_b64_e64", variants: &[Some(O128)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAddCoCiU32, format: Format::Vop3b, opcode: 0x120, mnemonic: "v_add_co_ci_u32_e64", variants: &[Some(O129)], mods: 0x1, bad: 0x1e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSubCoCiU32, format: Format::Vop3b, opcode: 0x121, mnemonic: "v_sub_co_ci_u32_e64", variants: &[Some(O129)], mods: 0x1, bad: 0x1e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSubrevCoCiU32, format: Format::Vop3b, opcode: 0x122, mnemonic: "v_subrev_co_ci_u32_e64", variants: &[Some(O129)], mods: 0x1, bad: 0x1e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAddNcU32, format: Format::Vop3, opcode: 0x125, mnemonic: "v_add_nc_u32_e64", variants: &[Some(O127)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSubNcU32, format: Format::Vop3, opcode: 0x126, mnemonic: "v_sub_nc_u32_e64", variants: &[Some(O127)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSubrevNcU32, format: Format::Vop3, opcode: 0x127, mnemonic: "v_subrev_nc_u32_e64", variants: &[Some(O127)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFmacF32, format: Format::Vop3, opcode: 0x12b, mnemonic: "v_fmac_f32_e64", variants: &[Some(O127)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtPkRtzF16F32, format: Format::Vop3, opcode: 0x12f, mnemonic: "v_cvt_pk_rtz_f16_f32_e64", variants: &[Some(O127)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMinNumF16, format: Format::Vop3, opcode: 0x130, mnemonic: "v_min_num_f16_e64", variants: &[Some(O130)], mods: 0xf6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMaxNumF16, format: Format::Vop3, opcode: 0x131, mnemonic: "v_max_num_f16_e64", variants: &[Some(O130)], mods: 0xf6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAddF16, format: Format::Vop3, opcode: 0x132, mnemonic: "v_add_f16_e64", variants: &[Some(O130)], mods: 0xf6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSubF16, format: Format::Vop3, opcode: 0x133, mnemonic: "v_sub_f16_e64", variants: &[Some(O130)], mods: 0xf6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSubrevF16, format: Format::Vop3, opcode: 0x134, mnemonic: "v_subrev_f16_e64", variants: &[Some(O130)], mods: 0xf6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMulF16, format: Format::Vop3, opcode: 0x135, mnemonic: "v_mul_f16_e64", variants: &[Some(O130)], mods: 0xf6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFmacF16, format: Format::Vop3, opcode: 0x136, mnemonic: "v_fmac_f16_e64", variants: &[Some(O130)], mods: 0xf6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VLdexpF16, format: Format::Vop3, opcode: 0x13b, mnemonic: "v_ldexp_f16_e64", variants: &[Some(O130)], mods: 0xf27, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VNop, format: Format::Vop3, opcode: 0x180, mnemonic: "v_nop", variants: &[Some(O37)], mods: 0x0, bad: 0xff, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMovB32, format: Format::Vop3, opcode: 0x181, mnemonic: "v_mov_b32_e64", variants: &[Some(O77)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtI32F64, format: Format::Vop3, opcode: 0x183, mnemonic: "v_cvt_i32_f64_e64", variants: &[Some(O79)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF64I32, format: Format::Vop3, opcode: 0x184, mnemonic: "v_cvt_f64_i32_e64", variants: &[Some(O80)], mods: 0x3, bad: 0xfc, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF32I32, format: Format::Vop3, opcode: 0x185, mnemonic: "v_cvt_f32_i32_e64", variants: &[Some(O77)], mods: 0x3, bad: 0xfc, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF32U32, format: Format::Vop3, opcode: 0x186, mnemonic: "v_cvt_f32_u32_e64", variants: &[Some(O77)], mods: 0x3, bad: 0xfc, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtU32F32, format: Format::Vop3, opcode: 0x187, mnemonic: "v_cvt_u32_f32_e64", variants: &[Some(O77)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtI32F32, format: Format::Vop3, opcode: 0x188, mnemonic: "v_cvt_i32_f32_e64", variants: &[Some(O77)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF16F32, format: Format::Vop3, opcode: 0x18a, mnemonic: "v_cvt_f16_f32_e64", variants: &[Some(O81)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF32F16, format: Format::Vop3, opcode: 0x18b, mnemonic: "v_cvt_f32_f16_e64", variants: &[Some(O82)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtNearestI32F32, format: Format::Vop3, opcode: 0x18c, mnemonic: "v_cvt_nearest_i32_f32_e64", variants: &[Some(O77)], mods: 0x25, bad: 0xda, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtFloorI32F32, format: Format::Vop3, opcode: 0x18d, mnemonic: "v_cvt_floor_i32_f32_e64", variants: &[Some(O77)], mods: 0x25, bad: 0xda, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtOffF32I4, format: Format::Vop3, opcode: 0x18e, mnemonic: "v_cvt_off_f32_i4_e64", variants: &[Some(O77)], mods: 0x3, bad: 0xfc, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF32F64, format: Format::Vop3, opcode: 0x18f, mnemonic: "v_cvt_f32_f64_e64", variants: &[Some(O79)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF64F32, format: Format::Vop3, opcode: 0x190, mnemonic: "v_cvt_f64_f32_e64", variants: &[Some(O80)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF32Ubyte0, format: Format::Vop3, opcode: 0x191, mnemonic: "v_cvt_f32_ubyte0_e64", variants: &[Some(O77)], mods: 0x3, bad: 0xfc, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF32Ubyte1, format: Format::Vop3, opcode: 0x192, mnemonic: "v_cvt_f32_ubyte1_e64", variants: &[Some(O77)], mods: 0x3, bad: 0xfc, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF32Ubyte2, format: Format::Vop3, opcode: 0x193, mnemonic: "v_cvt_f32_ubyte2_e64", variants: &[Some(O77)], mods: 0x3, bad: 0xfc, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF32Ubyte3, format: Format::Vop3, opcode: 0x194, mnemonic: "v_cvt_f32_ubyte3_e64", variants: &[Some(O77)], mods: 0x3, bad: 0xfc, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtU32F64, format: Format::Vop3, opcode: 0x195, mnemonic: "v_cvt_u32_f64_e64", variants: &[Some(O79)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF64U32, format: Format::Vop3, opcode: 0x196, mnemonic: "v_cvt_f64_u32_e64", variants: &[Some(O80)], mods: 0x3, bad: 0xfc, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VTruncF64, format: Format::Vop3, opcode: 0x197, mnemonic: "v_trunc_f64_e64", variants: &[Some(O83)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCeilF64, format: Format::Vop3, opcode: 0x198, mnemonic: "v_ceil_f64_e64", variants: &[Some(O83)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VRndneF64, format: Format::Vop3, opcode: 0x199, mnemonic: "v_rndne_f64_e64", variants: &[Some(O83)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFloorF64, format: Format::Vop3, opcode: 0x19a, mnemonic: "v_floor_f64_e64", variants: &[Some(O83)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPipeflush, format: Format::Vop3, opcode: 0x19b, mnemonic: "v_pipeflush", variants: &[Some(O37)], mods: 0x0, bad: 0xff, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMovB16, format: Format::Vop3, opcode: 0x19c, mnemonic: "v_mov_b16_e64", variants: &[Some(O84)], mods: 0x900, bad: 0x6db, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFractF32, format: Format::Vop3, opcode: 0x1a0, mnemonic: "v_fract_f32_e64", variants: &[Some(O77)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VTruncF32, format: Format::Vop3, opcode: 0x1a1, mnemonic: "v_trunc_f32_e64", variants: &[Some(O77)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCeilF32, format: Format::Vop3, opcode: 0x1a2, mnemonic: "v_ceil_f32_e64", variants: &[Some(O77)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VRndneF32, format: Format::Vop3, opcode: 0x1a3, mnemonic: "v_rndne_f32_e64", variants: &[Some(O77)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFloorF32, format: Format::Vop3, opcode: 0x1a4, mnemonic: "v_floor_f32_e64", variants: &[Some(O77)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VExpF32, format: Format::Vop3, opcode: 0x1a5, mnemonic: "v_exp_f32_e64", variants: &[Some(O77)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VLogF32, format: Format::Vop3, opcode: 0x1a7, mnemonic: "v_log_f32_e64", variants: &[Some(O77)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VRcpF32, format: Format::Vop3, opcode: 0x1aa, mnemonic: "v_rcp_f32_e64", variants: &[Some(O77)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VRcpIflagF32, format: Format::Vop3, opcode: 0x1ab, mnemonic: "v_rcp_iflag_f32_e64", variants: &[Some(O77)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VRsqF32, format: Format::Vop3, opcode: 0x1ae, mnemonic: "v_rsq_f32_e64", variants: &[Some(O77)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VRcpF64, format: Format::Vop3, opcode: 0x1af, mnemonic: "v_rcp_f64_e64", variants: &[Some(O83)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VRsqF64, format: Format::Vop3, opcode: 0x1b1, mnemonic: "v_rsq_f64_e64", variants: &[Some(O83)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSqrtF32, format: Format::Vop3, opcode: 0x1b3, mnemonic: "v_sqrt_f32_e64", variants: &[Some(O77)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSqrtF64, format: Format::Vop3, opcode: 0x1b4, mnemonic: "v_sqrt_f64_e64", variants: &[Some(O83)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSinF32, format: Format::Vop3, opcode: 0x1b5, mnemonic: "v_sin_f32_e64", variants: &[Some(O77)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCosF32, format: Format::Vop3, opcode: 0x1b6, mnemonic: "v_cos_f32_e64", variants: &[Some(O77)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VNotB32, format: Format::Vop3, opcode: 0x1b7, mnemonic: "v_not_b32_e64", variants: &[Some(O77)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VBfrevB32, format: Format::Vop3, opcode: 0x1b8, mnemonic: "v_bfrev_b32_e64", variants: &[Some(O77)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VClzI32U32, format: Format::Vop3, opcode: 0x1b9, mnemonic: "v_clz_i32_u32_e64", variants: &[Some(O77)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCtzI32B32, format: Format::Vop3, opcode: 0x1ba, mnemonic: "v_ctz_i32_b32_e64", variants: &[Some(O77)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VClsI32, format: Format::Vop3, opcode: 0x1bb, mnemonic: "v_cls_i32_e64", variants: &[Some(O77)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFrexpExpI32F64, format: Format::Vop3, opcode: 0x1bc, mnemonic: "v_frexp_exp_i32_f64_e64", variants: &[Some(O79)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFrexpMantF64, format: Format::Vop3, opcode: 0x1bd, mnemonic: "v_frexp_mant_f64_e64", variants: &[Some(O83)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFractF64, format: Format::Vop3, opcode: 0x1be, mnemonic: "v_fract_f64_e64", variants: &[Some(O83)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFrexpExpI32F32, format: Format::Vop3, opcode: 0x1bf, mnemonic: "v_frexp_exp_i32_f32_e64", variants: &[Some(O77)], mods: 0x25, bad: 0xda, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFrexpMantF32, format: Format::Vop3, opcode: 0x1c0, mnemonic: "v_frexp_mant_f32_e64", variants: &[Some(O77)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMovreldB32, format: Format::Vop3, opcode: 0x1c2, mnemonic: "v_movreld_b32_e64", variants: &[Some(O77)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMovrelsB32, format: Format::Vop3, opcode: 0x1c3, mnemonic: "v_movrels_b32_e64", variants: &[Some(O85)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMovrelsdB32, format: Format::Vop3, opcode: 0x1c4, mnemonic: "v_movrelsd_b32_e64", variants: &[Some(O85)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMovrelsd2B32, format: Format::Vop3, opcode: 0x1c8, mnemonic: "v_movrelsd_2_b32_e64", variants: &[Some(O85)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF16U16, format: Format::Vop3, opcode: 0x1d0, mnemonic: "v_cvt_f16_u16_e64", variants: &[Some(O84)], mods: 0xf03, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF16I16, format: Format::Vop3, opcode: 0x1d1, mnemonic: "v_cvt_f16_i16_e64", variants: &[Some(O84)], mods: 0xf03, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtU16F16, format: Format::Vop3, opcode: 0x1d2, mnemonic: "v_cvt_u16_f16_e64", variants: &[Some(O86)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtI16F16, format: Format::Vop3, opcode: 0x1d3, mnemonic: "v_cvt_i16_f16_e64", variants: &[Some(O86)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VRcpF16, format: Format::Vop3, opcode: 0x1d4, mnemonic: "v_rcp_f16_e64", variants: &[Some(O86)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSqrtF16, format: Format::Vop3, opcode: 0x1d5, mnemonic: "v_sqrt_f16_e64", variants: &[Some(O86)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VRsqF16, format: Format::Vop3, opcode: 0x1d6, mnemonic: "v_rsq_f16_e64", variants: &[Some(O86)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VLogF16, format: Format::Vop3, opcode: 0x1d7, mnemonic: "v_log_f16_e64", variants: &[Some(O86)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VExpF16, format: Format::Vop3, opcode: 0x1d8, mnemonic: "v_exp_f16_e64", variants: &[Some(O86)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFrexpMantF16, format: Format::Vop3, opcode: 0x1d9, mnemonic: "v_frexp_mant_f16_e64", variants: &[Some(O86)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFrexpExpI16F16, format: Format::Vop3, opcode: 0x1da, mnemonic: "v_frexp_exp_i16_f16_e64", variants: &[Some(O86)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFloorF16, format: Format::Vop3, opcode: 0x1db, mnemonic: "v_floor_f16_e64", variants: &[Some(O86)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCeilF16, format: Format::Vop3, opcode: 0x1dc, mnemonic: "v_ceil_f16_e64", variants: &[Some(O86)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VTruncF16, format: Format::Vop3, opcode: 0x1dd, mnemonic: "v_trunc_f16_e64", variants: &[Some(O86)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VRndneF16, format: Format::Vop3, opcode: 0x1de, mnemonic: "v_rndne_f16_e64", variants: &[Some(O86)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFractF16, format: Format::Vop3, opcode: 0x1df, mnemonic: "v_fract_f16_e64", variants: &[Some(O86)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSinF16, format: Format::Vop3, opcode: 0x1e0, mnemonic: "v_sin_f16_e64", variants: &[Some(O86)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCosF16, format: Format::Vop3, opcode: 0x1e1, mnemonic: "v_cos_f16_e64", variants: &[Some(O86)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSatPkU8I16, format: Format::Vop3, opcode: 0x1e2, mnemonic: "v_sat_pk_u8_i16_e64", variants: &[Some(O81)], mods: 0xf00, bad: 0xdb, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtNormI16F16, format: Format::Vop3, opcode: 0x1e3, mnemonic: "v_cvt_norm_i16_f16_e64", variants: &[Some(O86)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtNormU16F16, format: Format::Vop3, opcode: 0x1e4, mnemonic: "v_cvt_norm_u16_f16_e64", variants: &[Some(O86)], mods: 0xf27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VNotB16, format: Format::Vop3, opcode: 0x1e9, mnemonic: "v_not_b16_e64", variants: &[Some(O84)], mods: 0xf00, bad: 0xdb, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtI32I16, format: Format::Vop3, opcode: 0x1ea, mnemonic: "v_cvt_i32_i16_e64", variants: &[Some(O88)], mods: 0xf00, bad: 0xdb, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtU32U16, format: Format::Vop3, opcode: 0x1eb, mnemonic: "v_cvt_u32_u16_e64", variants: &[Some(O88)], mods: 0xf00, bad: 0xdb, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF32Fp8, format: Format::Vop3, opcode: 0x1ec, mnemonic: "v_cvt_f32_fp8_e64", variants: &[Some(O77)], mods: 0x300, bad: 0xcff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtF32Bf8, format: Format::Vop3, opcode: 0x1ed, mnemonic: "v_cvt_f32_bf8_e64", variants: &[Some(O77)], mods: 0x300, bad: 0xcff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtPkF32Fp8, format: Format::Vop3, opcode: 0x1ee, mnemonic: "v_cvt_pk_f32_fp8_e64", variants: &[Some(O89)], mods: 0x900, bad: 0x6db, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtPkF32Bf8, format: Format::Vop3, opcode: 0x1ef, mnemonic: "v_cvt_pk_f32_bf8_e64", variants: &[Some(O89)], mods: 0x900, bad: 0x6db, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFmaDx9ZeroF32, format: Format::Vop3, opcode: 0x209, mnemonic: "v_fma_dx9_zero_f32", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMadI32I24, format: Format::Vop3, opcode: 0x20a, mnemonic: "v_mad_i32_i24", variants: &[Some(O131)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMadU32U24, format: Format::Vop3, opcode: 0x20b, mnemonic: "v_mad_u32_u24", variants: &[Some(O131)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCubeidF32, format: Format::Vop3, opcode: 0x20c, mnemonic: "v_cubeid_f32", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCubescF32, format: Format::Vop3, opcode: 0x20d, mnemonic: "v_cubesc_f32", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCubetcF32, format: Format::Vop3, opcode: 0x20e, mnemonic: "v_cubetc_f32", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCubemaF32, format: Format::Vop3, opcode: 0x20f, mnemonic: "v_cubema_f32", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VBfeU32, format: Format::Vop3, opcode: 0x210, mnemonic: "v_bfe_u32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VBfeI32, format: Format::Vop3, opcode: 0x211, mnemonic: "v_bfe_i32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VBfiB32, format: Format::Vop3, opcode: 0x212, mnemonic: "v_bfi_b32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFmaF32, format: Format::Vop3, opcode: 0x213, mnemonic: "v_fma_f32", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFmaF64, format: Format::Vop3, opcode: 0x214, mnemonic: "v_fma_f64", variants: &[Some(O132)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VLerpU8, format: Format::Vop3, opcode: 0x215, mnemonic: "v_lerp_u8", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAlignbitB32, format: Format::Vop3, opcode: 0x216, mnemonic: "v_alignbit_b32", variants: &[Some(O133)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAlignbyteB32, format: Format::Vop3, opcode: 0x217, mnemonic: "v_alignbyte_b32", variants: &[Some(O133)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMullitF32, format: Format::Vop3, opcode: 0x218, mnemonic: "v_mullit_f32", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMin3I32, format: Format::Vop3, opcode: 0x21a, mnemonic: "v_min3_i32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMin3U32, format: Format::Vop3, opcode: 0x21b, mnemonic: "v_min3_u32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMax3I32, format: Format::Vop3, opcode: 0x21d, mnemonic: "v_max3_i32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMax3U32, format: Format::Vop3, opcode: 0x21e, mnemonic: "v_max3_u32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMed3I32, format: Format::Vop3, opcode: 0x220, mnemonic: "v_med3_i32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMed3U32, format: Format::Vop3, opcode: 0x221, mnemonic: "v_med3_u32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSadU8, format: Format::Vop3, opcode: 0x222, mnemonic: "v_sad_u8", variants: &[Some(O131)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSadHiU8, format: Format::Vop3, opcode: 0x223, mnemonic: "v_sad_hi_u8", variants: &[Some(O131)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSadU16, format: Format::Vop3, opcode: 0x224, mnemonic: "v_sad_u16", variants: &[Some(O131)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSadU32, format: Format::Vop3, opcode: 0x225, mnemonic: "v_sad_u32", variants: &[Some(O131)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtPkU8F32, format: Format::Vop3, opcode: 0x226, mnemonic: "v_cvt_pk_u8_f32", variants: &[Some(O131)], mods: 0x25, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VDivFixupF32, format: Format::Vop3, opcode: 0x227, mnemonic: "v_div_fixup_f32", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VDivFixupF64, format: Format::Vop3, opcode: 0x228, mnemonic: "v_div_fixup_f64", variants: &[Some(O132)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMin3NumF32, format: Format::Vop3, opcode: 0x229, mnemonic: "v_min3_num_f32", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMax3NumF32, format: Format::Vop3, opcode: 0x22a, mnemonic: "v_max3_num_f32", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMin3NumF16, format: Format::Vop3, opcode: 0x22b, mnemonic: "v_min3_num_f16", variants: &[Some(O134)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMax3NumF16, format: Format::Vop3, opcode: 0x22c, mnemonic: "v_max3_num_f16", variants: &[Some(O134)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMinimum3F32, format: Format::Vop3, opcode: 0x22d, mnemonic: "v_minimum3_f32", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMaximum3F32, format: Format::Vop3, opcode: 0x22e, mnemonic: "v_maximum3_f32", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMinimum3F16, format: Format::Vop3, opcode: 0x22f, mnemonic: "v_minimum3_f16", variants: &[Some(O134)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMaximum3F16, format: Format::Vop3, opcode: 0x230, mnemonic: "v_maximum3_f16", variants: &[Some(O134)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMed3NumF32, format: Format::Vop3, opcode: 0x231, mnemonic: "v_med3_num_f32", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMed3NumF16, format: Format::Vop3, opcode: 0x232, mnemonic: "v_med3_num_f16", variants: &[Some(O134)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VDivFmasF32, format: Format::Vop3, opcode: 0x237, mnemonic: "v_div_fmas_f32", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VDivFmasF64, format: Format::Vop3, opcode: 0x238, mnemonic: "v_div_fmas_f64", variants: &[Some(O132)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMsadU8, format: Format::Vop3, opcode: 0x239, mnemonic: "v_msad_u8", variants: &[Some(O131)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VQsadPkU16U8, format: Format::Vop3, opcode: 0x23a, mnemonic: "v_qsad_pk_u16_u8", variants: &[Some(O135)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMqsadPkU16U8, format: Format::Vop3, opcode: 0x23b, mnemonic: "v_mqsad_pk_u16_u8", variants: &[Some(O135)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMqsadU32U8, format: Format::Vop3, opcode: 0x23d, mnemonic: "v_mqsad_u32_u8", variants: &[Some(O136)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VXor3B32, format: Format::Vop3, opcode: 0x240, mnemonic: "v_xor3_b32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMadU16, format: Format::Vop3, opcode: 0x241, mnemonic: "v_mad_u16", variants: &[Some(O137)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPermB32, format: Format::Vop3, opcode: 0x244, mnemonic: "v_perm_b32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VXadU32, format: Format::Vop3, opcode: 0x245, mnemonic: "v_xad_u32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VLshlAddU32, format: Format::Vop3, opcode: 0x246, mnemonic: "v_lshl_add_u32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAddLshlU32, format: Format::Vop3, opcode: 0x247, mnemonic: "v_add_lshl_u32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFmaF16, format: Format::Vop3, opcode: 0x248, mnemonic: "v_fma_f16", variants: &[Some(O134)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMin3I16, format: Format::Vop3, opcode: 0x24a, mnemonic: "v_min3_i16", variants: &[Some(O137)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMin3U16, format: Format::Vop3, opcode: 0x24b, mnemonic: "v_min3_u16", variants: &[Some(O137)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMax3I16, format: Format::Vop3, opcode: 0x24d, mnemonic: "v_max3_i16", variants: &[Some(O137)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMax3U16, format: Format::Vop3, opcode: 0x24e, mnemonic: "v_max3_u16", variants: &[Some(O137)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMed3I16, format: Format::Vop3, opcode: 0x250, mnemonic: "v_med3_i16", variants: &[Some(O137)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMed3U16, format: Format::Vop3, opcode: 0x251, mnemonic: "v_med3_u16", variants: &[Some(O137)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMadI16, format: Format::Vop3, opcode: 0x253, mnemonic: "v_mad_i16", variants: &[Some(O137)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VDivFixupF16, format: Format::Vop3, opcode: 0x254, mnemonic: "v_div_fixup_f16", variants: &[Some(O134)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAdd3U32, format: Format::Vop3, opcode: 0x255, mnemonic: "v_add3_u32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VLshlOrB32, format: Format::Vop3, opcode: 0x256, mnemonic: "v_lshl_or_b32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAndOrB32, format: Format::Vop3, opcode: 0x257, mnemonic: "v_and_or_b32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VOr3B32, format: Format::Vop3, opcode: 0x258, mnemonic: "v_or3_b32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMadU32U16, format: Format::Vop3, opcode: 0x259, mnemonic: "v_mad_u32_u16", variants: &[Some(O138)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMadI32I16, format: Format::Vop3, opcode: 0x25a, mnemonic: "v_mad_i32_i16", variants: &[Some(O138)], mods: 0xf01, bad: 0x2, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPermlane16B32, format: Format::Vop3, opcode: 0x25b, mnemonic: "v_permlane16_b32", variants: &[Some(O139)], mods: 0x300, bad: 0xff, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPermlanex16B32, format: Format::Vop3, opcode: 0x25c, mnemonic: "v_permlanex16_b32", variants: &[Some(O139)], mods: 0x300, bad: 0xff, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCndmaskB16, format: Format::Vop3, opcode: 0x25d, mnemonic: "v_cndmask_b16", variants: &[Some(O140)], mods: 0xf6c, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMaxminU32, format: Format::Vop3, opcode: 0x262, mnemonic: "v_maxmin_u32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMinmaxU32, format: Format::Vop3, opcode: 0x263, mnemonic: "v_minmax_u32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMaxminI32, format: Format::Vop3, opcode: 0x264, mnemonic: "v_maxmin_i32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMinmaxI32, format: Format::Vop3, opcode: 0x265, mnemonic: "v_minmax_i32", variants: &[Some(O131)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VDot2F16F16, format: Format::Vop3, opcode: 0x266, mnemonic: "v_dot2_f16_f16", variants: &[Some(O141)], mods: 0xcfc, bad: 0x3, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VDot2Bf16Bf16, format: Format::Vop3, opcode: 0x267, mnemonic: "v_dot2_bf16_bf16", variants: &[Some(O142)], mods: 0xcfc, bad: 0x3, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMinmaxNumF32, format: Format::Vop3, opcode: 0x268, mnemonic: "v_minmax_num_f32", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMaxminNumF32, format: Format::Vop3, opcode: 0x269, mnemonic: "v_maxmin_num_f32", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMinmaxNumF16, format: Format::Vop3, opcode: 0x26a, mnemonic: "v_minmax_num_f16", variants: &[Some(O134)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMaxminNumF16, format: Format::Vop3, opcode: 0x26b, mnemonic: "v_maxmin_num_f16", variants: &[Some(O134)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMinimummaximumF32, format: Format::Vop3, opcode: 0x26c, mnemonic: "v_minimummaximum_f32", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMaximumminimumF32, format: Format::Vop3, opcode: 0x26d, mnemonic: "v_maximumminimum_f32", variants: &[Some(O131)], mods: 0xff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMinimummaximumF16, format: Format::Vop3, opcode: 0x26e, mnemonic: "v_minimummaximum_f16", variants: &[Some(O134)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMaximumminimumF16, format: Format::Vop3, opcode: 0x26f, mnemonic: "v_maximumminimum_f16", variants: &[Some(O134)], mods: 0xfff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSExpF32, format: Format::Vop3, opcode: 0x280, mnemonic: "v_s_exp_f32", variants: &[Some(O143)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSExpF16, format: Format::Vop3, opcode: 0x281, mnemonic: "v_s_exp_f16", variants: &[Some(O144)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSLogF32, format: Format::Vop3, opcode: 0x282, mnemonic: "v_s_log_f32", variants: &[Some(O143)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSLogF16, format: Format::Vop3, opcode: 0x283, mnemonic: "v_s_log_f16", variants: &[Some(O144)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSRcpF32, format: Format::Vop3, opcode: 0x284, mnemonic: "v_s_rcp_f32", variants: &[Some(O143)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSRcpF16, format: Format::Vop3, opcode: 0x285, mnemonic: "v_s_rcp_f16", variants: &[Some(O144)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSRsqF32, format: Format::Vop3, opcode: 0x286, mnemonic: "v_s_rsq_f32", variants: &[Some(O143)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSRsqF16, format: Format::Vop3, opcode: 0x287, mnemonic: "v_s_rsq_f16", variants: &[Some(O144)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSSqrtF32, format: Format::Vop3, opcode: 0x288, mnemonic: "v_s_sqrt_f32", variants: &[Some(O143)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSSqrtF16, format: Format::Vop3, opcode: 0x289, mnemonic: "v_s_sqrt_f16", variants: &[Some(O144)], mods: 0x27, bad: 0xd8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VDivScaleF32, format: Format::Vop3b, opcode: 0x2fc, mnemonic: "v_div_scale_f32", variants: &[Some(O145)], mods: 0x1f, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VDivScaleF64, format: Format::Vop3b, opcode: 0x2fd, mnemonic: "v_div_scale_f64", variants: &[Some(O146)], mods: 0x1f, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMadCoU64U32, format: Format::Vop3b, opcode: 0x2fe, mnemonic: "v_mad_co_u64_u32", variants: &[Some(O147)], mods: 0x1, bad: 0x1e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMadCoI64I32, format: Format::Vop3b, opcode: 0x2ff, mnemonic: "v_mad_co_i64_i32", variants: &[Some(O147)], mods: 0x1, bad: 0x1e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAddCoU32, format: Format::Vop3b, opcode: 0x300, mnemonic: "v_add_co_u32", variants: &[Some(O148)], mods: 0x1, bad: 0x1e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSubCoU32, format: Format::Vop3b, opcode: 0x301, mnemonic: "v_sub_co_u32", variants: &[Some(O148)], mods: 0x1, bad: 0x1e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSubrevCoU32, format: Format::Vop3b, opcode: 0x302, mnemonic: "v_subrev_co_u32", variants: &[Some(O148)], mods: 0x1, bad: 0x1e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAddNcU16, format: Format::Vop3, opcode: 0x303, mnemonic: "v_add_nc_u16", variants: &[Some(O149)], mods: 0xb01, bad: 0x492, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSubNcU16, format: Format::Vop3, opcode: 0x304, mnemonic: "v_sub_nc_u16", variants: &[Some(O149)], mods: 0xb01, bad: 0x492, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMulLoU16, format: Format::Vop3, opcode: 0x305, mnemonic: "v_mul_lo_u16", variants: &[Some(O149)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtPkI16F32, format: Format::Vop3, opcode: 0x306, mnemonic: "v_cvt_pk_i16_f32", variants: &[Some(O127)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtPkU16F32, format: Format::Vop3, opcode: 0x307, mnemonic: "v_cvt_pk_u16_f32", variants: &[Some(O127)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMaxU16, format: Format::Vop3, opcode: 0x309, mnemonic: "v_max_u16", variants: &[Some(O149)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMaxI16, format: Format::Vop3, opcode: 0x30a, mnemonic: "v_max_i16", variants: &[Some(O149)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMinU16, format: Format::Vop3, opcode: 0x30b, mnemonic: "v_min_u16", variants: &[Some(O149)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMinI16, format: Format::Vop3, opcode: 0x30c, mnemonic: "v_min_i16", variants: &[Some(O149)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAddNcI16, format: Format::Vop3, opcode: 0x30d, mnemonic: "v_add_nc_i16", variants: &[Some(O149)], mods: 0xb01, bad: 0x492, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSubNcI16, format: Format::Vop3, opcode: 0x30e, mnemonic: "v_sub_nc_i16", variants: &[Some(O149)], mods: 0xb01, bad: 0x492, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPermlane16VarB32, format: Format::Vop3, opcode: 0x30f, mnemonic: "v_permlane16_var_b32", variants: &[Some(O150)], mods: 0x300, bad: 0x4ff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPermlanex16VarB32, format: Format::Vop3, opcode: 0x310, mnemonic: "v_permlanex16_var_b32", variants: &[Some(O150)], mods: 0x300, bad: 0x4ff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPackB32F16, format: Format::Vop3, opcode: 0x311, mnemonic: "v_pack_b32_f16", variants: &[Some(O151)], mods: 0xb6d, bad: 0x492, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtPkNormI16F16, format: Format::Vop3, opcode: 0x312, mnemonic: "v_cvt_pk_norm_i16_f16", variants: &[Some(O151)], mods: 0xb6d, bad: 0x492, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtPkNormU16F16, format: Format::Vop3, opcode: 0x313, mnemonic: "v_cvt_pk_norm_u16_f16", variants: &[Some(O151)], mods: 0xb6d, bad: 0x492, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VLdexpF32, format: Format::Vop3, opcode: 0x31c, mnemonic: "v_ldexp_f32", variants: &[Some(O127)], mods: 0x27, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VBfmB32, format: Format::Vop3, opcode: 0x31d, mnemonic: "v_bfm_b32", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VBcntU32B32, format: Format::Vop3, opcode: 0x31e, mnemonic: "v_bcnt_u32_b32", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMbcntLoU32B32, format: Format::Vop3, opcode: 0x31f, mnemonic: "v_mbcnt_lo_u32_b32", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMbcntHiU32B32, format: Format::Vop3, opcode: 0x320, mnemonic: "v_mbcnt_hi_u32_b32", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtPkNormI16F32, format: Format::Vop3, opcode: 0x321, mnemonic: "v_cvt_pk_norm_i16_f32", variants: &[Some(O127)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtPkNormU16F32, format: Format::Vop3, opcode: 0x322, mnemonic: "v_cvt_pk_norm_u16_f32", variants: &[Some(O127)], mods: 0x6d, bad: 0x92, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtPkU16U32, format: Format::Vop3, opcode: 0x323, mnemonic: "v_cvt_pk_u16_u32", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtPkI16I32, format: Format::Vop3, opcode: 0x324, mnemonic: "v_cvt_pk_i16_i32", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSubNcI32, format: Format::Vop3, opcode: 0x325, mnemonic: "v_sub_nc_i32", variants: &[Some(O127)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAddNcI32, format: Format::Vop3, opcode: 0x326, mnemonic: "v_add_nc_i32", variants: &[Some(O127)], mods: 0x1, bad: 0xfe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VLdexpF64, format: Format::Vop3, opcode: 0x32b, mnemonic: "v_ldexp_f64", variants: &[Some(O152)], mods: 0x27, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMulLoU32, format: Format::Vop3, opcode: 0x32c, mnemonic: "v_mul_lo_u32", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMulHiU32, format: Format::Vop3, opcode: 0x32d, mnemonic: "v_mul_hi_u32", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMulHiI32, format: Format::Vop3, opcode: 0x32e, mnemonic: "v_mul_hi_i32", variants: &[Some(O127)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VTrigPreopF64, format: Format::Vop3, opcode: 0x32f, mnemonic: "v_trig_preop_f64", variants: &[Some(O152)], mods: 0x27, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VLshlrevB16, format: Format::Vop3, opcode: 0x338, mnemonic: "v_lshlrev_b16", variants: &[Some(O149)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VLshrrevB16, format: Format::Vop3, opcode: 0x339, mnemonic: "v_lshrrev_b16", variants: &[Some(O149)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAshrrevI16, format: Format::Vop3, opcode: 0x33a, mnemonic: "v_ashrrev_i16", variants: &[Some(O149)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VLshrrevB64, format: Format::Vop3, opcode: 0x33d, mnemonic: "v_lshrrev_b64", variants: &[Some(O128)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAshrrevI64, format: Format::Vop3, opcode: 0x33e, mnemonic: "v_ashrrev_i64", variants: &[Some(O128)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMinimumF64, format: Format::Vop3, opcode: 0x341, mnemonic: "v_minimum_f64", variants: &[Some(O126)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMaximumF64, format: Format::Vop3, opcode: 0x342, mnemonic: "v_maximum_f64", variants: &[Some(O126)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VReadlaneB32, format: Format::Vop3, opcode: 0x360, mnemonic: "v_readlane_b32", variants: &[Some(O153)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VWritelaneB32, format: Format::Vop3, opcode: 0x361, mnemonic: "v_writelane_b32", variants: &[Some(O154)], mods: 0x0, bad: 0xff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VAndB16, format: Format::Vop3, opcode: 0x362, mnemonic: "v_and_b16", variants: &[Some(O149)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VOrB16, format: Format::Vop3, opcode: 0x363, mnemonic: "v_or_b16", variants: &[Some(O149)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VXorB16, format: Format::Vop3, opcode: 0x364, mnemonic: "v_xor_b16", variants: &[Some(O149)], mods: 0xf00, bad: 0x93, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMinimumF32, format: Format::Vop3, opcode: 0x365, mnemonic: "v_minimum_f32", variants: &[Some(O127)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMaximumF32, format: Format::Vop3, opcode: 0x366, mnemonic: "v_maximum_f32", variants: &[Some(O127)], mods: 0x6f, bad: 0x90, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMinimumF16, format: Format::Vop3, opcode: 0x367, mnemonic: "v_minimum_f16", variants: &[Some(O130)], mods: 0xb6f, bad: 0x490, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMaximumF16, format: Format::Vop3, opcode: 0x368, mnemonic: "v_maximum_f16", variants: &[Some(O130)], mods: 0xb6f, bad: 0x490, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtPkFp8F32, format: Format::Vop3, opcode: 0x369, mnemonic: "v_cvt_pk_fp8_f32", variants: &[Some(O155)], mods: 0xb6c, bad: 0x493, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtPkBf8F32, format: Format::Vop3, opcode: 0x36a, mnemonic: "v_cvt_pk_bf8_f32", variants: &[Some(O155)], mods: 0xb6c, bad: 0x493, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtSrFp8F32, format: Format::Vop3, opcode: 0x36b, mnemonic: "v_cvt_sr_fp8_f32", variants: &[Some(O127)], mods: 0xc24, bad: 0x393, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VCvtSrBf8F32, format: Format::Vop3, opcode: 0x36c, mnemonic: "v_cvt_sr_bf8_f32", variants: &[Some(O127)], mods: 0xc24, bad: 0x393, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkMadI16, format: Format::Vop3p, opcode: 0x0, mnemonic: "v_pk_mad_i16", variants: &[Some(O131)], mods: 0x1fff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkMulLoU16, format: Format::Vop3p, opcode: 0x1, mnemonic: "v_pk_mul_lo_u16", variants: &[Some(O127)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkAddI16, format: Format::Vop3p, opcode: 0x2, mnemonic: "v_pk_add_i16", variants: &[Some(O127)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkSubI16, format: Format::Vop3p, opcode: 0x3, mnemonic: "v_pk_sub_i16", variants: &[Some(O127)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkLshlrevB16, format: Format::Vop3p, opcode: 0x4, mnemonic: "v_pk_lshlrev_b16", variants: &[Some(O127)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkLshrrevB16, format: Format::Vop3p, opcode: 0x5, mnemonic: "v_pk_lshrrev_b16", variants: &[Some(O127)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkAshrrevI16, format: Format::Vop3p, opcode: 0x6, mnemonic: "v_pk_ashrrev_i16", variants: &[Some(O127)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkMaxI16, format: Format::Vop3p, opcode: 0x7, mnemonic: "v_pk_max_i16", variants: &[Some(O127)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkMinI16, format: Format::Vop3p, opcode: 0x8, mnemonic: "v_pk_min_i16", variants: &[Some(O127)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkMadU16, format: Format::Vop3p, opcode: 0x9, mnemonic: "v_pk_mad_u16", variants: &[Some(O131)], mods: 0x1fff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkAddU16, format: Format::Vop3p, opcode: 0xa, mnemonic: "v_pk_add_u16", variants: &[Some(O127)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkSubU16, format: Format::Vop3p, opcode: 0xb, mnemonic: "v_pk_sub_u16", variants: &[Some(O127)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkMaxU16, format: Format::Vop3p, opcode: 0xc, mnemonic: "v_pk_max_u16", variants: &[Some(O127)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkMinU16, format: Format::Vop3p, opcode: 0xd, mnemonic: "v_pk_min_u16", variants: &[Some(O127)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkFmaF16, format: Format::Vop3p, opcode: 0xe, mnemonic: "v_pk_fma_f16", variants: &[Some(O156)], mods: 0x1fff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkAddF16, format: Format::Vop3p, opcode: 0xf, mnemonic: "v_pk_add_f16", variants: &[Some(O157)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkMulF16, format: Format::Vop3p, opcode: 0x10, mnemonic: "v_pk_mul_f16", variants: &[Some(O157)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VDot2F32F16, format: Format::Vop3p, opcode: 0x13, mnemonic: "v_dot2_f32_f16", variants: &[Some(O158)], mods: 0x1fff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VDot4I32Iu8, format: Format::Vop3p, opcode: 0x16, mnemonic: "v_dot4_i32_iu8", variants: &[Some(O131)], mods: 0x1f81, bad: 0xe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VDot4U32U8, format: Format::Vop3p, opcode: 0x17, mnemonic: "v_dot4_u32_u8", variants: &[Some(O131)], mods: 0x1f81, bad: 0xe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VDot8I32Iu4, format: Format::Vop3p, opcode: 0x18, mnemonic: "v_dot8_i32_iu4", variants: &[Some(O131)], mods: 0x1f81, bad: 0xe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VDot8U32U4, format: Format::Vop3p, opcode: 0x19, mnemonic: "v_dot8_u32_u4", variants: &[Some(O131)], mods: 0x1f81, bad: 0xe, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VDot2F32Bf16, format: Format::Vop3p, opcode: 0x1a, mnemonic: "v_dot2_f32_bf16", variants: &[Some(O159)], mods: 0x1fff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkMinNumF16, format: Format::Vop3p, opcode: 0x1b, mnemonic: "v_pk_min_num_f16", variants: &[Some(O157)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkMaxNumF16, format: Format::Vop3p, opcode: 0x1c, mnemonic: "v_pk_max_num_f16", variants: &[Some(O157)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkMinimumF16, format: Format::Vop3p, opcode: 0x1d, mnemonic: "v_pk_minimum_f16", variants: &[Some(O157)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VPkMaximumF16, format: Format::Vop3p, opcode: 0x1e, mnemonic: "v_pk_maximum_f16", variants: &[Some(O157)], mods: 0xdb7, bad: 0x1208, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFmaMixF32, format: Format::Vop3p, opcode: 0x20, mnemonic: "v_fma_mix_f32", variants: &[Some(O160)], mods: 0x1fff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFmaMixloF16, format: Format::Vop3p, opcode: 0x21, mnemonic: "v_fma_mixlo_f16", variants: &[Some(O160)], mods: 0x1fff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VFmaMixhiF16, format: Format::Vop3p, opcode: 0x22, mnemonic: "v_fma_mixhi_f16", variants: &[Some(O160)], mods: 0x1fff, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VDot4F32Fp8Bf8, format: Format::Vop3p, opcode: 0x24, mnemonic: "v_dot4_f32_fp8_bf8", variants: &[Some(O131)], mods: 0x1200, bad: 0xdff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VDot4F32Bf8Fp8, format: Format::Vop3p, opcode: 0x25, mnemonic: "v_dot4_f32_bf8_fp8", variants: &[Some(O131)], mods: 0x1200, bad: 0xdff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VDot4F32Fp8Fp8, format: Format::Vop3p, opcode: 0x26, mnemonic: "v_dot4_f32_fp8_fp8", variants: &[Some(O131)], mods: 0x1200, bad: 0xdff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VDot4F32Bf8Bf8, format: Format::Vop3p, opcode: 0x27, mnemonic: "v_dot4_f32_bf8_bf8", variants: &[Some(O131)], mods: 0x1200, bad: 0xdff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VWmmaF3216x16x16F16, format: Format::Vop3p, opcode: 0x40, mnemonic: "v_wmma_f32_16x16x16_f16", variants: &[Some(O161)], mods: 0x1f80, bad: 0x7f, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VWmmaF3216x16x16Bf16, format: Format::Vop3p, opcode: 0x41, mnemonic: "v_wmma_f32_16x16x16_bf16", variants: &[Some(O161)], mods: 0x1f80, bad: 0x7f, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VWmmaF1616x16x16F16, format: Format::Vop3p, opcode: 0x42, mnemonic: "v_wmma_f16_16x16x16_f16", variants: &[Some(O162)], mods: 0x1f80, bad: 0x7f, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VWmmaBf1616x16x16Bf16, format: Format::Vop3p, opcode: 0x43, mnemonic: "v_wmma_bf16_16x16x16_bf16", variants: &[Some(O163)], mods: 0x1f80, bad: 0x7f, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VWmmaI3216x16x16Iu8, format: Format::Vop3p, opcode: 0x44, mnemonic: "v_wmma_i32_16x16x16_iu8", variants: &[Some(O164)], mods: 0x181, bad: 0x1e7e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VWmmaI3216x16x16Iu4, format: Format::Vop3p, opcode: 0x45, mnemonic: "v_wmma_i32_16x16x16_iu4", variants: &[Some(O164)], mods: 0x181, bad: 0x1e7e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VWmmaF3216x16x16Fp8Fp8, format: Format::Vop3p, opcode: 0x46, mnemonic: "v_wmma_f32_16x16x16_fp8_fp8", variants: &[Some(O164)], mods: 0x1200, bad: 0xdff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VWmmaF3216x16x16Fp8Bf8, format: Format::Vop3p, opcode: 0x47, mnemonic: "v_wmma_f32_16x16x16_fp8_bf8", variants: &[Some(O164)], mods: 0x1200, bad: 0xdff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VWmmaF3216x16x16Bf8Fp8, format: Format::Vop3p, opcode: 0x48, mnemonic: "v_wmma_f32_16x16x16_bf8_fp8", variants: &[Some(O164)], mods: 0x1200, bad: 0xdff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VWmmaF3216x16x16Bf8Bf8, format: Format::Vop3p, opcode: 0x49, mnemonic: "v_wmma_f32_16x16x16_bf8_bf8", variants: &[Some(O164)], mods: 0x1200, bad: 0xdff, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VWmmaI3216x16x32Iu4, format: Format::Vop3p, opcode: 0x4a, mnemonic: "v_wmma_i32_16x16x32_iu4", variants: &[Some(O164)], mods: 0x181, bad: 0x1e7e, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSwmmacF3216x16x32F16, format: Format::Vop3p, opcode: 0x50, mnemonic: "v_swmmac_f32_16x16x32_f16", variants: &[Some(O165)], mods: 0xd86, bad: 0x1279, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSwmmacF3216x16x32Bf16, format: Format::Vop3p, opcode: 0x51, mnemonic: "v_swmmac_f32_16x16x32_bf16", variants: &[Some(O165)], mods: 0xd86, bad: 0x1279, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSwmmacF1616x16x32F16, format: Format::Vop3p, opcode: 0x52, mnemonic: "v_swmmac_f16_16x16x32_f16", variants: &[Some(O166)], mods: 0xd86, bad: 0x1279, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSwmmacBf1616x16x32Bf16, format: Format::Vop3p, opcode: 0x53, mnemonic: "v_swmmac_bf16_16x16x32_bf16", variants: &[Some(O166)], mods: 0xd86, bad: 0x1279, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSwmmacI3216x16x32Iu8, format: Format::Vop3p, opcode: 0x54, mnemonic: "v_swmmac_i32_16x16x32_iu8", variants: &[Some(O167)], mods: 0x187, bad: 0x1e78, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSwmmacI3216x16x32Iu4, format: Format::Vop3p, opcode: 0x55, mnemonic: "v_swmmac_i32_16x16x32_iu4", variants: &[Some(O168)], mods: 0x183, bad: 0x1e7c, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSwmmacI3216x16x64Iu4, format: Format::Vop3p, opcode: 0x56, mnemonic: "v_swmmac_i32_16x16x64_iu4", variants: &[Some(O167)], mods: 0x183, bad: 0x1e7c, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSwmmacF3216x16x32Fp8Fp8, format: Format::Vop3p, opcode: 0x57, mnemonic: "v_swmmac_f32_16x16x32_fp8_fp8", variants: &[Some(O167)], mods: 0x6, bad: 0x1ff9, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSwmmacF3216x16x32Fp8Bf8, format: Format::Vop3p, opcode: 0x58, mnemonic: "v_swmmac_f32_16x16x32_fp8_bf8", variants: &[Some(O167)], mods: 0x6, bad: 0x1ff9, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSwmmacF3216x16x32Bf8Fp8, format: Format::Vop3p, opcode: 0x59, mnemonic: "v_swmmac_f32_16x16x32_bf8_fp8", variants: &[Some(O167)], mods: 0x6, bad: 0x1ff9, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VSwmmacF3216x16x32Bf8Bf8, format: Format::Vop3p, opcode: 0x5a, mnemonic: "v_swmmac_f32_16x16x32_bf8_bf8", variants: &[Some(O167)], mods: 0x6, bad: 0x1ff9, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsAddU32, format: Format::Ds, opcode: 0x0, mnemonic: "ds_add_u32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsSubU32, format: Format::Ds, opcode: 0x1, mnemonic: "ds_sub_u32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsRsubU32, format: Format::Ds, opcode: 0x2, mnemonic: "ds_rsub_u32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsIncU32, format: Format::Ds, opcode: 0x3, mnemonic: "ds_inc_u32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsDecU32, format: Format::Ds, opcode: 0x4, mnemonic: "ds_dec_u32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMinI32, format: Format::Ds, opcode: 0x5, mnemonic: "ds_min_i32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMaxI32, format: Format::Ds, opcode: 0x6, mnemonic: "ds_max_i32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMinU32, format: Format::Ds, opcode: 0x7, mnemonic: "ds_min_u32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMaxU32, format: Format::Ds, opcode: 0x8, mnemonic: "ds_max_u32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsAndB32, format: Format::Ds, opcode: 0x9, mnemonic: "ds_and_b32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsOrB32, format: Format::Ds, opcode: 0xa, mnemonic: "ds_or_b32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsXorB32, format: Format::Ds, opcode: 0xb, mnemonic: "ds_xor_b32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMskorB32, format: Format::Ds, opcode: 0xc, mnemonic: "ds_mskor_b32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsStoreB32, format: Format::Ds, opcode: 0xd, mnemonic: "ds_store_b32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsStore2addrB32, format: Format::Ds, opcode: 0xe, mnemonic: "ds_store_2addr_b32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsStore2addrStride64B32, format: Format::Ds, opcode: 0xf, mnemonic: "ds_store_2addr_stride64_b32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsCmpstoreB32, format: Format::Ds, opcode: 0x10, mnemonic: "ds_cmpstore_b32", variants: &[Some(O170)], mods: 0x3, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMinNumF32, format: Format::Ds, opcode: 0x12, mnemonic: "ds_min_num_f32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMaxNumF32, format: Format::Ds, opcode: 0x13, mnemonic: "ds_max_num_f32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsNop, format: Format::Ds, opcode: 0x14, mnemonic: "ds_nop", variants: &[Some(O37)], mods: 0x0, bad: 0x3, zero: 0xe00000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsAddF32, format: Format::Ds, opcode: 0x15, mnemonic: "ds_add_f32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsStoreB8, format: Format::Ds, opcode: 0x1e, mnemonic: "ds_store_b8", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsStoreB16, format: Format::Ds, opcode: 0x1f, mnemonic: "ds_store_b16", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsAddRtnU32, format: Format::Ds, opcode: 0x20, mnemonic: "ds_add_rtn_u32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsSubRtnU32, format: Format::Ds, opcode: 0x21, mnemonic: "ds_sub_rtn_u32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsRsubRtnU32, format: Format::Ds, opcode: 0x22, mnemonic: "ds_rsub_rtn_u32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsIncRtnU32, format: Format::Ds, opcode: 0x23, mnemonic: "ds_inc_rtn_u32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsDecRtnU32, format: Format::Ds, opcode: 0x24, mnemonic: "ds_dec_rtn_u32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMinRtnI32, format: Format::Ds, opcode: 0x25, mnemonic: "ds_min_rtn_i32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMaxRtnI32, format: Format::Ds, opcode: 0x26, mnemonic: "ds_max_rtn_i32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMinRtnU32, format: Format::Ds, opcode: 0x27, mnemonic: "ds_min_rtn_u32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMaxRtnU32, format: Format::Ds, opcode: 0x28, mnemonic: "ds_max_rtn_u32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsAndRtnB32, format: Format::Ds, opcode: 0x29, mnemonic: "ds_and_rtn_b32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsOrRtnB32, format: Format::Ds, opcode: 0x2a, mnemonic: "ds_or_rtn_b32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsXorRtnB32, format: Format::Ds, opcode: 0x2b, mnemonic: "ds_xor_rtn_b32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMskorRtnB32, format: Format::Ds, opcode: 0x2c, mnemonic: "ds_mskor_rtn_b32", variants: &[Some(O172)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsStorexchgRtnB32, format: Format::Ds, opcode: 0x2d, mnemonic: "ds_storexchg_rtn_b32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsStorexchg2addrRtnB32, format: Format::Ds, opcode: 0x2e, mnemonic: "ds_storexchg_2addr_rtn_b32", variants: &[Some(O173)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsStorexchg2addrStride64RtnB32, format: Format::Ds, opcode: 0x2f, mnemonic: "ds_storexchg_2addr_stride64_rtn_b32", variants: &[Some(O173)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsCmpstoreRtnB32, format: Format::Ds, opcode: 0x30, mnemonic: "ds_cmpstore_rtn_b32", variants: &[Some(O172)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMinNumRtnF32, format: Format::Ds, opcode: 0x32, mnemonic: "ds_min_num_rtn_f32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMaxNumRtnF32, format: Format::Ds, opcode: 0x33, mnemonic: "ds_max_num_rtn_f32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsSwizzleB32, format: Format::Ds, opcode: 0x35, mnemonic: "ds_swizzle_b32", variants: &[Some(O174)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsLoadB32, format: Format::Ds, opcode: 0x36, mnemonic: "ds_load_b32", variants: &[Some(O174)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsLoad2addrB32, format: Format::Ds, opcode: 0x37, mnemonic: "ds_load_2addr_b32", variants: &[Some(O175)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsLoad2addrStride64B32, format: Format::Ds, opcode: 0x38, mnemonic: "ds_load_2addr_stride64_b32", variants: &[Some(O175)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsLoadI8, format: Format::Ds, opcode: 0x39, mnemonic: "ds_load_i8", variants: &[Some(O174)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsLoadU8, format: Format::Ds, opcode: 0x3a, mnemonic: "ds_load_u8", variants: &[Some(O174)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsLoadI16, format: Format::Ds, opcode: 0x3b, mnemonic: "ds_load_i16", variants: &[Some(O174)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsLoadU16, format: Format::Ds, opcode: 0x3c, mnemonic: "ds_load_u16", variants: &[Some(O174)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsConsume, format: Format::Ds, opcode: 0x3d, mnemonic: "ds_consume", variants: &[Some(O176)], mods: 0x3, bad: 0x0, zero: 0xe00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsAppend, format: Format::Ds, opcode: 0x3e, mnemonic: "ds_append", variants: &[Some(O176)], mods: 0x3, bad: 0x0, zero: 0xe00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsAddU64, format: Format::Ds, opcode: 0x40, mnemonic: "ds_add_u64", variants: &[Some(O177)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsSubU64, format: Format::Ds, opcode: 0x41, mnemonic: "ds_sub_u64", variants: &[Some(O177)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsRsubU64, format: Format::Ds, opcode: 0x42, mnemonic: "ds_rsub_u64", variants: &[Some(O177)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsIncU64, format: Format::Ds, opcode: 0x43, mnemonic: "ds_inc_u64", variants: &[Some(O177)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsDecU64, format: Format::Ds, opcode: 0x44, mnemonic: "ds_dec_u64", variants: &[Some(O177)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMinI64, format: Format::Ds, opcode: 0x45, mnemonic: "ds_min_i64", variants: &[Some(O177)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMaxI64, format: Format::Ds, opcode: 0x46, mnemonic: "ds_max_i64", variants: &[Some(O177)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMinU64, format: Format::Ds, opcode: 0x47, mnemonic: "ds_min_u64", variants: &[Some(O177)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMaxU64, format: Format::Ds, opcode: 0x48, mnemonic: "ds_max_u64", variants: &[Some(O177)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsAndB64, format: Format::Ds, opcode: 0x49, mnemonic: "ds_and_b64", variants: &[Some(O177)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsOrB64, format: Format::Ds, opcode: 0x4a, mnemonic: "ds_or_b64", variants: &[Some(O177)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsXorB64, format: Format::Ds, opcode: 0x4b, mnemonic: "ds_xor_b64", variants: &[Some(O177)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMskorB64, format: Format::Ds, opcode: 0x4c, mnemonic: "ds_mskor_b64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsStoreB64, format: Format::Ds, opcode: 0x4d, mnemonic: "ds_store_b64", variants: &[Some(O177)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsStore2addrB64, format: Format::Ds, opcode: 0x4e, mnemonic: "ds_store_2addr_b64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsStore2addrStride64B64, format: Format::Ds, opcode: 0x4f, mnemonic: "ds_store_2addr_stride64_b64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsCmpstoreB64, format: Format::Ds, opcode: 0x50, mnemonic: "ds_cmpstore_b64", variants: &[Some(O178)], mods: 0x3, bad: 0x0, zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMinNumF64, format: Format::Ds, opcode: 0x52, mnemonic: "ds_min_num_f64", variants: &[Some(O177)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMaxNumF64, format: Format::Ds, opcode: 0x53, mnemonic: "ds_max_num_f64", variants: &[Some(O177)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsAddRtnU64, format: Format::Ds, opcode: 0x60, mnemonic: "ds_add_rtn_u64", variants: &[Some(O179)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsSubRtnU64, format: Format::Ds, opcode: 0x61, mnemonic: "ds_sub_rtn_u64", variants: &[Some(O179)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsRsubRtnU64, format: Format::Ds, opcode: 0x62, mnemonic: "ds_rsub_rtn_u64", variants: &[Some(O179)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsIncRtnU64, format: Format::Ds, opcode: 0x63, mnemonic: "ds_inc_rtn_u64", variants: &[Some(O179)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsDecRtnU64, format: Format::Ds, opcode: 0x64, mnemonic: "ds_dec_rtn_u64", variants: &[Some(O179)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMinRtnI64, format: Format::Ds, opcode: 0x65, mnemonic: "ds_min_rtn_i64", variants: &[Some(O179)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMaxRtnI64, format: Format::Ds, opcode: 0x66, mnemonic: "ds_max_rtn_i64", variants: &[Some(O179)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMinRtnU64, format: Format::Ds, opcode: 0x67, mnemonic: "ds_min_rtn_u64", variants: &[Some(O179)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMaxRtnU64, format: Format::Ds, opcode: 0x68, mnemonic: "ds_max_rtn_u64", variants: &[Some(O179)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsAndRtnB64, format: Format::Ds, opcode: 0x69, mnemonic: "ds_and_rtn_b64", variants: &[Some(O179)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsOrRtnB64, format: Format::Ds, opcode: 0x6a, mnemonic: "ds_or_rtn_b64", variants: &[Some(O179)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsXorRtnB64, format: Format::Ds, opcode: 0x6b, mnemonic: "ds_xor_rtn_b64", variants: &[Some(O179)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMskorRtnB64, format: Format::Ds, opcode: 0x6c, mnemonic: "ds_mskor_rtn_b64", variants: &[Some(O180)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsStorexchgRtnB64, format: Format::Ds, opcode: 0x6d, mnemonic: "ds_storexchg_rtn_b64", variants: &[Some(O179)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsStorexchg2addrRtnB64, format: Format::Ds, opcode: 0x6e, mnemonic: "ds_storexchg_2addr_rtn_b64", variants: &[Some(O181)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsStorexchg2addrStride64RtnB64, format: Format::Ds, opcode: 0x6f, mnemonic: "ds_storexchg_2addr_stride64_rtn_b64", variants: &[Some(O181)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsCmpstoreRtnB64, format: Format::Ds, opcode: 0x70, mnemonic: "ds_cmpstore_rtn_b64", variants: &[Some(O180)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMinNumRtnF64, format: Format::Ds, opcode: 0x72, mnemonic: "ds_min_num_rtn_f64", variants: &[Some(O179)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsMaxNumRtnF64, format: Format::Ds, opcode: 0x73, mnemonic: "ds_max_num_rtn_f64", variants: &[Some(O179)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsLoadB64, format: Format::Ds, opcode: 0x76, mnemonic: "ds_load_b64", variants: &[Some(O175)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsLoad2addrB64, format: Format::Ds, opcode: 0x77, mnemonic: "ds_load_2addr_b64", variants: &[Some(O182)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsLoad2addrStride64B64, format: Format::Ds, opcode: 0x78, mnemonic: "ds_load_2addr_stride64_b64", variants: &[Some(O182)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsAddRtnF32, format: Format::Ds, opcode: 0x79, mnemonic: "ds_add_rtn_f32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsCondxchg32RtnB64, format: Format::Ds, opcode: 0x7e, mnemonic: "ds_condxchg32_rtn_b64", variants: &[Some(O179)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsCondSubU32, format: Format::Ds, opcode: 0x98, mnemonic: "ds_cond_sub_u32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsSubClampU32, format: Format::Ds, opcode: 0x99, mnemonic: "ds_sub_clamp_u32", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsPkAddF16, format: Format::Ds, opcode: 0x9a, mnemonic: "ds_pk_add_f16", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsPkAddBf16, format: Format::Ds, opcode: 0x9b, mnemonic: "ds_pk_add_bf16", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsStoreB8D16Hi, format: Format::Ds, opcode: 0xa0, mnemonic: "ds_store_b8_d16_hi", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsStoreB16D16Hi, format: Format::Ds, opcode: 0xa1, mnemonic: "ds_store_b16_d16_hi", variants: &[Some(O169)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsLoadU8D16, format: Format::Ds, opcode: 0xa2, mnemonic: "ds_load_u8_d16", variants: &[Some(O174)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsLoadU8D16Hi, format: Format::Ds, opcode: 0xa3, mnemonic: "ds_load_u8_d16_hi", variants: &[Some(O174)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsLoadI8D16, format: Format::Ds, opcode: 0xa4, mnemonic: "ds_load_i8_d16", variants: &[Some(O174)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsLoadI8D16Hi, format: Format::Ds, opcode: 0xa5, mnemonic: "ds_load_i8_d16_hi", variants: &[Some(O174)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsLoadU16D16, format: Format::Ds, opcode: 0xa6, mnemonic: "ds_load_u16_d16", variants: &[Some(O174)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsLoadU16D16Hi, format: Format::Ds, opcode: 0xa7, mnemonic: "ds_load_u16_d16_hi", variants: &[Some(O174)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsCondSubRtnU32, format: Format::Ds, opcode: 0xa8, mnemonic: "ds_cond_sub_rtn_u32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsSubClampRtnU32, format: Format::Ds, opcode: 0xa9, mnemonic: "ds_sub_clamp_rtn_u32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsPkAddRtnF16, format: Format::Ds, opcode: 0xaa, mnemonic: "ds_pk_add_rtn_f16", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsPkAddRtnBf16, format: Format::Ds, opcode: 0xab, mnemonic: "ds_pk_add_rtn_bf16", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsStoreAddtidB32, format: Format::Ds, opcode: 0xb0, mnemonic: "ds_store_addtid_b32", variants: &[Some(O183)], mods: 0x3, bad: 0x0, zero: 0xa00000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsLoadAddtidB32, format: Format::Ds, opcode: 0xb1, mnemonic: "ds_load_addtid_b32", variants: &[Some(O176)], mods: 0x3, bad: 0x0, zero: 0xe00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsPermuteB32, format: Format::Ds, opcode: 0xb2, mnemonic: "ds_permute_b32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsBpermuteB32, format: Format::Ds, opcode: 0xb3, mnemonic: "ds_bpermute_b32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsBpermuteFiB32, format: Format::Ds, opcode: 0xcd, mnemonic: "ds_bpermute_fi_b32", variants: &[Some(O171)], mods: 0x3, bad: 0x0, zero: 0x800000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsStoreB96, format: Format::Ds, opcode: 0xde, mnemonic: "ds_store_b96", variants: &[Some(O184)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsStoreB128, format: Format::Ds, opcode: 0xdf, mnemonic: "ds_store_b128", variants: &[Some(O185)], mods: 0x3, bad: 0x0, zero: 0x800000020, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsBvhStackPush4Pop1RtnB32, format: Format::Ds, opcode: 0xe0, mnemonic: "ds_bvh_stack_push4_pop1_rtn_b32", variants: &[Some(O186)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsBvhStackPush8Pop1RtnB32, format: Format::Ds, opcode: 0xe1, mnemonic: "ds_bvh_stack_push8_pop1_rtn_b32", variants: &[Some(O187)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsBvhStackPush8Pop2RtnB64, format: Format::Ds, opcode: 0xe2, mnemonic: "ds_bvh_stack_push8_pop2_rtn_b64", variants: &[Some(O188)], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsLoadB96, format: Format::Ds, opcode: 0xfe, mnemonic: "ds_load_b96", variants: &[Some(O189)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::DsLoadB128, format: Format::Ds, opcode: 0xff, mnemonic: "ds_load_b128", variants: &[Some(O182)], mods: 0x3, bad: 0x0, zero: 0xc00000000, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalLoadU8, format: Format::Global, opcode: 0x10, mnemonic: "global_load_u8", variants: &[Some(O190), Some(O191), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalLoadI8, format: Format::Global, opcode: 0x11, mnemonic: "global_load_i8", variants: &[Some(O190), Some(O191), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalLoadU16, format: Format::Global, opcode: 0x12, mnemonic: "global_load_u16", variants: &[Some(O190), Some(O191), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalLoadI16, format: Format::Global, opcode: 0x13, mnemonic: "global_load_i16", variants: &[Some(O190), Some(O191), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalLoadB32, format: Format::Global, opcode: 0x14, mnemonic: "global_load_b32", variants: &[Some(O190), Some(O191), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalLoadB64, format: Format::Global, opcode: 0x15, mnemonic: "global_load_b64", variants: &[Some(O192), Some(O193), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalLoadB96, format: Format::Global, opcode: 0x16, mnemonic: "global_load_b96", variants: &[Some(O194), Some(O195), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalLoadB128, format: Format::Global, opcode: 0x17, mnemonic: "global_load_b128", variants: &[Some(O196), Some(O197), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalStoreB8, format: Format::Global, opcode: 0x18, mnemonic: "global_store_b8", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalStoreB16, format: Format::Global, opcode: 0x19, mnemonic: "global_store_b16", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalStoreB32, format: Format::Global, opcode: 0x1a, mnemonic: "global_store_b32", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalStoreB64, format: Format::Global, opcode: 0x1b, mnemonic: "global_store_b64", variants: &[Some(O200), Some(O201), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalStoreB96, format: Format::Global, opcode: 0x1c, mnemonic: "global_store_b96", variants: &[Some(O202), Some(O203), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalStoreB128, format: Format::Global, opcode: 0x1d, mnemonic: "global_store_b128", variants: &[Some(O204), Some(O205), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalLoadD16U8, format: Format::Global, opcode: 0x1e, mnemonic: "global_load_d16_u8", variants: &[Some(O190), Some(O191), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalLoadD16I8, format: Format::Global, opcode: 0x1f, mnemonic: "global_load_d16_i8", variants: &[Some(O190), Some(O191), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalLoadD16B16, format: Format::Global, opcode: 0x20, mnemonic: "global_load_d16_b16", variants: &[Some(O190), Some(O191), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalLoadD16HiU8, format: Format::Global, opcode: 0x21, mnemonic: "global_load_d16_hi_u8", variants: &[Some(O190), Some(O191), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalLoadD16HiI8, format: Format::Global, opcode: 0x22, mnemonic: "global_load_d16_hi_i8", variants: &[Some(O190), Some(O191), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalLoadD16HiB16, format: Format::Global, opcode: 0x23, mnemonic: "global_load_d16_hi_b16", variants: &[Some(O190), Some(O191), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalStoreD16HiB8, format: Format::Global, opcode: 0x24, mnemonic: "global_store_d16_hi_b8", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalStoreD16HiB16, format: Format::Global, opcode: 0x25, mnemonic: "global_store_d16_hi_b16", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalLoadAddtidB32, format: Format::Global, opcode: 0x28, mnemonic: "global_load_addtid_b32", variants: &[Some(O206), Some(O207), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalStoreAddtidB32, format: Format::Global, opcode: 0x29, mnemonic: "global_store_addtid_b32", variants: &[Some(O208), Some(O209), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalInv, format: Format::Global, opcode: 0x2b, mnemonic: "global_inv", variants: &[None, Some(O37), None, None], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalWb, format: Format::Global, opcode: 0x2c, mnemonic: "global_wb", variants: &[None, Some(O37), None, None], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicSwapB32, format: Format::Global, opcode: 0x33, mnemonic: "global_atomic_swap_b32", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicCmpswapB32, format: Format::Global, opcode: 0x34, mnemonic: "global_atomic_cmpswap_b32", variants: &[Some(O200), Some(O201), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicAddU32, format: Format::Global, opcode: 0x35, mnemonic: "global_atomic_add_u32", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicSubU32, format: Format::Global, opcode: 0x36, mnemonic: "global_atomic_sub_u32", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicSubClampU32, format: Format::Global, opcode: 0x37, mnemonic: "global_atomic_sub_clamp_u32", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicMinI32, format: Format::Global, opcode: 0x38, mnemonic: "global_atomic_min_i32", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicMinU32, format: Format::Global, opcode: 0x39, mnemonic: "global_atomic_min_u32", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicMaxI32, format: Format::Global, opcode: 0x3a, mnemonic: "global_atomic_max_i32", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicMaxU32, format: Format::Global, opcode: 0x3b, mnemonic: "global_atomic_max_u32", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicAndB32, format: Format::Global, opcode: 0x3c, mnemonic: "global_atomic_and_b32", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicOrB32, format: Format::Global, opcode: 0x3d, mnemonic: "global_atomic_or_b32", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicXorB32, format: Format::Global, opcode: 0x3e, mnemonic: "global_atomic_xor_b32", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicIncU32, format: Format::Global, opcode: 0x3f, mnemonic: "global_atomic_inc_u32", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicDecU32, format: Format::Global, opcode: 0x40, mnemonic: "global_atomic_dec_u32", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicSwapB64, format: Format::Global, opcode: 0x41, mnemonic: "global_atomic_swap_b64", variants: &[Some(O200), Some(O201), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicCmpswapB64, format: Format::Global, opcode: 0x42, mnemonic: "global_atomic_cmpswap_b64", variants: &[Some(O204), Some(O205), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicAddU64, format: Format::Global, opcode: 0x43, mnemonic: "global_atomic_add_u64", variants: &[Some(O200), Some(O201), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicSubU64, format: Format::Global, opcode: 0x44, mnemonic: "global_atomic_sub_u64", variants: &[Some(O200), Some(O201), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicMinI64, format: Format::Global, opcode: 0x45, mnemonic: "global_atomic_min_i64", variants: &[Some(O200), Some(O201), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicMinU64, format: Format::Global, opcode: 0x46, mnemonic: "global_atomic_min_u64", variants: &[Some(O200), Some(O201), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicMaxI64, format: Format::Global, opcode: 0x47, mnemonic: "global_atomic_max_i64", variants: &[Some(O200), Some(O201), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicMaxU64, format: Format::Global, opcode: 0x48, mnemonic: "global_atomic_max_u64", variants: &[Some(O200), Some(O201), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicAndB64, format: Format::Global, opcode: 0x49, mnemonic: "global_atomic_and_b64", variants: &[Some(O200), Some(O201), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicOrB64, format: Format::Global, opcode: 0x4a, mnemonic: "global_atomic_or_b64", variants: &[Some(O200), Some(O201), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicXorB64, format: Format::Global, opcode: 0x4b, mnemonic: "global_atomic_xor_b64", variants: &[Some(O200), Some(O201), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicIncU64, format: Format::Global, opcode: 0x4c, mnemonic: "global_atomic_inc_u64", variants: &[Some(O200), Some(O201), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicDecU64, format: Format::Global, opcode: 0x4d, mnemonic: "global_atomic_dec_u64", variants: &[Some(O200), Some(O201), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalWbinv, format: Format::Global, opcode: 0x4f, mnemonic: "global_wbinv", variants: &[None, Some(O37), None, None], mods: 0x3, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicCondSubU32, format: Format::Global, opcode: 0x50, mnemonic: "global_atomic_cond_sub_u32", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicMinNumF32, format: Format::Global, opcode: 0x51, mnemonic: "global_atomic_min_num_f32", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicMaxNumF32, format: Format::Global, opcode: 0x52, mnemonic: "global_atomic_max_num_f32", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalLoadBlock, format: Format::Global, opcode: 0x53, mnemonic: "global_load_block", variants: &[Some(O210), Some(O211), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalStoreBlock, format: Format::Global, opcode: 0x54, mnemonic: "global_store_block", variants: &[Some(O212), Some(O213), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicAddF32, format: Format::Global, opcode: 0x56, mnemonic: "global_atomic_add_f32", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalLoadTrB128, format: Format::Global, opcode: 0x57, mnemonic: "global_load_tr_b128", variants: &[Some(O192), Some(O193), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalLoadTrB64, format: Format::Global, opcode: 0x58, mnemonic: "global_load_tr_b64", variants: &[Some(O190), Some(O191), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicPkAddF16, format: Format::Global, opcode: 0x59, mnemonic: "global_atomic_pk_add_f16", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicPkAddBf16, format: Format::Global, opcode: 0x5a, mnemonic: "global_atomic_pk_add_bf16", variants: &[Some(O198), Some(O199), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::GlobalAtomicOrderedAddB64, format: Format::Global, opcode: 0x73, mnemonic: "global_atomic_ordered_add_b64", variants: &[Some(O200), Some(O201), None, None], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchLoadU8, format: Format::Scratch, opcode: 0x10, mnemonic: "scratch_load_u8", variants: &[Some(O214), Some(O215), Some(O216), Some(O217)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchLoadI8, format: Format::Scratch, opcode: 0x11, mnemonic: "scratch_load_i8", variants: &[Some(O214), Some(O215), Some(O216), Some(O217)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchLoadU16, format: Format::Scratch, opcode: 0x12, mnemonic: "scratch_load_u16", variants: &[Some(O214), Some(O215), Some(O216), Some(O217)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchLoadI16, format: Format::Scratch, opcode: 0x13, mnemonic: "scratch_load_i16", variants: &[Some(O214), Some(O215), Some(O216), Some(O217)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchLoadB32, format: Format::Scratch, opcode: 0x14, mnemonic: "scratch_load_b32", variants: &[Some(O214), Some(O215), Some(O216), Some(O217)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchLoadB64, format: Format::Scratch, opcode: 0x15, mnemonic: "scratch_load_b64", variants: &[Some(O218), Some(O219), Some(O220), Some(O221)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchLoadB96, format: Format::Scratch, opcode: 0x16, mnemonic: "scratch_load_b96", variants: &[Some(O222), Some(O223), Some(O224), Some(O225)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchLoadB128, format: Format::Scratch, opcode: 0x17, mnemonic: "scratch_load_b128", variants: &[Some(O226), Some(O227), Some(O228), Some(O229)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchStoreB8, format: Format::Scratch, opcode: 0x18, mnemonic: "scratch_store_b8", variants: &[Some(O230), Some(O231), Some(O232), Some(O233)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchStoreB16, format: Format::Scratch, opcode: 0x19, mnemonic: "scratch_store_b16", variants: &[Some(O230), Some(O231), Some(O232), Some(O233)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchStoreB32, format: Format::Scratch, opcode: 0x1a, mnemonic: "scratch_store_b32", variants: &[Some(O230), Some(O231), Some(O232), Some(O233)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchStoreB64, format: Format::Scratch, opcode: 0x1b, mnemonic: "scratch_store_b64", variants: &[Some(O234), Some(O235), Some(O236), Some(O237)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchStoreB96, format: Format::Scratch, opcode: 0x1c, mnemonic: "scratch_store_b96", variants: &[Some(O238), Some(O239), Some(O240), Some(O241)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchStoreB128, format: Format::Scratch, opcode: 0x1d, mnemonic: "scratch_store_b128", variants: &[Some(O242), Some(O243), Some(O244), Some(O245)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchLoadD16U8, format: Format::Scratch, opcode: 0x1e, mnemonic: "scratch_load_d16_u8", variants: &[Some(O214), Some(O215), Some(O216), Some(O217)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchLoadD16I8, format: Format::Scratch, opcode: 0x1f, mnemonic: "scratch_load_d16_i8", variants: &[Some(O214), Some(O215), Some(O216), Some(O217)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchLoadD16B16, format: Format::Scratch, opcode: 0x20, mnemonic: "scratch_load_d16_b16", variants: &[Some(O214), Some(O215), Some(O216), Some(O217)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchLoadD16HiU8, format: Format::Scratch, opcode: 0x21, mnemonic: "scratch_load_d16_hi_u8", variants: &[Some(O214), Some(O215), Some(O216), Some(O217)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchLoadD16HiI8, format: Format::Scratch, opcode: 0x22, mnemonic: "scratch_load_d16_hi_i8", variants: &[Some(O214), Some(O215), Some(O216), Some(O217)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchLoadD16HiB16, format: Format::Scratch, opcode: 0x23, mnemonic: "scratch_load_d16_hi_b16", variants: &[Some(O214), Some(O215), Some(O216), Some(O217)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchStoreD16HiB8, format: Format::Scratch, opcode: 0x24, mnemonic: "scratch_store_d16_hi_b8", variants: &[Some(O230), Some(O231), Some(O232), Some(O233)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchStoreD16HiB16, format: Format::Scratch, opcode: 0x25, mnemonic: "scratch_store_d16_hi_b16", variants: &[Some(O230), Some(O231), Some(O232), Some(O233)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchLoadBlock, format: Format::Scratch, opcode: 0x53, mnemonic: "scratch_load_block", variants: &[Some(O246), Some(O247), Some(O248), Some(O249)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ScratchStoreBlock, format: Format::Scratch, opcode: 0x54, mnemonic: "scratch_store_block", variants: &[Some(O250), Some(O251), Some(O252), Some(O253)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadFormatX, format: Format::Mubuf, opcode: 0x0, mnemonic: "buffer_load_format_x", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadFormatXy, format: Format::Mubuf, opcode: 0x1, mnemonic: "buffer_load_format_xy", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadFormatXyz, format: Format::Mubuf, opcode: 0x2, mnemonic: "buffer_load_format_xyz", variants: &[Some(O260), Some(O261), Some(O261), Some(O262)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadFormatXyzw, format: Format::Mubuf, opcode: 0x3, mnemonic: "buffer_load_format_xyzw", variants: &[Some(O263), Some(O264), Some(O264), Some(O265)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferStoreFormatX, format: Format::Mubuf, opcode: 0x4, mnemonic: "buffer_store_format_x", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferStoreFormatXy, format: Format::Mubuf, opcode: 0x5, mnemonic: "buffer_store_format_xy", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferStoreFormatXyz, format: Format::Mubuf, opcode: 0x6, mnemonic: "buffer_store_format_xyz", variants: &[Some(O260), Some(O261), Some(O261), Some(O262)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferStoreFormatXyzw, format: Format::Mubuf, opcode: 0x7, mnemonic: "buffer_store_format_xyzw", variants: &[Some(O263), Some(O264), Some(O264), Some(O265)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadD16FormatX, format: Format::Mubuf, opcode: 0x8, mnemonic: "buffer_load_d16_format_x", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadD16FormatXy, format: Format::Mubuf, opcode: 0x9, mnemonic: "buffer_load_d16_format_xy", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadD16FormatXyz, format: Format::Mubuf, opcode: 0xa, mnemonic: "buffer_load_d16_format_xyz", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadD16FormatXyzw, format: Format::Mubuf, opcode: 0xb, mnemonic: "buffer_load_d16_format_xyzw", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferStoreD16FormatX, format: Format::Mubuf, opcode: 0xc, mnemonic: "buffer_store_d16_format_x", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferStoreD16FormatXy, format: Format::Mubuf, opcode: 0xd, mnemonic: "buffer_store_d16_format_xy", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferStoreD16FormatXyz, format: Format::Mubuf, opcode: 0xe, mnemonic: "buffer_store_d16_format_xyz", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferStoreD16FormatXyzw, format: Format::Mubuf, opcode: 0xf, mnemonic: "buffer_store_d16_format_xyzw", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadU8, format: Format::Mubuf, opcode: 0x10, mnemonic: "buffer_load_u8", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadI8, format: Format::Mubuf, opcode: 0x11, mnemonic: "buffer_load_i8", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadU16, format: Format::Mubuf, opcode: 0x12, mnemonic: "buffer_load_u16", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadI16, format: Format::Mubuf, opcode: 0x13, mnemonic: "buffer_load_i16", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadB32, format: Format::Mubuf, opcode: 0x14, mnemonic: "buffer_load_b32", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadB64, format: Format::Mubuf, opcode: 0x15, mnemonic: "buffer_load_b64", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadB96, format: Format::Mubuf, opcode: 0x16, mnemonic: "buffer_load_b96", variants: &[Some(O260), Some(O261), Some(O261), Some(O262)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadB128, format: Format::Mubuf, opcode: 0x17, mnemonic: "buffer_load_b128", variants: &[Some(O263), Some(O264), Some(O264), Some(O265)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferStoreB8, format: Format::Mubuf, opcode: 0x18, mnemonic: "buffer_store_b8", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferStoreB16, format: Format::Mubuf, opcode: 0x19, mnemonic: "buffer_store_b16", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferStoreB32, format: Format::Mubuf, opcode: 0x1a, mnemonic: "buffer_store_b32", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferStoreB64, format: Format::Mubuf, opcode: 0x1b, mnemonic: "buffer_store_b64", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferStoreB96, format: Format::Mubuf, opcode: 0x1c, mnemonic: "buffer_store_b96", variants: &[Some(O260), Some(O261), Some(O261), Some(O262)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferStoreB128, format: Format::Mubuf, opcode: 0x1d, mnemonic: "buffer_store_b128", variants: &[Some(O263), Some(O264), Some(O264), Some(O265)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadD16U8, format: Format::Mubuf, opcode: 0x1e, mnemonic: "buffer_load_d16_u8", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadD16I8, format: Format::Mubuf, opcode: 0x1f, mnemonic: "buffer_load_d16_i8", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadD16B16, format: Format::Mubuf, opcode: 0x20, mnemonic: "buffer_load_d16_b16", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadD16HiU8, format: Format::Mubuf, opcode: 0x21, mnemonic: "buffer_load_d16_hi_u8", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadD16HiI8, format: Format::Mubuf, opcode: 0x22, mnemonic: "buffer_load_d16_hi_i8", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadD16HiB16, format: Format::Mubuf, opcode: 0x23, mnemonic: "buffer_load_d16_hi_b16", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferStoreD16HiB8, format: Format::Mubuf, opcode: 0x24, mnemonic: "buffer_store_d16_hi_b8", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferStoreD16HiB16, format: Format::Mubuf, opcode: 0x25, mnemonic: "buffer_store_d16_hi_b16", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferLoadD16HiFormatX, format: Format::Mubuf, opcode: 0x26, mnemonic: "buffer_load_d16_hi_format_x", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferStoreD16HiFormatX, format: Format::Mubuf, opcode: 0x27, mnemonic: "buffer_store_d16_hi_format_x", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0xf, bad: 0x0, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicSwapB32, format: Format::Mubuf, opcode: 0x33, mnemonic: "buffer_atomic_swap_b32", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicCmpswapB32, format: Format::Mubuf, opcode: 0x34, mnemonic: "buffer_atomic_cmpswap_b32", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicAddU32, format: Format::Mubuf, opcode: 0x35, mnemonic: "buffer_atomic_add_u32", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicSubU32, format: Format::Mubuf, opcode: 0x36, mnemonic: "buffer_atomic_sub_u32", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicSubClampU32, format: Format::Mubuf, opcode: 0x37, mnemonic: "buffer_atomic_sub_clamp_u32", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicMinI32, format: Format::Mubuf, opcode: 0x38, mnemonic: "buffer_atomic_min_i32", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicMinU32, format: Format::Mubuf, opcode: 0x39, mnemonic: "buffer_atomic_min_u32", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicMaxI32, format: Format::Mubuf, opcode: 0x3a, mnemonic: "buffer_atomic_max_i32", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicMaxU32, format: Format::Mubuf, opcode: 0x3b, mnemonic: "buffer_atomic_max_u32", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicAndB32, format: Format::Mubuf, opcode: 0x3c, mnemonic: "buffer_atomic_and_b32", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicOrB32, format: Format::Mubuf, opcode: 0x3d, mnemonic: "buffer_atomic_or_b32", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicXorB32, format: Format::Mubuf, opcode: 0x3e, mnemonic: "buffer_atomic_xor_b32", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicIncU32, format: Format::Mubuf, opcode: 0x3f, mnemonic: "buffer_atomic_inc_u32", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicDecU32, format: Format::Mubuf, opcode: 0x40, mnemonic: "buffer_atomic_dec_u32", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicSwapB64, format: Format::Mubuf, opcode: 0x41, mnemonic: "buffer_atomic_swap_b64", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicCmpswapB64, format: Format::Mubuf, opcode: 0x42, mnemonic: "buffer_atomic_cmpswap_b64", variants: &[Some(O263), Some(O264), Some(O264), Some(O265)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicAddU64, format: Format::Mubuf, opcode: 0x43, mnemonic: "buffer_atomic_add_u64", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicSubU64, format: Format::Mubuf, opcode: 0x44, mnemonic: "buffer_atomic_sub_u64", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicMinI64, format: Format::Mubuf, opcode: 0x45, mnemonic: "buffer_atomic_min_i64", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicMinU64, format: Format::Mubuf, opcode: 0x46, mnemonic: "buffer_atomic_min_u64", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicMaxI64, format: Format::Mubuf, opcode: 0x47, mnemonic: "buffer_atomic_max_i64", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicMaxU64, format: Format::Mubuf, opcode: 0x48, mnemonic: "buffer_atomic_max_u64", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicAndB64, format: Format::Mubuf, opcode: 0x49, mnemonic: "buffer_atomic_and_b64", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicOrB64, format: Format::Mubuf, opcode: 0x4a, mnemonic: "buffer_atomic_or_b64", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicXorB64, format: Format::Mubuf, opcode: 0x4b, mnemonic: "buffer_atomic_xor_b64", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicIncU64, format: Format::Mubuf, opcode: 0x4c, mnemonic: "buffer_atomic_inc_u64", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicDecU64, format: Format::Mubuf, opcode: 0x4d, mnemonic: "buffer_atomic_dec_u64", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicCondSubU32, format: Format::Mubuf, opcode: 0x50, mnemonic: "buffer_atomic_cond_sub_u32", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicMinNumF32, format: Format::Mubuf, opcode: 0x51, mnemonic: "buffer_atomic_min_num_f32", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicMaxNumF32, format: Format::Mubuf, opcode: 0x52, mnemonic: "buffer_atomic_max_num_f32", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicAddF32, format: Format::Mubuf, opcode: 0x56, mnemonic: "buffer_atomic_add_f32", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicPkAddF16, format: Format::Mubuf, opcode: 0x59, mnemonic: "buffer_atomic_pk_add_f16", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::BufferAtomicPkAddBf16, format: Format::Mubuf, opcode: 0x5a, mnemonic: "buffer_atomic_pk_add_bf16", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x7, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::TbufferLoadFormatX, format: Format::Mtbuf, opcode: 0x80, mnemonic: "tbuffer_load_format_x", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::TbufferLoadFormatXy, format: Format::Mtbuf, opcode: 0x81, mnemonic: "tbuffer_load_format_xy", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::TbufferLoadFormatXyz, format: Format::Mtbuf, opcode: 0x82, mnemonic: "tbuffer_load_format_xyz", variants: &[Some(O260), Some(O261), Some(O261), Some(O262)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::TbufferLoadFormatXyzw, format: Format::Mtbuf, opcode: 0x83, mnemonic: "tbuffer_load_format_xyzw", variants: &[Some(O263), Some(O264), Some(O264), Some(O265)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::TbufferStoreFormatX, format: Format::Mtbuf, opcode: 0x84, mnemonic: "tbuffer_store_format_x", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::TbufferStoreFormatXy, format: Format::Mtbuf, opcode: 0x85, mnemonic: "tbuffer_store_format_xy", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::TbufferStoreFormatXyz, format: Format::Mtbuf, opcode: 0x86, mnemonic: "tbuffer_store_format_xyz", variants: &[Some(O260), Some(O261), Some(O261), Some(O262)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::TbufferStoreFormatXyzw, format: Format::Mtbuf, opcode: 0x87, mnemonic: "tbuffer_store_format_xyzw", variants: &[Some(O263), Some(O264), Some(O264), Some(O265)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::TbufferLoadD16FormatX, format: Format::Mtbuf, opcode: 0x88, mnemonic: "tbuffer_load_d16_format_x", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::TbufferLoadD16FormatXy, format: Format::Mtbuf, opcode: 0x89, mnemonic: "tbuffer_load_d16_format_xy", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::TbufferLoadD16FormatXyz, format: Format::Mtbuf, opcode: 0x8a, mnemonic: "tbuffer_load_d16_format_xyz", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::TbufferLoadD16FormatXyzw, format: Format::Mtbuf, opcode: 0x8b, mnemonic: "tbuffer_load_d16_format_xyzw", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::TbufferStoreD16FormatX, format: Format::Mtbuf, opcode: 0x8c, mnemonic: "tbuffer_store_d16_format_x", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::TbufferStoreD16FormatXy, format: Format::Mtbuf, opcode: 0x8d, mnemonic: "tbuffer_store_d16_format_xy", variants: &[Some(O254), Some(O255), Some(O255), Some(O256)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::TbufferStoreD16FormatXyz, format: Format::Mtbuf, opcode: 0x8e, mnemonic: "tbuffer_store_d16_format_xyz", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::TbufferStoreD16FormatXyzw, format: Format::Mtbuf, opcode: 0x8f, mnemonic: "tbuffer_store_d16_format_xyzw", variants: &[Some(O257), Some(O258), Some(O258), Some(O259)], mods: 0x17, bad: 0x8, zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::Export, format: Format::Exp, opcode: 0x0, mnemonic: "export", variants: &[Some(O266)], mods: 0x0, bad: 0x0, zero: 0x3c00000, ext_ok: 0x0, ext_shown: 0x0 },
 ];
 
 #[rustfmt::skip]
@@ -2263,187 +2269,191 @@ static IDX_SOPC: &[u16] = &[
 #[rustfmt::skip]
 static IDX_SOPK: &[u16] = &[
     217, 218, 219, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 220,
-    221, 222, 223, 65535, 224, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 225, 226, 227,
+    221, 222, 223, 224, 225, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 226, 227, 228,
 ];
 #[rustfmt::skip]
 static IDX_SOPP: &[u16] = &[
-    228, 229, 230, 231, 65535, 232, 65535, 233, 234, 235, 236, 237, 65535, 65535, 65535, 65535,
-    238, 239, 240, 65535, 241, 242, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 243,
-    244, 245, 246, 247, 248, 249, 250, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    251, 252, 65535, 65535, 253, 254, 255, 256, 257, 258, 259, 260, 261, 65535, 65535, 65535,
-    262, 263, 264, 265, 266, 65535, 267, 268, 269, 270,
+    229, 230, 231, 232, 65535, 233, 65535, 234, 235, 236, 237, 238, 65535, 65535, 65535, 65535,
+    239, 240, 241, 65535, 242, 243, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 244,
+    245, 246, 247, 248, 249, 250, 251, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    252, 253, 65535, 65535, 254, 255, 256, 257, 258, 259, 260, 261, 262, 65535, 65535, 65535,
+    263, 264, 265, 266, 267, 65535, 268, 269, 270, 271,
 ];
 #[rustfmt::skip]
 static IDX_SMEM: &[u16] = &[
-    271, 272, 273, 274, 275, 276, 65535, 65535, 277, 278, 279, 280, 65535, 65535, 65535, 65535,
-    281, 282, 283, 284, 285, 286, 65535, 65535, 287, 288, 289, 290, 65535, 65535, 65535, 65535,
-    65535, 291, 292, 293, 294, 295, 296, 297, 298, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    272, 273, 274, 275, 276, 277, 65535, 65535, 278, 279, 280, 281, 65535, 65535, 65535, 65535,
+    282, 283, 284, 285, 286, 287, 65535, 65535, 288, 289, 290, 291, 65535, 65535, 65535, 65535,
+    65535, 292, 293, 294, 295, 296, 297, 298, 299, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    299, 300, 301, 302, 303, 304, 65535, 65535, 305, 306, 307, 308, 65535, 65535, 65535, 65535,
-    309, 310, 311, 312, 313, 314, 65535, 65535, 315, 316, 317, 318, 65535, 65535, 65535, 65535,
-    65535, 319, 320, 321, 322, 323, 324, 325, 326, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    300, 301, 302, 303, 304, 305, 65535, 65535, 306, 307, 308, 309, 65535, 65535, 65535, 65535,
+    310, 311, 312, 313, 314, 315, 65535, 65535, 316, 317, 318, 319, 65535, 65535, 65535, 65535,
+    65535, 320, 321, 322, 323, 324, 325, 326, 327, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    327, 328, 329, 330, 331, 332, 65535, 65535, 333, 334, 335, 336, 65535, 65535, 65535, 65535,
-    337, 338, 339, 340, 341, 342, 65535, 65535, 343, 344, 345, 346, 65535, 65535, 65535, 65535,
-    65535, 347, 348, 349, 350, 351, 352, 353, 354, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    328, 329, 330, 331, 332, 333, 65535, 65535, 334, 335, 336, 337, 65535, 65535, 65535, 65535,
+    338, 339, 340, 341, 342, 343, 65535, 65535, 344, 345, 346, 347, 65535, 65535, 65535, 65535,
+    65535, 348, 349, 350, 351, 352, 353, 354, 355, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    355, 356, 357, 358, 359, 360, 65535, 65535, 361, 362, 363, 364, 65535, 65535, 65535, 65535,
-    365, 366, 367, 368, 369, 370, 65535, 65535, 371, 372, 373, 374, 65535, 65535, 65535, 65535,
-    65535, 375, 376, 377, 378, 379, 380, 381, 382,
+    356, 357, 358, 359, 360, 361, 65535, 65535, 362, 363, 364, 365, 65535, 65535, 65535, 65535,
+    366, 367, 368, 369, 370, 371, 65535, 65535, 372, 373, 374, 375, 65535, 65535, 65535, 65535,
+    65535, 376, 377, 378, 379, 380, 381, 382, 383,
 ];
 #[rustfmt::skip]
 static IDX_VOP1: &[u16] = &[
-    383, 384, 385, 386, 387, 388, 389, 390, 391, 65535, 392, 393, 394, 395, 396, 397,
-    398, 399, 400, 401, 402, 403, 404, 405, 406, 407, 408, 409, 410, 65535, 65535, 65535,
-    411, 412, 413, 414, 415, 416, 65535, 417, 65535, 65535, 418, 419, 65535, 65535, 420, 421,
-    65535, 422, 65535, 423, 424, 425, 426, 427, 428, 429, 430, 431, 432, 433, 434, 435,
-    436, 65535, 437, 438, 439, 65535, 65535, 65535, 440, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    441, 442, 443, 444, 445, 446, 447, 448, 449, 450, 451, 452, 453, 454, 455, 456,
-    457, 458, 459, 460, 461, 462, 463, 464, 465, 466, 467, 468, 469, 470, 471, 472,
+    384, 385, 386, 387, 388, 389, 390, 391, 392, 65535, 393, 394, 395, 396, 397, 398,
+    399, 400, 401, 402, 403, 404, 405, 406, 407, 408, 409, 410, 411, 65535, 65535, 65535,
+    412, 413, 414, 415, 416, 417, 65535, 418, 65535, 65535, 419, 420, 65535, 65535, 421, 422,
+    65535, 423, 65535, 424, 425, 426, 427, 428, 429, 430, 431, 432, 433, 434, 435, 436,
+    437, 65535, 438, 439, 440, 65535, 65535, 65535, 441, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    442, 443, 444, 445, 446, 447, 448, 449, 450, 451, 452, 453, 454, 455, 456, 457,
+    458, 459, 460, 461, 462, 463, 464, 465, 466, 467, 468, 469, 470, 471, 472, 473,
 ];
 #[rustfmt::skip]
 static IDX_VOP2: &[u16] = &[
-    65535, 473, 474, 475, 476, 477, 478, 479, 480, 481, 482, 483, 484, 485, 486, 65535,
-    65535, 487, 488, 489, 490, 491, 492, 65535, 493, 494, 495, 496, 497, 498, 499, 500,
-    501, 502, 503, 65535, 65535, 504, 505, 506, 65535, 65535, 65535, 507, 508, 509, 65535, 510,
-    511, 512, 513, 514, 515, 516, 517, 518, 519, 65535, 65535, 520, 521, 65535, 522, 523,
+    65535, 474, 475, 476, 477, 478, 479, 480, 481, 482, 483, 484, 485, 486, 487, 65535,
+    65535, 488, 489, 490, 491, 492, 493, 65535, 494, 495, 496, 497, 498, 499, 500, 501,
+    502, 503, 504, 65535, 65535, 505, 506, 507, 65535, 65535, 65535, 508, 509, 510, 65535, 511,
+    512, 513, 514, 515, 516, 517, 518, 519, 520, 65535, 65535, 521, 522, 65535, 523, 524,
 ];
 #[rustfmt::skip]
 static IDX_VOPC: &[u16] = &[
-    65535, 524, 525, 526, 527, 528, 529, 530, 531, 532, 533, 534, 535, 536, 537, 65535,
-    65535, 538, 539, 540, 541, 542, 543, 544, 545, 546, 547, 548, 549, 550, 551, 65535,
-    65535, 552, 553, 554, 555, 556, 557, 558, 559, 560, 561, 562, 563, 564, 565, 65535,
-    65535, 566, 567, 568, 569, 570, 571, 65535, 65535, 572, 573, 574, 575, 576, 577, 65535,
-    65535, 578, 579, 580, 581, 582, 583, 65535, 65535, 584, 585, 586, 587, 588, 589, 65535,
-    65535, 590, 591, 592, 593, 594, 595, 65535, 65535, 596, 597, 598, 599, 600, 601, 65535,
+    65535, 525, 526, 527, 528, 529, 530, 531, 532, 533, 534, 535, 536, 537, 538, 65535,
+    65535, 539, 540, 541, 542, 543, 544, 545, 546, 547, 548, 549, 550, 551, 552, 65535,
+    65535, 553, 554, 555, 556, 557, 558, 559, 560, 561, 562, 563, 564, 565, 566, 65535,
+    65535, 567, 568, 569, 570, 571, 572, 65535, 65535, 573, 574, 575, 576, 577, 578, 65535,
+    65535, 579, 580, 581, 582, 583, 584, 65535, 65535, 585, 586, 587, 588, 589, 590, 65535,
+    65535, 591, 592, 593, 594, 595, 596, 65535, 65535, 597, 598, 599, 600, 601, 602, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 602, 603, 604,
-    65535, 605, 606, 607, 608, 609, 610, 611, 612, 613, 614, 615, 616, 617, 618, 65535,
-    65535, 619, 620, 621, 622, 623, 624, 625, 626, 627, 628, 629, 630, 631, 632, 65535,
-    65535, 633, 634, 635, 636, 637, 638, 639, 640, 641, 642, 643, 644, 645, 646, 65535,
-    65535, 647, 648, 649, 650, 651, 652, 65535, 65535, 653, 654, 655, 656, 657, 658, 65535,
-    65535, 659, 660, 661, 662, 663, 664, 65535, 65535, 665, 666, 667, 668, 669, 670, 65535,
-    65535, 671, 672, 673, 674, 675, 676, 65535, 65535, 677, 678, 679, 680, 681, 682, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 603, 604, 605,
+    65535, 606, 607, 608, 609, 610, 611, 612, 613, 614, 615, 616, 617, 618, 619, 65535,
+    65535, 620, 621, 622, 623, 624, 625, 626, 627, 628, 629, 630, 631, 632, 633, 65535,
+    65535, 634, 635, 636, 637, 638, 639, 640, 641, 642, 643, 644, 645, 646, 647, 65535,
+    65535, 648, 649, 650, 651, 652, 653, 65535, 65535, 654, 655, 656, 657, 658, 659, 65535,
+    65535, 660, 661, 662, 663, 664, 665, 65535, 65535, 666, 667, 668, 669, 670, 671, 65535,
+    65535, 672, 673, 674, 675, 676, 677, 65535, 65535, 678, 679, 680, 681, 682, 683, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 683, 684, 685,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 684, 685, 686,
 ];
 #[rustfmt::skip]
 static IDX_VOP3: &[u16] = &[
-    65535, 686, 687, 688, 689, 690, 691, 692, 693, 694, 695, 696, 697, 698, 699, 65535,
-    65535, 700, 701, 702, 703, 704, 705, 706, 707, 708, 709, 710, 711, 712, 713, 65535,
-    65535, 714, 715, 716, 717, 718, 719, 720, 721, 722, 723, 724, 725, 726, 727, 65535,
-    65535, 728, 729, 730, 731, 732, 733, 65535, 65535, 734, 735, 736, 737, 738, 739, 65535,
-    65535, 740, 741, 742, 743, 744, 745, 65535, 65535, 746, 747, 748, 749, 750, 751, 65535,
-    65535, 752, 753, 754, 755, 756, 757, 65535, 65535, 758, 759, 760, 761, 762, 763, 65535,
+    65535, 687, 688, 689, 690, 691, 692, 693, 694, 695, 696, 697, 698, 699, 700, 65535,
+    65535, 701, 702, 703, 704, 705, 706, 707, 708, 709, 710, 711, 712, 713, 714, 65535,
+    65535, 715, 716, 717, 718, 719, 720, 721, 722, 723, 724, 725, 726, 727, 728, 65535,
+    65535, 729, 730, 731, 732, 733, 734, 65535, 65535, 735, 736, 737, 738, 739, 740, 65535,
+    65535, 741, 742, 743, 744, 745, 746, 65535, 65535, 747, 748, 749, 750, 751, 752, 65535,
+    65535, 753, 754, 755, 756, 757, 758, 65535, 65535, 759, 760, 761, 762, 763, 764, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 764, 765, 766,
-    65535, 767, 768, 769, 770, 771, 772, 773, 774, 775, 776, 777, 778, 779, 780, 65535,
-    65535, 781, 782, 783, 784, 785, 786, 787, 788, 789, 790, 791, 792, 793, 794, 65535,
-    65535, 795, 796, 797, 798, 799, 800, 801, 802, 803, 804, 805, 806, 807, 808, 65535,
-    65535, 809, 810, 811, 812, 813, 814, 65535, 65535, 815, 816, 817, 818, 819, 820, 65535,
-    65535, 821, 822, 823, 824, 825, 826, 65535, 65535, 827, 828, 829, 830, 831, 832, 65535,
-    65535, 833, 834, 835, 836, 837, 838, 65535, 65535, 839, 840, 841, 842, 843, 844, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 765, 766, 767,
+    65535, 768, 769, 770, 771, 772, 773, 774, 775, 776, 777, 778, 779, 780, 781, 65535,
+    65535, 782, 783, 784, 785, 786, 787, 788, 789, 790, 791, 792, 793, 794, 795, 65535,
+    65535, 796, 797, 798, 799, 800, 801, 802, 803, 804, 805, 806, 807, 808, 809, 65535,
+    65535, 810, 811, 812, 813, 814, 815, 65535, 65535, 816, 817, 818, 819, 820, 821, 65535,
+    65535, 822, 823, 824, 825, 826, 827, 65535, 65535, 828, 829, 830, 831, 832, 833, 65535,
+    65535, 834, 835, 836, 837, 838, 839, 65535, 65535, 840, 841, 842, 843, 844, 845, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 845, 846, 847,
-    65535, 848, 849, 850, 851, 852, 853, 854, 855, 856, 857, 858, 859, 860, 861, 65535,
-    65535, 862, 863, 864, 865, 866, 867, 65535, 868, 869, 870, 871, 872, 873, 874, 875,
-    876, 877, 878, 65535, 65535, 879, 880, 881, 65535, 65535, 65535, 882, 65535, 65535, 65535, 883,
-    884, 885, 886, 887, 888, 889, 890, 65535, 65535, 65535, 65535, 891, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    892, 893, 65535, 894, 895, 896, 897, 898, 899, 65535, 900, 901, 902, 903, 904, 905,
-    906, 907, 908, 909, 910, 911, 912, 913, 914, 915, 916, 917, 918, 65535, 65535, 65535,
-    919, 920, 921, 922, 923, 924, 65535, 925, 65535, 65535, 926, 927, 65535, 65535, 928, 929,
-    65535, 930, 65535, 931, 932, 933, 934, 935, 936, 937, 938, 939, 940, 941, 942, 943,
-    944, 65535, 945, 946, 947, 65535, 65535, 65535, 948, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    949, 950, 951, 952, 953, 954, 955, 956, 957, 958, 959, 960, 961, 962, 963, 964,
-    965, 966, 967, 968, 969, 65535, 65535, 65535, 65535, 970, 971, 972, 973, 974, 975, 976,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 977, 978, 979, 980, 981, 982, 983,
-    984, 985, 986, 987, 988, 989, 990, 991, 992, 65535, 993, 994, 65535, 995, 996, 65535,
-    997, 998, 999, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010, 1011, 1012,
-    1013, 1014, 1015, 65535, 65535, 65535, 65535, 1016, 1017, 1018, 1019, 1020, 65535, 1021, 65535, 65535,
-    1022, 1023, 65535, 65535, 1024, 1025, 1026, 1027, 1028, 65535, 1029, 1030, 65535, 1031, 1032, 65535,
-    1033, 1034, 65535, 1035, 1036, 1037, 1038, 1039, 1040, 1041, 1042, 1043, 1044, 1045, 65535, 65535,
-    65535, 65535, 1046, 1047, 1048, 1049, 1050, 1051, 1052, 1053, 1054, 1055, 1056, 1057, 1058, 1059,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 846, 847, 848,
+    65535, 849, 850, 851, 852, 853, 854, 855, 856, 857, 858, 859, 860, 861, 862, 65535,
+    65535, 863, 864, 865, 866, 867, 868, 65535, 869, 870, 871, 872, 873, 874, 875, 876,
+    877, 878, 879, 65535, 65535, 880, 881, 882, 65535, 65535, 65535, 883, 65535, 65535, 65535, 884,
+    885, 886, 887, 888, 889, 890, 891, 65535, 65535, 65535, 65535, 892, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    893, 894, 65535, 895, 896, 897, 898, 899, 900, 65535, 901, 902, 903, 904, 905, 906,
+    907, 908, 909, 910, 911, 912, 913, 914, 915, 916, 917, 918, 919, 65535, 65535, 65535,
+    920, 921, 922, 923, 924, 925, 65535, 926, 65535, 65535, 927, 928, 65535, 65535, 929, 930,
+    65535, 931, 65535, 932, 933, 934, 935, 936, 937, 938, 939, 940, 941, 942, 943, 944,
+    945, 65535, 946, 947, 948, 65535, 65535, 65535, 949, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    950, 951, 952, 953, 954, 955, 956, 957, 958, 959, 960, 961, 962, 963, 964, 965,
+    966, 967, 968, 969, 970, 65535, 65535, 65535, 65535, 971, 972, 973, 974, 975, 976, 977,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 978, 979, 980, 981, 982, 983, 984,
+    985, 986, 987, 988, 989, 990, 991, 992, 993, 65535, 994, 995, 65535, 996, 997, 65535,
+    998, 999, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010, 1011, 1012, 1013,
+    1014, 1015, 1016, 65535, 65535, 65535, 65535, 1017, 1018, 1019, 1020, 1021, 65535, 1022, 65535, 65535,
+    1023, 1024, 65535, 65535, 1025, 1026, 1027, 1028, 1029, 65535, 1030, 1031, 65535, 1032, 1033, 65535,
+    1034, 1035, 65535, 1036, 1037, 1038, 1039, 1040, 1041, 1042, 1043, 1044, 1045, 1046, 65535, 65535,
+    65535, 65535, 1047, 1048, 1049, 1050, 1051, 1052, 1053, 1054, 1055, 1056, 1057, 1058, 1059, 1060,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1070, 1071, 1072, 1073,
-    1074, 1075, 1076, 1077, 1078, 1079, 1080, 1081, 65535, 1082, 1083, 1084, 1085, 1086, 1087, 1088,
-    1089, 1090, 1091, 1092, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1093, 1094, 1095, 1096,
-    1097, 1098, 1099, 1100, 1101, 1102, 1103, 65535, 65535, 65535, 65535, 1104, 1105, 1106, 1107, 1108,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1109, 1110, 1111, 65535, 65535, 1112, 1113, 65535,
-    65535, 1114, 1115, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1071, 1072, 1073, 1074,
+    1075, 1076, 1077, 1078, 1079, 1080, 1081, 1082, 65535, 1083, 1084, 1085, 1086, 1087, 1088, 1089,
+    1090, 1091, 1092, 1093, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1094, 1095, 1096, 1097,
+    1098, 1099, 1100, 1101, 1102, 1103, 1104, 65535, 65535, 65535, 65535, 1105, 1106, 1107, 1108, 1109,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1110, 1111, 1112, 65535, 65535, 1113, 1114, 65535,
+    65535, 1115, 1116, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129,
 ];
 #[rustfmt::skip]
 static IDX_VOP3P: &[u16] = &[
-    1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 1144,
-    1145, 65535, 65535, 1146, 65535, 65535, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 65535,
-    1156, 1157, 1158, 65535, 1159, 1160, 1161, 1162, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145,
+    1146, 65535, 65535, 1147, 65535, 65535, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 65535,
+    1157, 1158, 1159, 65535, 1160, 1161, 1162, 1163, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 65535, 65535, 65535, 65535, 65535,
-    1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184,
+    1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 65535, 65535, 65535, 65535, 65535,
+    1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185,
 ];
 #[rustfmt::skip]
 static IDX_DS: &[u16] = &[
-    1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200,
-    1201, 65535, 1202, 1203, 1204, 1205, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1206, 1207,
-    1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223,
-    1224, 65535, 1225, 1226, 65535, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 65535,
-    1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252,
-    1253, 65535, 1254, 1255, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    1256, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 1269, 1270, 1271,
-    1272, 65535, 1273, 1274, 65535, 65535, 1275, 1276, 1277, 1278, 65535, 65535, 65535, 65535, 1279, 65535,
+    1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201,
+    1202, 65535, 1203, 1204, 1205, 1206, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1207, 1208,
+    1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224,
+    1225, 65535, 1226, 1227, 65535, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 65535,
+    1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253,
+    1254, 65535, 1255, 1256, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272,
+    1273, 65535, 1274, 1275, 65535, 65535, 1276, 1277, 1278, 1279, 65535, 65535, 65535, 65535, 1280, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1280, 1281, 1282, 1283, 65535, 65535, 65535, 65535,
-    1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 65535, 65535, 65535, 65535,
-    1296, 1297, 1298, 1299, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1300, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1301, 1302,
-    1303, 1304, 1305, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1306, 1307,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1281, 1282, 1283, 1284, 65535, 65535, 65535, 65535,
+    1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 65535, 65535, 65535, 65535,
+    1297, 1298, 1299, 1300, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1301, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1302, 1303,
+    1304, 1305, 1306, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1307, 1308,
 ];
 #[rustfmt::skip]
 static IDX_GLOBAL: &[u16] = &[
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323,
-    1324, 1325, 1326, 1327, 1328, 1329, 65535, 65535, 1330, 1331, 65535, 1332, 1333, 65535, 65535, 65535,
-    65535, 65535, 65535, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346,
-    1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 65535, 1361,
-    1362, 1363, 1364, 1365, 1366, 65535, 1367, 1368, 1369, 1370, 1371, 65535, 65535, 65535, 65535, 65535,
+    1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324,
+    1325, 1326, 1327, 1328, 1329, 1330, 65535, 65535, 1331, 1332, 65535, 1333, 1334, 65535, 65535, 65535,
+    65535, 65535, 65535, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347,
+    1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 65535, 1362,
+    1363, 1364, 1365, 1366, 1367, 65535, 1368, 1369, 1370, 1371, 1372, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 1372,
+    65535, 65535, 65535, 1373,
 ];
 #[rustfmt::skip]
 static IDX_SCRATCH: &[u16] = &[
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388,
-    1389, 1390, 1391, 1392, 1393, 1394, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389,
+    1390, 1391, 1392, 1393, 1394, 1395, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 1395, 1396,
+    65535, 65535, 65535, 1396, 1397,
 ];
 #[rustfmt::skip]
 static IDX_MUBUF: &[u16] = &[
-    1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412,
-    1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428,
-    1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449,
-    1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 65535, 65535,
-    1464, 1465, 1466, 65535, 65535, 65535, 1467, 65535, 65535, 1468, 1469, 65535, 65535, 65535, 65535, 65535,
+    1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413,
+    1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 1429,
+    1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450,
+    1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 65535, 65535,
+    1465, 1466, 1467, 65535, 65535, 65535, 1468, 65535, 65535, 1469, 1470, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485,
+    1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486,
+];
+#[rustfmt::skip]
+static IDX_EXP: &[u16] = &[
+    1487,
 ];
 
 /// The opcode tables.
@@ -2463,10 +2473,17 @@ pub(crate) static TABLE: Table = Table {
         (Format::Vop2, IDX_VOP2),
         (Format::Vopc, IDX_VOPC),
         (Format::Vop3, IDX_VOP3),
+        (Format::Vop3b, &[]),
         (Format::Vop3p, IDX_VOP3P),
+        (Format::Mai, &[]),
         (Format::Ds, IDX_DS),
+        (Format::Flat, &[]),
         (Format::Global, IDX_GLOBAL),
         (Format::Scratch, IDX_SCRATCH),
         (Format::Mubuf, IDX_MUBUF),
+        (Format::Mtbuf, &[]),
+        (Format::Vopd, &[]),
+        (Format::VopdY, &[]),
+        (Format::Exp, IDX_EXP),
     ],
 };
