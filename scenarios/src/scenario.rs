@@ -34,7 +34,7 @@ mod run;
 pub use check::{checksum, compare, CheckOutcome};
 pub use error::ScenarioError;
 pub use init::ElemType;
-pub use run::{RunError, RunOptions, RunOutcome};
+pub use run::{Modules, RunError, RunOptions, RunOutcome};
 
 use gpu_model::config::{GpuConfig, Overrides};
 use gpu_model::loader::CodeObject;

@@ -1,13 +1,12 @@
 //! `gfxsim run`: run a scenario (or the embedded default, or a one-off kernel) and report.
 
 use crate::scenario::{
-    compare, Arg, ArgValue, BufferSpec, ElemType, Init, LaunchSpec, Partition, RunError,
-    RunOptions, Scenario, Workload,
+    compare, Arg, BufferSpec, ElemType, Init, LaunchSpec, Modules, Partition, RunError, RunOptions,
+    Scenario, Workload,
 };
 use crate::CliError;
-use gpu_model::soc::{LaunchRequest, ModuleId, Soc, SocError, SocOptions, SocPartition};
+use gpu_model::soc::{LaunchRequest, Soc, SocError, SocOptions, SocPartition};
 use simkit::time::Tick;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -292,12 +291,7 @@ fn checkpointed(a: &Args, w: &Workload) -> Result<(), CliError> {
     let mut soc = Soc::new(&w.config, &opts).map_err(setup)?;
     // The same allocations in the same order give the same addresses as in the run that
     // wrote the checkpoint; a restore replaces their contents.
-    let mut addrs = Vec::with_capacity(w.buffers.len());
-    for b in &w.buffers {
-        let addr = soc.alloc(b.bytes.len() as u64).map_err(setup)?;
-        soc.write(addr, &b.bytes).map_err(setup)?;
-        addrs.push(addr);
-    }
+    let addrs = w.place_buffers(&mut soc).map_err(setup)?;
     let c = &a.checkpoint;
     if let Some(path) = &c.restore {
         soc.restore_checkpoint(path)
@@ -309,24 +303,9 @@ fn checkpointed(a: &Args, w: &Workload) -> Result<(), CliError> {
     let (Some(tick), Some(path)) = (c.checkpoint_at, &c.checkpoint_file) else {
         return Err(bad("--checkpoint-at needs --checkpoint-file"));
     };
-    let mut modules: HashMap<&Path, ModuleId> = HashMap::new();
+    let mut modules = Modules::new();
     for l in &w.launches {
-        let m = match modules.get(l.code_object_path.as_path()) {
-            Some(&m) => m,
-            None => {
-                let m = soc.load_code_object(&l.code_object_bytes).map_err(setup)?;
-                modules.insert(&l.code_object_path, m);
-                m
-            }
-        };
-        let args: Vec<Vec<u8>> = l
-            .args
-            .iter()
-            .map(|a| match a {
-                ArgValue::Buffer(i) => addrs[*i].to_le_bytes().to_vec(),
-                ArgValue::Bytes(b) => b.clone(),
-            })
-            .collect();
+        let (m, args) = Workload::launch_parts(&mut soc, &mut modules, l, &addrs).map_err(setup)?;
         let req = LaunchRequest {
             kernel: &l.kernel,
             grid: l.grid,

@@ -1,7 +1,7 @@
 //! Running a [`Workload`] on the SoC model: buffers in, launches one after another,
 //! statistics per kernel, outputs written and checked.
 
-use super::{compare, ArgValue, Partition, Workload};
+use super::{compare, ArgValue, Launch, Partition, Workload};
 use crate::report::{CacheLevel, CheckReport, CuOccupancy, KernelReport, RunReport};
 use crate::trace::WaveSpan;
 use gpu_model::cache::CacheStats;
@@ -62,7 +62,49 @@ fn level(name: &str, instances: u32, s: &CacheStats) -> CacheLevel {
     }
 }
 
+/// Code objects already loaded on a SoC, by path.
+pub type Modules<'w> = HashMap<&'w std::path::Path, ModuleId>;
+
 impl Workload {
+    /// Allocates every buffer on `soc` and writes its initial contents; returns the
+    /// device addresses in buffer order.
+    pub fn place_buffers(&self, soc: &mut Soc) -> Result<Vec<u64>, SocError> {
+        let mut addrs = Vec::with_capacity(self.buffers.len());
+        for b in &self.buffers {
+            let a = soc.alloc(b.bytes.len() as u64)?;
+            soc.write(a, &b.bytes)?;
+            addrs.push(a);
+        }
+        Ok(addrs)
+    }
+
+    /// The module of launch `l` (its code object loaded on first use) and its kernel
+    /// arguments as bytes, buffers resolved to `addrs`.
+    pub fn launch_parts<'w>(
+        soc: &mut Soc,
+        modules: &mut Modules<'w>,
+        l: &'w Launch,
+        addrs: &[u64],
+    ) -> Result<(ModuleId, Vec<Vec<u8>>), SocError> {
+        let m = match modules.get(l.code_object_path.as_path()) {
+            Some(&m) => m,
+            None => {
+                let m = soc.load_code_object(&l.code_object_bytes)?;
+                modules.insert(&l.code_object_path, m);
+                m
+            }
+        };
+        let args = l
+            .args
+            .iter()
+            .map(|a| match a {
+                ArgValue::Buffer(i) => addrs[*i].to_le_bytes().to_vec(),
+                ArgValue::Bytes(b) => b.clone(),
+            })
+            .collect();
+        Ok((m, args))
+    }
+
     /// Runs every launch in order and checks the outputs. `on_kernel` is told when each
     /// launch starts (for progress display).
     pub fn run(
@@ -80,35 +122,15 @@ impl Workload {
             trace: opts.trace,
         };
         let mut soc = Soc::new(&self.config, &soc_opts)?;
-        let mut addrs = Vec::with_capacity(self.buffers.len());
-        for b in &self.buffers {
-            let a = soc.alloc(b.bytes.len() as u64)?;
-            soc.write(a, &b.bytes)?;
-            addrs.push(a);
-        }
-        let mut modules: HashMap<&std::path::Path, ModuleId> = HashMap::new();
+        let addrs = self.place_buffers(&mut soc)?;
+        let mut modules = Modules::new();
         let slots = self.config.xcd.cu.simds * self.config.xcd.cu.wave_slots_per_simd;
         let mut kernels = Vec::new();
         let mut spans = Vec::new();
         let host0 = Instant::now();
         for (li, l) in self.launches.iter().enumerate() {
             on_kernel(li, &l.kernel);
-            let m = match modules.get(l.code_object_path.as_path()) {
-                Some(&m) => m,
-                None => {
-                    let m = soc.load_code_object(&l.code_object_bytes)?;
-                    modules.insert(&l.code_object_path, m);
-                    m
-                }
-            };
-            let args: Vec<Vec<u8>> = l
-                .args
-                .iter()
-                .map(|a| match a {
-                    ArgValue::Buffer(i) => addrs[*i].to_le_bytes().to_vec(),
-                    ArgValue::Bytes(b) => b.clone(),
-                })
-                .collect();
+            let (m, args) = Workload::launch_parts(&mut soc, &mut modules, l, &addrs)?;
             soc.reset_stats();
             let t0 = Instant::now();
             let seq = soc.submit(
