@@ -454,8 +454,17 @@ impl<M: Send + 'static> SimInit<M> {
                 local: pl.local,
                 key: EventKey::init(start, g as u32),
             };
-            part.comps[pl.local as usize].init(&mut ctx);
-            ctx.after_handler();
+            // A panic in user code is an error for the caller, as it is in a run.
+            if catch_unwind(AssertUnwindSafe(|| {
+                part.comps[pl.local as usize].init(&mut ctx);
+                ctx.after_handler();
+            }))
+            .is_err()
+            {
+                return Err(TopologyError::InitPanicked {
+                    component: sim.tables.names[g].clone(),
+                });
+            }
         }
         drop(inside);
         sim.merge_outboxes();

@@ -12,6 +12,12 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum TopologyError {
+    /// A component's `init` panicked; the simulation was not built.
+    #[error("component {component:?} panicked in init")]
+    InitPanicked {
+        /// The component's name.
+        component: String,
+    },
     /// A name is not a dotted path of `ident` or `ident[index]` segments.
     #[error("bad name {name:?}: {reason}")]
     BadName {

@@ -10,7 +10,7 @@ use simkit::handle::SimHandle;
 use simkit::partition::Partitioning;
 use simkit::port::PortId;
 use simkit::time::Tick;
-use simkit::topology::TopologyBuilder;
+use simkit::topology::{TopologyBuilder, TopologyError};
 
 /// Latency of ring link `i -> i+1`. The largest, 1000, is the exit horizon; partitionings
 /// cut the ring at links with far smaller latencies, so their epoch windows are short and
@@ -427,5 +427,33 @@ fn a_panicking_component_is_a_typed_error_on_one_partition_too() {
             }
         };
         assert_eq!(err, SimError::WorkerPanicked { partition });
+    }
+}
+
+/// Panics in `init`.
+struct BoomAtInit;
+impl Component<u64> for BoomAtInit {
+    fn init(&mut self, _: &mut Ctx<'_, u64>) {
+        panic!("boom in init (expected by the test)");
+    }
+    fn handle(&mut self, _: Input<u64>, _: &mut Ctx<'_, u64>) {}
+}
+
+#[test]
+fn a_panic_in_init_is_a_typed_error_naming_the_component() {
+    for layout in [Partitioning::Single, Partitioning::Manual(vec![0, 1])] {
+        let mut b = TopologyBuilder::new();
+        b.add("f", Busy::default()).unwrap();
+        b.add("bad", BoomAtInit).unwrap();
+        let err = SimInit::new(b.build().unwrap())
+            .partitioning(layout)
+            .init()
+            .err();
+        assert_eq!(
+            err,
+            Some(TopologyError::InitPanicked {
+                component: "bad".into()
+            })
+        );
     }
 }
