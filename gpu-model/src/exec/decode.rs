@@ -329,6 +329,14 @@ impl Inst {
 /// First AGPR row, as a register-row offset.
 const AGPR_ROWS: u16 = AGPR_BASE as u16;
 
+/// Source neg/abs bits of a DPP16 control dword (GFX9 DPP and GFX12 DPP16 agree):
+/// src0 neg 20, abs 21; src1 neg 22, abs 23.
+pub(crate) fn dpp_mods(w1: u32) -> (u8, u8) {
+    let neg = ((w1 >> 20) & 1) | (((w1 >> 22) & 1) << 1);
+    let abs = ((w1 >> 21) & 1) | (((w1 >> 23) & 1) << 1);
+    (neg as u8, abs as u8)
+}
+
 /// Reads dword `i` of `words`, or reports truncation.
 fn word(words: &[u32], i: usize) -> Result<u32, DecodeFail> {
     words.get(i).copied().ok_or(DecodeFail::Truncated)
@@ -449,8 +457,7 @@ pub fn decode_gfx9(target: Target, words: &[u32]) -> Result<Inst, DecodeFail> {
                 i.w1 = w1;
                 i.len = 8;
                 i.src[0] = 256 + (w1 & 0xff) as u16;
-                i.neg = (((w1 >> 20) & 1) | (((w1 >> 22) & 1) << 1)) as u8;
-                i.abs = (((w1 >> 21) & 1) | (((w1 >> 23) & 1) << 1)) as u8;
+                (i.neg, i.abs) = dpp_mods(w1);
             }
             _ => {}
         }

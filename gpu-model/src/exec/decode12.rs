@@ -323,8 +323,7 @@ pub fn decode_gfx12(target: Target, bytes: &[u8]) -> Result<Inst, DecodeFail> {
             234 => i.sub = Sub::Dpp8Fi,
             _ => {
                 i.sub = Sub::Dpp;
-                i.neg = (((w1 >> 20) & 1) | (((w1 >> 22) & 1) << 1)) as u8;
-                i.abs = (((w1 >> 21) & 1) | (((w1 >> 23) & 1) << 1)) as u8;
+                (i.neg, i.abs) = super::decode::dpp_mods(w1);
             }
         }
         return Ok(i);

@@ -92,26 +92,23 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
             w.scc = apply::<$t, bool>($e, a, k);
         }};
     }
-    macro_rules! saveexec32 {
-        ($e:expr) => {{
-            let a = s0() as u64;
-            let old = w.exec() & 0xffff_ffff;
-            let n: u64 = apply($e, a, old) & 0xffff_ffff;
-            w.swrite(d, old as u32);
-            w.set_exec(n | (w.exec() & !0xffff_ffff));
-            w.scc = n != 0;
-        }};
-    }
     // GFX12 scalar float ops (f32 in an SGPR).
     let f0 = || f32::from_bits(w.sread(i.src[0], i.lit));
     let f1 = || f32::from_bits(w.sread(i.src[1], i.lit));
+    // s_*_saveexec_b64 and (GFX12 wave32) _b32: the b32 forms see and change EXEC_LO only.
     macro_rules! saveexec {
         ($e:expr) => {{
-            let a = w.sread64(i.src[0], i.lit, false);
-            let old = w.exec();
-            let n: u64 = apply($e, a, old);
-            w.swrite64(d, old);
-            w.set_exec(n);
+            let b32 = saveexec_b32(i.op);
+            let mask = if b32 { 0xffff_ffff } else { u64::MAX };
+            let a = w.sread64(i.src[0], i.lit, false) & mask;
+            let old = w.exec() & mask;
+            let n: u64 = apply($e, a, old) & mask;
+            if b32 {
+                w.swrite(d, old as u32);
+            } else {
+                w.swrite64(d, old);
+            }
+            w.set_exec(n | (w.exec() & !mask));
             w.scc = w.exec() != 0;
         }};
     }
@@ -386,16 +383,16 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
             }
             w.swrite64(d, r);
         }
-        SAndSaveexecB64 => saveexec!(|s, e| s & e),
-        SOrSaveexecB64 => saveexec!(|s, e| s | e),
-        SXorSaveexecB64 => saveexec!(|s, e| s ^ e),
-        SAndn2SaveexecB64 => saveexec!(|s, e| s & !e),
-        SOrn2SaveexecB64 => saveexec!(|s, e| s | !e),
-        SNandSaveexecB64 => saveexec!(|s, e| !(s & e)),
-        SNorSaveexecB64 => saveexec!(|s, e| !(s | e)),
-        SXnorSaveexecB64 => saveexec!(|s, e| !(s ^ e)),
-        SAndn1SaveexecB64 => saveexec!(|s, e| !s & e),
-        SOrn1SaveexecB64 => saveexec!(|s, e| !s | e),
+        SAndSaveexecB64 | SAndSaveexecB32 => saveexec!(|s, e| s & e),
+        SOrSaveexecB64 | SOrSaveexecB32 => saveexec!(|s, e| s | e),
+        SXorSaveexecB64 | SXorSaveexecB32 => saveexec!(|s, e| s ^ e),
+        SAndn2SaveexecB64 | SAndn2SaveexecB32 => saveexec!(|s, e| s & !e),
+        SOrn2SaveexecB64 | SOrn2SaveexecB32 => saveexec!(|s, e| s | !e),
+        SNandSaveexecB64 | SNandSaveexecB32 => saveexec!(|s, e| !(s & e)),
+        SNorSaveexecB64 | SNorSaveexecB32 => saveexec!(|s, e| !(s | e)),
+        SXnorSaveexecB64 | SXnorSaveexecB32 => saveexec!(|s, e| !(s ^ e)),
+        SAndn1SaveexecB64 | SAndn1SaveexecB32 => saveexec!(|s, e| !s & e),
+        SOrn1SaveexecB64 | SOrn1SaveexecB32 => saveexec!(|s, e| !s | e),
         SAndn1WrexecB64 | SAndn2WrexecB64 => {
             let a = w.sread64(i.src[0], i.lit, false);
             let e = w.exec();
@@ -408,16 +405,6 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
             w.swrite64(d, n);
             w.scc = n != 0;
         }
-        SAndSaveexecB32 => saveexec32!(|s, e| s & e),
-        SOrSaveexecB32 => saveexec32!(|s, e| s | e),
-        SXorSaveexecB32 => saveexec32!(|s, e| s ^ e),
-        SAndn2SaveexecB32 => saveexec32!(|s, e| s & !e),
-        SOrn2SaveexecB32 => saveexec32!(|s, e| s | !e),
-        SNandSaveexecB32 => saveexec32!(|s, e| !(s & e)),
-        SNorSaveexecB32 => saveexec32!(|s, e| !(s | e)),
-        SXnorSaveexecB32 => saveexec32!(|s, e| !(s ^ e)),
-        SAndn1SaveexecB32 => saveexec32!(|s, e| !s & e),
-        SOrn1SaveexecB32 => saveexec32!(|s, e| !s | e),
         SCvtF32I32 => w.swrite(d, (s0() as i32 as f32).to_bits()),
         SCvtF32U32 => w.swrite(d, (s0() as f32).to_bits()),
         // Rust's float-to-int casts saturate and send NaN to 0, as the hardware does.
@@ -560,6 +547,24 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
         _ => return Err(FaultReason::Unimplemented(i.op.name())),
     }
     Ok(Flow::Next)
+}
+
+/// The wave32 (`_b32`) forms of the saveexec family.
+fn saveexec_b32(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        SAndSaveexecB32
+            | SOrSaveexecB32
+            | SXorSaveexecB32
+            | SAndn2SaveexecB32
+            | SOrn2SaveexecB32
+            | SNandSaveexecB32
+            | SNorSaveexecB32
+            | SXnorSaveexecB32
+            | SAndn1SaveexecB32
+            | SOrn1SaveexecB32
+    )
 }
 
 fn branch(w: &mut Wave, i: &Inst, taken: bool) -> Flow {
