@@ -65,7 +65,16 @@ pub struct GpuConfig {
     /// depend on how waves interleave across threads.
     #[serde(default = "default_max_wave_instructions")]
     pub max_wave_instructions: u64,
+    /// Shader cycles between memory sync points: a CU's stores become visible to other CUs,
+    /// and atomics are performed (their waves wait for it), at the next multiple of this
+    /// (see `gpu_model::memory::coherence`). What makes runs on several host threads
+    /// identical; it also stands for the latency of a device-scope atomic.
+    #[serde(default = "default_sync_cycles")]
+    pub sync_cycles: u32,
 }
+
+/// The default memory sync interval in shader cycles.
+pub const DEFAULT_SYNC_CYCLES: u32 = 100;
 
 /// The default instruction budget of one wave (2^32, minutes of simulation).
 pub const DEFAULT_MAX_WAVE_INSTRUCTIONS: u64 = 1 << 32;
@@ -201,6 +210,10 @@ pub struct DramSpec {
 
 fn default_quantum() -> u32 {
     DEFAULT_QUANTUM
+}
+
+fn default_sync_cycles() -> u32 {
+    DEFAULT_SYNC_CYCLES
 }
 
 fn default_max_wave_instructions() -> u64 {

@@ -131,7 +131,7 @@ fn probe(
     w.scratch_per_lane = 1024;
     let mut ctx = ExecCtx {
         prog,
-        mem,
+        mem: mem.into(),
         lds,
         observer: None,
     };

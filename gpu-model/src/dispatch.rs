@@ -359,7 +359,7 @@ fn run_workgroup(
 ) -> Result<u64, (usize, FaultReason)> {
     let mut ctx = ExecCtx {
         prog,
-        mem,
+        mem: mem.into(),
         lds,
         observer: None,
     };
@@ -387,7 +387,8 @@ fn run_workgroup(
                     live += 1;
                     waiting += 1;
                 }
-                WaveState::Ready => live += 1,
+                // A direct memory view never defers atomics.
+                WaveState::Ready | WaveState::SyncWait => live += 1,
             }
         }
         if live == 0 {

@@ -40,7 +40,7 @@ pub use decode12::decode_gfx12;
 pub use op::{Enc, Op};
 pub use wave::{Wave, WaveInfo, WaveState, LANES};
 
-use crate::memory::{DeviceMemory, MemFault};
+use crate::memory::{MemFault, MemView};
 use crate::Target;
 use std::fmt;
 
@@ -206,6 +206,10 @@ pub enum Stop {
     Sleep,
     /// It executed `s_endpgm`.
     Endpgm,
+    /// It issued atomics that are performed at the next memory sync point (see
+    /// [`crate::memory::coherence`]); its PC still points at the instruction, which it
+    /// re-executes then with the recorded old values.
+    SyncWait,
     /// It faulted; the wave's PC still points at the faulting instruction.
     Fault(FaultReason),
 }
@@ -302,8 +306,8 @@ pub trait MemObserver {
 pub struct ExecCtx<'a> {
     /// The code.
     pub prog: &'a Program,
-    /// Device memory.
-    pub mem: &'a DeviceMemory,
+    /// Device memory, directly or through the CU's buffering domain.
+    pub mem: MemView<'a>,
     /// The workgroup's LDS.
     pub lds: &'a mut [u8],
     /// Optional observer of global memory accesses.

@@ -42,15 +42,18 @@
 
 mod atomic;
 mod code_object;
+pub mod coherence;
 mod fault;
 pub(crate) mod page;
 mod snapshot;
+mod view;
 
 pub use atomic::AtomicOp;
 pub use code_object::{ImageError, LoadedCodeObject, LoadedKernel};
 pub use fault::{Access, FaultKind, MemFault, MemoryError};
 pub use page::{PAGE_SHIFT, PAGE_SIZE};
 pub use snapshot::{AllocationSnapshot, MemorySnapshot, PageSnapshot};
+pub use view::MemView;
 
 use page::Page;
 use std::collections::BTreeMap;
@@ -369,6 +372,17 @@ impl DeviceMemory {
         Ok(())
     }
 
+    /// Checks that `len` bytes at `addr` may be accessed (`access`) without touching them
+    /// (also used before a write changes anything, so a faulting store leaves memory
+    /// untouched).
+    #[inline]
+    pub fn check(&self, addr: u64, len: usize, access: Access) -> Result<(), MemFault> {
+        if self.resolve(addr, len).is_some() {
+            return Ok(());
+        }
+        self.for_each_piece(addr, len, access, |_, _, _| {})
+    }
+
     // ---- bulk copies ----
 
     /// Copies device memory at `addr` into `out`.
@@ -409,12 +423,6 @@ impl DeviceMemory {
         let mut buf = vec![0u8; len];
         self.read(src, &mut buf)?;
         self.write(dst, &buf)
-    }
-
-    /// Checks that a whole access is mapped before a write changes anything, so a faulting
-    /// store leaves memory untouched.
-    fn check(&self, addr: u64, len: usize, access: Access) -> Result<(), MemFault> {
-        self.for_each_piece(addr, len, access, |_, _, _| {})
     }
 
     // ---- typed accesses (the executor's hot path) ----

@@ -7,10 +7,13 @@
 //!                                  soc.iod[i] (MALL + HBM) ◄── mem ── soc.xcd[x].l2
 //! ```
 //!
-//! Device memory is shared by all components (every access is atomic, see
-//! [`crate::memory`]); the functional results never wait on messages. Memory requests still
-//! travel down the hierarchy as timed messages, for cache state and statistics now and for
-//! the clocked mode later. CUs run their resident waves in quanta of `config.quantum`
+//! Device memory is shared by all components. Each CU reads it through its own memory
+//! domain ([`crate::memory::coherence`]): its stores are buffered and published, and its
+//! atomics performed, at memory sync points every `config.sync_cycles` shader cycles, so what
+//! a CU sees is a function of simulated time only and runs are identical on any number of
+//! threads. A dispatch completes at the first sync point after its last wave. Memory
+//! requests also travel down the hierarchy as timed messages, for cache state and
+//! statistics now and for the clocked mode later. CUs run their resident waves in quanta of `config.quantum`
 //! instructions each and reschedule at `now + instructions x shader clock period` (1 CPI).
 //! Each XCD (CP, L2, CUs) is one partition unit: with `threads` partitions, XCD `x` runs
 //! on thread `x mod threads`, the driver and the IODs on thread 0.
@@ -19,7 +22,7 @@
 //! queues, resident waves, caches, statistics, messages in flight); [`Soc::restore`]
 //! continues it, identically, in a SoC of the same config on any number of threads.
 
-mod checkpoint;
+pub(crate) mod checkpoint;
 mod cp;
 mod cu;
 mod driver;
@@ -38,6 +41,7 @@ use crate::cache::{Cache, CacheStats, Level};
 use crate::config::GpuConfig;
 use crate::exec::Program;
 use crate::loader::CodeObject;
+use crate::memory::coherence::Coherence;
 use crate::memory::{DeviceMemory, MemFault, MemoryError};
 use simkit::component::ComponentId;
 use simkit::engine::{ExitStatus, SimInit, Simulation};
@@ -173,6 +177,8 @@ pub struct Soc {
     next_seq: Arc<AtomicU64>,
     live: Live,
     period: Tick,
+    /// The CUs' buffered writes and atomics (see [`crate::memory::coherence`]).
+    coherence: Arc<Coherence>,
 }
 
 /// Dispatches submitted and not yet retired: their device allocations are freed once
@@ -281,7 +287,10 @@ impl Soc {
         let mut b = TopologyBuilder::<SocMsg>::new();
         let mut part: Vec<usize> = Vec::new();
         b.composite("soc")?;
-        let driver = b.add("soc.driver", Driver::new(config.xcds))?;
+        let sync_period = cyc(u64::from(config.sync_cycles));
+        let n_cus_total = config.xcds as usize * config.xcd.active_cus as usize;
+        let coherence = Arc::new(Coherence::new(n_cus_total));
+        let driver = b.add("soc.driver", Driver::new(config.xcds, sync_period))?;
         part.push(0);
         let mut iods = Vec::new();
         for i in 0..config.iods {
@@ -349,6 +358,7 @@ impl Soc {
                             mem.clone(),
                             l1,
                             opts.trace,
+                            (coherence.clone(), cus.len(), sync_period),
                         ),
                     )?;
                     part.push(p);
@@ -381,7 +391,12 @@ impl Soc {
             (_, SocPartition::PerXcd) => Partitioning::Manual(part),
             (n, SocPartition::Auto) => Partitioning::Auto(n),
         };
-        let sim = SimInit::new(topo).partitioning(partitioning).init()?;
+        let mut sim = SimInit::new(topo).partitioning(partitioning).init()?;
+        let (coh, shared) = (coherence.clone(), mem.clone());
+        sim.set_sync_points(sync_period, move |_| {
+            let mem = shared.read().unwrap_or_else(|p| p.into_inner());
+            coh.sync(&mem);
+        });
         Ok(Soc {
             config: config.clone(),
             mem,
@@ -395,6 +410,7 @@ impl Soc {
             next_seq: Arc::new(AtomicU64::new(1)),
             live: Live::default(),
             period,
+            coherence,
         })
     }
 

@@ -96,7 +96,7 @@ fn run(target: Target, words: &[u32], wave_size: u32) -> Wave {
     let mut lds = vec![0u8; 64];
     let mut ctx = ExecCtx {
         prog: &prog,
-        mem: &mem,
+        mem: (&mem).into(),
         lds: &mut lds,
         observer: None,
     };

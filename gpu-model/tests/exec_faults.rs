@@ -136,7 +136,7 @@ fn run_words(words: &[u32]) -> (Stop, Wave) {
     let mut lds = vec![0u8; 64];
     let mut ctx = ExecCtx {
         prog: &prog,
-        mem: &mem,
+        mem: (&mem).into(),
         lds: &mut lds,
         observer: None,
     };

@@ -192,6 +192,16 @@ fn cli_exit_codes_tell_bad_input_from_failed_checks() {
     assert_eq!(v["checks"][0]["passed"], false);
 }
 
+/// A report without what depends on the host (times, threads, epoch barriers), as JSON.
+fn simulated_statistics(r: &scenarios::report::RunReport) -> String {
+    let mut r = r.clone();
+    (r.host_seconds, r.threads, r.epochs) = (0.0, 0, 0);
+    for k in &mut r.kernels {
+        k.host_seconds = 0.0;
+    }
+    serde_json::to_string_pretty(&r).unwrap()
+}
+
 /// The corpus's cross-workgroup semaphore (hand-written assembly: coherent loads, s_sleep,
 /// atomics): workgroup 0 produces, workgroups 1..7 spin on a flag, on other XCDs and, with
 /// two threads, in another partition. Expected values are the manifest's statement.
@@ -231,12 +241,20 @@ fn cross_cu_semaphore_completes_and_sees_the_producers_data() {
             out[32 * g + l] = data[l] + g as u32;
         }
     }
-    for threads in [1, 2] {
+    let mut reference = None;
+    // Two threads several times: how the host threads interleave must not show.
+    for threads in [1, 2, 2, 2, 2, 2] {
         let opts = RunOptions {
             threads: Some(threads),
             trace: false,
         };
         let r = w.run(&opts, &mut |_, _| {}).unwrap();
+        // Every statistic, spin loops included, is the same on 1 and 2 threads.
+        let stats = simulated_statistics(&r.report);
+        match &reference {
+            None => reference = Some(stats),
+            Some(s) => assert_eq!(&stats, s, "{threads} threads"),
+        }
         assert_eq!(u32s(&r.buffers[0]), data, "{threads} threads");
         assert_eq!(u32s(&r.buffers[1]), [1, 7, 7], "{threads} threads");
         assert_eq!(u32s(&r.buffers[2]), out, "{threads} threads");

@@ -67,7 +67,7 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CheckpointError> {
     rmp_serde::from_slice(bytes).map_err(|e| CheckpointError::Decode(e.to_string()))
 }
 
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 
 #[derive(Serialize, Deserialize)]
 struct CompImage {
@@ -109,6 +109,8 @@ struct Image<M> {
     now: Vec<Tick>,
     epochs: u64,
     late: u64,
+    /// The last sync point the model's hook ran for.
+    synced: Tick,
     events_handled: u64,
     cross: u64,
     barrier_wait: Duration,
@@ -166,6 +168,7 @@ impl<M: Serialize + DeserializeOwned + Clone + Send + 'static> Simulation<M> {
             now: self.parts.iter().map(|p| p.core.now).collect(),
             epochs: self.epochs,
             late: self.late,
+            synced: self.synced,
             events_handled: self.parts.iter().map(|p| p.core.events).sum(),
             cross: self.parts.iter().map(|p| p.core.cross).sum(),
             barrier_wait: self.parts.iter().map(|p| p.core.barrier_wait).sum(),
@@ -282,6 +285,7 @@ impl<M: Serialize + DeserializeOwned + Clone + Send + 'static> Simulation<M> {
         self.frontier = image.frontier;
         self.epochs = image.epochs;
         self.late = image.late;
+        self.synced = image.synced;
         self.handle.set_next_seq(image.next_injection);
         self.handle.publish_now(now);
         Ok(())

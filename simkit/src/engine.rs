@@ -36,6 +36,14 @@
 //! * A request whose stop lies beyond the tick limit of `run_until` stays pending: the run
 //!   ends with [`ExitStatus::MaxTick`], and the next run honors it.
 //!
+//! # Sync points
+//!
+//! A model may register a hook ([`Simulation::set_sync_points`]) that the engine calls at
+//! every multiple of a period with no handler running anywhere: after all events before the
+//! point, before any at or after it (windows never cross a point). Components that share
+//! state outside messages buffer their effects and publish them there, which keeps such
+//! models deterministic across partitionings (see [`syncpoint`](self::syncpoint)).
+//!
 //! Requests from other threads ([`SimHandle::request_exit`], [`SimHandle::shutdown`]) and
 //! the release of the last [`SimHandle::hold`] are timing-dependent by nature: they are
 //! honored at the next synchronization point (an epoch barrier; every few thousand events on
@@ -43,6 +51,7 @@
 
 pub(crate) mod parallel;
 pub(crate) mod stop;
+pub(crate) mod syncpoint;
 pub(crate) mod worker;
 
 use crate::component::{Component, ComponentId, Ctx};
@@ -433,6 +442,8 @@ impl<M: Send + 'static> SimInit<M> {
             max_tick,
             epochs: 0,
             late: 0,
+            sync: None,
+            synced: Tick::ZERO,
         };
         for (seq, (c, at, msg)) in topo.initial.into_iter().enumerate() {
             let pl = sim.tables.place[c as usize];
@@ -490,6 +501,10 @@ pub struct Simulation<M> {
     max_tick: Tick,
     pub(crate) epochs: u64,
     pub(crate) late: u64,
+    /// The model's sync-point hook, if it set one ([`Simulation::set_sync_points`]).
+    pub(crate) sync: Option<syncpoint::SyncPoints>,
+    /// The last sync point the hook ran for (kept in checkpoints).
+    pub(crate) synced: Tick,
 }
 
 impl<M> fmt::Debug for Simulation<M> {
@@ -561,6 +576,39 @@ impl<M: Send + 'static> Simulation<M> {
     /// Number of partitions (= worker threads a run uses).
     pub fn partitions(&self) -> usize {
         self.parts.len()
+    }
+
+    /// Makes the engine call `hook(g)` at sync points `g`, the multiples of `period`: after
+    /// every event before `g` has been handled and before any at or after it, on one thread
+    /// while no handler runs, at the same points on any partitioning (see
+    /// [`syncpoint`](self::syncpoint) for the rule). Lazy: a point is synced only once an
+    /// event at or after it is about to be handled, and points with no event between them
+    /// give one call, for the latest. A zero period is taken as one tick.
+    pub fn set_sync_points(&mut self, period: Tick, hook: impl FnMut(Tick) + Send + 'static) {
+        let period = period.max(Tick(1));
+        let sp = syncpoint::SyncPoints {
+            period,
+            hook: Box::new(hook),
+        };
+        // Points before the current time count as synced: nothing has been buffered for them.
+        self.synced = self.synced.max(sp.floor(self.now()));
+        self.sync = Some(sp);
+    }
+
+    /// The last sync point the hook ran for.
+    pub fn last_sync_point(&self) -> Tick {
+        self.synced
+    }
+
+    /// Runs the sync hook if events from `next` on cross a sync point; returns the next
+    /// point (`Tick::MAX` without a hook).
+    fn sync_before(&mut self, next: Tick) -> Result<Tick, SimError> {
+        let Some(sp) = self.sync.as_mut() else {
+            return Ok(Tick::MAX);
+        };
+        let synced = &mut self.synced;
+        catch_unwind(AssertUnwindSafe(|| sp.before(next, synced)))
+            .map_err(|_| SimError::WorkerPanicked { partition: 0 })
     }
 
     /// Smallest latency of any link or net crossing partitions (`Tick::MAX` if none).
@@ -705,6 +753,7 @@ impl<M: Send + 'static> Simulation<M> {
         if t == Tick::MAX {
             return Ok(None);
         }
+        self.sync_before(t)?;
         let end = t.saturating_add(Tick(1));
         let _inside = self.handle.enter();
         for (pid, p) in self.parts.iter_mut().enumerate() {
@@ -788,10 +837,16 @@ impl<M: Send + 'static> Simulation<M> {
                 part.core.now = limit;
                 return Ok(ExitStatus::MaxTick { tick: limit });
             }
+            let until = end.min(self.sync_before(next)?);
+            let part = &mut self.parts[0];
             // Poll the handle every few thousand events: an atomic load per event is cheap
             // but not free, and requests need no finer response time.
             let (core, comps, tables) = (&mut part.core, &mut part.comps, &self.tables);
-            if catch_unwind(AssertUnwindSafe(|| core.process(comps, tables, end, 4096))).is_err() {
+            if catch_unwind(AssertUnwindSafe(|| {
+                core.process(comps, tables, until, 4096)
+            }))
+            .is_err()
+            {
                 return Err(SimError::WorkerPanicked { partition: 0 });
             }
         }

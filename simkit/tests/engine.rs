@@ -17,5 +17,7 @@ mod ordering;
 mod stats;
 #[path = "engine/support.rs"]
 mod support;
+#[path = "engine/syncpoints.rs"]
+mod syncpoints;
 #[path = "engine/topology.rs"]
 mod topology;

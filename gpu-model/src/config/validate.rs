@@ -11,6 +11,7 @@ impl GpuConfig {
         nonzero("clocks.shader_mhz", u64::from(self.clocks.shader_mhz))?;
         nonzero("clocks.memory_mhz", u64::from(self.clocks.memory_mhz))?;
         nonzero("quantum", u64::from(self.quantum))?;
+        nonzero("sync_cycles", u64::from(self.sync_cycles))?;
         nonzero("xcd.shader_engines", u64::from(self.xcd.shader_engines))?;
         nonzero("xcd.active_cus", u64::from(self.xcd.active_cus))?;
         if self.xcd.active_cus < self.xcd.shader_engines {

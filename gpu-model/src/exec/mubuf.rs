@@ -389,7 +389,7 @@ mod tests {
         let mut seen = Seen::default();
         let mut ctx = ExecCtx {
             prog: &prog,
-            mem: &mem,
+            mem: (&mem).into(),
             lds: &mut lds,
             observer: Some(&mut seen),
         };

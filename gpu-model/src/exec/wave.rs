@@ -31,6 +31,8 @@ pub enum WaveState {
     Barrier,
     /// Executed `s_endpgm`.
     Ended,
+    /// Waits for its atomics to be performed at the next memory sync point ([`Stop::SyncWait`]).
+    SyncWait,
 }
 
 /// Identity of a wave in its dispatch.
@@ -341,6 +343,13 @@ impl Wave {
             match self.step(ctx, inst) {
                 Ok(Flow::Next) => self.pc = self.pc.wrapping_add(inst.len as u64),
                 Ok(Flow::Jumped) => {}
+                Ok(Flow::Stop(Stop::SyncWait)) => {
+                    // Not retired: it runs again, whole, once its atomics are performed.
+                    self.retired += n - 1;
+                    self.classes[inst.enc.class() as usize] -= 1;
+                    self.state = WaveState::SyncWait;
+                    return Stop::SyncWait;
+                }
                 Ok(Flow::Stop(s)) => {
                     self.retired += n;
                     if s == Stop::Endpgm {
@@ -374,9 +383,34 @@ impl Wave {
             }
             Enc::Vop3p => vop3p::exec(self, i).map(|_| Flow::Next),
             Enc::Ds => ds::exec(self, ctx, i).map(|_| Flow::Next),
-            Enc::Flat => flat::exec(self, ctx, i).map(|_| Flow::Next),
-            Enc::Mubuf => mubuf::exec(self, ctx, i).map(|_| Flow::Next),
+            Enc::Flat | Enc::Mubuf => self.vmem(ctx, i),
             Enc::Vopd => valu::exec_vopd(self, i).map(|_| Flow::Next),
+        }
+    }
+}
+
+impl Wave {
+    /// A vector memory instruction. Under a buffering memory view its atomics may be
+    /// deferred to the next sync point: then the wave waits and re-executes it (taking
+    /// the recorded old values). Only the first execution, the issue, is shown to the
+    /// cache observer, so each access counts once.
+    #[inline(always)]
+    fn vmem(&mut self, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<Flow, FaultReason> {
+        let replay = ctx.mem.replaying();
+        let observer = if replay { ctx.observer.take() } else { None };
+        let r = if i.enc == Enc::Flat {
+            flat::exec(self, ctx, i)
+        } else {
+            mubuf::exec(self, ctx, i)
+        };
+        if replay {
+            ctx.observer = observer;
+        }
+        let deferred = ctx.mem.take_deferred();
+        match r {
+            Err(e) => Err(e),
+            Ok(()) if deferred => Ok(Flow::Stop(Stop::SyncWait)),
+            Ok(()) => Ok(Flow::Next),
         }
     }
 }

@@ -117,6 +117,12 @@ impl DeviceMemory {
             .ok_or_else(|| self.fault(addr, n as u64, Access::Atomic))
     }
 
+    /// Checks that an `n`-byte atomic at `addr` would not fault, without performing it.
+    #[inline]
+    pub fn check_atomic(&self, addr: u64, n: usize) -> Result<(), MemFault> {
+        self.atomic_page(addr, n).map(|_| ())
+    }
+
     /// Performs a 32-bit atomic `op` at `addr` (4-byte aligned) with operand `src` (and
     /// `cmp` for [`AtomicOp::CmpSwap`]); returns the old value.
     #[inline]

@@ -11,6 +11,7 @@
 use crate::dispatch::Fault;
 use crate::exec::{DecodeFail, FaultReason, Program, Wave, WaveInfo, WaveState, LANES};
 use crate::loader::CodeObject;
+use crate::memory::coherence::CoherenceImage;
 use crate::memory::{DeviceMemory, LoadedCodeObject, MemFault};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use simkit::checkpoint::{decode, encode};
@@ -23,7 +24,7 @@ use super::launch::Module;
 use super::{LiveDispatch, Soc, SocError};
 
 /// Format version of [`SocImage`]; bump when the layout of any saved state changes.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// Everything outside the engine, plus the engine's own image.
 #[derive(Serialize, Deserialize)]
@@ -32,12 +33,20 @@ struct SocImage<Mem> {
     /// The config as RON: a checkpoint only restores into a SoC of the same config.
     config: String,
     memory: Mem,
+    /// What the CUs buffered since the last memory sync point.
+    coherence: CoherenceImage,
     modules: Vec<ModuleImage>,
     queue: u64,
     next_seq: u64,
     live: Vec<LiveDispatch>,
     #[serde(with = "blob")]
     sim: Vec<u8>,
+}
+
+impl<Mem> SocImage<Mem> {
+    fn coherence_len(&self) -> usize {
+        self.coherence.len()
+    }
 }
 
 /// A loaded module: the code object to parse again and where it was placed.
@@ -109,6 +118,7 @@ impl Soc {
             version: VERSION,
             config,
             memory: &*mem,
+            coherence: self.coherence.image(),
             modules,
             queue: self.queue,
             next_seq: self.next_seq.load(Ordering::Relaxed),
@@ -154,6 +164,13 @@ impl Soc {
                 self.config.name
             )));
         }
+        if image.coherence_len() != self.coherence.len() {
+            return Err(SocError::CheckpointMismatch(format!(
+                "checkpoint has {} memory domains, this soc {}",
+                image.coherence_len(),
+                self.coherence.len()
+            )));
+        }
         let mut modules = Vec::with_capacity(image.modules.len());
         for m in image.modules {
             let co = CodeObject::parse(&m.code_object)?;
@@ -174,6 +191,9 @@ impl Soc {
             self.sim.restore_bytes(&image.sim)?;
         }
         *self.mem_write() = image.memory;
+        self.coherence
+            .restore(&image.coherence)
+            .map_err(SocError::CheckpointMismatch)?;
         self.modules = modules;
         self.queue = image.queue;
         self.next_seq.store(image.next_seq, Ordering::Relaxed);
@@ -420,6 +440,7 @@ impl Serialize for Wave {
                 WaveState::Ready => 0,
                 WaveState::Barrier => 1,
                 WaveState::Ended => 2,
+                WaveState::SyncWait => 3,
             },
             info: (workgroup, wave_in_group),
             scratch_base: *scratch_base,
@@ -468,6 +489,7 @@ impl<'de> Deserialize<'de> for Wave {
             0 => WaveState::Ready,
             1 => WaveState::Barrier,
             2 => WaveState::Ended,
+            3 => WaveState::SyncWait,
             n => return Err(D::Error::custom(format!("wave state {n}"))),
         };
         w.info = WaveInfo {

@@ -3,7 +3,8 @@
 use crate::cache::Cache;
 use crate::dispatch::{init_wave, Fault};
 use crate::exec::{describe, ExecCtx, FaultReason, Stop, Wave, WaveState};
-use crate::memory::DeviceMemory;
+use crate::memory::coherence::Coherence;
+use crate::memory::{DeviceMemory, MemView};
 use crate::occupancy::{WaveAlloc, WorkgroupAlloc};
 use serde::{Deserialize, Serialize};
 use simkit::checkpoint::{decode, encode, CheckpointError};
@@ -15,6 +16,9 @@ use std::sync::{Arc, RwLock};
 use super::launch::Dispatch;
 use super::memsys::L1s;
 use super::msg::{MemReq, SocMsg, WorkgroupAssign, WorkgroupDone};
+
+/// Most ended waves a CU keeps for reuse.
+const POOL: usize = 64;
 
 /// A resident workgroup.
 #[derive(Debug, Serialize, Deserialize)]
@@ -38,6 +42,8 @@ struct Resident {
     index: u32,
     slot: u32,
     start: Tick,
+    /// The CU's number for the wave (names its atomics in the memory domain).
+    serial: u64,
 }
 
 /// One wave's lifetime (for traces).
@@ -91,6 +97,14 @@ pub struct ComputeUnit {
     pub(crate) mem: Arc<RwLock<DeviceMemory>>,
     pub(crate) l1: L1s,
     pub(crate) trace: bool,
+    /// Every CU's memory domain, this CU's index there, and the sync period.
+    coherence: Arc<Coherence>,
+    domain: usize,
+    sync: Tick,
+    next_serial: u64,
+    /// Waves that ended, kept for reuse: a wave's registers are ~130 KiB, and allocating
+    /// and zeroing them per wave cost more than running a short kernel's instructions.
+    pool: Vec<Wave>,
     groups: Vec<Option<Group>>,
     waves: Vec<Resident>,
     scratch_slots: u64,
@@ -116,6 +130,7 @@ impl ComputeUnit {
         mem: Arc<RwLock<DeviceMemory>>,
         l1: L1s,
         trace: bool,
+        (coherence, domain, sync): (Arc<Coherence>, usize, Tick),
     ) -> ComputeUnit {
         ComputeUnit {
             xcd,
@@ -127,6 +142,11 @@ impl ComputeUnit {
             mem,
             l1,
             trace,
+            coherence,
+            domain,
+            sync: sync.max(Tick(1)),
+            next_serial: 0,
+            pool: Vec::new(),
             groups: Vec::new(),
             waves: Vec::new(),
             scratch_slots: 0,
@@ -179,7 +199,8 @@ impl ComputeUnit {
         let ws = dispatch.descriptor.wave_size(dispatch.target);
         let n = (dims[0] * dims[1] * dims[2]).div_ceil(ws) as usize;
         for (k, a) in waves.iter().enumerate().take(n) {
-            let mut w = Wave::new(ws, 0);
+            // `init_wave` resets every register the kernel can name.
+            let mut w = self.pool.pop().unwrap_or_else(|| Wave::new(ws, 0));
             init_wave(&launch, &mut w, id, k as u32, dims);
             self.waves.push(Resident {
                 wave: w,
@@ -187,7 +208,9 @@ impl ComputeUnit {
                 index: k as u32,
                 slot: a.simd * self.slots_per_simd + a.slot,
                 start: now,
+                serial: self.next_serial,
             });
+            self.next_serial += 1;
         }
         self.activity.workgroups += 1;
         self.activity.waves += n as u64;
@@ -218,6 +241,25 @@ impl ComputeUnit {
             // (every access is atomic), so keep going.
             Err(p) => p.into_inner(),
         };
+        let coherence = self.coherence.clone();
+        let Some(domain) = coherence.domain(self.domain) else {
+            return 0;
+        };
+        let domain = &*domain;
+        // Waves whose atomics were performed at a sync point run again; what is kept for
+        // waves that ended meanwhile is dropped.
+        {
+            let mut d = domain.borrow_mut();
+            for r in &mut self.waves {
+                if r.wave.state == WaveState::SyncWait && d.has_results(r.serial) {
+                    r.wave.state = WaveState::Ready;
+                }
+            }
+            if !d.is_empty() {
+                let waves = &self.waves;
+                d.retain_results(|w| waves.iter().any(|r| r.serial == w));
+            }
+        }
         let mut executed = 0;
         let mut i = 0;
         while i < self.waves.len() {
@@ -234,7 +276,7 @@ impl ComputeUnit {
             let classes_before = r.wave.classes;
             let mut ectx = ExecCtx {
                 prog: &g.dispatch.program,
-                mem: &mem,
+                mem: MemView::buffered(&mem, domain, r.serial, now.0),
                 lds: &mut g.lds,
                 observer: Some(&mut self.l1),
             };
@@ -273,7 +315,7 @@ impl ComputeUnit {
                         reason,
                     }));
                 }
-                Stop::Barrier | Stop::Sleep | Stop::Quantum => {}
+                Stop::Barrier | Stop::Sleep | Stop::Quantum | Stop::SyncWait => {}
             }
             i += 1;
         }
@@ -299,6 +341,9 @@ impl ComputeUnit {
         }
         if let Some(g) = self.groups[r.group].as_mut() {
             g.live -= 1;
+        }
+        if self.pool.len() < POOL {
+            self.pool.push(r.wave);
         }
     }
 
@@ -385,9 +430,18 @@ impl Component<SocMsg> for ComputeUnit {
                     }
                 }
                 let runnable = self.settle(ctx);
+                let syncing = self
+                    .waves
+                    .iter()
+                    .any(|r| r.wave.state == WaveState::SyncWait);
                 if runnable {
                     let cycles = executed.max(1);
                     ctx.schedule(Tick(self.period.0.saturating_mul(cycles)), SocMsg::Tick);
+                } else if syncing {
+                    // Every wave waits for its atomics: run again at the next sync point.
+                    let now = ctx.now().0;
+                    let at = (now / self.sync.0 + 1).saturating_mul(self.sync.0);
+                    ctx.schedule(Tick(at - now), SocMsg::Tick);
                 } else {
                     // Nothing can run: either idle, or every wave waits on a barrier that
                     // no other wave of its group can complete (a deadlock of the kernel).
@@ -406,7 +460,13 @@ impl Component<SocMsg> for ComputeUnit {
     fn save(&self) -> Result<Vec<u8>, CheckpointError> {
         let l1 = &self.l1;
         encode(&(
-            (&self.groups, &self.waves, self.scratch_slots, self.ticking),
+            (
+                &self.groups,
+                &self.waves,
+                self.scratch_slots,
+                self.ticking,
+                self.next_serial,
+            ),
             (&self.activity, &self.records),
             (&l1.scalar, &l1.vector, &l1.out, l1.counts),
         ))
@@ -414,11 +474,11 @@ impl Component<SocMsg> for ComputeUnit {
 
     fn restore(&mut self, state: &[u8]) -> Result<(), CheckpointError> {
         type Image = (
-            (Vec<Option<Group>>, Vec<Resident>, u64, bool),
+            (Vec<Option<Group>>, Vec<Resident>, u64, bool, u64),
             (CuActivity, Vec<WaveRecord>),
             (Cache, Cache, Vec<MemReq>, [u64; 4]),
         );
-        let ((groups, waves, slots, ticking), (activity, records), (k, v, out, counts)): Image =
+        let ((groups, waves, slots, ticking, serial), (activity, records), (k, v, out, counts)): Image =
             decode(state)?;
         let bad_group = waves
             .iter()
@@ -429,8 +489,13 @@ impl Component<SocMsg> for ComputeUnit {
                 self.index, self.xcd
             )));
         }
-        (self.groups, self.waves, self.scratch_slots, self.ticking) =
-            (groups, waves, slots, ticking);
+        (
+            self.groups,
+            self.waves,
+            self.scratch_slots,
+            self.ticking,
+            self.next_serial,
+        ) = (groups, waves, slots, ticking, serial);
         (self.activity, self.records) = (activity, records);
         let l1 = &mut self.l1;
         (l1.scalar, l1.vector, l1.out, l1.counts) = (k, v, out, counts);

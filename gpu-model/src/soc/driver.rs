@@ -4,6 +4,9 @@
 //! Dispatches run one after another, as AQL packets with the barrier bit set (what HIP
 //! and OpenCL runtimes use for kernels of one stream/queue): the next starts when every XCD
 //! has finished the previous one, so a kernel sees all writes of the kernels before it.
+//! A dispatch completes at the first memory sync point after its last XCD reported (the
+//! end-of-kernel release): only then are all its CUs' buffered writes in device memory
+//! (see [`crate::memory::coherence`]).
 
 use crate::dispatch::Fault;
 use serde::{Deserialize, Serialize};
@@ -39,6 +42,10 @@ struct Pending {
 #[derive(Debug)]
 pub struct Driver {
     xcds: u32,
+    /// Memory sync period.
+    sync: Tick,
+    /// Finished dispatches waiting for their sync point, in finishing order.
+    releasing: Vec<Completion>,
     ports: Vec<PortId>,
     pending: Vec<Pending>,
     waiting: std::collections::VecDeque<(std::sync::Arc<super::launch::Dispatch>, Tick)>,
@@ -47,9 +54,11 @@ pub struct Driver {
 }
 
 impl Driver {
-    pub(crate) fn new(xcds: u32) -> Driver {
+    pub(crate) fn new(xcds: u32, sync: Tick) -> Driver {
         Driver {
             xcds,
+            sync: sync.max(Tick(1)),
+            releasing: Vec::new(),
             ports: Vec::new(),
             pending: Vec::new(),
             waiting: std::collections::VecDeque::new(),
@@ -59,11 +68,11 @@ impl Driver {
 
     /// Dispatches submitted and not yet complete.
     pub fn in_flight(&self) -> usize {
-        self.pending.len() + self.waiting.len()
+        self.pending.len() + self.waiting.len() + self.releasing.len()
     }
 
     fn start_next(&mut self, ctx: &mut Ctx<'_, SocMsg>) {
-        if !self.pending.is_empty() {
+        if !self.pending.is_empty() || !self.releasing.is_empty() {
             return;
         }
         let Some((d, submitted)) = self.waiting.pop_front() else {
@@ -109,12 +118,26 @@ impl Component<SocMsg> for Driver {
                 if p.remaining == 0 {
                     let mut p = self.pending.remove(i);
                     p.faults.sort_by_key(|(x, _)| *x);
-                    self.completed.push(Completion {
+                    // The first sync point after now: writes made at `now` itself are
+                    // published at the one after it.
+                    let now = ctx.now();
+                    let at = Tick((now.0 / self.sync.0 + 1).saturating_mul(self.sync.0));
+                    self.releasing.push(Completion {
                         seq,
                         submitted: p.submitted,
-                        completed: ctx.now(),
+                        completed: at,
                         fault: p.faults.into_iter().next().map(|(_, f)| f),
                     });
+                    ctx.schedule(Tick(at.0 - now.0), SocMsg::Tick);
+                }
+            }
+            Input::Timer(SocMsg::Tick) => {
+                let now = ctx.now();
+                let (done, rest): (Vec<_>, Vec<_>) =
+                    self.releasing.drain(..).partition(|c| c.completed <= now);
+                self.releasing = rest;
+                if !done.is_empty() {
+                    self.completed.extend(done);
                     self.start_next(ctx);
                 }
             }
@@ -123,11 +146,16 @@ impl Component<SocMsg> for Driver {
     }
 
     fn save(&self) -> Result<Vec<u8>, CheckpointError> {
-        encode(&(&self.pending, &self.waiting, &self.completed))
+        encode(&(
+            &self.pending,
+            &self.waiting,
+            &self.completed,
+            &self.releasing,
+        ))
     }
 
     fn restore(&mut self, state: &[u8]) -> Result<(), CheckpointError> {
-        (self.pending, self.waiting, self.completed) = decode(state)?;
+        (self.pending, self.waiting, self.completed, self.releasing) = decode(state)?;
         Ok(())
     }
 }

@@ -1,6 +1,7 @@
 //! The multi-partition run: one worker thread per partition, synchronized in LBTS epochs.
 
 use super::stop::ModelStop;
+use super::syncpoint::SyncPoints;
 use super::worker::Core;
 use super::{
     place_injections, request_status, CompletionReason, ExitStatus, Part, SimError, Simulation,
@@ -73,6 +74,9 @@ struct Leader {
     epochs: u64,
     late: u64,
     outcome: Option<Outcome>,
+    /// The model's sync points (lent by the simulation for the run) and the last one synced.
+    sync: Option<SyncPoints>,
+    synced: Tick,
 }
 
 struct Shared<'a, M> {
@@ -153,6 +157,11 @@ impl<M> Shared<'_, M> {
         if let Some(s) = model {
             window_end = window_end.min(s.cap(self.tables.horizon));
         }
+        // Every event before `lbts` has been handled everywhere and none after: the sync
+        // point, if one was crossed, and a window that stops at the next one.
+        if let Some(sp) = st.sync.as_mut() {
+            window_end = window_end.min(sp.before(lbts, &mut st.synced));
+        }
         st.epochs += 1;
         self.handle.publish_now(lbts);
         Decision::Run { window_end }
@@ -210,6 +219,7 @@ pub(crate) fn run<M: Send + 'static>(
     limit: Tick,
 ) -> Result<ExitStatus, SimError> {
     let n = sim.parts.len();
+    let (sync, synced) = (sim.sync.take(), sim.synced);
     let Simulation {
         tables,
         parts,
@@ -237,6 +247,8 @@ pub(crate) fn run<M: Send + 'static>(
                 epochs: 0,
                 late: 0,
                 outcome: None,
+                sync,
+                synced,
             },
         ),
         slots: (0..2 * n * n).map(|_| Mutex::new(Vec::new())).collect(),
@@ -264,10 +276,18 @@ pub(crate) fn run<M: Send + 'static>(
             }
         }
     });
-    let (outcome, epochs, late, leader_frontier) = sh
-        .barrier
-        .with_state(|st| (st.outcome.take(), st.epochs, st.late, st.frontier));
+    let (outcome, epochs, late, leader_frontier, sync, synced) = sh.barrier.with_state(|st| {
+        (
+            st.outcome.take(),
+            st.epochs,
+            st.late,
+            st.frontier,
+            st.sync.take(),
+            st.synced,
+        )
+    });
     drop(sh);
+    (sim.sync, sim.synced) = (sync, synced);
     sim.epochs += epochs;
     sim.late += late;
     if let Some(partition) = panicked {
