@@ -28,6 +28,7 @@ mod float;
 mod lane;
 mod mubuf;
 mod op;
+mod regfile;
 mod smem;
 mod sop;
 mod valu;

@@ -2,6 +2,7 @@
 
 use super::decode::Inst;
 use super::op::Enc;
+use super::regfile::RegFile;
 use super::{ds, flat, mubuf, smem, sop, valu, vop3p, ExecCtx, FaultReason, Stop};
 use super::{PRIVATE_APERTURE_HI, SHARED_APERTURE_HI};
 
@@ -58,7 +59,7 @@ pub struct Counters {
 #[derive(Clone)]
 pub struct Wave {
     pub(crate) s: [u32; SGPRS],
-    pub(crate) v: Vec<[u32; LANES]>,
+    pub(crate) v: RegFile,
     /// Scalar condition code.
     pub scc: bool,
     /// Program counter (device address).
@@ -103,7 +104,7 @@ impl Wave {
     pub fn new(wave_size: u32, pc: u64) -> Wave {
         Wave {
             s: [0; SGPRS],
-            v: vec![[0; LANES]; VGPR_ROWS],
+            v: RegFile::new(VGPR_ROWS),
             scc: false,
             pc,
             mode: 0,
@@ -125,7 +126,7 @@ impl Wave {
     pub fn reset(&mut self, wave_size: u32, pc: u64, vgprs: usize) {
         let n = vgprs.min(AGPR_BASE);
         if self.v.len() != VGPR_ROWS {
-            self.v = vec![[0; LANES]; VGPR_ROWS];
+            self.v = RegFile::new(VGPR_ROWS);
         }
         self.v[..n].fill([0; LANES]);
         self.v[AGPR_BASE..AGPR_BASE + n].fill([0; LANES]);
