@@ -76,6 +76,14 @@ fn one_and_two_threads_agree() {
     assert_eq!(threads, 2);
 }
 
+/// Global atomics (min/max/and/or/xor/sub, 64-bit add and max, f32 add, histogram adds)
+/// from workgroups on all eight XCDs: performed at memory sync points in a fixed order, so
+/// results and statistics agree on 1 and 2 threads; outputs match the Python references.
+#[test]
+fn atomics_from_every_xcd_agree_on_one_and_two_threads() {
+    assert_eq!(agree_on_one_and_two_threads("atomics.ron"), 2);
+}
+
 /// Every preset runs its example scenario (its own target's corpus objects, CDNA2/3/4 and
 /// RDNA4) with passing checks, identically on 1 and 2 threads (single-XCD GPUs have one
 /// partition, so they run on one thread either way).
