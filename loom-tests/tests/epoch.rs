@@ -126,3 +126,62 @@ fn exit_cap_reaches_every_worker() {
         );
     });
 }
+
+/// Leader state (published total, points synced), contributions (next event), decisions
+/// (window end, or stop).
+type SyncBarrier = EpochBarrier<(u64, Vec<u64>), u64, Option<u64>>;
+
+/// Sync points through the real barrier: each worker buffers what it does in a window
+/// (here, a count of its events); the hook, run by whichever worker leads the barrier,
+/// publishes every buffer while no worker is inside a window, and windows stop at the next
+/// point. However the two interleave, the hook sees both workers' whole windows and the
+/// published total is the same.
+#[test]
+fn sync_hook_runs_between_windows_with_every_buffer_complete() {
+    use loom::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+    const PERIOD: u64 = 10;
+    loom::model(|| {
+        let b: Arc<SyncBarrier> = Arc::new(EpochBarrier::new(2, 0u64, (0u64, Vec::new())));
+        let inside = Arc::new(AtomicUsize::new(0));
+        let buffers = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
+        let worker = {
+            let (inside, buffers) = (inside.clone(), buffers.clone());
+            move |who: usize, b: Arc<SyncBarrier>| {
+                let mut next = 0u64;
+                loop {
+                    let d = b
+                        .arrive(who, next, |(total, points), cs| {
+                            let lbts = cs.iter().copied().min().unwrap();
+                            if lbts >= 20 {
+                                return None;
+                            }
+                            // The hook: nobody is handling events now.
+                            assert_eq!(inside.load(Ordering::SeqCst), 0);
+                            if lbts > 0 && lbts % PERIOD == 0 {
+                                for buf in buffers.iter() {
+                                    *total += buf.swap(0, Ordering::SeqCst);
+                                }
+                                points.push(lbts);
+                            }
+                            Some(lbts - lbts % PERIOD + PERIOD)
+                        })
+                        .unwrap();
+                    let Some(window_end) = d else { return };
+                    inside.fetch_add(1, Ordering::SeqCst);
+                    // Events at next .. window_end, every 5 ticks.
+                    while next < window_end {
+                        buffers[who].fetch_add(1, Ordering::SeqCst);
+                        next += 5;
+                    }
+                    inside.fetch_sub(1, Ordering::SeqCst);
+                }
+            }
+        };
+        let (w1, b1) = (worker.clone(), b.clone());
+        let t = thread::spawn(move || w1(1, b1));
+        worker(0, b.clone());
+        t.join().unwrap();
+        // Points 10 (after events at 0 and 5 of both) and nothing later before the stop.
+        assert_eq!(b.with_state(|s| s.clone()), (4, vec![10]));
+    });
+}
