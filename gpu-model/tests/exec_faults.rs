@@ -177,13 +177,14 @@ fn quantum_and_endpgm_are_reported() {
 }
 
 #[test]
-fn buffer_load_to_lds_is_refused_by_name() {
-    // llvm-mc-22 -mcpu=gfx942: `buffer_load_dword off, s[4:7], 0 lds` = 0xE0510000 0x80010000
-    // (MUBUF lds bit 16: LDS DMA, which the executor does not model).
-    let (stop, w) = run_words(&[0xE051_0000, 0x8001_0000, 0xBF81_0000]);
-    assert!(
-        matches!(stop, Stop::Fault(FaultReason::UnsupportedForm(s)) if s.contains("lds")),
-        "{stop:?}"
+fn d16_typed_buffer_load_is_refused_by_name() {
+    // llvm-mc-22 -mcpu=gfx942: `tbuffer_load_format_d16_x v2, off, s[4:7], 0
+    // format:[BUF_DATA_FORMAT_16,BUF_NUM_FORMAT_FLOAT]` = 0xEB940000 0x80010200 (MTBUF d16
+    // forms, which the executor does not model).
+    let (stop, w) = run_words(&[0xEB94_0000, 0x8001_0200, 0xBF81_0000]);
+    assert_eq!(
+        stop,
+        Stop::Fault(FaultReason::Unimplemented("tbuffer_load_format_d16_x"))
     );
     assert_eq!(w.pc, 0x1000);
 }

@@ -211,7 +211,7 @@ fn available(a: Avail, t: Target) -> bool {
         Avail::P => t == Target::Gfx90a,
         Avail::C => matches!(t, Target::Gfx942 | Target::Gfx950),
         Avail::N => t == Target::Gfx950,
-        Avail::G => false,
+        Avail::G | Avail::T => false,
     }
 }
 
@@ -640,8 +640,49 @@ pub fn decode_gfx9(target: Target, words: &[u32]) -> Result<Inst, DecodeFail> {
         0xD800_0000 => mem(Enc::Ds, (w0 >> 17) & 0xff, "ds"),
         0xDC00_0000 => mem(Enc::Flat, (w0 >> 18) & 0x7f, "flat"),
         0xE000_0000 => mem(Enc::Mubuf, (w0 >> 18) & 0x7f, "mubuf"),
-        0xE800_0000 => Err(DecodeFail::Format("mtbuf")),
+        0xE800_0000 => mtbuf(words, w0),
         0xF000_0000 => Err(DecodeFail::Format("mimg")),
         _ => Err(DecodeFail::Format("unknown")),
     }
+}
+
+/// GFX9 MTBUF (Vega / CDNA3 ISA guides, MTBUF encoding; checked with llvm-mc-22 on
+/// gfx942): `[11:0]` offset, `[12]` offen, `[13]` idxen, `[14]` glc/sc0, `[18:15]` opcode,
+/// `[22:19]` dfmt, `[25:23]` nfmt; second dword as MUBUF (`[7:0]` vaddr, `[15:8]` vdata,
+/// `[20:16]` srsrc / 4, `[22]` slc, `[23]` acc, `[31:24]` soffset). The format stays in
+/// `w0` for the semantics. The d16 forms (opcodes 8..15) are not decoded (reported by name).
+fn mtbuf(words: &[u32], w0: u32) -> Result<Inst, DecodeFail> {
+    use Op::*;
+    let code = (w0 >> 15) & 0xf;
+    let op = [
+        TLoadFormatX,
+        TLoadFormatXy,
+        TLoadFormatXyz,
+        TLoadFormatXyzw,
+        TStoreFormatX,
+        TStoreFormatXy,
+        TStoreFormatXyz,
+        TStoreFormatXyzw,
+    ]
+    .get(code as usize)
+    .copied()
+    .ok_or(DecodeFail::Format("mtbuf d16"))?;
+    let w1 = word(words, 1)?;
+    let mut i = Inst::new(op, Enc::Mubuf, w0, w1);
+    i.len = 8;
+    let acc = if w1 & (1 << 23) != 0 { AGPR_ROWS } else { 0 };
+    let m = &mut i.mem;
+    m.offset = (w0 & 0xfff) as i32;
+    m.vaddr = (w1 & 0xff) as u16;
+    m.data = acc + ((w1 >> 8) & 0xff) as u16;
+    m.sbase = (((w1 >> 16) & 0x1f) * 4) as u8;
+    m.soffset = ((w1 >> 24) & 0xff) as u8;
+    m.policy = (((w0 >> 14) & 1) | ((w1 >> 22) & 1) << 1) as u8;
+    if w0 & (1 << 12) != 0 {
+        m.flags |= Mem::OFFEN;
+    }
+    if w0 & (1 << 13) != 0 {
+        m.flags |= Mem::IDXEN;
+    }
+    Ok(i)
 }

@@ -328,8 +328,111 @@ pub fn decode_gfx12(target: Target, bytes: &[u8]) -> Result<Inst, DecodeFail> {
         }
         return Ok(i);
     }
-    let inst = isa::decode(target, bytes, true).map_err(fail)?;
-    build(&inst, w0)
+    // VOP3/VOP3b with a DPP marker in src0: a third dword holds the DPP control.
+    if w0 >> 26 == 0x35 {
+        let w1 = word(bytes, 1)?;
+        if matches!(w1 & 0x1ff, 233 | 234 | 250) {
+            return vop3_dpp(target, bytes, w0, w1);
+        }
+    }
+    match isa::decode(target, bytes, true) {
+        Ok(inst) => build(&inst, w0),
+        Err(e) => permlane16_vop3(bytes, w0).unwrap_or(Err(fail(e))),
+    }
+}
+
+/// GFX12 VOP3 (and VOP3b) DPP16/DPP8 (`v_add3_u32_e64_dpp`, ...; llvm-mc-22
+/// `-show-encoding`): the VOP3 words with src0 = 250 (DPP16), 233 (DPP8) or 234 (DPP8 with
+/// fetch-inactive), then the DPP dword, laid out as for VOP1/VOP2 (`[7:0]` src0 VGPR, then
+/// the DPP16 control or the DPP8 lane selects). Decoded around the shared decoder like the
+/// VOP1/VOP2 forms: the operation and the VOP3 fields come from the two VOP3 words with the
+/// DPP dword's VGPR as src0; the DPP dword goes to `w1`, where the lane code reads it. The
+/// source modifiers stay in the VOP3 `neg`/`abs` fields (LLVM leaves the DPP dword's
+/// modifier bits 0 for VOP3). Operations whose semantics read a source without the lane
+/// selection (64-bit operands, scalar-source and cross-lane operations) are refused.
+fn vop3_dpp(target: Target, bytes: &[u8], w0: u32, w1: u32) -> Result<Inst, DecodeFail> {
+    let w2 = word(bytes, 2)?;
+    let mut plain = [0u8; 8];
+    plain[..4].copy_from_slice(&w0.to_le_bytes());
+    plain[4..].copy_from_slice(&((w1 & !0x1ff) | (256 + (w2 & 0xff))).to_le_bytes());
+    let inst = isa::decode(target, &plain, true).map_err(fail)?;
+    let mut i = build(&inst, w0)?;
+    if !dpp_capable(i.op) {
+        return Err(DecodeFail::Unimplemented(inst.mnemonic()));
+    }
+    i.w1 = w2;
+    i.len = 12;
+    i.lit = 0;
+    i.sub = match w1 & 0x1ff {
+        233 => Sub::Dpp8,
+        234 => Sub::Dpp8Fi,
+        _ => Sub::Dpp,
+    };
+    Ok(i)
+}
+
+/// Whether the executor reads source 0 of `op` through the lane-selecting path (DPP).
+fn dpp_capable(op: Op) -> bool {
+    use Op::*;
+    let name = op.name();
+    !(name.ends_with("f64")
+        || name.ends_with("b64")
+        || name.ends_with("u64")
+        || name.ends_with("i64")
+        || name.contains("64_")
+        || matches!(
+            op,
+            VReadlaneB32
+                | VWritelaneB32
+                | VReadfirstlaneB32
+                | VPermlane16B32
+                | VPermlanex16B32
+                | VPermlane16VarB32
+                | VPermlanex16VarB32
+                | VSRcpF32
+                | VSRsqF32
+                | VSSqrtF32
+                | VSExpF32
+                | VSLogF32
+                | VFmaF16
+                | VMovB64
+                | VSwapB32
+        ))
+}
+
+/// `v_permlane16_b32` / `v_permlanex16_b32` (VOP3 opcodes 0x25b / 0x25c, llvm-mc-22
+/// `-show-encoding` on gfx1200 and gfx1201), decoded here because the shared decoder's
+/// generated GFX12 table has no valid operand list for them yet (it rejects the `vdst`
+/// field). VOP3 layout: `[7:0]` vdst, `[14:11]` op_sel (FI, BOUND_CTRL), `[25:16]`
+/// opcode, `[31:26]` = 0x35; second dword src0 `[8:0]`, src1 `[17:9]`, src2 `[26:18]`;
+/// a literal dword follows when a scalar source is 255. `None`: not one of these.
+fn permlane16_vop3(bytes: &[u8], w0: u32) -> Option<Result<Inst, DecodeFail>> {
+    if w0 >> 26 != 0x35 {
+        return None;
+    }
+    let op = match (w0 >> 16) & 0x3ff {
+        0x25b => Op::VPermlane16B32,
+        0x25c => Op::VPermlanex16B32,
+        _ => return None,
+    };
+    Some((|| {
+        let w1 = word(bytes, 1)?;
+        let mut i = Inst::new(op, Enc::Vop3, w0, w1);
+        i.len = 8;
+        i.dst = (w0 & 0xff) as u16;
+        i.op_sel = ((w0 >> 11) & 0xf) as u8;
+        i.src = [
+            src9(w1 & 0x1ff),
+            src9((w1 >> 9) & 0x1ff),
+            src9((w1 >> 18) & 0x1ff),
+        ];
+        if i.src.contains(&255) {
+            i.lit = word(bytes, 2)?;
+            i.len = 12;
+        }
+        i.t16 = true;
+        Ok(i)
+    })())
 }
 
 /// The executor instruction for a decoded GFX12 instruction.

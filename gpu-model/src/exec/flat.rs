@@ -176,6 +176,13 @@ fn shape(op: Op) -> Option<(usize, usize, bool, u8)> {
         FLoadDwordx2 | FStoreDwordx2 => (4, 2, false, 0),
         FLoadDwordx3 | FStoreDwordx3 => (4, 3, false, 0),
         FLoadDwordx4 | FStoreDwordx4 => (4, 4, false, 0),
+        FLoadLdsUbyte => (1, 1, false, 0),
+        FLoadLdsSbyte => (1, 1, true, 0),
+        FLoadLdsUshort => (2, 1, false, 0),
+        FLoadLdsSshort => (2, 1, true, 0),
+        FLoadLdsDword => (4, 1, false, 0),
+        FLoadLdsDwordx3 => (4, 3, false, 0),
+        FLoadLdsDwordx4 => (4, 4, false, 0),
         _ => return None,
     })
 }
@@ -335,6 +342,16 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
                 }
                 store(w, ctx, l, places[l], &buf[..n], bytes)?;
             }
+        } else if is_lds_dma(i.op) {
+            // gfx942/gfx950 global_load_lds_*: see [`lds_dma_addr`].
+            let lds0 = lds_dma_addr(w, m.offset);
+            for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+                let mut buf = [0u32; 4];
+                load(w, ctx, l, places[l], &mut buf[..n], bytes)?;
+                buf[0] = lds_dma_extend(buf[0], bytes, signed);
+                let at = lds0.wrapping_add((4 * n * l) as u64);
+                store(w, ctx, l, Place::Lds(at), &buf[..n], 4)?;
+            }
         } else {
             for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
                 let mut buf = [0u32; 4];
@@ -400,6 +417,45 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// gfx942/gfx950 `global_load_lds_*` (LDS DMA through the FLAT encoding).
+fn is_lds_dma(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        FLoadLdsUbyte
+            | FLoadLdsSbyte
+            | FLoadLdsUshort
+            | FLoadLdsSshort
+            | FLoadLdsDword
+            | FLoadLdsDwordx3
+            | FLoadLdsDwordx4
+    )
+}
+
+/// LDS byte address where lane 0 of an LDS DMA load (`buffer_load_* ... lds`,
+/// `global_load_lds_*`) writes: M0 (the wave's LDS destination, which LLVM's LDS-DMA
+/// lowering loads with the LDS pointer) plus the instruction offset, which applies to the
+/// memory and the LDS address alike (LLVM `IntrinsicsAMDGPU.td`, `int_amdgcn_load_to_lds`:
+/// "imm offset (applied to both global and LDS address)"). Lane `l` writes its data at
+/// `l * 4 * dwords` past it (Vega ISA guide, buffer loads to LDS: `LDS_ADDR = LDSbase +
+/// LDS_offset + inst_offset + TID * 4`; gfx950's x3/x4 forms write 12/16 bytes per lane).
+/// An LDS address outside the workgroup's allocation drops the write, as DS stores do.
+pub(crate) fn lds_dma_addr(w: &Wave, inst_offset: i32) -> u64 {
+    (w.sgpr(124) as u64).wrapping_add_signed(inst_offset as i64) & 0xffff_ffff
+}
+
+/// A sub-dword LDS DMA value as the dword written to LDS: zero- or sign-extended (the
+/// `sbyte`/`sshort` forms exist because the LDS write is a whole dword).
+pub(crate) fn lds_dma_extend(v: u32, bytes: usize, signed: bool) -> u32 {
+    match (bytes, signed) {
+        (1, true) => v as u8 as i8 as i32 as u32,
+        (1, false) => v & 0xff,
+        (2, true) => v as u16 as i16 as i32 as u32,
+        (2, false) => v & 0xffff,
+        _ => v,
+    }
 }
 
 fn is_store(op: Op) -> bool {

@@ -161,3 +161,90 @@ pub(crate) fn dpp8_src(w: &Wave, vals: &mut [u32; LANES], i: &Inst) {
 pub(crate) fn below(lane: usize) -> u64 {
     (1u64 << lane) - 1
 }
+
+/// Reads lane `s` of `src` for lane `l` under the DPP-style controls that the permlane
+/// instructions carry (LLVM prints them as `op_sel:[fi,bound_ctrl]` on GFX12 and as
+/// `fi:1 bound_ctrl:1` on gfx950): an inactive source lane is read anyway with
+/// fetch-inactive, reads as 0 with bound_ctrl, and otherwise leaves the destination lane
+/// unwritten (`None`).
+#[inline(always)]
+fn permlane_read(src: &[u32; LANES], s: usize, exec: u64, fi: bool, bound: bool) -> Option<u32> {
+    if fi || exec >> s & 1 != 0 {
+        Some(src[s])
+    } else if bound {
+        Some(0)
+    } else {
+        None
+    }
+}
+
+/// `v_permlane16_b32`, `v_permlanex16_b32` and their GFX12 `_var` forms (RDNA3/RDNA4 ISA
+/// guides, V_PERMLANE16_B32 / V_PERMLANEX16_B32 / V_PERMLANE16_VAR_B32 /
+/// V_PERMLANEX16_VAR_B32): every active lane `l` of row `r = l / 16` reads lane `sel` of
+/// row `r` (or of the other row of its 32-lane half, `r ^ 1`, for the `x` forms) of src0.
+/// `sel` is nibble `l % 16` of the 64-bit value `{src2, src1}` (two scalars), or bits 3:0
+/// of lane `l` of the src1 VGPR for `_var`. OP_SEL[0] is FI and OP_SEL[1] BOUND_CTRL.
+#[inline(never)]
+pub(crate) fn permlane16(w: &mut Wave, i: &Inst, cross: bool, var: bool) {
+    let src = if i.src[0] >= 256 {
+        w.v[(i.src[0] - 256) as usize]
+    } else {
+        [w.sread(i.src[0], i.lit); LANES]
+    };
+    let exec = w.exec();
+    let (fi, bound) = (i.op_sel & 1 != 0, i.op_sel & 2 != 0);
+    let sel64 = w.sread(i.src[1], i.lit) as u64 | (w.sread(i.src[2], i.lit) as u64) << 32;
+    let vsel = if var && i.src[1] >= 256 {
+        w.v[(i.src[1] - 256) as usize]
+    } else {
+        [w.sread(i.src[1], i.lit); LANES]
+    };
+    let d = i.dst as usize;
+    for (l, &vs) in vsel.iter().enumerate() {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let sel = if var {
+            (vs & 15) as usize
+        } else {
+            (sel64 >> (4 * (l & 15)) & 15) as usize
+        };
+        let row = if cross { (l >> 4) ^ 1 } else { l >> 4 };
+        if let Some(v) = permlane_read(&src, row * 16 + sel, exec, fi, bound) {
+            w.v[d][l] = v;
+        }
+    }
+}
+
+/// gfx950 `v_permlane16_swap_b32` (`half` = 16) and `v_permlane32_swap_b32` (`half` =
+/// 32), from the CDNA4 ISA guide and LLVM's `llvm.amdgcn.permlane{16,32}.swap`: the odd
+/// 16-lane rows of vdst are exchanged with the even rows of src0 (16), or the upper 32
+/// lanes of vdst with the lower 32 lanes of src0 (32). Both registers are written. Each
+/// written lane follows the DPP rules of [`permlane_read`] for its source lane (VOP3
+/// OP_SEL[0] = FI, OP_SEL[1] = BOUND_CTRL; the VOP1 form has neither).
+#[inline(never)]
+pub(crate) fn permlane_swap(w: &mut Wave, i: &Inst, half: usize) {
+    let (d, s) = (
+        i.dst as usize,
+        (i.src[0] as usize).wrapping_sub(256) % w.v.len(),
+    );
+    let (old_d, old_s) = (w.v[d], w.v[s]);
+    let exec = w.exec();
+    let (fi, bound) = (i.op_sel & 1 != 0, i.op_sel & 2 != 0);
+    for base in (0..LANES).step_by(2 * half) {
+        for k in 0..half {
+            // vdst lane `hi` pairs with src0 lane `lo`.
+            let (lo, hi) = (base + k, base + half + k);
+            if exec >> hi & 1 != 0 {
+                if let Some(v) = permlane_read(&old_s, lo, exec, fi, bound) {
+                    w.v[d][hi] = v;
+                }
+            }
+            if exec >> lo & 1 != 0 {
+                if let Some(v) = permlane_read(&old_d, hi, exec, fi, bound) {
+                    w.v[s][lo] = v;
+                }
+            }
+        }
+    }
+}

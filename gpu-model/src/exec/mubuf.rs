@@ -57,19 +57,19 @@ enum Oob {
 
 /// A buffer resource descriptor, decoded.
 #[derive(Debug, Clone, Copy)]
-struct Rsrc {
+pub(super) struct Rsrc {
     base: u64,
     stride: u64,
     num_records: u64,
     /// (element size, index stride) when swizzled.
     swizzle: Option<(u64, u64)>,
-    add_tid: bool,
+    pub(super) add_tid: bool,
     oob: Oob,
 }
 
 impl Rsrc {
     /// Reads the V# in SGPRs `s..s+3` for `family`.
-    fn read(w: &Wave, s: usize, family: Family) -> Result<Rsrc, FaultReason> {
+    pub(super) fn read(w: &Wave, s: usize, family: Family) -> Result<Rsrc, FaultReason> {
         let d = [w.sgpr(s), w.sgpr(s + 1), w.sgpr(s + 2), w.sgpr(s + 3)];
         let base = d[0] as u64 | ((d[1] & 0xffff) as u64) << 32;
         let stride = ((d[1] >> 16) & 0x3fff) as u64;
@@ -111,7 +111,7 @@ impl Rsrc {
     /// Whether `payload` bytes at `offset` (VGPR + instruction offset) of record `index`
     /// are inside the buffer. `whole` is the complete access (for GFX9's all-or-nothing
     /// raw check).
-    fn in_range(&self, index: u64, offset: u64, payload: u64, whole: u64) -> bool {
+    pub(super) fn in_range(&self, index: u64, offset: u64, payload: u64, whole: u64) -> bool {
         let nr = self.num_records;
         let structured = index < nr && offset + payload <= self.stride;
         match self.oob {
@@ -127,7 +127,7 @@ impl Rsrc {
     }
 
     /// Device address of byte `offset` of record `index` (`soffset` added).
-    fn addr(&self, soffset: u64, index: u64, offset: u64) -> u64 {
+    pub(super) fn addr(&self, soffset: u64, index: u64, offset: u64) -> u64 {
         let b = self.base.wrapping_add(soffset);
         match self.swizzle {
             // index_msb * stride * index_stride + offset_msb * elem * index_stride
@@ -221,17 +221,23 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
         ctx.mem.fence();
         return Ok(());
     }
+    if let Some(t) = super::tbuf::typed(i.op) {
+        return super::tbuf::exec(w, ctx, i, t);
+    }
     let shp = shape(i.op);
     let atom = atomic_kind(i.op);
     if shp.is_none() && atom.is_none() {
         return Err(FaultReason::Unimplemented(i.op.name()));
     }
     let m = &i.mem;
-    if m.has(Mem::LDS_DMA) {
+    let lds_dma = m.has(Mem::LDS_DMA);
+    if lds_dma && !matches!(shp, Some((_, _, _, 0, false))) {
         return Err(FaultReason::UnsupportedForm(
-            "buffer load to LDS (mubuf lds bit, LDS DMA)",
+            "mubuf lds bit (LDS DMA) on a store, d16 load or atomic",
         ));
     }
+    // LDS DMA: lane data goes to LDS (see `flat::lds_dma_addr`), not to VGPRs.
+    let lds0 = super::flat::lds_dma_addr(w, m.offset);
     let inst_off = m.offset as u32 as u64;
     let (offen, idxen) = (m.has(Mem::OFFEN), m.has(Mem::IDXEN));
     let (vaddr, vdata) = (m.vaddr as usize, m.data as usize);
@@ -282,6 +288,12 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
                 let mut b = [0u32; 1];
                 if ok {
                     load(w, ctx, l, p, &mut b, bytes)?;
+                }
+                if lds_dma {
+                    let v = super::flat::lds_dma_extend(b[0], bytes, signed);
+                    let at = lds0.wrapping_add((4 * (n * l + k)) as u64);
+                    store(w, ctx, l, Place::Lds(at), &[v], 4)?;
+                    continue;
                 }
                 let v = sext(b[0], bytes, signed);
                 let old = w.vgpr(vdata + k, l);

@@ -55,6 +55,9 @@ pub(crate) enum Avail {
     N,
     /// GFX12 only: not in the GFX9 opcode tables; the GFX12 front end finds it by name.
     G,
+    /// GFX9 MTBUF: decoded by hand (`super::decode`), not through the opcode tables
+    /// (its opcode numbers would collide with MUBUF's).
+    T,
 }
 
 macro_rules! ops {
@@ -333,6 +336,8 @@ ops! {
     VRndneF16 = "v_rndne_f16", Vop1, 0x47, A;
     VSwapB32 = "v_swap_b32", Vop1, 0x51, A;
     VAccvgprMovB32 = "v_accvgpr_mov_b32", Vop1, 0x52, A;
+    VPermlane16SwapB32 = "v_permlane16_swap_b32", Vop1, 0x59, N;
+    VPermlane32SwapB32 = "v_permlane32_swap_b32", Vop1, 0x5a, N;
     // ---- VOP2 ----
     VCndmaskB32 = "v_cndmask_b32", Vop2, 0x00, A;
     VAddF32 = "v_add_f32", Vop2, 0x01, A;
@@ -500,6 +505,51 @@ ops! {
     VMfmaF32_32x32x8F16Gfx940 = "v_mfma_f32_32x32x8_f16", Vop3p, 0x4c, C;
     VMfmaF32_16x16x16F16 = "v_mfma_f32_16x16x16f16", Vop3p, 0x4d, P;
     VMfmaF32_16x16x16F16Gfx940 = "v_mfma_f32_16x16x16_f16", Vop3p, 0x4d, C;
+    VMfmaF32_32x32x1F32 = "v_mfma_f32_32x32x1f32", Vop3p, 0x40, P;
+    VMfmaF32_16x16x1F32 = "v_mfma_f32_16x16x1f32", Vop3p, 0x41, P;
+    VMfmaF32_4x4x1F32 = "v_mfma_f32_4x4x1f32", Vop3p, 0x42, P;
+    VMfmaF32_32x32x4F16 = "v_mfma_f32_32x32x4f16", Vop3p, 0x48, P;
+    VMfmaF32_16x16x4F16 = "v_mfma_f32_16x16x4f16", Vop3p, 0x49, P;
+    VMfmaF32_4x4x4F16 = "v_mfma_f32_4x4x4f16", Vop3p, 0x4a, P;
+    VMfmaI32_32x32x4I8 = "v_mfma_i32_32x32x4i8", Vop3p, 0x50, P;
+    VMfmaI32_16x16x4I8 = "v_mfma_i32_16x16x4i8", Vop3p, 0x51, P;
+    VMfmaI32_4x4x4I8 = "v_mfma_i32_4x4x4i8", Vop3p, 0x52, P;
+    VMfmaI32_32x32x8I8 = "v_mfma_i32_32x32x8i8", Vop3p, 0x54, P;
+    VMfmaI32_16x16x16I8 = "v_mfma_i32_16x16x16i8", Vop3p, 0x55, P;
+    VMfmaF32_32x32x4Bf16_1k = "v_mfma_f32_32x32x4bf16_1k", Vop3p, 0x63, P;
+    VMfmaF32_16x16x4Bf16_1k = "v_mfma_f32_16x16x4bf16_1k", Vop3p, 0x64, P;
+    VMfmaF32_4x4x4Bf16_1k = "v_mfma_f32_4x4x4bf16_1k", Vop3p, 0x65, P;
+    VMfmaF32_32x32x8Bf16_1k = "v_mfma_f32_32x32x8bf16_1k", Vop3p, 0x66, P;
+    VMfmaF32_16x16x16Bf16_1k = "v_mfma_f32_16x16x16bf16_1k", Vop3p, 0x67, P;
+    VMfmaF32_32x32x2Bf16 = "v_mfma_f32_32x32x2bf16", Vop3p, 0x68, P;
+    VMfmaF32_16x16x2Bf16 = "v_mfma_f32_16x16x2bf16", Vop3p, 0x69, P;
+    VMfmaF32_4x4x2Bf16 = "v_mfma_f32_4x4x2bf16", Vop3p, 0x6b, P;
+    VMfmaF32_32x32x4Bf16 = "v_mfma_f32_32x32x4bf16", Vop3p, 0x6c, P;
+    VMfmaF32_16x16x8Bf16 = "v_mfma_f32_16x16x8bf16", Vop3p, 0x6d, P;
+    VMfmaF64_16x16x4F64 = "v_mfma_f64_16x16x4f64", Vop3p, 0x6e, P;
+    VMfmaF32_32x32x1_2bF32 = "v_mfma_f32_32x32x1_2b_f32", Vop3p, 0x40, C;
+    VMfmaF32_16x16x1_4bF32 = "v_mfma_f32_16x16x1_4b_f32", Vop3p, 0x41, C;
+    VMfmaF32_4x4x1_16bF32 = "v_mfma_f32_4x4x1_16b_f32", Vop3p, 0x42, C;
+    VMfmaF32_32x32x4_2bF16 = "v_mfma_f32_32x32x4_2b_f16", Vop3p, 0x48, C;
+    VMfmaF32_16x16x4_4bF16 = "v_mfma_f32_16x16x4_4b_f16", Vop3p, 0x49, C;
+    VMfmaF32_4x4x4_16bF16 = "v_mfma_f32_4x4x4_16b_f16", Vop3p, 0x4a, C;
+    VMfmaI32_32x32x4_2bI8 = "v_mfma_i32_32x32x4_2b_i8", Vop3p, 0x50, C;
+    VMfmaI32_16x16x4_4bI8 = "v_mfma_i32_16x16x4_4b_i8", Vop3p, 0x51, C;
+    VMfmaI32_4x4x4_16bI8 = "v_mfma_i32_4x4x4_16b_i8", Vop3p, 0x52, C;
+    VMfmaI32_32x32x16I8 = "v_mfma_i32_32x32x16_i8", Vop3p, 0x56, C;
+    VMfmaI32_16x16x32I8 = "v_mfma_i32_16x16x32_i8", Vop3p, 0x57, C;
+    VMfmaF32_32x32x4_2bBf16 = "v_mfma_f32_32x32x4_2b_bf16", Vop3p, 0x5d, C;
+    VMfmaF32_16x16x4_4bBf16 = "v_mfma_f32_16x16x4_4b_bf16", Vop3p, 0x5e, C;
+    VMfmaF32_4x4x4_16bBf16 = "v_mfma_f32_4x4x4_16b_bf16", Vop3p, 0x5f, C;
+    VMfmaF32_32x32x8Bf16 = "v_mfma_f32_32x32x8_bf16", Vop3p, 0x60, C;
+    VMfmaF32_16x16x16Bf16 = "v_mfma_f32_16x16x16_bf16", Vop3p, 0x61, C;
+    VMfmaF64_16x16x4F64Gfx940 = "v_mfma_f64_16x16x4_f64", Vop3p, 0x6e, C;
+    VMfmaF32_16x16x32Bf16 = "v_mfma_f32_16x16x32_bf16", Vop3p, 0x35, N;
+    VMfmaI32_16x16x64I8 = "v_mfma_i32_16x16x64_i8", Vop3p, 0x36, N;
+    VMfmaF32_32x32x16Bf16 = "v_mfma_f32_32x32x16_bf16", Vop3p, 0x37, N;
+    VMfmaI32_32x32x32I8 = "v_mfma_i32_32x32x32_i8", Vop3p, 0x38, N;
+    VMfmaF32_16x16x32F16 = "v_mfma_f32_16x16x32_f16", Vop3p, 0x54, N;
+    VMfmaF32_32x32x16F16 = "v_mfma_f32_32x32x16_f16", Vop3p, 0x55, N;
     VAccvgprReadB32 = "v_accvgpr_read_b32", Vop3p, 0x58, A;
     VAccvgprWriteB32 = "v_accvgpr_write_b32", Vop3p, 0x59, A;
     // ---- DS ----
@@ -583,6 +633,13 @@ ops! {
     FStoreDwordx4 = "store_dwordx4", Flat, 0x1f, A;
     FLoadShortD16 = "load_short_d16", Flat, 0x24, A;
     FLoadShortD16Hi = "load_short_d16_hi", Flat, 0x25, A;
+    FLoadLdsUbyte = "load_lds_ubyte", Flat, 0x26, C;
+    FLoadLdsSbyte = "load_lds_sbyte", Flat, 0x27, C;
+    FLoadLdsUshort = "load_lds_ushort", Flat, 0x28, C;
+    FLoadLdsSshort = "load_lds_sshort", Flat, 0x29, C;
+    FLoadLdsDword = "load_lds_dword", Flat, 0x2a, C;
+    FLoadLdsDwordx4 = "load_lds_dwordx4", Flat, 0x7d, N;
+    FLoadLdsDwordx3 = "load_lds_dwordx3", Flat, 0x7e, N;
     FAtomicSwap = "atomic_swap", Flat, 0x40, A;
     FAtomicCmpswap = "atomic_cmpswap", Flat, 0x41, A;
     FAtomicAdd = "atomic_add", Flat, 0x42, A;
@@ -670,6 +727,15 @@ ops! {
     BAtomicXorX2 = "buffer_atomic_xor_x2", Mubuf, 0x6a, A;
     BAtomicIncX2 = "buffer_atomic_inc_x2", Mubuf, 0x6b, A;
     BAtomicDecX2 = "buffer_atomic_dec_x2", Mubuf, 0x6c, A;
+    // ---- GFX9 MTBUF (typed buffer), decoded by hand ----
+    TLoadFormatX = "tbuffer_load_format_x", Mubuf, 0, T;
+    TLoadFormatXy = "tbuffer_load_format_xy", Mubuf, 1, T;
+    TLoadFormatXyz = "tbuffer_load_format_xyz", Mubuf, 2, T;
+    TLoadFormatXyzw = "tbuffer_load_format_xyzw", Mubuf, 3, T;
+    TStoreFormatX = "tbuffer_store_format_x", Mubuf, 4, T;
+    TStoreFormatXy = "tbuffer_store_format_xy", Mubuf, 5, T;
+    TStoreFormatXyz = "tbuffer_store_format_xyz", Mubuf, 6, T;
+    TStoreFormatXyzw = "tbuffer_store_format_xyzw", Mubuf, 7, T;
     // ---- GFX12-only operations (reached by name from `isa::decode`; opcode unused) ----
     SAndSaveexecB32 = "s_and_saveexec_b32", Sop1, 0, G;
     SOrSaveexecB32 = "s_or_saveexec_b32", Sop1, 0, G;
@@ -715,9 +781,15 @@ ops! {
     SDelayAlu = "s_delay_alu", Sopp, 0, G;
     SClause = "s_clause", Sopp, 0, G;
     SBarrierWait = "s_barrier_wait", Sopp, 0, G;
+    SRoundMode = "s_round_mode", Sopp, 0, G;
+    SDenormMode = "s_denorm_mode", Sopp, 0, G;
     SLoadDwordx3 = "s_load_dwordx3", Smem, 0, G;
     SBufferLoadDwordx3 = "s_buffer_load_dwordx3", Smem, 0, G;
     VXor3B32 = "v_xor3_b32", Vop3, 0, G;
+    VPermlane16B32 = "v_permlane16_b32", Vop3, 0, G;
+    VPermlanex16B32 = "v_permlanex16_b32", Vop3, 0, G;
+    VPermlane16VarB32 = "v_permlane16_var_b32", Vop3, 0, G;
+    VPermlanex16VarB32 = "v_permlanex16_var_b32", Vop3, 0, G;
     VSRcpF32 = "v_s_rcp_f32", Vop3, 0, G;
     VSRsqF32 = "v_s_rsq_f32", Vop3, 0, G;
     VSSqrtF32 = "v_s_sqrt_f32", Vop3, 0, G;

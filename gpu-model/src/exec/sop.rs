@@ -511,6 +511,10 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
             setreg(w, i.w0 & 0xffff, v);
         }
         SSetregImm32B32 => setreg(w, i.w0 & 0xffff, i.lit),
+        // GFX12 (RDNA4 ISA guide, SOPP): MODE[3:0] = SIMM16[3:0] (round modes),
+        // MODE[7:4] = SIMM16[3:0] (denormal modes).
+        SRoundMode => w.mode = (w.mode & !0xf) | (i.w0 & 0xf),
+        SDenormMode => w.mode = (w.mode & !0xf0) | (i.w0 & 0xf) << 4,
         SCallB64 => {
             let ret = w.pc.wrapping_add(4);
             w.swrite64(d, ret);

@@ -138,7 +138,7 @@ pub(crate) fn put64(w: &mut Wave, dst: usize, r: &Row64) {
 /// preserving it on GFX12 (LLVM `GCNSubtarget::zeroesHigh16BitsOfDest`: "On gfx10, all
 /// 16-bit instructions preserve the high bits").
 #[inline(always)]
-fn put16(w: &mut Wave, i: &Inst, r: &Row, en: u64) {
+pub(crate) fn put16(w: &mut Wave, i: &Inst, r: &Row, en: u64) {
     if (i.enc == Enc::Vop3 || i.t16) && i.op_sel & 8 != 0 {
         let old = w.v[i.dst as usize];
         let merged: Row = std::array::from_fn(|l| (old[l] & 0xffff) | (r[l] & 0xffff) << 16);
@@ -321,7 +321,7 @@ pub(crate) fn d3(w: &mut Wave, i: &Inst, f: impl Fn(f64, f64, f64) -> f64) {
 
 /// f16 source with modifiers, as f32.
 #[inline(always)]
-fn hsrc(w: &Wave, i: &Inst, n: usize) -> ([f32; LANES], u64) {
+pub(crate) fn hsrc(w: &Wave, i: &Inst, n: usize) -> ([f32; LANES], u64) {
     let (r, en) = src16(w, i, n);
     let (abs, neg) = (i.abs >> n & 1 != 0, i.neg >> n & 1 != 0);
     (std::array::from_fn(|l| fl::h2f(mod16(r[l], abs, neg))), en)
@@ -502,6 +502,12 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
     use Op::*;
     if i.cmp {
         return compare(w, i);
+    }
+    // Directed rounding / denormal flushing: off the fast path (one compare).
+    if w.mode & 0xff != super::fmode::DEFAULT {
+        if let Some(r) = super::fmode::exec(w, i) {
+            return r;
+        }
     }
     match i.op {
         VNop => {}
@@ -729,6 +735,12 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
                 }
             }
         }
+        VPermlane16SwapB32 => lane::permlane_swap(w, i, 16),
+        VPermlane32SwapB32 => lane::permlane_swap(w, i, 32),
+        VPermlane16B32 => lane::permlane16(w, i, false, false),
+        VPermlanex16B32 => lane::permlane16(w, i, true, false),
+        VPermlane16VarB32 => lane::permlane16(w, i, false, true),
+        VPermlanex16VarB32 => lane::permlane16(w, i, true, true),
         // ---- VOP2 ----
         VCndmaskB32 => {
             let (a, en) = src(w, i, 0);

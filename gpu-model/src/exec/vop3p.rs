@@ -171,10 +171,6 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             };
             write(w, d, &r);
         }
-        VMfmaF32_16x16x4F32 | VMfmaF32_16x16x4F32Gfx940 => mfma(w, i, 16, false)?,
-        VMfmaF32_32x32x2F32 | VMfmaF32_32x32x2F32Gfx940 => mfma(w, i, 32, false)?,
-        VMfmaF32_16x16x16F16 | VMfmaF32_16x16x16F16Gfx940 => mfma(w, i, 16, true)?,
-        VMfmaF32_32x32x8F16 | VMfmaF32_32x32x8F16Gfx940 => mfma(w, i, 32, true)?,
         VAccvgprReadB32 => {
             let s = AGPR_BASE + (i.src[0] & 0xff) as usize;
             let r = w.v[s];
@@ -184,67 +180,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             let r = raw(w, i, 0, false);
             write(w, AGPR_BASE + i.dst as usize, &r);
         }
-        _ => return Err(FaultReason::Unimplemented(i.op.name())),
-    }
-    Ok(())
-}
-
-/// A single-block f32-accumulating MFMA: `D = A * B + C` with an `n` x `n` block (16 or
-/// 32), f32 sources (one k per lane) or f16 sources (four k per lane in a VGPR pair).
-/// Layout (AMD matrix instruction calculator; the corpus kernels `mfma_f32` and
-/// `mfma_more` are written for it): with `g = 64 / n` lane groups and `kl` k values per
-/// lane, lane `l` holds `A[l % n][kl * (l / n) + j]` and `B[kl * (l / n) + j][l % n]`;
-/// result register `i` of lane `l` is `D[4 * g * (i / 4) + 4 * (l / n) + i % 4][l % n]`.
-/// Products are accumulated in k order with fused multiply-adds.
-fn mfma(w: &mut Wave, i: &Inst, n: usize, f16: bool) -> Result<(), FaultReason> {
-    let cbsz = (i.w0 >> 8) & 7;
-    let abid = (i.w0 >> 11) & 0xf;
-    let blgp = i.w1 >> 29;
-    if cbsz != 0 || abid != 0 || blgp != 0 {
-        return Err(FaultReason::UnsupportedForm(
-            "mfma with cbsz/abid/blgp broadcast",
-        ));
-    }
-    let acc_cd = if i.w0 & (1 << 15) != 0 { AGPR_BASE } else { 0 };
-    let reg = |code: u16, agpr: bool| -> Option<usize> {
-        (code >= 256).then(|| (code - 256) as usize + if agpr { AGPR_BASE } else { 0 })
-    };
-    let a = reg(i.src[0], i.w1 & (1 << 27) != 0);
-    let b = reg(i.src[1], i.w1 & (1 << 28) != 0);
-    let (Some(a), Some(b)) = (a, b) else {
-        return Err(FaultReason::UnsupportedForm(
-            "mfma with scalar A/B operands",
-        ));
-    };
-    let (g, kl) = (LANES / n, if f16 { 4 } else { 1 });
-    let regs = n * n / LANES;
-    // Operand value `j` (of `kl`) of lane `l` in the register block starting at `r`.
-    let val = |r: usize, l: usize, j: usize| -> f32 {
-        if f16 {
-            let v = w.v[r + j / 2][l];
-            half::f16::from_bits((v >> (16 * (j % 2))) as u16).to_f32()
-        } else {
-            f32::from_bits(w.v[r][l])
-        }
-    };
-    let mut d = [[0u32; LANES]; 16];
-    for (ri, row) in d.iter_mut().enumerate().take(regs) {
-        for (l, out) in row.iter_mut().enumerate() {
-            let (m, col) = (4 * g * (ri / 4) + 4 * (l / n) + ri % 4, l % n);
-            let mut acc = match reg(i.src[2], acc_cd != 0) {
-                Some(c) => f32::from_bits(w.v[c + ri][l]),
-                None => f32::from_bits(w.sread(i.src[2], i.lit)),
-            };
-            for k in 0..g * kl {
-                let (lane_k, j) = (n * (k / kl), k % kl);
-                acc = val(a, m + lane_k, j).mul_add(val(b, col + lane_k, j), acc);
-            }
-            *out = acc.to_bits();
-        }
-    }
-    let dst = acc_cd + i.dst as usize;
-    for (r, row) in d.iter().enumerate().take(regs) {
-        w.v[dst + r] = *row;
+        _ => return super::mfma::exec(w, i),
     }
     Ok(())
 }

@@ -1,0 +1,315 @@
+//! Float operations under a non-default MODE register: directed rounding and denormal
+//! flushing.
+//!
+//! MODE bits 7:0 (the same on GFX9 and GFX12; Vega / CDNA3 / RDNA4 ISA guides, "MODE"
+//! hardware register; LLVM `SIDefines.h` FP_ROUND_* / FP_DENORM_*): `[1:0]` f32 round
+//! mode, `[3:2]` f64/f16 round mode (0 nearest even, 1 toward +inf, 2 toward -inf, 3
+//! toward zero); `[5:4]` f32 denormal mode, `[7:6]` f64/f16 denormal mode (bit 0 of each:
+//! keep input denormals, else they read as zero of the same sign; bit 1: keep output
+//! denormals, else they become zero of the same sign).
+//!
+//! The default (0xf0: nearest even, every denormal kept) is what the host computes, so
+//! [`super::valu`] only calls [`exec`] when `mode & 0xff` differs from it; the fast path
+//! pays one compare. Here every result is rounded exactly once in the requested direction
+//! by `rustc_apfloat` (LLVM's APFloat), and NaN results are left to the host arithmetic
+//! (quiet NaN propagation as in the default path).
+//!
+//! Covered: f32 `v_add/sub/subrev/mul/fma/fmac/fmamk/fmaak/mad/mac`, f64 `v_add/mul/fma/
+//! fmac`, f16 `v_add/sub/subrev/mul`, and the conversions `v_cvt_f32_{i32,u32,f64,f16}`,
+//! `v_cvt_f64_f32`, `v_cvt_f16_f32`. Other float operations ignore MODE (see the report
+//! in the executor's docs).
+
+use super::decode::Inst;
+use super::float as fl;
+use super::op::Op;
+use super::valu::{dsrc, fsrc, hsrc, put, put16, put64, src, Row, Row64};
+use super::wave::{Wave, LANES};
+use super::FaultReason;
+use rustc_apfloat::ieee::{Double, Half, Single};
+use rustc_apfloat::{Float, FloatConvert, Round};
+
+/// `mode & 0xff` with which the host arithmetic is exact: nearest even, denormals kept.
+pub(crate) const DEFAULT: u32 = 0xf0;
+
+/// The float environment of one format, decoded from MODE.
+#[derive(Clone, Copy)]
+struct Env {
+    round: Round,
+    keep_in: bool,
+    keep_out: bool,
+}
+
+impl Env {
+    /// f32 (`wide` false) or f64/f16 (`wide` true) fields of `mode`.
+    fn of(mode: u32, wide: bool) -> Env {
+        let (r, d) = if wide {
+            ((mode >> 2) & 3, (mode >> 6) & 3)
+        } else {
+            (mode & 3, (mode >> 4) & 3)
+        };
+        let round = match r {
+            0 => Round::NearestTiesToEven,
+            1 => Round::TowardPositive,
+            2 => Round::TowardNegative,
+            _ => Round::TowardZero,
+        };
+        Env {
+            round,
+            keep_in: d & 1 != 0,
+            keep_out: d & 2 != 0,
+        }
+    }
+}
+
+/// Flushes an f32 bit pattern if it is a denormal (keeps the sign).
+#[inline]
+fn flush32(x: u32, keep: bool) -> u32 {
+    if !keep && x & 0x7f80_0000 == 0 {
+        x & 0x8000_0000
+    } else {
+        x
+    }
+}
+
+#[inline]
+fn flush64(x: u64, keep: bool) -> u64 {
+    if !keep && x & 0x7ff0_0000_0000_0000 == 0 {
+        x & 0x8000_0000_0000_0000
+    } else {
+        x
+    }
+}
+
+#[inline]
+fn flush16(x: u32, keep: bool) -> u32 {
+    let x = x & 0xffff;
+    if !keep && x & 0x7c00 == 0 {
+        x & 0x8000
+    } else {
+        x
+    }
+}
+
+fn s(x: u32) -> Single {
+    Single::from_bits(x as u128)
+}
+
+fn d(x: u64) -> Double {
+    Double::from_bits(x as u128)
+}
+
+fn h(x: u32) -> Half {
+    Half::from_bits((x & 0xffff) as u128)
+}
+
+/// f32 arithmetic in `env` on flushed inputs: `op` 0 add, 1 mul, 2 fma, 3 unfused mul-add.
+fn arith32(env: Env, op: u8, a: f32, b: f32, c: f32) -> f32 {
+    let [a, b, c] = [a, b, c].map(|x| f32::from_bits(flush32(x.to_bits(), env.keep_in)));
+    let host = match op {
+        0 => a + b,
+        1 => a * b,
+        2 => a.mul_add(b, c),
+        _ => a * b + c,
+    };
+    if host.is_nan() {
+        return host;
+    }
+    let (x, y, z) = (s(a.to_bits()), s(b.to_bits()), s(c.to_bits()));
+    let r = match op {
+        0 => x.add_r(y, env.round).value,
+        1 => x.mul_r(y, env.round).value,
+        2 => x.mul_add_r(y, z, env.round).value,
+        _ => {
+            let p = x.mul_r(y, env.round).value;
+            let p = s(flush32(p.to_bits() as u32, env.keep_out));
+            p.add_r(z, env.round).value
+        }
+    };
+    f32::from_bits(flush32(r.to_bits() as u32, env.keep_out))
+}
+
+/// f64 arithmetic in `env`: `op` 0 add, 1 mul, 2 fma.
+fn arith64(env: Env, op: u8, a: f64, b: f64, c: f64) -> f64 {
+    let [a, b, c] = [a, b, c].map(|x| f64::from_bits(flush64(x.to_bits(), env.keep_in)));
+    let host = match op {
+        0 => a + b,
+        1 => a * b,
+        _ => a.mul_add(b, c),
+    };
+    if host.is_nan() {
+        return host;
+    }
+    let (x, y, z) = (d(a.to_bits()), d(b.to_bits()), d(c.to_bits()));
+    let r = match op {
+        0 => x.add_r(y, env.round).value,
+        1 => x.mul_r(y, env.round).value,
+        _ => x.mul_add_r(y, z, env.round).value,
+    };
+    f64::from_bits(flush64(r.to_bits() as u64, env.keep_out))
+}
+
+/// f16 arithmetic in `env` on f16 bit patterns: `op` 0 add, 1 mul.
+fn arith16(env: Env, op: u8, a: u32, b: u32) -> u32 {
+    let (a, b) = (flush16(a, env.keep_in), flush16(b, env.keep_in));
+    let host = match op {
+        0 => fl::h2f(a) + fl::h2f(b),
+        _ => fl::h2f(a) * fl::h2f(b),
+    };
+    if host.is_nan() {
+        return fl::f2h(host);
+    }
+    let r = match op {
+        0 => h(a).add_r(h(b), env.round).value,
+        _ => h(a).mul_r(h(b), env.round).value,
+    };
+    flush16(r.to_bits() as u32, env.keep_out)
+}
+
+/// Rounds `x` (exact in `F`) into `T` in `env`; NaNs are left to the host conversion.
+fn convert<F: FloatConvert<T>, T: Float>(x: F, env: Env) -> T {
+    let mut loses = false;
+    x.convert_r(env.round, &mut loses).value
+}
+
+/// Executes `i` under the wave's non-default MODE if it is one of the covered operations;
+/// `None` hands it to the default path.
+#[cold]
+#[inline(never)]
+pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Option<Result<(), FaultReason>> {
+    use Op::*;
+    let (e32, e64) = (Env::of(w.mode, false), Env::of(w.mode, true));
+    let out32 = |x: f32| fl::out32(x, i.omod, i.clamp).to_bits();
+    let out64 = |x: f64| fl::out64(x, i.omod, i.clamp).to_bits();
+    match i.op {
+        VAddF32 | VSubF32 | VSubrevF32 | VMulF32 => {
+            let (a, en) = fsrc(w, i, 0);
+            let (b, _) = fsrc(w, i, 1);
+            let r: Row = std::array::from_fn(|l| {
+                let (x, y) = match i.op {
+                    VSubF32 => (a[l], -b[l]),
+                    VSubrevF32 => (b[l], -a[l]),
+                    _ => (a[l], b[l]),
+                };
+                let op = if i.op == VMulF32 { 1 } else { 0 };
+                out32(arith32(e32, op, x, y, 0.0))
+            });
+            put(w, i, &r, en);
+        }
+        VFmaF32 | VMadF32 => {
+            let (a, en) = fsrc(w, i, 0);
+            let (b, _) = fsrc(w, i, 1);
+            let (c, _) = fsrc(w, i, 2);
+            let op = if i.op == VFmaF32 { 2 } else { 3 };
+            let r: Row = std::array::from_fn(|l| out32(arith32(e32, op, a[l], b[l], c[l])));
+            put(w, i, &r, en);
+        }
+        VFmacF32 | VMacF32 | VFmamkF32 | VFmaakF32 | VMadmkF32 | VMadakF32 => {
+            let (a, en) = fsrc(w, i, 0);
+            let (b, _) = fsrc(w, i, 1);
+            let dst = w.v[i.dst as usize];
+            let k = f32::from_bits(i.lit);
+            let fused = matches!(i.op, VFmacF32 | VFmamkF32 | VFmaakF32);
+            let r: Row = std::array::from_fn(|l| {
+                // fmac: a * b + vdst; fmamk: a * K + b; fmaak: a * b + K.
+                let (y, z) = match i.op {
+                    VFmamkF32 | VMadmkF32 => (k, b[l]),
+                    VFmaakF32 | VMadakF32 => (b[l], k),
+                    _ => (b[l], f32::from_bits(dst[l])),
+                };
+                out32(arith32(e32, if fused { 2 } else { 3 }, a[l], y, z))
+            });
+            put(w, i, &r, en);
+        }
+        VAddF64 | VMulF64 | VFmaF64 | VFmacF64 => {
+            let (a, b) = (dsrc(w, i, 0), dsrc(w, i, 1));
+            let c = match i.op {
+                VFmaF64 => dsrc(w, i, 2),
+                VFmacF64 => {
+                    let (lo, hi) = (&w.v[i.dst as usize], &w.v[i.dst as usize + 1]);
+                    std::array::from_fn(|l| f64::from_bits(lo[l] as u64 | (hi[l] as u64) << 32))
+                }
+                _ => [0.0; LANES],
+            };
+            let op = match i.op {
+                VAddF64 => 0,
+                VMulF64 => 1,
+                _ => 2,
+            };
+            let r: Row64 = std::array::from_fn(|l| out64(arith64(e64, op, a[l], b[l], c[l])));
+            put64(w, i.dst as usize, &r);
+        }
+        VAddF16 | VSubF16 | VSubrevF16 | VMulF16 => {
+            let (a, en) = hsrc(w, i, 0);
+            let (b, _) = hsrc(w, i, 1);
+            // hsrc widened the (modified) f16 operands exactly; narrow them back.
+            let r: Row = std::array::from_fn(|l| {
+                let (x, y) = (fl::f2h(a[l]), fl::f2h(b[l]));
+                let (x, y) = match i.op {
+                    VSubF16 => (x, y ^ 0x8000),
+                    VSubrevF16 => (y, x ^ 0x8000),
+                    _ => (x, y),
+                };
+                let r = arith16(e64, (i.op == VMulF16) as u8, x, y);
+                if i.omod != 0 || i.clamp {
+                    fl::f2h(fl::out32(fl::h2f(r), i.omod, i.clamp))
+                } else {
+                    r
+                }
+            });
+            put16(w, i, &r, en);
+        }
+        VCvtF32I32 | VCvtF32U32 => {
+            let (a, en) = src(w, i, 0);
+            let r: Row = std::array::from_fn(|l| {
+                let v = if i.op == VCvtF32I32 {
+                    Single::from_i128_r(a[l] as i32 as i128, e32.round).value
+                } else {
+                    Single::from_u128_r(a[l] as u128, e32.round).value
+                };
+                out32(f32::from_bits(v.to_bits() as u32))
+            });
+            put(w, i, &r, en);
+        }
+        VCvtF32F64 => {
+            let a = dsrc(w, i, 0);
+            let r: Row = std::array::from_fn(|l| {
+                let x = flush64(a[l].to_bits(), e64.keep_in);
+                if f64::from_bits(x).is_nan() {
+                    return out32(a[l] as f32);
+                }
+                let v: Single = convert(d(x), e32);
+                out32(f32::from_bits(flush32(v.to_bits() as u32, e32.keep_out)))
+            });
+            put(w, i, &r, u64::MAX);
+        }
+        VCvtF64F32 => {
+            let (a, _) = fsrc(w, i, 0);
+            let r: Row64 = std::array::from_fn(|l| {
+                let x = f32::from_bits(flush32(a[l].to_bits(), e32.keep_in));
+                out64(x as f64)
+            });
+            put64(w, i.dst as usize, &r);
+        }
+        VCvtF32F16 => {
+            let (a, en) = hsrc(w, i, 0);
+            let r: Row =
+                std::array::from_fn(|l| out32(fl::h2f(flush16(fl::f2h(a[l]), e64.keep_in))));
+            put(w, i, &r, en);
+        }
+        VCvtF16F32 => {
+            let (a, en) = fsrc(w, i, 0);
+            let r: Row = std::array::from_fn(|l| {
+                let x = fl::out32(a[l], i.omod, i.clamp);
+                let x = flush32(x.to_bits(), e32.keep_in);
+                if f32::from_bits(x).is_nan() {
+                    return fl::f2h(f32::from_bits(x));
+                }
+                let v: Half = convert(s(x), e64);
+                flush16(v.to_bits() as u32, e64.keep_out)
+            });
+            put16(w, i, &r, en);
+        }
+        _ => return None,
+    }
+    Some(Ok(()))
+}
