@@ -29,14 +29,19 @@
 //!    registers, inline constants per operand type) and which codes it rejects; the
 //!    distinct results become operand classes;
 //! 3. every modifier bit is set on its own, recording whether LLVM prints it, ignores it
-//!    or rejects the word;
+//!    or rejects the word, in every operand-syntax variant (e.g. GFX9 `lds` buffer forms
+//!    reject the acc bit; GFX12 `s_buffer_load_*` reject a negative offset, probes and
+//!    prefetches an sdata number above 31, VBUFFER words bits 48-49);
 //! 4. every VOP1/VOP2/VOPC opcode is probed with a DPP16, DPP8 (GFX12) and SDWA (GFX9)
 //!    extension dword and each of its modifiers (`layout::EXT_PROBES`), recording which
 //!    forms and modifiers LLVM accepts and prints;
 //! 5. GFX9 register tuples are probed at an odd first register, recording the
 //!    `..._Align2` register class LLVM names in its "Invalid register" comment;
 //! 6. GFX12 VOPD words are probed for every (X, Y) opcode pair (module `vopd` of the
-//!    generator), giving each half's mnemonic and operand syntax.
+//!    generator), giving each half's mnemonic and operand syntax;
+//! 7. GFX12 VSAMPLE opcodes are probed for every dim with and without a16, with the
+//!    first 1-4 address fields set, giving the address length and how many address
+//!    fields may be nonzero (module `refine` of the generator).
 //!
 //! The result is written to `gpu-model/src/isa/generated/` ("generated, do not edit").
 //! A single cross-target [`Op`] enum has one variant per distinct mnemonic (encoding
@@ -56,7 +61,14 @@
 //! A few operands print in a symbolic syntax the tables hold one sample of (module
 //! `sym`: `hwreg(...)`, GFX9 MTBUF `format:[...]`, GFX12 SMEM `offset:`/`nv`, GFX12
 //! `export`, whose operands depend on its enable mask: read them with `F::ExpEn`,
-//! `F::ExpTgt`, `F::ExpDone`, `F::ExpRow`, `F::ExpV0`..`F::ExpV3`). [`Inst`] keeps the encoding bits, so
+//! `F::ExpTgt`, `F::ExpDone`, `F::ExpRow`, `F::ExpV0`..`F::ExpV3`; GFX12 VDSDIR
+//! `ds_param_load`/`ds_direct_load`: `F::Vdst`, `F::Attr`, `F::AttrChan`,
+//! `F::WaitVaVdst`, `F::WaitVmVsrc`). GFX12 VINTERP (`v_interp_*`,
+//! [`Format::Vinterp`]) reads like VOP3 (`F::Src0`..`F::Src2`, `F::Neg`, `F::OpSel`,
+//! `F::Clamp`) plus `F::WaitExp`. GFX12 VSAMPLE (`image_sample*`/`image_gather4*`,
+//! [`Format::Vsample`], module `image`): `F::Vdata`, `F::Vaddr`..`F::Vaddr3`,
+//! `F::ImgRsrc`, `F::ImgSamp`, `F::Dim`, `F::Dmask`, `F::D16`, `F::A16`, `F::R128`,
+//! `F::Tfe`, `F::Lwe`, `F::Unorm`, `F::Th`, `F::Scope`, `F::Nv`. [`Inst`] keeps the encoding bits, so
 //! [`encode`] is exact; [`Inst::build`] and [`Inst::set_operand`] encode from typed
 //! [`Operand`]s. `Display` prints the text `llvm-objdump-22 -d` prints.
 //!
@@ -86,6 +98,7 @@ mod encode;
 mod ext;
 #[allow(missing_docs)]
 mod generated;
+mod image;
 pub mod layout;
 mod operand;
 mod print;

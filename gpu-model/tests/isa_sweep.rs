@@ -7,9 +7,9 @@ use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-/// Agreement floor for the CI sample, percent of the words LLVM answers (ratchet; the
-/// issue's goal is 99.9%).
-const FLOOR: f64 = 98.7;
+/// Agreement floor for the CI sample, percent of the words LLVM answers (ratchet at
+/// the goal; measured 99.93-99.975% on 2026-11-29).
+const FLOOR: f64 = 99.9;
 
 /// Agreement floor for the DPP/SDWA/VOPD sample (ratchet at the measured rate; the
 /// remaining classes are listed in src/isa/KNOWN-DIFFERENCES.md).
@@ -30,7 +30,7 @@ fn mattr(t: Target) -> &'static str {
 }
 
 /// Runs one batch; `None` if the oracle crashed.
-fn batch(t: Target, lines: &[[u8; 16]]) -> Option<Vec<Answer>> {
+fn batch(t: Target, lines: &[&[u8]]) -> Option<Vec<Answer>> {
     let mut input = String::new();
     for l in lines {
         input.push('[');
@@ -115,7 +115,7 @@ fn batch(t: Target, lines: &[[u8; 16]]) -> Option<Vec<Answer>> {
     (answers.len() == lines.len()).then_some(answers)
 }
 
-fn ask(t: Target, lines: &[[u8; 16]]) -> Vec<Answer> {
+fn ask(t: Target, lines: &[&[u8]]) -> Vec<Answer> {
     match batch(t, lines) {
         Some(a) => a,
         None if lines.len() == 1 => vec![Answer::Crash],
@@ -124,6 +124,41 @@ fn ask(t: Target, lines: &[[u8; 16]]) -> Vec<Answer> {
             let mut r = ask(t, a);
             r.extend(ask(t, b));
             r
+        }
+    }
+}
+
+/// `-show-encoding` gives the length of a *re-encoding*: an inline constant that LLVM
+/// prints as a value that is not inline for the operand (`0x4400`, the f16 bits of 4.0,
+/// in a 16-bit integer operand) re-encodes with a literal dword that the decoded word
+/// does not have. Where the oracle's text equals ours but its length is longer, the
+/// decoded length is confirmed by disassembling the word cut to our length: LLVM must
+/// give the same text for it (and reject or change the word cut 4 bytes shorter).
+fn confirm_lengths(t: Target, lines: &[[u8; 16]], answers: &mut [Answer], wave32: bool) {
+    let mut idx = Vec::new();
+    let mut cut: Vec<&[u8]> = Vec::new();
+    for (i, (l, a)) in lines.iter().zip(answers.iter()).enumerate() {
+        let Answer::Inst(text, len) = a else { continue };
+        let Ok(ours) = isa::decode(t, l, wave32) else {
+            continue;
+        };
+        let n = usize::from(ours.len);
+        if n < *len && *text == ours.to_string() {
+            idx.push((i, n));
+            cut.push(&l[..n]);
+            cut.push(&l[..(n - 4).max(4)]);
+        }
+    }
+    if cut.is_empty() {
+        return;
+    }
+    let re = ask(t, &cut);
+    for (k, (i, n)) in idx.into_iter().enumerate() {
+        let same = |a: &Answer| matches!((a, &answers[i]), (Answer::Inst(x, _), Answer::Inst(y, _)) if x == y);
+        if same(&re[2 * k]) && (n == 4 || !same(&re[2 * k + 1])) {
+            if let Answer::Inst(_, len) = &mut answers[i] {
+                *len = n;
+            }
         }
     }
 }
@@ -160,9 +195,11 @@ fn compare(t: Target, lines: &[[u8; 16]]) -> (usize, usize) {
     let n = lines.len();
     let mut answers = Vec::with_capacity(n);
     for c in lines.chunks(2000) {
-        answers.extend(ask(t, c));
+        let c: Vec<&[u8]> = c.iter().map(|l| &l[..]).collect();
+        answers.extend(ask(t, &c));
     }
     let wave32 = t.family() == Family::Gfx12;
+    confirm_lengths(t, lines, &mut answers, wave32);
     let (mut answered, mut agreed) = (0, 0);
     let mut classes: BTreeMap<String, (usize, String)> = BTreeMap::new();
     for (l, a) in lines.iter().zip(&answers) {
@@ -201,6 +238,36 @@ fn compare(t: Target, lines: &[[u8; 16]]) -> (usize, usize) {
             }
         }
     }
+    if let Some(path) = std::env::var_os("ISA_SWEEP_DUMP") {
+        // Development aid: every disagreement, one line each, appended to the file.
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .expect("open ISA_SWEEP_DUMP");
+        for (l, a) in lines.iter().zip(&answers) {
+            if *a == Answer::Crash {
+                continue;
+            }
+            let ours = isa::decode(t, l, wave32);
+            let (ok, o) = match (a, &ours) {
+                (Answer::Invalid, Err(e)) => (true, format!("<{e}>")),
+                (Answer::Inst(text, len), Ok(i)) => (
+                    *text == i.to_string() && *len == usize::from(i.len),
+                    format!("{i} (len {})", i.len),
+                ),
+                (_, Ok(i)) => (false, format!("{i} (len {})", i.len)),
+                (_, Err(e)) => (false, format!("<{e}>")),
+            };
+            if !ok {
+                let llvm_s = match a {
+                    Answer::Inst(x, n) => format!("{x} (len {n})"),
+                    _ => "<invalid>".into(),
+                };
+                let _ = writeln!(f, "{t}\t{:02x?}\t{llvm_s}\t{o}", &l[..12]);
+            }
+        }
+    }
     let mut cl: Vec<_> = classes.into_iter().collect();
     cl.sort_by_key(|c| std::cmp::Reverse(c.1 .0));
     for (k, (c, ex)) in cl.iter().take(25) {
@@ -215,7 +282,12 @@ fn compare(t: Target, lines: &[[u8; 16]]) -> (usize, usize) {
 
 fn run(n: usize, floor: f64) {
     let mut ok = true;
+    // ISA_SWEEP_TARGETS=gfx1201,gfx942 limits the sweep to those targets.
+    let only = std::env::var("ISA_SWEEP_TARGETS").unwrap_or_default();
     for t in Target::ALL {
+        if !only.is_empty() && !only.split(',').any(|o| o == t.name()) {
+            continue;
+        }
         let (a, g) = sweep(t, n, 0x5EED);
         ok &= a > 0 && 100.0 * g as f64 / a as f64 >= floor;
     }
@@ -362,6 +434,54 @@ fn export_words_agree_with_llvm_mc() {
         let (a, g) = sweep_shaped(t, 3000, 0xE4, |l| set_w0(l, 0xFC00_0000, 0xF800_0000));
         assert!(a > 0 && a == g, "{t}: export words disagree ({g} of {a})");
     }
+}
+
+/// Random words of one encoding format per entry (the first-dword prefix fixed): the
+/// formats whose layouts, validity rules or printing this pass added or changed. Each
+/// must agree on at least `floor` percent of the words LLVM answers (measured
+/// 2026-11-29; the remaining classes are in src/isa/KNOWN-DIFFERENCES.md).
+#[test]
+fn format_words_agree_with_llvm_mc() {
+    // (family, name, prefix mask, prefix value, floor)
+    const FORMATS: &[(Family, &str, u32, u32, f64)] = &[
+        (Family::Gfx9, "smem", 0xFC00_0000, 0xC000_0000, 99.5),
+        (
+            Family::Gfx9,
+            "flat/global/scratch",
+            0xFC00_0000,
+            0xDC00_0000,
+            99.5,
+        ),
+        (Family::Gfx9, "mubuf", 0xFC00_0000, 0xE000_0000, 99.5),
+        (Family::Gfx12, "smem", 0xFC00_0000, 0xF400_0000, 99.5),
+        (
+            Family::Gfx12,
+            "flat/global/scratch",
+            0xFC00_0000,
+            0xEC00_0000,
+            99.5,
+        ),
+        (Family::Gfx12, "vbuffer", 0xFC00_0000, 0xC400_0000, 99.5),
+        (Family::Gfx12, "ds", 0xFC00_0000, 0xD800_0000, 99.5),
+        (Family::Gfx12, "vinterp", 0xFF00_0000, 0xCD00_0000, 99.5),
+        (Family::Gfx12, "vdsdir", 0xFF00_0000, 0xCE00_0000, 99.5),
+        (Family::Gfx12, "vsample", 0xFC00_0000, 0xE400_0000, 98.5),
+    ];
+    let mut bad = Vec::new();
+    for t in Target::ALL {
+        for (k, &(fam, name, mask, value, floor)) in FORMATS.iter().enumerate() {
+            if t.family() != fam {
+                continue;
+            }
+            let (a, g) = sweep_shaped(t, 2000, 0xF0 + k as u64, |l| set_w0(l, mask, value));
+            let rate = 100.0 * g as f64 / a.max(1) as f64;
+            eprintln!("{t}: {name} words: {a} answered, {g} agree ({rate:.2}%)");
+            if a == 0 || rate < floor {
+                bad.push(format!("{t} {name} {rate:.2}% < {floor}%"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "format sweeps below their floors: {bad:?}");
 }
 
 /// Every GFX9 MTBUF data/number format pair (`format:[...]`).

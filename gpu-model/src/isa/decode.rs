@@ -89,6 +89,7 @@ pub(crate) fn table(t: Target, wave32: bool) -> &'static Table {
         index: &[],
         classes: &[],
         strings: &[""],
+        mtbuf_formats: &[],
     };
     super::generated::table(t, wave32 && t.family() == Family::Gfx12).unwrap_or(&EMPTY)
 }
@@ -177,15 +178,22 @@ pub fn decode(target: Target, bytes: &[u8], wave32: bool) -> Result<Inst, Decode
             field: "addressing mode",
         });
     };
-    // Modifiers LLVM rejects for this opcode.
-    if e.bad != 0 {
+    // Modifiers LLVM rejects for this opcode (in this operand-syntax variant).
+    let bad = e.vbad.get(variant).copied().unwrap_or(e.bad);
+    if bad != 0 {
         for (i, (f, v)) in layout::mod_probes(gfx12, lay.format).iter().enumerate() {
-            if e.bad & (1 << i) != 0 {
+            if bad & (1 << i) != 0 {
                 if let Some(fl) = lay.field(*f) {
                     let x = layout::get(bits, fl);
                     let hit = match f {
                         F::OpSelHi | F::OpSelHi2 => false,
-                        F::Offset | F::Offset0 | F::Offset1 | F::Fmt | F::Dfmt | F::Nfmt => x != 0,
+                        F::Offset
+                        | F::Offset0
+                        | F::Offset1
+                        | F::Fmt
+                        | F::Dfmt
+                        | F::Nfmt
+                        | F::Simm16 => x != 0,
                         _ => x & v != 0,
                     };
                     if hit {
@@ -220,6 +228,9 @@ pub fn decode(target: Target, bytes: &[u8], wave32: bool) -> Result<Inst, Decode
                 field,
             });
         }
+    }
+    if e.format == Format::Vsample {
+        super::image::check(e, lay, bits)?;
     }
     let mut lit = Lit {
         bytes,
@@ -276,7 +287,7 @@ struct Lit<'a> {
 fn check_zero(e: &Entry, lay: &Layout, bits: u128) -> Result<(), DecodeError> {
     if e.zero != 0 {
         for fl in lay.fields {
-            if e.zero & 1u64.checked_shl(u32::from(fl.name as u8)).unwrap_or(0) != 0
+            if e.zero & 1u128.checked_shl(u32::from(fl.name as u8)).unwrap_or(0) != 0
                 && layout::get(bits, *fl) != 0
             {
                 return Err(DecodeError::InvalidField {

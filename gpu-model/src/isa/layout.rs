@@ -56,11 +56,17 @@ pub enum Format {
     VopdY,
     /// GFX12 export (EXP): one operation, printed from its fields.
     Exp,
+    /// GFX12 parameter interpolation (VINTERP, `v_interp_*`).
+    Vinterp,
+    /// GFX12 LDS direct/parameter loads (VDSDIR, `ds_param_load`, `ds_direct_load`).
+    Vdsdir,
+    /// GFX12 image sample/gather (VSAMPLE, 96 bits).
+    Vsample,
 }
 
 impl Format {
     /// Every format, in declaration order.
-    pub const ALL: [Format; 22] = [
+    pub const ALL: [Format; 25] = [
         Format::Sop1,
         Format::Sop2,
         Format::Sopc,
@@ -83,6 +89,9 @@ impl Format {
         Format::Vopd,
         Format::VopdY,
         Format::Exp,
+        Format::Vinterp,
+        Format::Vdsdir,
+        Format::Vsample,
     ];
 
     /// Lowercase name, as in ISA documents.
@@ -110,6 +119,9 @@ impl Format {
             Format::Vopd => "vopd",
             Format::VopdY => "vopd_y",
             Format::Exp => "exp",
+            Format::Vinterp => "vinterp",
+            Format::Vdsdir => "vdsdir",
+            Format::Vsample => "vsample",
         }
     }
 }
@@ -144,8 +156,8 @@ pub enum Role {
 }
 
 /// Field names shared by every layout (a layout holds a subset). Fields that occur in
-/// layouts come first: the generated "must be zero" masks are `u64`s indexed by
-/// `F as u8`, so those must stay below 64.
+/// layouts come first (the generated "must be zero" masks are `u128`s indexed by
+/// `F as u8`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 #[allow(missing_docs)]
@@ -267,11 +279,52 @@ pub enum F {
     ExpV1,
     ExpV2,
     ExpV3,
+    /// GFX9 SMEM without `imm`/`soe`: the SGPR offset held in the low 7 bits of the
+    /// offset field.
+    SoffsetLo,
+    /// GFX12 SMEM/FLAT: `scale_offset` (the offset is scaled by the access size).
+    ScaleOffset,
+    /// GFX12 SMEM: the sign bit of the 24-bit offset (some opcodes reject it).
+    OffsetNeg,
+    /// VINTERP: `wait_exp` (export wait count).
+    WaitExp,
+    /// VDSDIR: attribute number of `ds_param_load`.
+    Attr,
+    /// VDSDIR: attribute channel (x, y, z, w).
+    AttrChan,
+    /// VDSDIR: `wait_va_vdst`.
+    WaitVaVdst,
+    /// VDSDIR: `wait_vm_vsrc`.
+    WaitVmVsrc,
+    /// Image: dimension (`dim:SQ_RSRC_IMG_*`).
+    Dim,
+    /// Image: data channel mask.
+    Dmask,
+    /// Image: 128-bit resource descriptor.
+    R128,
+    /// Image: 16-bit data.
+    D16,
+    /// Image: 16-bit addresses.
+    A16,
+    /// Image: unnormalized coordinates.
+    Unorm,
+    /// Image: LOD warning enable.
+    Lwe,
+    /// Image: resource descriptor (9-bit scalar code).
+    ImgRsrc,
+    /// Image: sampler descriptor (9-bit scalar code).
+    ImgSamp,
+    /// Image: second address VGPR.
+    Vaddr1,
+    /// Image: third address VGPR.
+    Vaddr2,
+    /// Image: fourth address VGPR (the rest of the address when it is longer).
+    Vaddr3,
 }
 
 impl F {
     /// Number of field names.
-    pub const COUNT: usize = F::ExpV3 as usize + 1;
+    pub const COUNT: usize = F::Vaddr3 as usize + 1;
 }
 
 /// One bit field of an instruction (bits numbered over the whole instruction).
@@ -337,398 +390,13 @@ impl Layout {
     }
 }
 
-use Role::*;
-
-const SOP2: &[Field] = &[
-    fld(F::Fixed, 30, 2, Fixed),
-    fld(F::Op, 23, 7, Op),
-    fld(F::Src0, 0, 8, Ssrc8),
-    fld(F::Src1, 8, 8, Ssrc8),
-    fld(F::Sdst, 16, 7, Sgpr7),
-];
-const SOPK: &[Field] = &[
-    fld(F::Fixed, 28, 4, Fixed),
-    fld(F::Op, 23, 5, Op),
-    fld(F::Simm16, 0, 16, Imm),
-    fld(F::Sdst, 16, 7, Sgpr7),
-];
-const SOP1: &[Field] = &[
-    fld(F::Fixed, 23, 9, Fixed),
-    fld(F::Op, 8, 8, Op),
-    fld(F::Src0, 0, 8, Ssrc8),
-    fld(F::Sdst, 16, 7, Sgpr7),
-];
-const SOPC: &[Field] = &[
-    fld(F::Fixed, 23, 9, Fixed),
-    fld(F::Op, 16, 7, Op),
-    fld(F::Src0, 0, 8, Ssrc8),
-    fld(F::Src1, 8, 8, Ssrc8),
-];
-const SOPP: &[Field] = &[
-    fld(F::Fixed, 23, 9, Fixed),
-    fld(F::Op, 16, 7, Op),
-    fld(F::Simm16, 0, 16, Imm),
-];
-const VOP1: &[Field] = &[
-    fld(F::Fixed, 25, 7, Fixed),
-    fld(F::Op, 9, 8, Op),
-    fld(F::Src0, 0, 9, Src9),
-    fld(F::Vdst, 17, 8, Vgpr8),
-];
-const VOP2: &[Field] = &[
-    fld(F::Fixed, 31, 1, Fixed),
-    fld(F::Op, 25, 6, Op),
-    fld(F::Src0, 0, 9, Src9),
-    fld(F::Vsrc1, 9, 8, Vgpr8),
-    fld(F::Vdst, 17, 8, Vgpr8),
-];
-const VOPC: &[Field] = &[
-    fld(F::Fixed, 25, 7, Fixed),
-    fld(F::Op, 17, 8, Op),
-    fld(F::Src0, 0, 9, Src9),
-    fld(F::Vsrc1, 9, 8, Vgpr8),
-];
-const VOP3: &[Field] = &[
-    fld(F::Fixed, 26, 6, Fixed),
-    fld(F::Op, 16, 10, Op),
-    fld(F::Vdst, 0, 8, Vgpr8),
-    fld(F::Src0, 32, 9, Src9),
-    fld(F::Src1, 41, 9, Src9),
-    fld(F::Src2, 50, 9, Src9),
-    fld(F::Abs, 8, 3, Mod),
-    fld(F::OpSel, 11, 4, Mod),
-    fld(F::Clamp, 15, 1, Mod),
-    fld(F::Omod, 59, 2, Mod),
-    fld(F::Neg, 61, 3, Mod),
-];
-const VOP3B: &[Field] = &[
-    fld(F::Fixed, 26, 6, Fixed),
-    fld(F::Op, 16, 10, Op),
-    fld(F::Vdst, 0, 8, Vgpr8),
-    fld(F::Sdst, 8, 7, Sgpr7),
-    fld(F::Src0, 32, 9, Src9),
-    fld(F::Src1, 41, 9, Src9),
-    fld(F::Src2, 50, 9, Src9),
-    fld(F::Clamp, 15, 1, Mod),
-    fld(F::Omod, 59, 2, Mod),
-    fld(F::Neg, 61, 3, Mod),
-];
-const VOP3P_9: &[Field] = &[
-    fld(F::Fixed, 23, 9, Fixed),
-    fld(F::Op, 16, 7, Op),
-    fld(F::Vdst, 0, 8, Vgpr8),
-    fld(F::Src0, 32, 9, Src9),
-    fld(F::Src1, 41, 9, Src9),
-    fld(F::Src2, 50, 9, Src9),
-    fld(F::NegHi, 8, 3, Mod),
-    fld(F::OpSel, 11, 3, Mod),
-    fld(F::OpSelHi2, 14, 1, Mod),
-    fld(F::Clamp, 15, 1, Mod),
-    fld(F::OpSelHi, 59, 2, Mod),
-    fld(F::Neg, 61, 3, Mod),
-];
-const VOP3P_12: &[Field] = &[
-    fld(F::Fixed, 24, 8, Fixed),
-    fld(F::Op, 16, 7, Op),
-    fld(F::Rsvd0, 23, 1, Rsvd),
-    fld(F::Vdst, 0, 8, Vgpr8),
-    fld(F::Src0, 32, 9, Src9),
-    fld(F::Src1, 41, 9, Src9),
-    fld(F::Src2, 50, 9, Src9),
-    fld(F::NegHi, 8, 3, Mod),
-    fld(F::OpSel, 11, 3, Mod),
-    fld(F::OpSelHi2, 14, 1, Mod),
-    fld(F::Clamp, 15, 1, Mod),
-    fld(F::OpSelHi, 59, 2, Mod),
-    fld(F::Neg, 61, 3, Mod),
-];
-const MAI: &[Field] = &[
-    fld(F::Fixed, 23, 9, Fixed),
-    fld(F::Op, 16, 7, Op),
-    fld(F::Vdst, 0, 8, Vgpr8),
-    fld(F::Src0, 32, 9, Src9),
-    fld(F::Src1, 41, 9, Src9),
-    fld(F::Src2, 50, 9, Src9),
-    fld(F::Cbsz, 8, 3, Mod),
-    fld(F::Abid, 11, 4, Mod),
-    fld(F::AccCd, 15, 1, Mod),
-    fld(F::Acc, 59, 2, Mod),
-    fld(F::Blgp, 61, 3, Mod),
-];
-const SMEM_9: &[Field] = &[
-    fld(F::Fixed, 26, 6, Fixed),
-    fld(F::Op, 18, 8, Op),
-    fld(F::Sbase, 0, 6, SgprHalf),
-    fld(F::Sdata, 6, 7, Sgpr7),
-    fld(F::Offset, 32, 21, Imm),
-    fld(F::Soffset, 57, 7, Sgpr7),
-    fld(F::Soe, 14, 1, Mod),
-    fld(F::Imm, 17, 1, Mod),
-    fld(F::Glc, 16, 1, Mod),
-    fld(F::Nv, 15, 1, Mod),
-    fld(F::Rsvd0, 13, 1, Rsvd),
-    fld(F::Rsvd1, 53, 4, Rsvd),
-];
-const SMEM_12: &[Field] = &[
-    fld(F::Fixed, 26, 6, Fixed),
-    fld(F::Op, 13, 8, Op),
-    fld(F::Sbase, 0, 6, SgprHalf),
-    fld(F::Sdata, 6, 7, Sgpr7),
-    fld(F::Offset, 32, 24, Imm),
-    fld(F::Soffset, 57, 7, Sgpr7),
-    fld(F::Scope, 21, 2, Mod),
-    fld(F::Th, 23, 2, Mod),
-    fld(F::Rsvd0, 25, 1, Rsvd),
-    fld(F::Rsvd1, 56, 1, Rsvd),
-];
-/// GFX12 EXP: enable mask, target, done, row, four VGPR sources (LLVM ignores the
-/// other bits of dword0).
-const EXP_12: &[Field] = &[
-    fld(F::Fixed, 26, 6, Fixed),
-    fld(F::ExpEn, 0, 4, Mod),
-    fld(F::ExpTgt, 4, 6, Mod),
-    fld(F::ExpDone, 11, 1, Mod),
-    fld(F::ExpRow, 13, 1, Mod),
-    fld(F::ExpV0, 32, 8, Vgpr8),
-    fld(F::ExpV1, 40, 8, Vgpr8),
-    fld(F::ExpV2, 48, 8, Vgpr8),
-    fld(F::ExpV3, 56, 8, Vgpr8),
-];
-const DS_9: &[Field] = &[
-    fld(F::Fixed, 26, 6, Fixed),
-    fld(F::Op, 17, 8, Op),
-    fld(F::Vdst, 56, 8, Vgpr8),
-    fld(F::Addr, 32, 8, Vgpr8),
-    fld(F::Data0, 40, 8, Vgpr8),
-    fld(F::Data1, 48, 8, Vgpr8),
-    fld(F::Offset0, 0, 8, Imm),
-    fld(F::Offset1, 8, 8, Imm),
-    fld(F::Gds, 16, 1, Mod),
-    fld(F::Acc, 25, 1, Mod),
-];
-const DS_12: &[Field] = &[
-    fld(F::Fixed, 26, 6, Fixed),
-    fld(F::Op, 18, 8, Op),
-    fld(F::Vdst, 56, 8, Vgpr8),
-    fld(F::Addr, 32, 8, Vgpr8),
-    fld(F::Data0, 40, 8, Vgpr8),
-    fld(F::Data1, 48, 8, Vgpr8),
-    fld(F::Offset0, 0, 8, Imm),
-    fld(F::Offset1, 8, 8, Imm),
-    fld(F::Rsvd0, 16, 2, Rsvd),
-];
-const FLAT_9: &[Field] = &[
-    fld(F::Fixed, 26, 6, Fixed),
-    fld(F::Seg, 14, 2, Fixed),
-    fld(F::Op, 18, 7, Op),
-    fld(F::Vdst, 56, 8, Vgpr8),
-    fld(F::Addr, 32, 8, Vgpr8),
-    fld(F::Data, 40, 8, Vgpr8),
-    fld(F::Saddr, 48, 7, Sgpr7),
-    fld(F::Offset, 0, 13, Imm),
-    fld(F::Lds, 13, 1, Mod),
-    fld(F::Glc, 16, 1, Mod),
-    fld(F::Slc, 17, 1, Mod),
-    fld(F::Scc, 25, 1, Mod),
-    fld(F::Acc, 55, 1, Mod),
-];
-const FLAT_12: &[Field] = &[
-    fld(F::Fixed, 26, 6, Fixed),
-    fld(F::Seg, 24, 2, Fixed),
-    fld(F::Op, 14, 8, Op),
-    fld(F::Vdst, 32, 8, Vgpr8),
-    fld(F::Addr, 64, 8, Vgpr8),
-    fld(F::Data, 55, 8, Vgpr8),
-    fld(F::Saddr, 0, 7, Sgpr7),
-    fld(F::Offset, 72, 24, Imm),
-    fld(F::Sve, 49, 1, Mod),
-    fld(F::Scope, 50, 2, Mod),
-    fld(F::Th, 52, 3, Mod),
-    fld(F::Rsvd0, 7, 7, Rsvd),
-    fld(F::Rsvd1, 22, 2, Rsvd),
-    fld(F::Rsvd2, 40, 9, Rsvd),
-    fld(F::Rsvd3, 63, 1, Rsvd),
-];
-const MUBUF_9: &[Field] = &[
-    fld(F::Fixed, 26, 6, Fixed),
-    fld(F::Op, 18, 7, Op),
-    fld(F::Vaddr, 32, 8, Vgpr8),
-    fld(F::Vdata, 40, 8, Vgpr8),
-    fld(F::Srsrc, 48, 5, SgprQuarter),
-    fld(F::Soffset, 56, 8, Ssrc8),
-    fld(F::Offset, 0, 12, Imm),
-    fld(F::Offen, 12, 1, Mod),
-    fld(F::Idxen, 13, 1, Mod),
-    fld(F::Glc, 14, 1, Mod),
-    fld(F::Scc, 15, 1, Mod),
-    fld(F::Lds, 16, 1, Mod),
-    fld(F::Slc, 17, 1, Mod),
-    fld(F::Acc, 55, 1, Mod),
-    fld(F::Rsvd0, 25, 1, Rsvd),
-    fld(F::Rsvd1, 53, 2, Rsvd),
-];
-const MTBUF_9: &[Field] = &[
-    fld(F::Fixed, 26, 6, Fixed),
-    fld(F::Op, 15, 4, Op),
-    fld(F::Vaddr, 32, 8, Vgpr8),
-    fld(F::Vdata, 40, 8, Vgpr8),
-    fld(F::Srsrc, 48, 5, SgprQuarter),
-    fld(F::Soffset, 56, 8, Ssrc8),
-    fld(F::Offset, 0, 12, Imm),
-    fld(F::Offen, 12, 1, Mod),
-    fld(F::Idxen, 13, 1, Mod),
-    fld(F::Glc, 14, 1, Mod),
-    fld(F::Dfmt, 19, 4, Mod),
-    fld(F::Nfmt, 23, 3, Mod),
-    fld(F::Scc, 53, 1, Mod),
-    fld(F::Slc, 54, 1, Mod),
-    fld(F::Acc, 55, 1, Mod),
-];
-const VBUFFER_12: &[Field] = &[
-    fld(F::Fixed, 26, 6, Fixed),
-    fld(F::Op, 14, 8, Op),
-    fld(F::Vdata, 32, 8, Vgpr8),
-    fld(F::Vaddr, 64, 8, Vgpr8),
-    fld(F::Srsrc, 41, 7, Sgpr7),
-    fld(F::Soffset, 0, 7, Sgpr7),
-    fld(F::Offset, 72, 24, Imm),
-    fld(F::Tfe, 22, 1, Mod),
-    fld(F::Scope, 50, 2, Mod),
-    fld(F::Th, 52, 3, Mod),
-    fld(F::Fmt, 55, 7, Mod),
-    fld(F::Offen, 62, 1, Mod),
-    fld(F::Idxen, 63, 1, Mod),
-    fld(F::Rsvd0, 7, 7, Rsvd),
-    fld(F::Rsvd1, 23, 3, Rsvd),
-    fld(F::Rsvd2, 40, 1, Rsvd),
-    fld(F::Rsvd3, 48, 2, Rsvd),
-];
-
-const VOPD: &[Field] = &[
-    fld(F::Fixed, 26, 6, Fixed),
-    fld(F::Op, 22, 4, Op),
-    fld(F::Src0, 0, 9, Src9),
-    fld(F::Vsrc1, 9, 8, Vgpr8),
-    fld(F::Vdst, 56, 8, Vgpr8),
-    fld(F::OpY, 17, 5, Mod),
-    fld(F::Src0Y, 32, 9, Src9),
-    fld(F::Vsrc1Y, 41, 8, Vgpr8),
-    fld(F::VdstY, 49, 7, Role::VdstY),
-];
-/// DPP16 extension dword of a VOP1/VOP2/VOPC word (src0 = 250).
-pub const DPP16: &[Field] = &[
-    fld(F::ExtSrc0, 32, 8, Mod),
-    fld(F::DppCtrl, 40, 9, Mod),
-    fld(F::Fi, 50, 1, Mod),
-    fld(F::BoundCtrl, 51, 1, Mod),
-    fld(F::Src0Neg, 52, 1, Mod),
-    fld(F::Src0Abs, 53, 1, Mod),
-    fld(F::Src1Neg, 54, 1, Mod),
-    fld(F::Src1Abs, 55, 1, Mod),
-    fld(F::BankMask, 56, 4, Mod),
-    fld(F::RowMask, 60, 4, Mod),
-];
-/// DPP8 extension dword (GFX12, src0 = 233, or 234 with fetch-inactive).
-pub const DPP8: &[Field] = &[fld(F::ExtSrc0, 32, 8, Mod), fld(F::Dpp8Sel, 40, 24, Mod)];
-/// SDWA extension dword of a VOP1/VOP2 word (GFX9, src0 = 249).
-pub const SDWA: &[Field] = &[
-    fld(F::ExtSrc0, 32, 8, Mod),
-    fld(F::SdwaDstSel, 40, 3, Mod),
-    fld(F::SdwaDstUnused, 43, 2, Mod),
-    fld(F::Clamp, 45, 1, Mod),
-    fld(F::Omod, 46, 2, Mod),
-    fld(F::SdwaSrc0Sel, 48, 3, Mod),
-    fld(F::Src0Sext, 51, 1, Mod),
-    fld(F::Src0Neg, 52, 1, Mod),
-    fld(F::Src0Abs, 53, 1, Mod),
-    fld(F::SdwaS0, 55, 1, Mod),
-    fld(F::SdwaSrc1Sel, 56, 3, Mod),
-    fld(F::Src1Sext, 59, 1, Mod),
-    fld(F::Src1Neg, 60, 1, Mod),
-    fld(F::Src1Abs, 61, 1, Mod),
-    fld(F::SdwaS1, 63, 1, Mod),
-];
-/// SDWA extension dword of a VOPC word (GFX9): an SGPR-pair destination instead of
-/// dst_sel/dst_unused/clamp/omod.
-pub const SDWA_C: &[Field] = &[
-    fld(F::ExtSrc0, 32, 8, Mod),
-    fld(F::Sdst, 40, 7, Sgpr7),
-    fld(F::SdwaSd, 47, 1, Mod),
-    fld(F::SdwaSrc0Sel, 48, 3, Mod),
-    fld(F::Src0Sext, 51, 1, Mod),
-    fld(F::Src0Neg, 52, 1, Mod),
-    fld(F::Src0Abs, 53, 1, Mod),
-    fld(F::SdwaS0, 55, 1, Mod),
-    fld(F::SdwaSrc1Sel, 56, 3, Mod),
-    fld(F::Src1Sext, 59, 1, Mod),
-    fld(F::Src1Neg, 60, 1, Mod),
-    fld(F::Src1Abs, 61, 1, Mod),
-    fld(F::SdwaS1, 63, 1, Mod),
-];
-
-/// The kind of extension dword an [`EXT_PROBES`] entry uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExtKind {
-    /// DPP16 (src0 = 250).
-    Dpp16,
-    /// DPP8 (GFX12, src0 = 233).
-    Dpp8,
-    /// SDWA (GFX9, src0 = 249).
-    Sdwa,
-}
-
-/// Extension probes the generator runs on every VOP1/VOP2/VOPC opcode: each is the base
-/// extension dword of its kind ([`ext_base`]) with these fields set. Bit `i` of an
-/// entry's `ext_ok` says LLVM accepts probe `i`, of `ext_shown` that its text differs
-/// from the kind's base probe (the modifier prints). Exception: `ext_shown` bit 0 (the
-/// DPP16 base probe itself) means LLVM prints "DP ALU dpp only supports row_newbcast"
-/// for it (GFX9 64-bit DPP).
-pub const EXT_PROBES: &[(ExtKind, &[(F, u32)])] = &[
-    (ExtKind::Dpp16, &[]),
-    (ExtKind::Dpp16, &[(F::Src0Neg, 1)]),
-    (ExtKind::Dpp16, &[(F::Src0Abs, 1)]),
-    (ExtKind::Dpp16, &[(F::Src1Neg, 1)]),
-    (ExtKind::Dpp16, &[(F::Src1Abs, 1)]),
-    (ExtKind::Dpp8, &[]),
-    (ExtKind::Sdwa, &[]),
-    (ExtKind::Sdwa, &[(F::Src0Neg, 1)]),
-    (ExtKind::Sdwa, &[(F::Src0Abs, 1)]),
-    (ExtKind::Sdwa, &[(F::Src0Sext, 1)]),
-    (ExtKind::Sdwa, &[(F::Src1Neg, 1)]),
-    (ExtKind::Sdwa, &[(F::Src1Abs, 1)]),
-    (ExtKind::Sdwa, &[(F::Src1Sext, 1)]),
-    (ExtKind::Sdwa, &[(F::Clamp, 1)]),
-    (ExtKind::Sdwa, &[(F::Omod, 1)]),
-    (ExtKind::Sdwa, &[(F::SdwaS0, 1)]),
-    (ExtKind::Sdwa, &[(F::SdwaS1, 1)]),
-    (ExtKind::Sdwa, &[(F::SdwaSd, 1), (F::Sdst, 10)]),
-];
-
-/// Index in [`EXT_PROBES`] of the probe of `kind` that sets `field` (the base probe for
-/// `None`).
-pub fn ext_probe(kind: ExtKind, field: Option<F>) -> Option<usize> {
-    EXT_PROBES.iter().position(|(k, set)| {
-        *k == kind
-            && match field {
-                None => set.is_empty(),
-                Some(f) => set.first().is_some_and(|(g, _)| *g == f),
-            }
-    })
-}
-
-/// The base extension dword of a probe kind for a format: src0 = v20, DPP16 row_shr:1
-/// with all rows and banks, DPP8 lanes 7..0, SDWA DWORD selects (VOP1: no src1 byte).
-pub fn ext_base(kind: ExtKind, format: Format) -> (u32, &'static [Field], u32) {
-    match kind {
-        ExtKind::Dpp16 => (250, DPP16, 0xFF00_1114),
-        ExtKind::Dpp8 => (233, DPP8, 0x0539_7714),
-        ExtKind::Sdwa => match format {
-            Format::Vopc => (249, SDWA_C, 0x0606_0014),
-            Format::Vop1 => (249, SDWA, 0x0006_0614),
-            _ => (249, SDWA, 0x0606_0614),
-        },
-    }
-}
+#[path = "layout/fields.rs"]
+mod fields;
+use fields::*;
+pub use fields::{DPP16, DPP8, SDWA, SDWA_C};
+#[path = "layout/probes.rs"]
+mod probes;
+pub use probes::*;
 
 /// Finds field `name` in a field list.
 pub fn find(fields: &[Field], name: F) -> Option<Field> {
@@ -821,6 +489,30 @@ pub const GFX12_IDENT: &[Layout] = &[
         VBUFFER_12,
     ),
     lay(Format::Exp, 2, 0xFC00_0000, 0xF800_0000, false, EXP_12),
+    lay(
+        Format::Vinterp,
+        2,
+        0xFF00_0000,
+        0xCD00_0000,
+        false,
+        VINTERP_12,
+    ),
+    lay(
+        Format::Vdsdir,
+        1,
+        0xFF00_0000,
+        0xCE00_0000,
+        false,
+        VDSDIR_12,
+    ),
+    lay(
+        Format::Vsample,
+        3,
+        0xFC00_0000,
+        0xE400_0000,
+        false,
+        VSAMPLE_12,
+    ),
 ];
 
 /// GFX12 layouts reached through another format's opcode table.
@@ -920,168 +612,4 @@ pub const fn get(bits: u128, f: Field) -> u32 {
 pub const fn put(bits: u128, f: Field, v: u32) -> u128 {
     let m = ((1u128 << f.bits) - 1) << f.lo;
     (bits & !m) | (((v as u128) << f.lo) & m)
-}
-
-/// Field assignments that select an operand-syntax variant of a format (e.g. `off` vs an
-/// SGPR base for GLOBAL). Each entry lists the assignments of one variant; the variant's
-/// index is what [`variant`] computes from the bits.
-pub fn variant_probes(gfx12: bool, format: Format) -> &'static [&'static [(F, u32)]] {
-    match (gfx12, format) {
-        (false, Format::Global | Format::Scratch) => &[
-            &[(F::Saddr, 50), (F::Lds, 0)],
-            &[(F::Saddr, 0x7F), (F::Lds, 0)],
-            &[(F::Saddr, 50), (F::Lds, 1)],
-            &[(F::Saddr, 0x7F), (F::Lds, 1)],
-        ],
-        (true, Format::Global | Format::Scratch) => &[
-            &[(F::Saddr, 50), (F::Sve, 0)],
-            &[(F::Saddr, 0x7C), (F::Sve, 0)],
-            &[(F::Saddr, 50), (F::Sve, 1)],
-            &[(F::Saddr, 0x7C), (F::Sve, 1)],
-        ],
-        (false, Format::Mubuf) => &[
-            &[(F::Offen, 0), (F::Idxen, 0), (F::Lds, 0)],
-            &[(F::Offen, 1), (F::Idxen, 0), (F::Lds, 0)],
-            &[(F::Offen, 0), (F::Idxen, 1), (F::Lds, 0)],
-            &[(F::Offen, 1), (F::Idxen, 1), (F::Lds, 0)],
-            &[(F::Offen, 0), (F::Idxen, 0), (F::Lds, 1)],
-            &[(F::Offen, 1), (F::Idxen, 0), (F::Lds, 1)],
-            &[(F::Offen, 0), (F::Idxen, 1), (F::Lds, 1)],
-            &[(F::Offen, 1), (F::Idxen, 1), (F::Lds, 1)],
-        ],
-        (_, Format::Mubuf | Format::Mtbuf) => &[
-            &[(F::Offen, 0), (F::Idxen, 0)],
-            &[(F::Offen, 1), (F::Idxen, 0)],
-            &[(F::Offen, 0), (F::Idxen, 1)],
-            &[(F::Offen, 1), (F::Idxen, 1)],
-        ],
-        (false, Format::Smem) => &[
-            &[(F::Imm, 1), (F::Soe, 0)],
-            &[(F::Imm, 0), (F::Soe, 0)],
-            &[(F::Imm, 1), (F::Soe, 1)],
-        ],
-        (true, Format::Smem) => &[&[(F::Soffset, 0x7C)], &[(F::Soffset, 40)]],
-        _ => &[&[]],
-    }
-}
-
-/// The operand-syntax variant of an instruction (index into [`variant_probes`]).
-#[inline]
-pub fn variant(gfx12: bool, layout: &Layout, bits: u128) -> usize {
-    let g = |n: F| layout.field(n).map_or(0, |f| get(bits, f));
-    match (gfx12, layout.format) {
-        (false, Format::Global | Format::Scratch) => {
-            usize::from(g(F::Saddr) == 0x7F) | ((g(F::Lds) as usize) << 1)
-        }
-        (true, Format::Global | Format::Scratch) => {
-            usize::from(g(F::Saddr) == 0x7C) | ((g(F::Sve) as usize) << 1)
-        }
-        (false, Format::Mubuf) => {
-            (g(F::Offen) as usize) | ((g(F::Idxen) as usize) << 1) | ((g(F::Lds) as usize) << 2)
-        }
-        (_, Format::Mubuf | Format::Mtbuf) => {
-            (g(F::Offen) as usize) | ((g(F::Idxen) as usize) << 1)
-        }
-        (false, Format::Smem) => match (g(F::Imm), g(F::Soe)) {
-            (1, 0) => 0,
-            (0, 0) => 1,
-            _ => 2,
-        },
-        (true, Format::Smem) => usize::from(g(F::Soffset) != 0x7C),
-        _ => 0,
-    }
-}
-
-/// Modifier probes: each sets one field to a value on top of a valid instruction; the
-/// generator records, per opcode, whether LLVM then prints something more, ignores the
-/// bits, or rejects the word. Bit `i` of an entry's `mods`/`bad` refers to probe `i`.
-pub fn mod_probes(gfx12: bool, format: Format) -> &'static [(F, u32)] {
-    match (gfx12, format) {
-        (_, Format::Vop3) => &[
-            (F::Clamp, 1),
-            (F::Omod, 1),
-            (F::Abs, 1),
-            (F::Abs, 2),
-            (F::Abs, 4),
-            (F::Neg, 1),
-            (F::Neg, 2),
-            (F::Neg, 4),
-            (F::OpSel, 1),
-            (F::OpSel, 2),
-            (F::OpSel, 4),
-            (F::OpSel, 8),
-        ],
-        (_, Format::Vop3b) => &[
-            (F::Clamp, 1),
-            (F::Omod, 1),
-            (F::Neg, 1),
-            (F::Neg, 2),
-            (F::Neg, 4),
-        ],
-        (_, Format::Vop3p) => &[
-            (F::Clamp, 1),
-            (F::OpSel, 1),
-            (F::OpSel, 2),
-            (F::OpSel, 4),
-            (F::OpSelHi, 2),
-            (F::OpSelHi, 1),
-            (F::OpSelHi2, 0),
-            (F::Neg, 1),
-            (F::Neg, 2),
-            (F::Neg, 4),
-            (F::NegHi, 1),
-            (F::NegHi, 2),
-            (F::NegHi, 4),
-        ],
-        (_, Format::Mai) => &[
-            (F::Cbsz, 1),
-            (F::Abid, 1),
-            (F::Blgp, 1),
-            (F::AccCd, 1),
-            (F::Acc, 1),
-            (F::Acc, 2),
-        ],
-        (false, Format::Smem) => &[(F::Glc, 1), (F::Nv, 1)],
-        (true, Format::Smem) => &[(F::Th, 1), (F::Scope, 1)],
-        (false, Format::Ds) => &[(F::Gds, 1), (F::Acc, 1), (F::Offset0, 5), (F::Offset1, 7)],
-        (true, Format::Ds) => &[(F::Offset0, 5), (F::Offset1, 7)],
-        (false, Format::Flat | Format::Global | Format::Scratch) => &[
-            (F::Glc, 1),
-            (F::Slc, 1),
-            (F::Scc, 1),
-            (F::Acc, 1),
-            (F::Offset, 16),
-            (F::Offset, 0x1FF0),
-        ],
-        (true, Format::Flat | Format::Global | Format::Scratch) => &[
-            (F::Th, 1),
-            (F::Scope, 1),
-            (F::Offset, 16),
-            (F::Offset, 0xFF_FFF0),
-        ],
-        (false, Format::Mubuf) => &[
-            (F::Glc, 1),
-            (F::Slc, 1),
-            (F::Scc, 1),
-            (F::Acc, 1),
-            (F::Offset, 16),
-        ],
-        (false, Format::Mtbuf) => &[
-            (F::Glc, 1),
-            (F::Slc, 1),
-            (F::Scc, 1),
-            (F::Acc, 1),
-            (F::Offset, 16),
-            (F::Dfmt, 4),
-            (F::Nfmt, 7),
-        ],
-        (true, Format::Mubuf | Format::Mtbuf) => &[
-            (F::Th, 1),
-            (F::Scope, 1),
-            (F::Offset, 16),
-            (F::Tfe, 1),
-            (F::Fmt, 22),
-        ],
-        _ => &[],
-    }
 }

@@ -135,7 +135,11 @@ impl Inst {
             }
             Fm::Mubuf | Fm::Mtbuf => field == F::Vdata && self.field(F::Acc) != 0,
             Fm::Mai => match field {
-                F::Vdst | F::Src2 => self.field(F::AccCd) != 0,
+                F::Vdst => self.field(F::AccCd) != 0,
+                // SMFMAC src2 is the sparsity index: always a VGPR.
+                F::Src2 => {
+                    self.field(F::AccCd) != 0 && !self.entry().mnemonic.starts_with("v_smfmac")
+                }
                 F::Src0 => self.field(F::Acc) & 1 != 0,
                 F::Src1 => self.field(F::Acc) & 2 != 0,
                 _ => false,

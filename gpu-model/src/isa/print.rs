@@ -86,6 +86,12 @@ impl Inst {
         if self.format == Format::Exp {
             return super::sym::exp(w, self);
         }
+        if self.format == Format::Vdsdir {
+            return super::sym::vdsdir(w, self);
+        }
+        if self.format == Format::Vsample {
+            return super::image::write(w, self);
+        }
         let ops = self.syntax();
         let lead = if self.write_atomic_return(w, ops)? {
             ", "
@@ -152,10 +158,37 @@ impl Inst {
         } else {
             regs
         };
-        let c = if self.acc_field(F::Vdst) { b'a' } else { b'v' };
+        let acc = self.acc_field(F::Vdst);
+        let c = if acc { b'a' } else { b'v' };
         w.write_char(' ')?;
-        write_regs(w, c, self.field(F::Vdst), regs)?;
+        let first = self.field(F::Vdst);
+        write_regs(w, c, first, regs)?;
+        // GFX9 (gfx90a+) VGPR tuples must start even; LLVM names the class.
+        if self.target.family() == Family::Gfx9 && !acc && regs >= 2 && first & 1 != 0 {
+            write!(
+                w,
+                "/*Invalid register, operand has 'VReg_{}_Align2' register class*/",
+                32 * u32::from(regs)
+            )?;
+        }
         Ok(true)
+    }
+
+    /// A GFX12 buffer instruction whose tfe bit LLVM prints (vdata is one register
+    /// wider).
+    pub(crate) fn vbuffer_tfe(&self) -> bool {
+        self.target.family() == Family::Gfx12
+            && matches!(self.format, Format::Mubuf | Format::Mtbuf)
+            && self.entry().mods & (1 << 3) != 0
+            && self.field(F::Tfe) != 0
+    }
+
+    /// A GFX9 FLAT/GLOBAL/SCRATCH atomic with its return (glc/sc0) bit set.
+    fn flat_atomic_returns(&self) -> bool {
+        matches!(self.format, Format::Flat | Format::Global | Format::Scratch)
+            && self.target.family() == Family::Gfx9
+            && self.field(F::Glc) != 0
+            && self.entry().mnemonic.contains("_atomic_")
     }
 
     /// LLVM's comment after a register tuple that must start at an even register but
@@ -171,11 +204,19 @@ impl Inst {
         if align == 0 || first & 1 == 0 {
             return Ok(());
         }
+        // LLVM 22 names no class for AGPR tuples of DS and of returning FLAT atomics,
+        // and the VGPR class (not AV) for a returning FLAT atomic's data.
+        let acc = self.acc_field(field);
+        let flat_ret = self.flat_atomic_returns();
+        if acc && (self.format == Format::Ds || flat_ret) {
+            return Ok(());
+        }
         let name = tab.strings.get(usize::from(align)).copied().unwrap_or("");
         // The class was learned with VGPRs in the plain encoding: an acc bit makes it the
         // AGPR class, and a DPP/SDWA src0 takes VGPRs only.
         let (pre, rest) = match (name.strip_prefix("VReg_"), name.strip_prefix("VS_")) {
-            (Some(r), _) if self.acc_field(field) => ("AReg_", r),
+            (Some(r), _) if acc => ("AReg_", r),
+            _ if flat_ret && field == F::Data && name.starts_with("AV_") => ("VReg_", &name[3..]),
             (_, Some(r)) if self.ext().is_some() && field == F::Src0 => ("VReg_", r),
             _ => ("", name),
         };
@@ -191,7 +232,6 @@ impl Inst {
         let tab = table(self.target, self.wave32);
         let lay = self.layout();
         let gfx12 = self.target.family() == Family::Gfx12;
-        let e = self.entry();
         let ext = self.ext();
         // SDWA: an SGPR in vsrc1 prints with src0's class names.
         let src0_class = ops.iter().find_map(|o| match o {
@@ -244,15 +284,16 @@ impl Inst {
                 } => {
                     let v = self.field(field);
                     if self.format == Format::Smem && field == F::Offset {
-                        let v = if gfx12 {
-                            sext(v, 24)
-                        } else if e.mnemonic.starts_with("s_buffer") {
-                            v as i32
-                        } else {
-                            sext(v, 21)
-                        };
+                        let v = if gfx12 { sext(v, 24) } else { sext(v, 21) };
                         if v < 0 {
                             write!(w, "-{:#x}", v.unsigned_abs())?;
+                        } else {
+                            write!(w, "{v:#x}")?;
+                        }
+                    } else if self.format == Format::Smem && field == F::Sdata {
+                        // A probe's or prefetch's sdata number: decimal up to 64.
+                        if v <= 64 {
+                            write!(w, "{v}")?;
                         } else {
                             write!(w, "{v:#x}")?;
                         }
@@ -286,7 +327,11 @@ impl Inst {
                     // LLVM writes the negation of a constant as `neg(c)` (not `--1`).
                     let constant = matches!(v, 128..=208 | 240..=248)
                         || (v == 255 && lay.literal && fl.role != Role::Vgpr8);
+                    // VINTERP 16-bit sources are VGPRs whatever the code (LLVM reads
+                    // the low 8 bits).
+                    let interp16 = cls == b'l' && self.format == Format::Vinterp;
                     let imm = constant
+                        && !interp16
                         && match fl.role {
                             Role::Src9 | Role::Ssrc8 => true,
                             // SDWA vsrc1 holding a scalar code.
@@ -321,9 +366,12 @@ impl Inst {
                         }
                         continue;
                     }
-                    if cls == b'l' && (class == u16::MAX || v >= 256) {
-                        let r = if fl.role == Role::Src9 { v - 256 } else { v };
-                        let (n, hi) = if matches!(self.format, Format::Vop3 | Format::Vop3b) {
+                    if cls == b'l' && (class == u16::MAX || v >= 256 || interp16) {
+                        let r = if fl.role == Role::Src9 { v & 0xFF } else { v };
+                        let (n, hi) = if matches!(
+                            self.format,
+                            Format::Vop3 | Format::Vop3b | Format::Vinterp
+                        ) {
                             let bit = match field {
                                 F::Src0 => 0,
                                 F::Src1 => 1,
@@ -337,6 +385,7 @@ impl Inst {
                         write!(w, "v{n}.{}", if hi != 0 { 'h' } else { 'l' })?;
                     } else if class == u16::MAX {
                         let c = if self.acc_field(field) { b'a' } else { cls };
+                        let regs = regs + u8::from(field == F::Vdata && self.vbuffer_tfe());
                         write_regs(w, c, v, regs)?;
                         self.write_align(w, tab, align, v, field)?;
                     } else if fl.role == Role::Src9 && v >= 256 {
@@ -350,7 +399,17 @@ impl Inst {
                     } else {
                         let c = &tab.classes[usize::from(class)];
                         let s = c.names.get(v as usize).copied().unwrap_or(0);
-                        w.write_str(tab.strings[usize::from(s)])?;
+                        let name = tab.strings[usize::from(s)];
+                        // The class was learned without the acc bit: under it, LLVM's
+                        // comment on a misaligned tuple names the AGPR class.
+                        match name.split_once("'VReg_") {
+                            Some((a, b)) if self.acc_field(field) => {
+                                w.write_str(a)?;
+                                w.write_str("'AReg_")?;
+                                w.write_str(b)?;
+                            }
+                            _ => w.write_str(name)?,
+                        }
                     }
                     if sx {
                         w.write_char(')')?;
@@ -374,98 +433,6 @@ impl Inst {
         Ok(())
     }
 
-    /// SOPP immediates with a symbolic syntax; returns whether it printed.
-    fn write_special_sopp(&self, w: &mut dyn Write) -> Result<bool, fmt::Error> {
-        let v = self.field(F::Simm16);
-        match (self.target.family(), self.mnemonic()) {
-            (Family::Gfx9, "s_waitcnt") => {
-                let vm = (v & 0xf) | ((v >> 14) & 3) << 4;
-                let exp = (v >> 4) & 7;
-                let lgkm = (v >> 8) & 0xf;
-                if v & 0x3080 != 0 {
-                    write!(w, " {v:#x}")?;
-                    return Ok(true);
-                }
-                let all = vm == 63 && exp == 7 && lgkm == 15;
-                let mut sep = " ";
-                if vm != 63 || all {
-                    write!(w, "{sep}vmcnt({vm})")?;
-                    sep = " ";
-                }
-                if exp != 7 || all {
-                    write!(w, "{sep}expcnt({exp})")?;
-                }
-                if lgkm != 15 || all {
-                    write!(w, "{sep}lgkmcnt({lgkm})")?;
-                }
-                Ok(true)
-            }
-            (Family::Gfx12, "s_wait_alu") => {
-                // (name, lowest bit, width); unset fields default to all ones.
-                const FIELDS: [(&str, u32, u32); 7] = [
-                    ("depctr_hold_cnt", 7, 1),
-                    ("depctr_sa_sdst", 0, 1),
-                    ("depctr_va_vdst", 12, 4),
-                    ("depctr_va_sdst", 9, 3),
-                    ("depctr_va_ssrc", 8, 1),
-                    ("depctr_va_vcc", 1, 1),
-                    ("depctr_vm_vsrc", 2, 3),
-                ];
-                if v & 0x60 != 0 {
-                    write!(w, " {v:#x}")?;
-                    return Ok(true);
-                }
-                let all = v & 0xff9f == 0xff9f;
-                for (name, lo, bits) in FIELDS {
-                    let x = (v >> lo) & ((1 << bits) - 1);
-                    if all || x != (1 << bits) - 1 {
-                        write!(w, " {name}({x})")?;
-                    }
-                }
-                Ok(true)
-            }
-            (Family::Gfx12, "s_delay_alu") => {
-                const ID: [&str; 12] = [
-                    "NO_DEP",
-                    "VALU_DEP_1",
-                    "VALU_DEP_2",
-                    "VALU_DEP_3",
-                    "VALU_DEP_4",
-                    "TRANS32_DEP_1",
-                    "TRANS32_DEP_2",
-                    "TRANS32_DEP_3",
-                    "FMA_ACCUM_CYCLE_1",
-                    "SALU_CYCLE_1",
-                    "SALU_CYCLE_2",
-                    "SALU_CYCLE_3",
-                ];
-                const SKIP: [&str; 6] = ["SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4"];
-                let (id0, skip, id1) = (v & 0xf, (v >> 4) & 7, (v >> 7) & 0xf);
-                if v >> 11 != 0 || id0 >= 12 || id1 >= 12 || skip >= 6 || v == 0 {
-                    write!(w, " {v:#x}")?;
-                    return Ok(true);
-                }
-                let mut first = true;
-                let mut part = |w: &mut dyn Write, s: fmt::Arguments<'_>| -> fmt::Result {
-                    w.write_str(if first { " " } else { " | " })?;
-                    first = false;
-                    w.write_fmt(s)
-                };
-                if id0 != 0 {
-                    part(w, format_args!("instid0({})", ID[id0 as usize]))?;
-                }
-                if skip != 0 {
-                    part(w, format_args!("instskip({})", SKIP[skip as usize]))?;
-                }
-                if id1 != 0 {
-                    part(w, format_args!("instid1({})", ID[id1 as usize]))?;
-                }
-                Ok(true)
-            }
-            _ => Ok(false),
-        }
-    }
-
     /// neg/abs of a VOP3 source.
     fn src_mods(&self, field: F) -> (bool, bool) {
         let i = match field {
@@ -487,6 +454,15 @@ impl Inst {
                 let neg = e.mods & (1 << (2 + i)) != 0 && self.field(F::Neg) & (1 << i) != 0;
                 (neg, false)
             }
+            Format::Vinterp => {
+                // Probe bits: 1..4 neg.
+                let neg = e.mods & (1 << (1 + i)) != 0 && self.field(F::Neg) & (1 << i) != 0;
+                (neg, false)
+            }
+            Format::Vop3p if e.mnemonic.starts_with("v_fma_mix") => (
+                self.field(F::Neg) & (1 << i) != 0,
+                self.field(F::NegHi) & (1 << i) != 0,
+            ),
             _ => (false, false),
         }
     }
@@ -514,7 +490,19 @@ impl Inst {
                     _ => {}
                 }
                 let os = self.field(F::OpSel);
-                if os != 0 && !t16 && (m(8) || m(9) || m(10) || m(11)) {
+                // True16 operands show op_sel as .l/.h; LLVM still writes op_sel out
+                // when a source is not a VGPR (its half cannot be shown).
+                let scalar_src = t16
+                    && self.syntax().iter().any(|o| match *o {
+                        Opnd::Reg {
+                            field: f @ (F::Src0 | F::Src1 | F::Src2),
+                            ..
+                        } => self.field(f) < 256,
+                        _ => false,
+                    });
+                if os != 0 && (!t16 || scalar_src) && (m(8) || m(9) || m(10) || m(11)) {
+                    // One entry per source, then the destination (bit 3).
+                    let os = (os & ((1 << nsrc) - 1)) | ((os >> 3) & 1) << nsrc;
                     arr(w, "op_sel", os, nsrc + 1)?;
                 }
                 if m(0) && self.field(F::Clamp) != 0 {
@@ -532,6 +520,17 @@ impl Inst {
                     omod(w, self.field(F::Omod))?;
                 }
             }
+            Format::Vinterp => {
+                // (op_sel is written out whenever it is set, even where .l/.h show it.)
+                let os = self.field(F::OpSel);
+                if m(0) && self.field(F::Clamp) != 0 {
+                    w.write_str(" clamp")?;
+                }
+                if os != 0 && (m(4) || m(5) || m(6) || m(7)) {
+                    arr(w, "op_sel", os, 4)?;
+                }
+                write!(w, " wait_exp:{}", self.field(F::WaitExp))?;
+            }
             Format::Vop3p => {
                 let os = self.field(F::OpSel);
                 let hi = self.field(F::OpSelHi) | (self.field(F::OpSelHi2) << 2);
@@ -540,16 +539,19 @@ impl Inst {
                     arr(w, "op_sel", os, nsrc)?;
                 }
                 // v_fma_mix*: op_sel_hi selects f16 sources and defaults to 0.
+                // (Not printed at all where LLVM ignores it: the learned probes.)
                 let mix = e.mnemonic.starts_with("v_fma_mix");
-                if (mix && hi & full != 0) || (!mix && hi & full != full) {
+                let hi_shown = m(4) || m(5) || m(6);
+                if hi_shown && ((mix && hi & full != 0) || (!mix && hi & full != full)) {
                     arr(w, "op_sel_hi", hi, nsrc)?;
                 }
+                // v_fma_mix*: neg_lo/neg_hi are the sources' neg/abs (printed on them).
                 let neg = self.field(F::Neg);
-                if neg & full != 0 {
+                if neg & full != 0 && !mix {
                     arr(w, "neg_lo", neg, nsrc)?;
                 }
                 let nh = self.field(F::NegHi);
-                if nh & full != 0 {
+                if nh & full != 0 && !mix {
                     arr(w, "neg_hi", nh, nsrc)?;
                 }
                 if m(0) && self.field(F::Clamp) != 0 {
@@ -569,8 +571,14 @@ impl Inst {
             }
             Format::Smem => {
                 if self.target.family() == Family::Gfx9 {
-                    if self.variant == 2 {
-                        write!(w, " offset:{:#x}", self.field(F::Offset))?;
+                    // soe: the immediate offset is added only with imm.
+                    if self.variant == 2 && self.field(F::Imm) != 0 {
+                        let o = sext(self.field(F::Offset), 21);
+                        if o < 0 {
+                            write!(w, " offset:-{:#x}", o.unsigned_abs())?;
+                        } else {
+                            write!(w, " offset:{o:#x}")?;
+                        }
                     }
                     if m(0) && self.field(F::Glc) != 0 {
                         w.write_str(" glc")?;
@@ -600,7 +608,7 @@ impl Inst {
                 } else if (o0 | o1 << 8) != 0 && (m(mo0) || m(mo1)) {
                     if e.mnemonic == "ds_swizzle_b32" {
                         w.write_str(" offset:")?;
-                        swizzle(w, o0 | o1 << 8)?;
+                        super::sym::swizzle(w, o0 | o1 << 8)?;
                     } else {
                         write!(w, " offset:{}", o0 | o1 << 8)?;
                     }
@@ -612,7 +620,10 @@ impl Inst {
             Format::Flat | Format::Global | Format::Scratch => {
                 let o = self.field(F::Offset);
                 if self.target.family() == Family::Gfx9 {
-                    let o = if self.format == Format::Flat {
+                    // FLAT offsets are unsigned: 12 bits on gfx90a, 13 on gfx94x.
+                    let o = if self.format == Format::Flat && gfx940 {
+                        o as i32
+                    } else if self.format == Format::Flat {
                         (o & 0xFFF) as i32
                     } else {
                         sext(o, 13)
@@ -620,13 +631,28 @@ impl Inst {
                     if o != 0 && (m(4) || m(5)) {
                         write!(w, " offset:{o}")?;
                     }
-                    cache9(w, self, gfx940, [(F::Glc, 0), (F::Slc, 1), (F::Scc, 2)])?;
+                    super::sym::cache9(w, self, gfx940, [(F::Glc, 0), (F::Slc, 1), (F::Scc, 2)])?;
+                    // gfx90a GLOBAL/SCRATCH loads to LDS (the `lds` operand-syntax
+                    // variants; on gfx94x the bit is SCRATCH's sve).
+                    if self.target == Target::Gfx90a
+                        && self.format != Format::Flat
+                        && self.field(F::Lds) != 0
+                    {
+                        w.write_str(" lds")?;
+                    }
                 } else {
                     let o = sext(o, 24);
                     if o != 0 && (m(2) || m(3)) {
                         write!(w, " offset:{o}")?;
                     }
-                    th_scope(w, self, false)?;
+                    // Probes: 4 nv, 5 scale_offset (printed where LLVM prints them).
+                    if m(5) && self.field(F::ScaleOffset) != 0 {
+                        w.write_str(" scale_offset")?;
+                    }
+                    super::sym::th_scope(w, self)?;
+                    if m(4) && self.field(F::Nv) != 0 {
+                        w.write_str(" nv")?;
+                    }
                 }
             }
             Format::Mubuf | Format::Mtbuf => {
@@ -644,11 +670,19 @@ impl Inst {
                     if o != 0 && m(4) {
                         write!(w, " offset:{o}")?;
                     }
-                    cache9(w, self, gfx940, [(F::Glc, 0), (F::Slc, 1), (F::Scc, 2)])?;
+                    super::sym::cache9(w, self, gfx940, [(F::Glc, 0), (F::Slc, 1), (F::Scc, 2)])?;
                     if self.format == Format::Mubuf && self.field(F::Lds) != 0 {
                         w.write_str(" lds")?;
                     }
                 } else {
+                    if self.format == Format::Mtbuf {
+                        let tab = table(self.target, self.wave32);
+                        let f = self.field(F::Fmt) as usize;
+                        if let Some(name) = tab.mtbuf_formats.get(f).filter(|n| !n.is_empty()) {
+                            w.write_char(' ')?;
+                            w.write_str(name)?;
+                        }
+                    }
                     if self.field(F::Idxen) != 0 {
                         w.write_str(" idxen")?;
                     }
@@ -659,65 +693,20 @@ impl Inst {
                     if o != 0 && m(2) {
                         write!(w, " offset:{o}")?;
                     }
-                    th_scope(w, self, false)?;
+                    super::sym::th_scope(w, self)?;
+                    // Probes: 5 nv, 3 tfe (which also widens vdata by one register).
+                    if m(5) && self.field(F::Nv) != 0 {
+                        w.write_str(" nv")?;
+                    }
+                    if self.vbuffer_tfe() {
+                        w.write_str(" tfe")?;
+                    }
                 }
             }
             _ => {}
         }
         Ok(())
     }
-}
-
-/// The `ds_swizzle_b32` offset in LLVM's symbolic `swizzle(...)` syntax: bits 15:8 =
-/// 0x80 is a quad permute (four 2-bit lane selects), bits 15:13 = 0b111 an FFT swizzle,
-/// 0b110 a rotate (direction bit 10, amount bits 9:5), other values with bit 15 set
-/// print in decimal; otherwise bits 4:0, 9:5 and 14:10 are the
-/// and/or/xor masks of a bitmask permute, printed in its most specific form.
-fn swizzle(w: &mut dyn Write, v: u32) -> fmt::Result {
-    if v & 0xFF00 == 0x8000 {
-        return write!(
-            w,
-            "swizzle(QUAD_PERM,{},{},{},{})",
-            v & 3,
-            (v >> 2) & 3,
-            (v >> 4) & 3,
-            (v >> 6) & 3
-        );
-    }
-    if v & 0xE000 == 0xE000 {
-        return write!(w, "swizzle(FFT,{})", v & 0x1F);
-    }
-    if v & 0xE000 == 0xC000 {
-        return write!(w, "swizzle(ROTATE,{},{})", (v >> 10) & 1, (v >> 5) & 0x1F);
-    }
-    if v & 0x8000 != 0 {
-        return write!(w, "{v}");
-    }
-    let (and, or, xor) = (v & 0x1F, (v >> 5) & 0x1F, (v >> 10) & 0x1F);
-    if and == 0x1F && or == 0 && xor.count_ones() == 1 {
-        return write!(w, "swizzle(SWAP,{xor})");
-    }
-    if and == 0x1F && or == 0 && xor > 0 && (xor + 1).is_power_of_two() {
-        return write!(w, "swizzle(REVERSE,{})", xor + 1);
-    }
-    let group = 0x1F - and + 1;
-    if group > 1 && group.is_power_of_two() && or < group && xor == 0 {
-        return write!(w, "swizzle(BROADCAST,{group},{or})");
-    }
-    // Per lane-id bit (high to low): what a lane with that bit 0 / 1 reads.
-    let p0 = or ^ xor;
-    let p1 = ((0x1F & and) | or) ^ xor;
-    w.write_str("swizzle(BITMASK_PERM,\"")?;
-    for b in (0..5).rev() {
-        let (a, c) = ((p0 >> b) & 1, (p1 >> b) & 1);
-        w.write_char(match (a, c) {
-            (1, 1) => '1',
-            (0, 0) => '0',
-            (0, _) => 'p',
-            _ => 'i',
-        })?;
-    }
-    w.write_str("\")")
 }
 
 fn omod(w: &mut dyn Write, v: u32) -> fmt::Result {
@@ -727,104 +716,6 @@ fn omod(w: &mut dyn Write, v: u32) -> fmt::Result {
         3 => w.write_str(" div:2"),
         _ => Ok(()),
     }
-}
-
-/// GFX9 cache-policy bits: glc/slc/scc (gfx90a) or sc0/nt/sc1 (gfx94x), printed in
-/// LLVM's order.
-fn cache9(w: &mut dyn Write, i: &Inst, gfx940: bool, probes: [(F, u32); 3]) -> fmt::Result {
-    let e = i.entry();
-    let on = |f: F, p: u32| e.mods & (1 << p) != 0 && i.field(f) != 0;
-    let [(glc, pg), (slc, ps), (scc, pc)] = probes;
-    if gfx940 && i.format == Format::Mtbuf {
-        // MTBUF prints its cache bits in encoding order (nt at bit 54 before sc1 at 53
-        // is what LLVM 22 prints).
-        if on(glc, pg) {
-            w.write_str(" sc0")?;
-        }
-        if on(slc, ps) {
-            w.write_str(" nt")?;
-        }
-        if on(scc, pc) {
-            w.write_str(" sc1")?;
-        }
-    } else if gfx940 {
-        if on(glc, pg) {
-            w.write_str(" sc0")?;
-        }
-        if on(scc, pc) {
-            w.write_str(" sc1")?;
-        }
-        if on(slc, ps) {
-            w.write_str(" nt")?;
-        }
-    } else {
-        if on(glc, pg) {
-            w.write_str(" glc")?;
-        }
-        if on(slc, ps) {
-            w.write_str(" slc")?;
-        }
-        if on(scc, pc) {
-            w.write_str(" scc")?;
-        }
-    }
-    Ok(())
-}
-
-/// GFX12 temporal hint and scope.
-pub(super) fn th_scope(w: &mut dyn Write, i: &Inst, smem: bool) -> fmt::Result {
-    let th = i.field(F::Th);
-    let scope = i.field(F::Scope);
-    let m = i.mnemonic();
-    let store = m.contains("store");
-    let atomic = m.contains("atomic");
-    if th != 0 {
-        if atomic {
-            let mut parts = [""; 3];
-            let mut n = 0;
-            if th & 1 != 0 {
-                parts[n] = "TH_ATOMIC_RETURN";
-                n += 1;
-            }
-            if th & 2 != 0 {
-                parts[n] = "TH_ATOMIC_NT";
-                n += 1;
-            }
-            if th & 4 != 0 {
-                parts[n] = "TH_ATOMIC_CASCADE";
-                n += 1;
-            }
-            w.write_str(" th:")?;
-            for (k, p) in parts[..n].iter().enumerate() {
-                if k > 0 {
-                    w.write_char('_')?;
-                }
-                w.write_str(p)?;
-            }
-        } else {
-            let names_load = ["RT", "NT", "HT", "LU", "NT_RT", "RT_NT", "NT_HT", "7"];
-            let names_store = ["RT", "NT", "HT", "WB", "NT_RT", "RT_NT", "NT_HT", "NT_WB"];
-            let th = th as usize;
-            let name = if store {
-                names_store[th]
-            } else {
-                names_load[th]
-            };
-            let name = if th == 3 && scope == 3 {
-                "BYPASS"
-            } else {
-                name
-            };
-            let kind = if store { "STORE" } else { "LOAD" };
-            write!(w, " th:TH_{kind}_{name}")?;
-        }
-    }
-    let _ = smem;
-    if scope != 0 {
-        let s = ["CU", "SE", "DEV", "SYS"][scope as usize & 3];
-        write!(w, " scope:SCOPE_{s}")?;
-    }
-    Ok(())
 }
 
 impl fmt::Display for Inst {

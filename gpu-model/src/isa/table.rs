@@ -89,8 +89,14 @@ pub struct Entry {
     pub mods: u32,
     /// Modifier probes LLVM rejects.
     pub bad: u32,
+    /// Per operand-syntax variant: modifier probes LLVM rejects in that variant (empty:
+    /// use `bad`).
+    pub vbad: &'static [u32],
+    /// Images: per `dim * 2 + a16`, `[address VGPRs, vaddr fields that may be
+    /// nonzero]` (0 VGPRs: LLVM rejects that dim); empty for other formats.
+    pub addr: &'static [u8],
     /// Register fields that must be zero (bit `F as u8`).
-    pub zero: u64,
+    pub zero: u128,
     /// Extension probes ([`super::layout::EXT_PROBES`]) LLVM accepts.
     pub ext_ok: u32,
     /// Extension probes whose modifier LLVM prints (bit 0: the GFX9 64-bit DPP comment).
@@ -108,6 +114,9 @@ pub struct Table {
     pub classes: &'static [Class],
     /// String pool of class names.
     pub strings: &'static [&'static str],
+    /// GFX12 MTBUF: the `format:` text per format code, as LLVM prints it (empty: not
+    /// printed; GFX9 prints its formats from `sym`).
+    pub mtbuf_formats: &'static [&'static str],
 }
 
 impl Table {

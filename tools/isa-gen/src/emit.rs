@@ -123,9 +123,9 @@ fn lit_rule(c: &Class) -> &'static str {
 
 /// Register fields LLVM requires to be zero for this opcode (the probe had to zero
 /// them), as a bit mask over `F as u8`.
-fn zero_mask(e: &crate::learn::Entry, gfx12: bool) -> u64 {
+fn zero_mask(e: &crate::learn::Entry, gfx12: bool) -> u128 {
     let l = crate::layout::layout(gfx12, e.format);
-    let mut m = 0u64;
+    let mut m = 0u128;
     if let Some(l) = l {
         for f in l.fields {
             // A VOPD entry describes one half: the other half's fields are the probe's
@@ -135,7 +135,11 @@ fn zero_mask(e: &crate::learn::Entry, gfx12: bool) -> u64 {
             {
                 continue;
             }
-            if f.role == crate::layout::Role::Vgpr8 && e.vals.get(&f.name) == Some(&0) {
+            // (EXP sources are probed at 0: no requirement.)
+            if f.role == crate::layout::Role::Vgpr8
+                && !matches!(e.format, Format::Exp | Format::Vsample)
+                && e.vals.get(&f.name) == Some(&0)
+            {
                 m |= 1 << (f.name as u8);
             }
         }
@@ -323,7 +327,7 @@ fn emit_target(gfx12: bool, t: &Tables, idents: &BTreeMap<String, String>) -> St
             .collect();
         let _ = writeln!(
             s,
-            "    Entry {{ op: Op::{}, format: {}, opcode: {:#x}, mnemonic: {:?}, variants: &[{}], mods: {:#x}, bad: {:#x}, zero: {:#x}, ext_ok: {:#x}, ext_shown: {:#x} }},",
+            "    Entry {{ op: Op::{}, format: {}, opcode: {:#x}, mnemonic: {:?}, variants: &[{}], mods: {:#x}, bad: {:#x}, vbad: &[{}], addr: &[{}], zero: {:#x}, ext_ok: {:#x}, ext_shown: {:#x} }},",
             idents[&op_base(&e.mnemonic)],
             fmt_name(e.format),
             e.opcode,
@@ -331,6 +335,16 @@ fn emit_target(gfx12: bool, t: &Tables, idents: &BTreeMap<String, String>) -> St
             vars.join(", "),
             e.mods,
             e.bad,
+            e.vbad
+                .iter()
+                .map(|b| format!("{b:#x}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            e.addr
+                .iter()
+                .map(|b| b.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
             zero_mask(e, gfx12),
             e.ext_ok,
             e.ext_shown
@@ -361,7 +375,11 @@ fn emit_target(gfx12: bool, t: &Tables, idents: &BTreeMap<String, String>) -> St
         }
         s.push_str("\n];\n");
     }
-    s.push_str("\n/// The opcode tables.\n#[rustfmt::skip]\npub(crate) static TABLE: Table = Table {\n    entries: ENTRIES,\n    classes: CLASSES,\n    strings: STRINGS,\n    index: &[\n");
+    s.push_str("\n/// The opcode tables.\n#[rustfmt::skip]\npub(crate) static TABLE: Table = Table {\n    entries: ENTRIES,\n    classes: CLASSES,\n    strings: STRINGS,\n    mtbuf_formats: &[");
+    for f in &t.mtbuf_formats {
+        let _ = write!(s, "{f:?}, ");
+    }
+    s.push_str("],\n    index: &[\n");
     // One slot per format, in `Format` order, so the decoder indexes by format number.
     for k in Format::ALL {
         if keys.contains_key(&k) {

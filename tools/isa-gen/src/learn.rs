@@ -48,6 +48,12 @@ pub struct Entry {
     pub mods: u32,
     /// Modifier probes that made the word invalid.
     pub bad: u32,
+    /// Per operand-syntax variant: modifier probes that made the word invalid in that
+    /// variant (empty for single-variant formats).
+    pub vbad: Vec<u32>,
+    /// Image address lengths: per (dim, a16) the address VGPR count and how many
+    /// vaddr fields may be nonzero, `[n, fields]` pairs (empty for other formats).
+    pub addr: Vec<u8>,
     /// Extension probes (`layout::EXT_PROBES`) LLVM accepts.
     pub ext_ok: u32,
     /// Extension probes whose modifier LLVM prints.
@@ -89,6 +95,8 @@ pub struct Tables {
     pub entries: Vec<Entry>,
     /// Distinct operand classes.
     pub classes: Vec<Class>,
+    /// GFX12 MTBUF: the `format:` text per format code (empty: not printed).
+    pub mtbuf_formats: Vec<String>,
 }
 
 /// Base probe value of a field (distinct numbers so printed registers map back to fields).
@@ -99,6 +107,8 @@ fn base_value(gfx12: bool, fmt: Format, f: F) -> u32 {
         (Format::Smem, F::Sbase) => 6,
         (Format::Smem, F::Sdata) => 20,
         (Format::Smem, F::Offset) => 0x34,
+        // The low bits of the offset (GFX9: an SGPR without imm/soe).
+        (Format::Smem, F::SoffsetLo) => 0x34,
         (Format::Smem, F::Soffset) => {
             if gfx12 {
                 0x7C
@@ -118,6 +128,8 @@ fn base_value(gfx12: bool, fmt: Format, f: F) -> u32 {
         (Format::Mubuf | Format::Mtbuf, F::Fmt) if gfx12 => 1,
         (Format::Mtbuf, F::Dfmt) => 1,
         (Format::Global | Format::Scratch, F::Saddr) => 50,
+        (Format::Vsample, F::ImgRsrc) => 8,
+        (Format::Vsample, F::ImgSamp) => 16,
         (_, F::Vdst) => 10,
         (_, F::Sdst) => {
             if matches!(fmt, Format::Vop3b) {
@@ -264,7 +276,7 @@ fn tokens(l: &Layout, vals: &BTreeMap<F, u32>, ops: &[String]) -> Vec<Tok> {
     for (i, t) in ops.iter().enumerate() {
         // Modifiers follow the last operand after a space.
         let t = if i + 1 == n {
-            t.split(' ').next().unwrap_or("").to_string()
+            first_word(t).to_string()
         } else {
             t.clone()
         };
@@ -311,7 +323,9 @@ fn token(l: &Layout, vals: &BTreeMap<F, u32>, t: &str) -> Tok {
     }
     if let Some((n, hex)) = parse_num(t) {
         for f in l.fields {
-            if f.role == Role::Imm && vals.get(&f.name) == Some(&n) && n != 0 {
+            // SMEM probes and prefetches print their sdata field as a number.
+            let imm = f.role == Role::Imm || (l.format == Format::Smem && f.name == F::Sdata);
+            if imm && vals.get(&f.name) == Some(&n) && n != 0 {
                 return Tok::Imm {
                     field: f.name,
                     hex,
@@ -340,14 +354,17 @@ pub fn learn(o: &mut Oracle, gfx12: bool) -> Tables {
         }
     }
     t.entries.sort_by_key(|e| (e.key, e.opcode));
+    crate::refine::learn_variant_bad(o, gfx12, &mut t);
+    crate::refine::learn_image_addr(o, gfx12, &mut t);
+    crate::refine::learn_mtbuf_formats(o, gfx12, &mut t);
     crate::ext::learn(o, gfx12, &mut t);
     crate::align::learn(o, gfx12, &mut t);
-    learn_omit0(o, gfx12, &mut t);
+    crate::refine::learn_omit0(o, gfx12, &mut t);
     learn_classes(o, gfx12, &mut t);
     t
 }
 
-fn sub(gfx12: bool, f: Format) -> &'static Layout {
+pub fn sub(gfx12: bool, f: Format) -> &'static Layout {
     layout::layout(gfx12, f).expect("layout exists")
 }
 
@@ -594,66 +611,12 @@ fn learn_format(o: &mut Oracle, gfx12: bool, l: &'static Layout, t: &mut Tables)
             variants,
             mods,
             bad,
+            vbad: Vec::new(),
+            addr: Vec::new(),
             ext_ok: 0,
             ext_shown: 0,
             vals: v0,
         });
-    }
-}
-
-/// SOPP/SOPK immediates that LLVM leaves out when zero (`s_endpgm`).
-fn learn_omit0(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
-    let mut idx = Vec::new();
-    let mut lines = Vec::new();
-    for (i, e) in t.entries.iter().enumerate() {
-        if !matches!(e.format, Format::Sopp | Format::Sopk) {
-            continue;
-        }
-        let has_imm = e
-            .variants
-            .iter()
-            .flatten()
-            .flatten()
-            .any(|k| matches!(k, Tok::Imm { .. }));
-        if !has_imm {
-            continue;
-        }
-        let mut v = e.vals.clone();
-        v.insert(F::Simm16, 0);
-        lines.push(encode(sub(gfx12, e.format), &v, None));
-        v.insert(F::Simm16, 4);
-        lines.push(encode(sub(gfx12, e.format), &v, None));
-        idx.push(i);
-    }
-    let ans = o.ask(&lines);
-    for (k, i) in idx.into_iter().enumerate() {
-        if let Answer::Inst(text, _) = &ans[2 * k + 1] {
-            if text.ends_with(" 4") || text.contains(" 4,") {
-                for toks in t.entries[i].variants.iter_mut().flatten() {
-                    for tk in toks.iter_mut() {
-                        if let Tok::Imm {
-                            dec_small,
-                            hex: true,
-                            ..
-                        } = tk
-                        {
-                            *dec_small = true;
-                        }
-                    }
-                }
-            }
-        }
-        if let Answer::Inst(text, _) = &ans[2 * k] {
-            if !text.contains(' ') {
-                for toks in t.entries[i].variants.iter_mut().flatten() {
-                    for k in toks.iter_mut() {
-                        if let Tok::Imm { omit0, .. } = k {
-                            *omit0 = true;
-                        }
-                    }
-                }
-            }
-        }
     }
 }
 
@@ -742,8 +705,14 @@ fn learn_classes(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
         for (k, c) in codes.iter().enumerate() {
             let line = &lines[start + k];
             let tok = match &ans[start + k] {
+                // `-show-encoding` lengths are re-encodings: an inline constant LLVM
+                // prints as a value that is not inline for the operand (`0x4400` for
+                // 4.0 in a 16-bit integer operand) re-encodes with a literal.
                 Answer::Inst(s, len)
-                    if *len == line.len() || *len == line.len() + 4 && s.contains("0xbf800000") =>
+                    if *len == line.len()
+                        || *len == line.len() + 4
+                            && (s.contains("0xbf800000")
+                                || matches!(c, Code::Scalar(128..=208 | 240..=248))) =>
                 {
                     let e = &t.entries[ei];
                     let s = if e.format == Format::Vopd {
@@ -789,10 +758,26 @@ pub fn strip_mods(ops: &[String]) -> Vec<String> {
         .enumerate()
         .map(|(i, t)| {
             if i + 1 == n {
-                t.split(' ').next().unwrap_or("").to_string()
+                first_word(t).to_string()
             } else {
                 t.clone()
             }
         })
         .collect()
+}
+
+/// The text up to the first space outside a `/* ... */` comment (an operand and the
+/// comment LLVM may write after it, without the modifiers that follow).
+pub fn first_word(t: &str) -> &str {
+    let b = t.as_bytes();
+    let mut depth = 0;
+    for i in 0..b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'*') => depth += 1,
+            b'*' if b.get(i + 1) == Some(&b'/') && depth > 0 => depth -= 1,
+            b' ' if depth == 0 => return &t[..i],
+            _ => {}
+        }
+    }
+    t
 }

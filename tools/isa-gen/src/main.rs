@@ -3,7 +3,7 @@
 //! checked-in tables differ from what the oracle says now.
 
 #[path = "../../../gpu-model/src/isa/layout.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 mod layout;
 
 mod align;
@@ -11,6 +11,7 @@ mod emit;
 mod ext;
 mod learn;
 mod llvm;
+mod refine;
 mod vopd;
 
 use std::process::ExitCode;

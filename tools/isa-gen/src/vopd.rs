@@ -137,6 +137,8 @@ pub fn learn(o: &mut Oracle, t: &mut Tables) {
                 variants: vec![Some(toks)],
                 mods: 0,
                 bad: 0,
+                vbad: Vec::new(),
+                addr: Vec::new(),
                 ext_ok: 0,
                 ext_shown: 0,
                 vals: v.clone(),

@@ -1,0 +1,169 @@
+//! GFX12 VSAMPLE (`image_sample*`, `image_gather4*`): address length, validity and the
+//! text LLVM prints. Opcodes, per-(dim, a16) address lengths and the names of the
+//! descriptor operands are learned by `tools/isa-gen`; the rules here (data register
+//! count, modifier order) are checked by `tests/isa_sweep.rs`.
+
+use super::decode::{table, DecodeError, Inst};
+use super::layout::{self, Layout, F};
+use super::table::{Entry, Opnd};
+use std::fmt::{self, Write};
+
+/// The address fields, in order.
+const VADDR: [F; 4] = [F::Vaddr, F::Vaddr1, F::Vaddr2, F::Vaddr3];
+
+/// A gather4 with tfe and d16: LLVM 22 then prints two data registers and the address
+/// as the four vaddr fields, whatever the dim (and accepts all four set).
+fn gather4_tfe_d16(e: &Entry, bits: u128) -> bool {
+    e.mnemonic.starts_with("image_gather4") && (bits >> 3) & 1 != 0 && (bits >> 5) & 1 != 0
+}
+
+/// `(address VGPRs, vaddr fields that may be nonzero)` for an instruction's dim and a16.
+fn addr(e: &Entry, bits: u128) -> (u32, u32) {
+    let dim = (bits & 7) as usize;
+    let a16 = ((bits >> 6) & 1) as usize;
+    let i = 2 * (2 * dim + a16);
+    match (e.addr.get(i), e.addr.get(i + 1)) {
+        (Some(&n), Some(&k)) => (u32::from(n), u32::from(k)),
+        _ => (0, 0),
+    }
+}
+
+/// LLVM rejects a dim the operation has no address form for, and nonzero vaddr fields
+/// past the ones the address uses.
+pub(crate) fn check(e: &Entry, lay: &Layout, bits: u128) -> Result<(), DecodeError> {
+    let w0 = bits as u32;
+    let (n, k) = addr(e, bits);
+    let k = if gather4_tfe_d16(e, bits) { 4 } else { k };
+    if n == 0 {
+        return Err(DecodeError::InvalidField {
+            word: w0,
+            offset: 0,
+            field: "dim",
+        });
+    }
+    for f in VADDR.iter().skip(k as usize) {
+        if lay.field(*f).is_some_and(|fl| layout::get(bits, fl) != 0) {
+            return Err(DecodeError::InvalidField {
+                word: (bits >> 64) as u32,
+                offset: 8,
+                field: "vaddr",
+            });
+        }
+    }
+    Ok(())
+}
+
+fn regs(w: &mut dyn Write, first: u32, n: u32) -> fmt::Result {
+    if n <= 1 {
+        write!(w, "v{first}")
+    } else {
+        write!(w, "v[{first}:{}]", first + n - 1)
+    }
+}
+
+/// Data VGPRs: one per dmask bit (gather4: four; at least one), halved (rounded up)
+/// with d16, plus one with tfe.
+pub(crate) fn data_regs(i: &Inst) -> u32 {
+    if gather4_tfe_d16(i.entry(), i.bits) {
+        return 2;
+    }
+    let n = if i.mnemonic().starts_with("image_gather4") {
+        4
+    } else {
+        i.field(F::Dmask).count_ones().max(1)
+    };
+    let n = if i.field(F::D16) != 0 {
+        n.div_ceil(2)
+    } else {
+        n
+    };
+    n + u32::from(i.field(F::Tfe) != 0)
+}
+
+/// Writes operands and modifiers after the mnemonic.
+pub(crate) fn write(w: &mut dyn Write, i: &Inst) -> fmt::Result {
+    let e = i.entry();
+    w.write_char(' ')?;
+    regs(w, i.field(F::Vdata), data_regs(i))?;
+    w.write_str(", ")?;
+    let (n, _) = addr(e, i.bits);
+    let n = if gather4_tfe_d16(e, i.bits) { 4 } else { n };
+    if n == 1 {
+        regs(w, i.field(F::Vaddr), 1)?;
+    } else {
+        w.write_char('[')?;
+        for (j, f) in VADDR.iter().enumerate().take(n.min(4) as usize) {
+            if j > 0 {
+                w.write_str(", ")?;
+            }
+            let last = j == 3 && n > 4;
+            regs(w, i.field(*f), if last { n - 3 } else { 1 })?;
+        }
+        w.write_char(']')?;
+    }
+    // The descriptors print with their learned class names (SGPR tuples, null, and
+    // LLVM's comments on the codes it accepts but flags).
+    let tab = table(i.target, i.wave32);
+    for o in i.syntax() {
+        let Opnd::Reg {
+            field: field @ (F::ImgRsrc | F::ImgSamp),
+            regs: nregs,
+            class,
+            ..
+        } = *o
+        else {
+            continue;
+        };
+        w.write_str(", ")?;
+        let v = i.field(field);
+        if v >= 256 {
+            regs(w, v - 256, u32::from(nregs))?;
+            write!(
+                w,
+                "/*Invalid register, operand has 'SReg_{}_XNULL' register class*/",
+                32 * u32::from(nregs)
+            )?;
+        } else {
+            let c = tab.classes.get(usize::from(class));
+            let s = c
+                .and_then(|c| c.names.get(v as usize))
+                .copied()
+                .unwrap_or(0);
+            w.write_str(tab.strings[usize::from(s)])?;
+        }
+    }
+    let m = |p: u32| e.mods & (1 << p) != 0;
+    let dmask = i.field(F::Dmask);
+    if dmask != 0 {
+        write!(w, " dmask:{dmask:#x}")?;
+    }
+    const DIM: [&str; 8] = [
+        "1D",
+        "2D",
+        "3D",
+        "CUBE",
+        "1D_ARRAY",
+        "2D_ARRAY",
+        "2D_MSAA",
+        "2D_MSAA_ARRAY",
+    ];
+    write!(w, " dim:SQ_RSRC_IMG_{}", DIM[i.field(F::Dim) as usize & 7])?;
+    // Modifier probes: 0 tfe, 1 d16, 2 a16, 3 nv, 4 unorm, 5 lwe, 6 th, 7 scope.
+    let flag = |w: &mut dyn Write, f: F, p: u32, name: &str| -> fmt::Result {
+        if m(p) && i.field(f) != 0 {
+            w.write_char(' ')?;
+            w.write_str(name)?;
+        }
+        Ok(())
+    };
+    flag(w, F::Unorm, 4, "unorm")?;
+    super::sym::th_scope(w, i)?;
+    flag(w, F::Nv, 3, "nv")?;
+    if i.field(F::R128) != 0 {
+        w.write_str(" r128")?;
+    }
+    flag(w, F::A16, 2, "a16")?;
+    flag(w, F::Tfe, 0, "tfe")?;
+    flag(w, F::Lwe, 5, "lwe")?;
+    flag(w, F::D16, 1, "d16")
+}
