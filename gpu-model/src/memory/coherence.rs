@@ -133,6 +133,21 @@ impl Chunk {
     }
 }
 
+/// One lane's atomic: what to do where.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct AtomicReq {
+    /// Address (naturally aligned; checked at issue).
+    pub addr: u64,
+    /// Operation.
+    pub op: AtomicOp,
+    /// 64-bit (else 32-bit).
+    pub wide: bool,
+    /// Operand.
+    pub src: u64,
+    /// Compare value (compare-and-swap).
+    pub cmp: u64,
+}
+
 /// An atomic waiting for the next sync point.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 struct PendingAtomic {
@@ -141,11 +156,7 @@ struct PendingAtomic {
     seq: u64,
     /// The issuing wave (see [`Domain`]).
     wave: u64,
-    addr: u64,
-    op: AtomicOp,
-    wide: bool,
-    src: u64,
-    cmp: u64,
+    req: AtomicReq,
 }
 
 /// One compute unit's buffered writes and atomics, and the old values of its performed
@@ -250,26 +261,12 @@ impl Domain {
     }
 
     /// Buffers an atomic of `wave` issued at `tick` (the address was checked).
-    #[allow(clippy::too_many_arguments)]
-    pub fn push_atomic(
-        &mut self,
-        tick: u64,
-        wave: u64,
-        addr: u64,
-        op: AtomicOp,
-        wide: bool,
-        src: u64,
-        cmp: u64,
-    ) {
+    pub fn push_atomic(&mut self, tick: u64, wave: u64, req: AtomicReq) {
         self.atomics.push(PendingAtomic {
             tick,
             seq: self.seq,
             wave,
-            addr,
-            op,
-            wide,
-            src,
-            cmp,
+            req,
         });
         self.seq += 1;
         self.deferred = true;
@@ -355,7 +352,7 @@ impl Coherence {
         order.sort_unstable();
         for (_, d, k) in order {
             let mut dom = guards[d].borrow_mut();
-            let a = dom.atomics[k];
+            let (wave, a) = (dom.atomics[k].wave, dom.atomics[k].req);
             // The address was checked at issue; memory freed since reads as 0.
             let old = if a.wide {
                 mem.atomic_u64(a.addr, a.op, a.src, a.cmp).unwrap_or(0)
@@ -363,9 +360,9 @@ impl Coherence {
                 mem.atomic_u32(a.addr, a.op, a.src as u32, a.cmp as u32)
                     .map_or(0, u64::from)
             };
-            match dom.results.iter_mut().find(|(w, _)| *w == a.wave) {
+            match dom.results.iter_mut().find(|(w, _)| *w == wave) {
                 Some((_, q)) => q.push_back(old),
-                None => dom.results.push((a.wave, VecDeque::from([old]))),
+                None => dom.results.push((wave, VecDeque::from([old]))),
             }
         }
         for g in &guards {

@@ -1,7 +1,7 @@
 //! What one wave's memory instructions see: device memory directly, or device memory
 //! through its compute unit's buffering [`Domain`](super::coherence::Domain).
 
-use super::coherence::Domain;
+use super::coherence::{AtomicReq, Domain};
 use super::{Access, AtomicOp, DeviceMemory, MemFault};
 use std::cell::RefCell;
 
@@ -193,7 +193,14 @@ impl<'a> MemView<'a> {
         if let Some(v) = d.take_result(self.wave) {
             return Ok(v);
         }
-        d.push_atomic(self.tick, self.wave, addr, op, wide, src, cmp);
+        let req = AtomicReq {
+            addr,
+            op,
+            wide,
+            src,
+            cmp,
+        };
+        d.push_atomic(self.tick, self.wave, req);
         Ok(0)
     }
 
