@@ -126,6 +126,26 @@ impl Rsrc {
         }
     }
 
+    /// Lane `l`'s record index and byte offset: the index VGPR (IDXEN) and offset VGPR
+    /// (OFFEN) in that order from `m.vaddr`, the instruction offset, and the lane number
+    /// when the descriptor asks for ADD_TID.
+    pub(super) fn lane(&self, w: &Wave, m: &Mem, l: usize) -> (u64, u64) {
+        let mut next = m.vaddr as usize;
+        let mut index = 0u64;
+        if m.has(Mem::IDXEN) {
+            index = w.vgpr(next, l) as u64;
+            next += 1;
+        }
+        let mut off = m.offset as u32 as u64;
+        if m.has(Mem::OFFEN) {
+            off += w.vgpr(next, l) as u64;
+        }
+        if self.add_tid {
+            index += l as u64;
+        }
+        (index, off)
+    }
+
     /// Device address of byte `offset` of record `index` (`soffset` added).
     pub(super) fn addr(&self, soffset: u64, index: u64, offset: u64) -> u64 {
         let b = self.base.wrapping_add(soffset);
@@ -238,9 +258,7 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
     }
     // LDS DMA: lane data goes to LDS (see `flat::lds_dma_addr`), not to VGPRs.
     let lds0 = super::flat::lds_dma_addr(w, m.offset);
-    let inst_off = m.offset as u32 as u64;
-    let (offen, idxen) = (m.has(Mem::OFFEN), m.has(Mem::IDXEN));
-    let (vaddr, vdata) = (m.vaddr as usize, m.data as usize);
+    let vdata = m.data as usize;
     let soffset = w.sread(m.soffset as u16, 0) as u64;
     let r = Rsrc::read(w, m.sbase as usize, ctx.prog.target().family())?;
     let exec = w.exec();
@@ -249,19 +267,7 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
     let mut addrs = [0u64; LANES];
     let mut seen = 0u64;
     for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
-        let mut next = vaddr;
-        let mut index = 0u64;
-        if idxen {
-            index = w.vgpr(next, l) as u64;
-            next += 1;
-        }
-        let mut off = inst_off;
-        if offen {
-            off += w.vgpr(next, l) as u64;
-        }
-        if r.add_tid {
-            index += l as u64;
-        }
+        let (index, off) = r.lane(w, m, l);
         if let Some((bytes, n, _, _, _)) = shp {
             if r.in_range(index, off, bytes as u64, (bytes * n) as u64) {
                 addrs[l] = r.addr(soffset, index, off);

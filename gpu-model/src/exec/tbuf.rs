@@ -17,7 +17,7 @@
 //! Addressing and range checking are those of the untyped buffer instructions
 //! ([`super::mubuf`]) with the whole element as the access (all or nothing).
 
-use super::decode::{Inst, Mem};
+use super::decode::Inst;
 use super::flat::{load, store, Place};
 use super::mubuf::Rsrc;
 use super::op::Op;
@@ -121,8 +121,7 @@ pub(crate) fn exec(
     }
     let m = &i.mem;
     let elem = n * bits as usize / 8;
-    let inst_off = m.offset as u32 as u64;
-    let (vaddr, vdata) = (m.vaddr as usize, m.data as usize);
+    let vdata = m.data as usize;
     let soffset = w.sread(m.soffset as u16, 0) as u64;
     let r = Rsrc::read(w, m.sbase as usize, ctx.prog.target().family())?;
     let exec = w.exec();
@@ -130,19 +129,7 @@ pub(crate) fn exec(
     let mut addrs = [0u64; LANES];
     let mut seen = 0u64;
     for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
-        let mut next = vaddr;
-        let mut index = 0u64;
-        if m.has(Mem::IDXEN) {
-            index = w.vgpr(next, l) as u64;
-            next += 1;
-        }
-        let mut off = inst_off;
-        if m.has(Mem::OFFEN) {
-            off += w.vgpr(next, l) as u64;
-        }
-        if r.add_tid {
-            index += l as u64;
-        }
+        let (index, off) = r.lane(w, m, l);
         let ok = r.in_range(index, off, elem as u64, elem as u64);
         let a = r.addr(soffset, index, off);
         if ok {

@@ -43,12 +43,6 @@ struct SocImage<Mem> {
     sim: Vec<u8>,
 }
 
-impl<Mem> SocImage<Mem> {
-    fn coherence_len(&self) -> usize {
-        self.coherence.len()
-    }
-}
-
 /// A loaded module: the code object to parse again and where it was placed.
 #[derive(Serialize, Deserialize)]
 struct ModuleImage {
@@ -164,10 +158,10 @@ impl Soc {
                 self.config.name
             )));
         }
-        if image.coherence_len() != self.coherence.len() {
+        if image.coherence.len() != self.coherence.len() {
             return Err(SocError::CheckpointMismatch(format!(
                 "checkpoint has {} memory domains, this soc {}",
-                image.coherence_len(),
+                image.coherence.len(),
                 self.coherence.len()
             )));
         }
