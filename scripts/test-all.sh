@@ -7,5 +7,9 @@ bash scripts/install-deps.sh
 llvm-mc-22 --version | head -2
 
 cargo test --workspace --release
+# The full oracle sweep: one million random instruction words per target against
+# llvm-mc-22 (the workspace tests above run a 20k-word sample).
+ISA_SWEEP_WORDS=1000000 cargo test --release -p gpu-model --test isa_sweep \
+  random_words_full_sweep -- --ignored --nocapture 2>&1 | grep -E '^gfx[0-9a-z]+: |test result|panicked|FAILED'
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEMPTIONS=2 \
   cargo test -p loom-tests --release

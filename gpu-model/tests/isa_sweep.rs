@@ -1,6 +1,8 @@
 //! Random instruction words against `llvm-mc-22 --disassemble`: same validity, same
 //! length, same text. CI runs a seeded sample per target; the full sweep is
-//! `ISA_SWEEP_WORDS=1000000 cargo test --release -p gpu-model --test isa_sweep -- --ignored`.
+//! `ISA_SWEEP_WORDS=1000000 cargo test --release -p gpu-model --test isa_sweep -- --ignored`
+//! (`scripts/test-all.sh` runs it). Oracle batches run on one thread per core; a crash of
+//! the oracle is located by progress markers and costs one rerun.
 
 use gpu_model::{isa, Family, Target};
 use std::collections::{BTreeMap, HashSet};
@@ -29,8 +31,21 @@ fn mattr(t: Target) -> &'static str {
     }
 }
 
-/// Runs one batch; `None` if the oracle crashed.
-fn batch(t: Target, lines: &[&[u8]]) -> Option<Vec<Answer>> {
+/// Why a batch gave no answers.
+enum Failed {
+    /// The oracle crashed on this probe (every probe before it was processed).
+    At(usize),
+    /// The oracle crashed somewhere, or its output could not be aligned.
+    Unknown,
+}
+
+/// The progress marker after each probe: `0xffffffff` is an invalid word on all five
+/// targets, and LLVM reports invalid words on stderr (unbuffered) as it goes, so after a
+/// crash the markers reported tell which probe crashed it (stdout, buffered, is lost).
+const MARKER: &str = "[0xff,0xff,0xff,0xff]\n";
+
+/// Runs one batch.
+fn batch(t: Target, lines: &[&[u8]]) -> Result<Vec<Answer>, Failed> {
     let mut input = String::new();
     for l in lines {
         input.push('[');
@@ -42,6 +57,7 @@ fn batch(t: Target, lines: &[&[u8]]) -> Option<Vec<Answer>> {
         }
         // A sentinel line (`s_nop 0x1234`) after each candidate splits the output.
         input.push_str("]\n[0x34,0x12,0x80,0xbf]\n");
+        input.push_str(MARKER);
     }
     let mut cmd = Command::new("llvm-mc-22");
     cmd.args([
@@ -50,7 +66,8 @@ fn batch(t: Target, lines: &[&[u8]]) -> Option<Vec<Answer>> {
         "--disassemble",
         "-show-encoding",
     ])
-    .env("LLVM_DISABLE_SYMBOLIZATION", "1");
+    .env("LLVM_DISABLE_SYMBOLIZATION", "1")
+    .env("LLVM_DISABLE_CRASH_REPORT", "1");
     if !mattr(t).is_empty() {
         cmd.arg(format!("-mattr={}", mattr(t)));
     }
@@ -63,17 +80,19 @@ fn batch(t: Target, lines: &[&[u8]]) -> Option<Vec<Answer>> {
     let Some(mut stdin) = child.stdin.take() else {
         let _ = child.kill();
         let _ = child.wait();
-        return None;
+        return Err(Failed::Unknown);
     };
     let w = std::thread::spawn(move || {
         let _ = stdin.write_all(input.as_bytes());
     });
-    let out = child.wait_with_output().ok()?;
+    let out = child.wait_with_output().map_err(|_| Failed::Unknown)?;
     let _ = w.join();
-    out.status.code()?;
     let stderr = String::from_utf8_lossy(&out.stderr);
+    // Probes whose first word is invalid (line 3k+1) and markers seen (line 3k+3).
     let mut invalid = HashSet::new();
-    for l in stderr.lines() {
+    let mut markers = 0;
+    let mut lines_iter = stderr.lines().peekable();
+    while let Some(l) = lines_iter.next() {
         let Some(rest) = l.strip_prefix("<stdin>:") else {
             continue;
         };
@@ -81,11 +100,32 @@ fn batch(t: Target, lines: &[&[u8]]) -> Option<Vec<Answer>> {
             continue;
         }
         let mut it = rest.split(':');
-        let line: usize = it.next()?.parse().ok()?;
-        let col: usize = it.next()?.parse().ok()?;
-        if col == 2 {
-            invalid.insert((line - 1) / 2);
+        let (Some(Ok(line)), Some(Ok(col))) = (
+            it.next().map(str::parse::<usize>),
+            it.next().map(str::parse::<usize>),
+        ) else {
+            return Err(Failed::Unknown);
+        };
+        if col != 2 || line == 0 {
+            continue;
         }
+        match (line - 1) % 3 {
+            0 => {
+                invalid.insert((line - 1) / 3);
+            }
+            2 if lines_iter.peek() == Some(&MARKER.trim_end()) && line == 3 * markers + 3 => {
+                markers += 1;
+            }
+            _ => {}
+        }
+    }
+    if out.status.code().is_none() {
+        // Killed by a signal: probe `markers` crashed it (all markers before it printed).
+        return Err(if markers < lines.len() {
+            Failed::At(markers)
+        } else {
+            Failed::Unknown
+        });
     }
     let stdout = String::from_utf8_lossy(&out.stdout);
     let mut answers = Vec::new();
@@ -112,20 +152,73 @@ fn batch(t: Target, lines: &[&[u8]]) -> Option<Vec<Answer>> {
             ));
         }
     }
-    (answers.len() == lines.len()).then_some(answers)
+    if answers.len() == lines.len() {
+        Ok(answers)
+    } else {
+        Err(Failed::Unknown)
+    }
 }
 
+/// Answers for every line; a line that crashes the oracle gets [`Answer::Crash`]. A crash
+/// costs one rerun of the probes before it (located by the markers), or a bisection when
+/// it cannot be located.
 fn ask(t: Target, lines: &[&[u8]]) -> Vec<Answer> {
-    match batch(t, lines) {
-        Some(a) => a,
-        None if lines.len() == 1 => vec![Answer::Crash],
-        None => {
-            let (a, b) = lines.split_at(lines.len() / 2);
-            let mut r = ask(t, a);
-            r.extend(ask(t, b));
-            r
+    let mut out = Vec::with_capacity(lines.len());
+    let mut rest = lines;
+    while !rest.is_empty() {
+        match batch(t, rest) {
+            Ok(a) => {
+                out.extend(a);
+                break;
+            }
+            Err(Failed::At(k)) => {
+                if k > 0 {
+                    out.extend(ask(t, &rest[..k]));
+                }
+                out.push(Answer::Crash);
+                rest = &rest[k + 1..];
+            }
+            Err(Failed::Unknown) if rest.len() == 1 => {
+                out.push(Answer::Crash);
+                break;
+            }
+            Err(Failed::Unknown) => {
+                let (a, b) = rest.split_at(rest.len() / 2);
+                out.extend(ask(t, a));
+                out.extend(ask(t, b));
+                break;
+            }
         }
     }
+    out
+}
+
+/// [`ask`] over chunks of `lines` on one worker thread per core.
+fn ask_parallel(t: Target, lines: &[&[u8]]) -> Vec<Answer> {
+    const CHUNK: usize = 2000;
+    let chunks: Vec<&[&[u8]]> = lines.chunks(CHUNK).collect();
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(chunks.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Vec<Answer>>> = chunks
+        .iter()
+        .map(|_| std::sync::Mutex::new(Vec::new()))
+        .collect();
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(c) = chunks.get(i) else { break };
+                let a = ask(t, c);
+                *slots[i].lock().expect("answer slot") = a;
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .flat_map(|m| m.into_inner().expect("answer slot"))
+        .collect()
 }
 
 /// `-show-encoding` gives the length of a *re-encoding*: an inline constant that LLVM
@@ -152,7 +245,7 @@ fn confirm_lengths(t: Target, lines: &[[u8; 16]], answers: &mut [Answer], wave32
     if cut.is_empty() {
         return;
     }
-    let re = ask(t, &cut);
+    let re = ask_parallel(t, &cut);
     for (k, (i, n)) in idx.into_iter().enumerate() {
         let same = |a: &Answer| matches!((a, &answers[i]), (Answer::Inst(x, _), Answer::Inst(y, _)) if x == y);
         if same(&re[2 * k]) && (n == 4 || !same(&re[2 * k + 1])) {
@@ -193,11 +286,8 @@ fn sweep_shaped(t: Target, n: usize, seed: u64, shape: impl Fn(&mut [u8; 16])) -
 /// Compares our decoding of every line with the oracle's; returns (answered, agreed).
 fn compare(t: Target, lines: &[[u8; 16]]) -> (usize, usize) {
     let n = lines.len();
-    let mut answers = Vec::with_capacity(n);
-    for c in lines.chunks(2000) {
-        let c: Vec<&[u8]> = c.iter().map(|l| &l[..]).collect();
-        answers.extend(ask(t, &c));
-    }
+    let refs: Vec<&[u8]> = lines.iter().map(|l| &l[..]).collect();
+    let mut answers = ask_parallel(t, &refs);
     let wave32 = t.family() == Family::Gfx12;
     confirm_lengths(t, lines, &mut answers, wave32);
     let (mut answered, mut agreed) = (0, 0);
@@ -516,5 +606,5 @@ fn random_words_full_sweep() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1_000_000);
-    run(n, 0.0);
+    run(n, FLOOR);
 }

@@ -109,31 +109,64 @@ impl Oracle {
         lines.iter().map(|l| self.cache[l].clone()).collect()
     }
 
+    /// Answers for `lines`; a line that crashes the oracle gets [`Answer::Crash`]. A crash
+    /// costs one rerun of the lines before it (located by the progress markers), or a
+    /// bisection when it cannot be located.
     fn ask_bisect(&self, lines: &[Vec<u8>]) -> Vec<Answer> {
-        let r = run_batch(&self.cpu, &self.mattr, lines);
-        if std::env::var_os("ISA_GEN_VERBOSE").is_some() {
-            eprintln!("batch {} -> {}", lines.len(), r.is_some());
-        }
-        match r {
-            Some(a) => a,
-            None if lines.len() == 1 => {
-                if std::env::var_os("ISA_GEN_VERBOSE").is_some() {
-                    eprintln!("isa-gen: oracle crash on {:02x?}", lines[0]);
+        let verbose = std::env::var_os("ISA_GEN_VERBOSE").is_some();
+        let mut out = Vec::with_capacity(lines.len());
+        let mut rest = lines;
+        while !rest.is_empty() {
+            let r = run_batch(&self.cpu, &self.mattr, rest);
+            if verbose {
+                eprintln!("batch {} -> {}", rest.len(), r.is_ok());
+            }
+            match r {
+                Ok(a) => {
+                    out.extend(a);
+                    break;
                 }
-                vec![Answer::Crash]
-            }
-            None => {
-                let (a, b) = lines.split_at(lines.len() / 2);
-                let mut r = self.ask_bisect(a);
-                r.extend(self.ask_bisect(b));
-                r
+                Err(Failed::At(k)) => {
+                    if verbose {
+                        eprintln!("isa-gen: oracle crash on {:02x?}", rest[k]);
+                    }
+                    if k > 0 {
+                        out.extend(self.ask_bisect(&rest[..k]));
+                    }
+                    out.push(Answer::Crash);
+                    rest = &rest[k + 1..];
+                }
+                Err(Failed::Unknown) if rest.len() == 1 => {
+                    out.push(Answer::Crash);
+                    break;
+                }
+                Err(Failed::Unknown) => {
+                    let (a, b) = rest.split_at(rest.len() / 2);
+                    out.extend(self.ask_bisect(a));
+                    out.extend(self.ask_bisect(b));
+                    break;
+                }
             }
         }
+        out
     }
 }
 
-/// Runs one batch; `None` if llvm-mc crashed or its output could not be aligned.
-fn run_batch(cpu: &str, mattr: &str, lines: &[Vec<u8>]) -> Option<Vec<Answer>> {
+/// Why a batch gave no answers.
+enum Failed {
+    /// llvm-mc crashed on this line (every line before it was processed).
+    At(usize),
+    /// llvm-mc crashed somewhere, or its output could not be aligned.
+    Unknown,
+}
+
+/// The progress marker after each probe: `0xffffffff` is an invalid word on all five
+/// targets, and llvm-mc reports invalid words on stderr (unbuffered) as it goes, so after
+/// a crash the markers reported tell which line crashed it (buffered stdout is lost).
+const MARKER: &str = "[0xff,0xff,0xff,0xff]";
+
+/// Runs one batch.
+fn run_batch(cpu: &str, mattr: &str, lines: &[Vec<u8>]) -> Result<Vec<Answer>, Failed> {
     // Every probe line is followed by a sentinel line (`s_nop 0x1234`, the same word on
     // both families) so that the output can be split per probe without trusting lengths.
     let mut input = String::with_capacity(lines.len() * 80);
@@ -149,6 +182,8 @@ fn run_batch(cpu: &str, mattr: &str, lines: &[Vec<u8>]) -> Option<Vec<Answer>> {
         // does not run off the end of the line (an oracle crash).
         input.push_str(",0x00,0x00,0x80,0xbf");
         input.push_str("]\n[0x34,0x12,0x80,0xbf]\n");
+        input.push_str(MARKER);
+        input.push('\n');
     }
     let mut cmd = Command::new("llvm-mc-22");
     cmd.env("LLVM_DISABLE_SYMBOLIZATION", "1")
@@ -171,41 +206,63 @@ fn run_batch(cpu: &str, mattr: &str, lines: &[Vec<u8>]) -> Option<Vec<Answer>> {
     let Some(mut stdin) = child.stdin.take() else {
         let _ = child.kill();
         let _ = child.wait();
-        return None;
+        return Err(Failed::Unknown);
     };
     let writer = std::thread::spawn(move || {
         let _ = stdin.write_all(input.as_bytes());
     });
-    let out = child.wait_with_output().ok()?;
+    let out = child.wait_with_output().map_err(|_| Failed::Unknown)?;
     let _ = writer.join();
-    // A crash (signal) gives no exit code; exit code 1 only means some lines were invalid.
-    out.status.code()?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    // Probe lines whose first word is invalid.
+    // Probe lines (3k+1) whose first word is invalid, and the markers (3k+3) reported.
     let mut invalid = std::collections::HashSet::new();
-    for l in stderr.lines() {
-        if let Some(rest) = l.strip_prefix("<stdin>:") {
-            if !l.contains("invalid instruction encoding") {
-                continue;
-            }
-            let mut it = rest.split(':');
-            let line: usize = it.next()?.parse().ok()?;
-            let col: usize = it.next()?.parse().ok()?;
-            if col == 2 {
-                invalid.insert((line - 1) / 2);
-            }
+    let mut markers = 0;
+    let mut errs = stderr.lines().peekable();
+    while let Some(l) = errs.next() {
+        let Some(rest) = l.strip_prefix("<stdin>:") else {
+            continue;
+        };
+        if !l.contains("invalid instruction encoding") {
+            continue;
         }
+        let mut it = rest.split(':');
+        let (Some(Ok(line)), Some(Ok(col))) = (
+            it.next().map(str::parse::<usize>),
+            it.next().map(str::parse::<usize>),
+        ) else {
+            return Err(Failed::Unknown);
+        };
+        if col != 2 || line == 0 {
+            continue;
+        }
+        match (line - 1) % 3 {
+            0 => {
+                invalid.insert((line - 1) / 3);
+            }
+            2 if errs.peek() == Some(&MARKER) && line == 3 * markers + 3 => markers += 1,
+            _ => {}
+        }
+    }
+    // A crash (signal) gives no exit code; exit code 1 only means some lines were invalid.
+    if out.status.code().is_none() {
+        return Err(if markers < lines.len() {
+            Failed::At(markers)
+        } else {
+            Failed::Unknown
+        });
     }
     let mut answers = Vec::with_capacity(lines.len());
     let mut cur: Option<Answer> = None;
-    for o in stdout.lines().filter(|l| l.contains("; encoding: [")) {
-        let (text, enc) = o.split_once("; encoding: [")?;
+    for o in stdout.lines() {
+        let Some((text, enc)) = o.split_once("; encoding: [") else {
+            continue;
+        };
         let text = text.trim();
         if text == "s_nop 0x1234" && enc == "0x34,0x12,0x80,0xbf]" {
             let i = answers.len();
             if i >= lines.len() {
-                return None;
+                return Err(Failed::Unknown);
             }
             answers.push(if invalid.contains(&i) {
                 Answer::Invalid
@@ -221,7 +278,7 @@ fn run_batch(cpu: &str, mattr: &str, lines: &[Vec<u8>]) -> Option<Vec<Answer>> {
         }
     }
     if answers.len() != lines.len() {
-        return None;
+        return Err(Failed::Unknown);
     }
-    Some(answers)
+    Ok(answers)
 }

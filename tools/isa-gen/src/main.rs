@@ -35,22 +35,48 @@ fn main() -> ExitCode {
     let only: Vec<&String> = args.iter().filter(|a| a.starts_with("gfx")).collect();
     let out_dir =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../gpu-model/src/isa/generated");
-    let mut learned = Vec::new();
-    for (cpu, gfx12, mattr) in TARGETS {
-        if !only.is_empty() && !only.iter().any(|o| cpu.starts_with(o.as_str())) {
-            continue;
+    let todo: Vec<(&str, bool, &str)> = TARGETS
+        .into_iter()
+        .filter(|(cpu, _, _)| only.is_empty() || only.iter().any(|o| cpu.starts_with(o.as_str())))
+        .collect();
+    // Targets are independent: learn them on worker threads (one per core, at most one per
+    // target), each with its own oracle processes; results keep the table order.
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(todo.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<learn::Tables>>> =
+        todo.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(cpu, gfx12, mattr)) = todo.get(i) else {
+                    break;
+                };
+                let t0 = std::time::Instant::now();
+                let mut o = llvm::Oracle::new(cpu.split('+').next().unwrap_or(cpu), mattr);
+                o.load();
+                let t = learn::learn(&mut o, gfx12);
+                o.save();
+                eprintln!(
+                    "isa-gen: {cpu}: {} opcodes, {} operand classes ({:.1}s)",
+                    t.entries.len(),
+                    t.classes.len(),
+                    t0.elapsed().as_secs_f64()
+                );
+                if let Ok(mut slot) = slots[i].lock() {
+                    *slot = Some(t);
+                }
+            });
         }
-        let t0 = std::time::Instant::now();
-        let mut o = llvm::Oracle::new(cpu.split('+').next().unwrap_or(cpu), mattr);
-        o.load();
-        let t = learn::learn(&mut o, gfx12);
-        o.save();
-        eprintln!(
-            "isa-gen: {cpu}: {} opcodes, {} operand classes ({:.1}s)",
-            t.entries.len(),
-            t.classes.len(),
-            t0.elapsed().as_secs_f64()
-        );
+    });
+    let mut learned = Vec::new();
+    for ((cpu, gfx12, _), slot) in todo.iter().zip(slots) {
+        let Some(t) = slot.into_inner().ok().flatten() else {
+            eprintln!("isa-gen: learning {cpu} failed");
+            return ExitCode::FAILURE;
+        };
         if dump {
             for e in &t.entries {
                 println!(
@@ -65,7 +91,7 @@ fn main() -> ExitCode {
                 );
             }
         }
-        learned.push((cpu, gfx12, t));
+        learned.push((*cpu, *gfx12, t));
     }
     if dump {
         return ExitCode::SUCCESS;
