@@ -1,13 +1,12 @@
 //! Random instruction words against `llvm-mc-22 --disassemble`: same validity, same
 //! length, same text. CI runs a seeded sample per target; the full sweep is
 //! `ISA_SWEEP_WORDS=1000000 cargo test --release -p gpu-model --test isa_sweep -- --ignored`
-//! (`scripts/test-all.sh` runs it). Oracle batches run on one thread per core; a crash of
-//! the oracle is located by progress markers and costs one rerun.
+//! (`scripts/test-all.sh` runs it). The oracle is crate `llvm-oracle`.
 
 use gpu_model::{isa, Family, Target};
-use std::collections::{BTreeMap, HashSet};
+use llvm_oracle::{Answer, Disassembler};
+use std::collections::BTreeMap;
 use std::io::Write;
-use std::process::{Command, Stdio};
 
 /// Agreement floor for the CI sample, percent of the words LLVM answers (ratchet at
 /// the goal; measured 99.93-99.975% on 2026-11-29).
@@ -17,13 +16,6 @@ const FLOOR: f64 = 99.9;
 /// remaining classes are listed in src/isa/KNOWN-DIFFERENCES.md).
 const EXT_FLOOR: f64 = 99.9;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Answer {
-    Inst(String, usize),
-    Invalid,
-    Crash,
-}
-
 fn mattr(t: Target) -> &'static str {
     match t.family() {
         Family::Gfx9 => "",
@@ -31,194 +23,11 @@ fn mattr(t: Target) -> &'static str {
     }
 }
 
-/// Why a batch gave no answers.
-enum Failed {
-    /// The oracle crashed on this probe (every probe before it was processed).
-    At(usize),
-    /// The oracle crashed somewhere, or its output could not be aligned.
-    Unknown,
-}
-
-/// The progress marker after each probe: `0xffffffff` is an invalid word on all five
-/// targets, and LLVM reports invalid words on stderr (unbuffered) as it goes, so after a
-/// crash the markers reported tell which probe crashed it (stdout, buffered, is lost).
-const MARKER: &str = "[0xff,0xff,0xff,0xff]\n";
-
-/// Runs one batch.
-fn batch(t: Target, lines: &[&[u8]]) -> Result<Vec<Answer>, Failed> {
-    let mut input = String::new();
-    for l in lines {
-        input.push('[');
-        for (i, b) in l.iter().enumerate() {
-            if i > 0 {
-                input.push(',');
-            }
-            input.push_str(&format!("0x{b:02x}"));
-        }
-        // A sentinel line (`s_nop 0x1234`) after each candidate splits the output.
-        input.push_str("]\n[0x34,0x12,0x80,0xbf]\n");
-        input.push_str(MARKER);
-    }
-    let mut cmd = Command::new("llvm-mc-22");
-    cmd.args([
-        "-arch=amdgcn",
-        &format!("-mcpu={}", t.name()),
-        "--disassemble",
-        "-show-encoding",
-    ])
-    .env("LLVM_DISABLE_SYMBOLIZATION", "1")
-    .env("LLVM_DISABLE_CRASH_REPORT", "1");
-    if !mattr(t).is_empty() {
-        cmd.arg(format!("-mattr={}", mattr(t)));
-    }
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("llvm-mc-22 is required for this test (install LLVM 22): {e}"));
-    let Some(mut stdin) = child.stdin.take() else {
-        let _ = child.kill();
-        let _ = child.wait();
-        return Err(Failed::Unknown);
-    };
-    let w = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
-    });
-    let out = child.wait_with_output().map_err(|_| Failed::Unknown)?;
-    let _ = w.join();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    // Probes whose first word is invalid (line 3k+1) and markers seen (line 3k+3).
-    let mut invalid = HashSet::new();
-    let mut markers = 0;
-    let mut lines_iter = stderr.lines().peekable();
-    while let Some(l) = lines_iter.next() {
-        let Some(rest) = l.strip_prefix("<stdin>:") else {
-            continue;
-        };
-        if !l.contains("invalid instruction encoding") {
-            continue;
-        }
-        let mut it = rest.split(':');
-        let (Some(Ok(line)), Some(Ok(col))) = (
-            it.next().map(str::parse::<usize>),
-            it.next().map(str::parse::<usize>),
-        ) else {
-            return Err(Failed::Unknown);
-        };
-        if col != 2 || line == 0 {
-            continue;
-        }
-        match (line - 1) % 3 {
-            0 => {
-                invalid.insert((line - 1) / 3);
-            }
-            2 if lines_iter.peek() == Some(&MARKER.trim_end()) && line == 3 * markers + 3 => {
-                markers += 1;
-            }
-            _ => {}
-        }
-    }
-    if out.status.code().is_none() {
-        // Killed by a signal: probe `markers` crashed it (all markers before it printed).
-        return Err(if markers < lines.len() {
-            Failed::At(markers)
-        } else {
-            Failed::Unknown
-        });
-    }
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let mut answers = Vec::new();
-    let mut cur = None;
-    for o in stdout.lines() {
-        let Some((text, enc)) = o.split_once("; encoding: [") else {
-            continue;
-        };
-        let text = text.trim();
-        if text == "s_nop 0x1234" && enc == "0x34,0x12,0x80,0xbf]" {
-            let i = answers.len();
-            answers.push(if invalid.contains(&i) {
-                Answer::Invalid
-            } else {
-                cur.take().unwrap_or(Answer::Invalid)
-            });
-            cur = None;
-            continue;
-        }
-        if cur.is_none() {
-            cur = Some(Answer::Inst(
-                text.to_string(),
-                enc.trim_end_matches(']').split(',').count(),
-            ));
-        }
-    }
-    if answers.len() == lines.len() {
-        Ok(answers)
-    } else {
-        Err(Failed::Unknown)
-    }
-}
-
-/// Answers for every line; a line that crashes the oracle gets [`Answer::Crash`]. A crash
-/// costs one rerun of the probes before it (located by the markers), or a bisection when
-/// it cannot be located.
-fn ask(t: Target, lines: &[&[u8]]) -> Vec<Answer> {
-    let mut out = Vec::with_capacity(lines.len());
-    let mut rest = lines;
-    while !rest.is_empty() {
-        match batch(t, rest) {
-            Ok(a) => {
-                out.extend(a);
-                break;
-            }
-            Err(Failed::At(k)) => {
-                if k > 0 {
-                    out.extend(ask(t, &rest[..k]));
-                }
-                out.push(Answer::Crash);
-                rest = &rest[k + 1..];
-            }
-            Err(Failed::Unknown) if rest.len() == 1 => {
-                out.push(Answer::Crash);
-                break;
-            }
-            Err(Failed::Unknown) => {
-                let (a, b) = rest.split_at(rest.len() / 2);
-                out.extend(ask(t, a));
-                out.extend(ask(t, b));
-                break;
-            }
-        }
-    }
-    out
-}
-
-/// [`ask`] over chunks of `lines` on one worker thread per core.
+/// The oracle's answers for `lines` (batched on one thread per core; see `llvm-oracle`).
 fn ask_parallel(t: Target, lines: &[&[u8]]) -> Vec<Answer> {
-    const CHUNK: usize = 2000;
-    let chunks: Vec<&[&[u8]]> = lines.chunks(CHUNK).collect();
-    let workers = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(chunks.len().max(1));
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let slots: Vec<std::sync::Mutex<Vec<Answer>>> = chunks
-        .iter()
-        .map(|_| std::sync::Mutex::new(Vec::new()))
-        .collect();
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(c) = chunks.get(i) else { break };
-                let a = ask(t, c);
-                *slots[i].lock().expect("answer slot") = a;
-            });
-        }
-    });
-    slots
-        .into_iter()
-        .flat_map(|m| m.into_inner().expect("answer slot"))
-        .collect()
+    Disassembler::new(t.name(), mattr(t))
+        .ask(lines)
+        .unwrap_or_else(|e| panic!("llvm-mc-22 is required for this test: {e}"))
 }
 
 /// `-show-encoding` gives the length of a *re-encoding*: an inline constant that LLVM
