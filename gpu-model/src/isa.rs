@@ -32,9 +32,9 @@
 //!    or rejects the word, in every operand-syntax variant (e.g. GFX9 `lds` buffer forms
 //!    reject the acc bit; GFX12 `s_buffer_load_*` reject a negative offset, probes and
 //!    prefetches an sdata number above 31, VBUFFER words bits 48-49);
-//! 4. every VOP1/VOP2/VOPC opcode is probed with a DPP16, DPP8 (GFX12) and SDWA (GFX9)
-//!    extension dword and each of its modifiers (`layout::EXT_PROBES`), recording which
-//!    forms and modifiers LLVM accepts and prints;
+//! 4. every VOP1/VOP2/VOPC opcode (and GFX12 VOP3 opcode) is probed with a DPP16, DPP8
+//!    (GFX12) and SDWA (GFX9) extension dword and each of its modifiers
+//!    (`layout::EXT_PROBES`), recording which forms and modifiers LLVM accepts and prints;
 //! 5. GFX9 register tuples are probed at an odd first register, recording the
 //!    `..._Align2` register class LLVM names in its "Invalid register" comment;
 //! 6. GFX12 VOPD words are probed for every (X, Y) opcode pair (module `vopd` of the
@@ -58,6 +58,12 @@
 //! per-format array (the generator writes one slot per [`Format`], so that is an index,
 //! not a search), reads fields through a per-layout name-to-position map, checks the
 //! operands against their classes and attaches a literal; it never allocates or panics.
+//! Plain valid words take a fast path (module `plan`): per target, the tables are
+//! compiled once, on first use, into one 64-byte slot per opcode and operand-syntax
+//! variant (a mask of the bits that must be zero, the operand fields with a 512-bit
+//! validity set per class), so a decode is an opcode index, one slot and a few masks.
+//! Anything the slot does not accept (errors, extension dwords, VOPD, images) goes
+//! through the full decoder, which gives the same result (tested on random words).
 //! A few operands print in a symbolic syntax the tables hold one sample of (module
 //! `sym`: `hwreg(...)`, GFX9 MTBUF `format:[...]`, GFX12 SMEM `offset:`/`nv`, GFX12
 //! `export`, whose operands depend on its enable mask: read them with `F::ExpEn`,
@@ -82,7 +88,9 @@
 //!   `F::SdwaSrc1Sel`, `F::Src0Neg`/`Abs`/`Sext`, `F::Src1Neg`/`Abs`/`Sext`,
 //!   `F::SdwaS0`, `F::SdwaS1`, SDWA `F::Clamp`/`F::Omod`, SDWA VOPC `F::Sdst`/`F::SdwaSd`).
 //!   `F::Src0` keeps the marker code; [`Inst::operand`] gives the real sources and
-//!   `F::ExtSrc0` the raw extension src0. GFX12 VOP3+DPP (12 bytes) is not decoded yet.
+//!   `F::ExtSrc0` the raw extension src0. GFX12 VOP3/VOP3B with src0 = 250/233/234 (12
+//!   bytes, `v_add3_u32_e64_dpp`): the same, with the DPP dword third and the source
+//!   modifiers in the VOP3 fields (which opcodes take it is learned like the others).
 //! * **VOPD** (GFX12 wave32 dual issue, [`Format::Vopd`]): [`Inst::op`] and
 //!   [`Inst::operand`] are the X half; [`Inst::vopd`] gives `(x, y)` operations,
 //!   [`Inst::operand_y`] / [`Inst::num_operands_y`] / [`Inst::mnemonic_y`] the Y half
@@ -101,6 +109,7 @@ mod generated;
 mod image;
 pub mod layout;
 mod operand;
+mod plan;
 mod print;
 mod sym;
 mod table;

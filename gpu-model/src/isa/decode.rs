@@ -102,7 +102,19 @@ fn word(b: &[u8], i: usize) -> Option<u32> {
 
 /// Decodes the instruction at the start of `bytes` for `target`. `wave32` selects how
 /// lane-mask operands print on GFX12 (ignored on GFX9, which is always wave64).
+#[inline]
 pub fn decode(target: Target, bytes: &[u8], wave32: bool) -> Result<Inst, DecodeError> {
+    // Plain valid instructions take the compiled plan; everything else (errors included)
+    // the full decoder below, which the plan agrees with (tested in `plan`).
+    match super::plan::decode_fast(target, bytes, wave32) {
+        Some(i) => Ok(i),
+        None => decode_full(target, bytes, wave32),
+    }
+}
+
+/// The full decoder: every format, extension and error (what [`decode`] falls back to).
+#[inline(never)]
+pub(crate) fn decode_full(target: Target, bytes: &[u8], wave32: bool) -> Result<Inst, DecodeError> {
     let gfx12 = target.family() == Family::Gfx12;
     let Some(w0) = word(bytes, 0) else {
         return Err(DecodeError::Truncated {
@@ -146,29 +158,20 @@ pub fn decode(target: Target, bytes: &[u8], wave32: bool) -> Result<Inst, Decode
     } else {
         layout::layout(gfx12, e.format).unwrap_or(id)
     };
-    // Extension dword (DPP16/DPP8/SDWA) after a 32-bit VALU encoding.
-    let ext = ext_of(gfx12, id.format, w0);
+    // Extension dword (DPP16/DPP8/SDWA) after a 32-bit VALU encoding, or (GFX12) after
+    // the two VOP3 dwords.
+    let ext = ext_of(gfx12, e.format, bits);
     let mut n = n;
     if ext.is_some() {
-        let Some(w1) = word(bytes, 1) else {
+        let Some(x) = word(bytes, n) else {
             return Err(DecodeError::Truncated {
                 word: w0,
-                offset: 4,
-                need: 8,
+                offset: 4 * n,
+                need: 4 * n + 4,
             });
         };
-        bits |= u128::from(w1) << 32;
-        n = 2;
-    }
-    if gfx12 && id.format == Format::Vop3 {
-        let s0 = (bits >> 32) as u32 & 0x1FF;
-        if matches!(s0, 233 | 234 | 250) {
-            return Err(DecodeError::Unsupported {
-                word: w0,
-                offset: 0,
-                what: "vop3-dpp",
-            });
-        }
+        bits |= u128::from(x) << (32 * n);
+        n += 1;
     }
     let variant = layout::variant(gfx12, lay, bits);
     let Some(Some(ops)) = e.variants.get(variant) else {
@@ -223,8 +226,8 @@ pub fn decode(target: Target, bytes: &[u8], wave32: bool) -> Result<Inst, Decode
     if let Some(x) = ext {
         if let Err(field) = ext::check(x, e.format, e, ops, bits, tab) {
             return Err(DecodeError::InvalidField {
-                word: (bits >> 32) as u32,
-                offset: 4,
+                word: (bits >> (32 * (n - 1))) as u32,
+                offset: 4 * (n - 1),
                 field,
             });
         }

@@ -25,13 +25,16 @@ pub enum Ext {
     Sdwa,
 }
 
-/// The extension a dword0 selects (`None` for other formats or src0 codes).
+/// The extension the src0 code selects (`None` for other formats or src0 codes): VOP1,
+/// VOP2, VOPC src0 in dword0; GFX12 VOP3/VOP3B src0 in dword1 (`bits` holds both).
 #[inline]
-pub(crate) fn ext_of(gfx12: bool, format: Format, w0: u32) -> Option<Ext> {
-    if !matches!(format, Format::Vop1 | Format::Vop2 | Format::Vopc) {
-        return None;
-    }
-    match (gfx12, w0 & 0x1FF) {
+pub(crate) fn ext_of(gfx12: bool, format: Format, bits: u128) -> Option<Ext> {
+    let s0 = match format {
+        Format::Vop1 | Format::Vop2 | Format::Vopc => bits as u32 & 0x1FF,
+        Format::Vop3 | Format::Vop3b if gfx12 => (bits >> 32) as u32 & 0x1FF,
+        _ => return None,
+    };
+    match (gfx12, s0) {
         (_, 250) => Some(Ext::Dpp16),
         (true, 233 | 234) => Some(Ext::Dpp8),
         (false, 249) => Some(Ext::Sdwa),
@@ -42,7 +45,10 @@ pub(crate) fn ext_of(gfx12: bool, format: Format, w0: u32) -> Option<Ext> {
 impl Ext {
     /// The extension's fields (bit positions over the whole instruction).
     fn fields(self, format: Format) -> &'static [Field] {
+        let vop3 = matches!(format, Format::Vop3 | Format::Vop3b);
         match self {
+            Ext::Dpp16 if vop3 => layout::DPP16_VOP3,
+            Ext::Dpp8 if vop3 => layout::DPP8_VOP3,
             Ext::Dpp16 => layout::DPP16,
             Ext::Dpp8 => layout::DPP8,
             Ext::Sdwa if format == Format::Vopc => layout::SDWA_C,
@@ -194,7 +200,7 @@ impl Inst {
         ext_of(
             self.target.family() == Family::Gfx12,
             self.format,
-            self.bits as u32,
+            self.bits,
         )
     }
 
@@ -202,7 +208,10 @@ impl Inst {
     pub(crate) fn ext_field(&self, f: F) -> Option<u32> {
         let ext = self.ext()?;
         if f == F::Fi && ext == Ext::Dpp8 {
-            return Some(u32::from(self.bits as u32 & 0x1FF == 234));
+            // The marker code: 234 is DPP8 with fetch-inactive.
+            let vop3 = matches!(self.format, Format::Vop3 | Format::Vop3b);
+            let s0 = (self.bits >> if vop3 { 32 } else { 0 }) as u32 & 0x1FF;
+            return Some(u32::from(s0 == 234));
         }
         layout::find(ext.fields(self.format), f).map(|fl| layout::get(self.bits, fl))
     }
@@ -227,9 +236,14 @@ impl Inst {
     }
 
     /// Mnemonic under an extension: `_e32` replaced by `_dpp`/`_sdwa` (GFX12 VOPC DPP
-    /// and operand-less ops keep the plain name).
+    /// and operand-less ops keep the plain name); GFX12 VOP3: `_e64_dpp`, also for
+    /// operations that have no other encoding.
     pub(crate) fn write_ext_mnemonic(&self, w: &mut dyn Write, ext: Ext) -> fmt::Result {
         let m = self.entry().mnemonic;
+        if matches!(self.format, Format::Vop3 | Format::Vop3b) {
+            w.write_str(m.strip_suffix("_e64").unwrap_or(m))?;
+            return w.write_str("_e64_dpp");
+        }
         let base = m.strip_suffix("_e32").unwrap_or(m);
         w.write_str(base)?;
         let gfx12 = self.target.family() == Family::Gfx12;

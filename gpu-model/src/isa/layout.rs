@@ -382,6 +382,7 @@ impl Layout {
     }
 
     /// The opcode field.
+    #[inline]
     pub fn op_field(&self) -> Field {
         match self.field(F::Op) {
             Some(f) => f,
@@ -393,7 +394,7 @@ impl Layout {
 #[path = "layout/fields.rs"]
 mod fields;
 use fields::*;
-pub use fields::{DPP16, DPP8, SDWA, SDWA_C};
+pub use fields::{DPP16, DPP16_VOP3, DPP8, DPP8_VOP3, SDWA, SDWA_C};
 #[path = "layout/probes.rs"]
 mod probes;
 pub use probes::*;

@@ -99,7 +99,8 @@ impl Inst {
             " "
         };
         self.write_ops(w, ops, lead)?;
-        if let Some(x) = ext {
+        let vop3 = matches!(self.format, Format::Vop3 | Format::Vop3b);
+        if let (Some(x), false) = (ext, vop3) {
             return self.write_ext_mods(w, x);
         }
         if let Some(y) = self.entry_y() {
@@ -120,7 +121,12 @@ impl Inst {
             })
             .count();
         let t16 = ops.iter().any(|o| matches!(o, Opnd::Reg { cls: b'l', .. }));
-        self.write_mods(w, nsrc, t16)
+        self.write_mods(w, nsrc, t16)?;
+        // GFX12 VOP3 DPP: the VOP3 modifiers, then the DPP controls.
+        match ext {
+            Some(x) => self.write_ext_mods(w, x),
+            None => Ok(()),
+        }
     }
 
     /// A FLAT/GLOBAL/SCRATCH atomic with its return bit set (GFX9 glc/sc0, GFX12
@@ -233,6 +239,7 @@ impl Inst {
         let lay = self.layout();
         let gfx12 = self.target.family() == Family::Gfx12;
         let ext = self.ext();
+        let vop3 = matches!(self.format, Format::Vop3 | Format::Vop3b);
         // SDWA: an SGPR in vsrc1 prints with src0's class names.
         let src0_class = ops.iter().find_map(|o| match o {
             Opnd::Reg {
@@ -317,9 +324,10 @@ impl Inst {
                     } else {
                         ext_v.unwrap_or_else(|| layout::get(self.bits, fl))
                     };
+                    // (A GFX12 VOP3 DPP word keeps its modifiers in the VOP3 fields.)
                     let (neg, abs, sx) = match ext {
-                        Some(_) => self.ext_src_mods(field),
-                        None => {
+                        Some(_) if !vop3 => self.ext_src_mods(field),
+                        _ => {
                             let (n, a) = self.src_mods(field);
                             (n, a, false)
                         }
@@ -366,7 +374,9 @@ impl Inst {
                         }
                         continue;
                     }
-                    if cls == b'l' && (class == u16::MAX || v >= 256 || interp16) {
+                    if cls == b'l' && self.cmpx_fake16() && (class == u16::MAX || v >= 256) {
+                        write!(w, "v{}", v & 0xFF)?;
+                    } else if cls == b'l' && (class == u16::MAX || v >= 256 || interp16) {
                         let r = if fl.role == Role::Src9 { v & 0xFF } else { v };
                         let (n, hi) = if matches!(
                             self.format,
@@ -467,6 +477,31 @@ impl Inst {
         }
     }
 
+    /// A GFX12 VOP3 syntax with true16 operands and no destination operand
+    /// (`v_cmpx_*_e64` on 16-bit values).
+    fn t16_no_dst(&self) -> bool {
+        let ops = self.syntax();
+        self.format == Format::Vop3
+            && self.target.family() == Family::Gfx12
+            && ops.iter().any(|o| matches!(o, Opnd::Reg { cls: b'l', .. }))
+            && !ops.iter().any(|o| {
+                matches!(
+                    o,
+                    Opnd::Reg {
+                        field: F::Vdst | F::Sdst,
+                        ..
+                    }
+                )
+            })
+    }
+
+    /// A true16 compare without a destination whose op_sel sets bits 2-3 (which it does
+    /// not have): LLVM 22 decodes it through its fake16 tables, printing plain `vN`
+    /// sources and no op_sel.
+    fn cmpx_fake16(&self) -> bool {
+        self.field(F::OpSel) & 0xC != 0 && self.t16_no_dst()
+    }
+
     fn write_mods(&self, w: &mut dyn Write, nsrc: usize, t16: bool) -> fmt::Result {
         let e = self.entry();
         let m = |i: u32| e.mods & (1 << i) != 0;
@@ -500,7 +535,27 @@ impl Inst {
                         } => self.field(f) < 256,
                         _ => false,
                     });
-                if os != 0 && (!t16 || scalar_src) && (m(8) || m(9) || m(10) || m(11)) {
+                // GFX12 operations whose op_sel bits 2-3 LLVM ignores (learned: their
+                // probes print nothing) print the low two bits only: permlane16/x16 (fi,
+                // bound_ctrl) as `op_sel:[a,b]`, fp8/bf8 conversions as `byte_sel`.
+                let low2 =
+                    self.target.family() == Family::Gfx12 && (m(8) || m(9)) && !(m(10) || m(11));
+                // True16 compares without a destination (`v_cmpx_*_e64`): op_sel has one
+                // entry per source, written whenever set (bits 2-3: see `cmpx_fake16`).
+                let cmpx = t16 && self.t16_no_dst();
+                let byte_sel = e.mnemonic.starts_with("v_cvt_f32_fp8")
+                    || e.mnemonic.starts_with("v_cvt_f32_bf8");
+                if cmpx {
+                    if os & 3 != 0 && !self.cmpx_fake16() {
+                        arr(w, "op_sel", os, 2)?;
+                    }
+                } else if low2 && os & 3 != 0 && byte_sel {
+                    write!(w, " byte_sel:{}", (os & 1) << 1 | (os >> 1) & 1)?;
+                } else if low2 && os & 3 != 0 {
+                    arr(w, "op_sel", os, 2)?;
+                } else if low2 {
+                    // Bits 2-3 alone print nothing.
+                } else if os != 0 && (!t16 || scalar_src) && (m(8) || m(9) || m(10) || m(11)) {
                     // One entry per source, then the destination (bit 3).
                     let os = (os & ((1 << nsrc) - 1)) | ((os >> 3) & 1) << nsrc;
                     arr(w, "op_sel", os, nsrc + 1)?;

@@ -1,5 +1,5 @@
-//! Learns, per VOP1/VOP2/VOPC opcode, which DPP16/DPP8/SDWA forms and modifiers LLVM
-//! accepts and prints (the probes are `layout::EXT_PROBES`).
+//! Learns, per VOP1/VOP2/VOPC opcode (and GFX12 VOP3/VOP3B opcode), which DPP16/DPP8/SDWA
+//! forms and modifiers LLVM accepts and prints (the probes are `layout::EXT_PROBES`).
 
 use crate::layout::{self, ExtKind, Format, EXT_PROBES, F};
 use crate::learn::{encode, Tables};
@@ -9,17 +9,21 @@ use crate::llvm::{Answer, Oracle};
 /// row_newbcast (GFX9).
 const DP_ALU: &str = "DP ALU dpp only supports row_newbcast";
 
-/// Fills `ext_ok` / `ext_shown` of every VOP1/VOP2/VOPC entry.
+/// Fills `ext_ok` / `ext_shown` of every VOP1/VOP2/VOPC entry, and of every GFX12
+/// VOP3/VOP3B entry (DPP16 and DPP8 after the VOP3 dwords, src0 in the VOP3 word).
 pub fn learn(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
     let mut lines = Vec::new();
     let mut jobs = Vec::new();
     for (ei, e) in t.entries.iter().enumerate() {
-        if !matches!(e.key, Format::Vop1 | Format::Vop2 | Format::Vopc) {
+        let vop3 = gfx12 && e.key == Format::Vop3;
+        if !matches!(e.key, Format::Vop1 | Format::Vop2 | Format::Vopc) && !vop3 {
             continue;
         }
         let Some(l) = layout::layout(gfx12, e.format) else {
             continue;
         };
+        // The extension dword follows the encoding's own dwords.
+        let at = 32 * u32::from(l.dwords);
         for (pi, (kind, set)) in EXT_PROBES.iter().enumerate() {
             let applies = match kind {
                 ExtKind::Dpp16 => true,
@@ -30,7 +34,7 @@ pub fn learn(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
                 continue;
             }
             let (marker, fields, base) = layout::ext_base(*kind, e.format);
-            let mut w = u128::from(base) << 32;
+            let mut w = u128::from(base) << at;
             let mut fits = true;
             for (f, v) in *set {
                 match layout::find(fields, *f) {
@@ -43,22 +47,27 @@ pub fn learn(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
             }
             let mut v = e.vals.clone();
             v.insert(F::Src0, marker);
-            lines.push(encode(l, &v, Some((w >> 32) as u32)));
-            jobs.push((ei, pi));
+            lines.push(encode(l, &v, Some((w >> at) as u32)));
+            jobs.push((ei, pi, at as usize / 8 + 4));
         }
     }
     let ans = o.ask(&lines);
     // Base text per (entry, kind) for the "shown" comparison.
     let mut base_text: std::collections::BTreeMap<(usize, usize), String> = Default::default();
-    for ((ei, pi), a) in jobs.iter().zip(&ans) {
+    for ((ei, pi, len), a) in jobs.iter().zip(&ans) {
         if EXT_PROBES[*pi].1.is_empty() {
-            if let Answer::Inst(text, 8) = a {
-                base_text.insert((*ei, EXT_PROBES[*pi].0 as usize), text.clone());
+            if let Answer::Inst(text, n) = a {
+                if n == len {
+                    base_text.insert((*ei, EXT_PROBES[*pi].0 as usize), text.clone());
+                }
             }
         }
     }
-    for ((ei, pi), a) in jobs.iter().zip(&ans) {
-        let Answer::Inst(text, 8) = a else { continue };
+    for ((ei, pi, len), a) in jobs.iter().zip(&ans) {
+        let Answer::Inst(text, n) = a else { continue };
+        if n != len {
+            continue;
+        }
         let kind = EXT_PROBES[*pi].0 as usize;
         let e = &mut t.entries[*ei];
         e.ext_ok |= 1 << pi;

@@ -371,12 +371,14 @@ pub fn sub(gfx12: bool, f: Format) -> &'static Layout {
 fn learn_format(o: &mut Oracle, gfx12: bool, l: &'static Layout, t: &mut Tables) {
     let opf = l.op_field();
     let nops = 1u32 << opf.bits;
-    // Candidate source kinds: all-VGPR first, then all-SGPR, then mixes.
-    let src_sets: [[bool; 3]; 4] = [
+    // Candidate source kinds: all-VGPR first, then all-SGPR, then mixes (the last one
+    // for GFX12 `v_permlane16_b32`/`v_permlanex16_b32`: a VGPR and two SGPR selects).
+    let src_sets: [[bool; 3]; 5] = [
         [true, true, true],
         [false, false, false],
         [true, false, true],
         [false, true, true],
+        [true, false, false],
     ];
     // Which layout applies to each opcode.
     let mut lay_of: Vec<&'static Layout> = vec![l; nops as usize];

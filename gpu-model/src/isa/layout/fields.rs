@@ -351,6 +351,22 @@ pub const DPP16: &[Field] = &[
 ];
 /// DPP8 extension dword (GFX12, src0 = 233, or 234 with fetch-inactive).
 pub const DPP8: &[Field] = &[fld(F::ExtSrc0, 32, 8, Mod), fld(F::Dpp8Sel, 40, 24, Mod)];
+/// DPP16 dword after a GFX12 VOP3/VOP3B word with src0 = 250 (the third dword; the
+/// source modifiers stay in the VOP3 fields).
+pub const DPP16_VOP3: &[Field] = &[
+    fld(F::ExtSrc0, 64, 8, Mod),
+    fld(F::DppCtrl, 72, 9, Mod),
+    fld(F::Fi, 82, 1, Mod),
+    fld(F::BoundCtrl, 83, 1, Mod),
+    fld(F::Src0Neg, 84, 1, Mod),
+    fld(F::Src0Abs, 85, 1, Mod),
+    fld(F::Src1Neg, 86, 1, Mod),
+    fld(F::Src1Abs, 87, 1, Mod),
+    fld(F::BankMask, 88, 4, Mod),
+    fld(F::RowMask, 92, 4, Mod),
+];
+/// DPP8 dword after a GFX12 VOP3/VOP3B word with src0 = 233/234.
+pub const DPP8_VOP3: &[Field] = &[fld(F::ExtSrc0, 64, 8, Mod), fld(F::Dpp8Sel, 72, 24, Mod)];
 /// SDWA extension dword of a VOP1/VOP2 word (GFX9, src0 = 249).
 pub const SDWA: &[Field] = &[
     fld(F::ExtSrc0, 32, 8, Mod),

@@ -54,8 +54,12 @@ pub fn ext_probe(kind: ExtKind, field: Option<F>) -> Option<usize> {
 
 /// The base extension dword of a probe kind for a format: src0 = v20, DPP16 row_shr:1
 /// with all rows and banks, DPP8 lanes 7..0, SDWA DWORD selects (VOP1: no src1 byte).
+/// VOP3/VOP3B (GFX12): the dword after the two VOP3 dwords.
 pub fn ext_base(kind: ExtKind, format: Format) -> (u32, &'static [Field], u32) {
+    let vop3 = matches!(format, Format::Vop3 | Format::Vop3b);
     match kind {
+        ExtKind::Dpp16 if vop3 => (250, fields::DPP16_VOP3, 0xFF00_1114),
+        ExtKind::Dpp8 if vop3 => (233, fields::DPP8_VOP3, 0x0539_7714),
         ExtKind::Dpp16 => (250, fields::DPP16, 0xFF00_1114),
         ExtKind::Dpp8 => (233, fields::DPP8, 0x0539_7714),
         ExtKind::Sdwa => match format {
