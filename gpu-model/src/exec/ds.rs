@@ -30,6 +30,43 @@ fn wr(lds: &mut [u8], a: u64, n: usize, v: u64) {
     }
 }
 
+/// A dword of LDS at byte `a` (0 when any byte is out of range); the common case of [`rd`].
+#[inline(always)]
+fn rd32(lds: &[u8], a: u64) -> u32 {
+    let a = a as usize;
+    match a.checked_add(4).and_then(|e| lds.get(a..e)) {
+        Some(&[b0, b1, b2, b3]) => u32::from_le_bytes([b0, b1, b2, b3]),
+        _ => 0,
+    }
+}
+
+/// Writes a dword of LDS at byte `a` (dropped when any byte is out of range).
+#[inline(always)]
+fn wr32(lds: &mut [u8], a: u64, v: u32) {
+    let a = a as usize;
+    if let Some(b) = a.checked_add(4).and_then(|e| lds.get_mut(a..e)) {
+        b.copy_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// The lanes set in `exec`, lowest first.
+#[inline(always)]
+fn lanes(exec: u64) -> impl Iterator<Item = usize> {
+    let mut m = exec;
+    std::iter::from_fn(move || {
+        let l = m.trailing_zeros() as usize;
+        m &= m.wrapping_sub(1);
+        (l < LANES).then_some(l)
+    })
+}
+
+/// Row indices of the `N` registers of a tuple starting at row `r` (wrapped into the
+/// register file like [`Wave::vgpr`] does), computed once rather than per lane.
+#[inline(always)]
+fn tuple<const N: usize>(w: &Wave, r: usize) -> [usize; N] {
+    std::array::from_fn(|k| (r + k) % w.v.len())
+}
+
 /// Executes a DS instruction.
 pub(crate) fn exec(
     w: &mut Wave,
@@ -46,6 +83,7 @@ pub(crate) fn exec(
     let vd = i.dst as usize;
     let exec = w.exec();
     let addr = |w: &Wave, l: usize| w.vgpr(addr_r, l) as u64;
+    let addr_row = |w: &Wave| addr_r % w.v.len();
     w.counters.lgkm += 1;
     match i.op {
         DsNop => {}
@@ -58,13 +96,14 @@ pub(crate) fn exec(
                 DsWriteB96 => 12,
                 _ => 16,
             };
+            let (ar, data) = (addr_row(w), tuple::<4>(w, d0));
             for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
-                let a = addr(w, l) + offset;
+                let a = w.v[ar][l] as u64 + offset;
                 if n < 4 {
-                    wr(lds, a, n, w.vgpr(d0, l) as u64);
+                    wr(lds, a, n, w.v[data[0]][l] as u64);
                 } else {
-                    for k in 0..n / 4 {
-                        wr(lds, a + 4 * k as u64, 4, w.vgpr(d0 + k, l) as u64);
+                    for (k, &r) in data.iter().enumerate().take(n / 4) {
+                        wr32(lds, a + 4 * k as u64, w.v[r][l]);
                     }
                 }
             }
@@ -77,13 +116,14 @@ pub(crate) fn exec(
             } else {
                 size
             };
+            let (ar, x, y) = (addr_row(w), tuple::<2>(w, d0), tuple::<2>(w, d1));
             for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
-                let a = addr(w, l);
-                for (o, d) in [(off0, d0), (off1, d1)] {
+                let a = w.v[ar][l] as u64;
+                for (o, d) in [(off0, x), (off1, y)] {
                     let at = a + o * stride;
-                    wr(lds, at, 4, w.vgpr(d, l) as u64);
+                    wr32(lds, at, w.v[d[0]][l]);
                     if wide {
-                        wr(lds, at + 4, 4, w.vgpr(d + 1, l) as u64);
+                        wr32(lds, at + 4, w.v[d[1]][l]);
                     }
                 }
             }
@@ -98,20 +138,24 @@ pub(crate) fn exec(
                 DsReadB96 => 12,
                 _ => 16,
             };
-            for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
-                let a = addr(w, l) + offset;
-                if n < 4 {
-                    let v = rd(lds, a, n);
-                    let v = match i.op {
+            let (addrs, dst) = (w.v[addr_row(w)], tuple::<4>(w, vd));
+            if n < 4 {
+                let d = &mut w.v[dst[0]];
+                for l in lanes(exec) {
+                    let v = rd(lds, addrs[l] as u64 + offset, n);
+                    d[l] = match i.op {
                         DsReadI8 => v as u8 as i8 as i32 as u32,
                         DsReadI16 => v as u16 as i16 as i32 as u32,
                         _ => v as u32,
                     };
-                    w.set_vgpr(vd, l, v);
-                } else {
-                    for k in 0..n / 4 {
-                        let v = rd(lds, a + 4 * k as u64, 4) as u32;
-                        w.set_vgpr(vd + k, l, v);
+                }
+            } else {
+                // Register by register (the addresses were read first: the address
+                // register may be a destination).
+                for (k, &r) in dst.iter().enumerate().take(n / 4) {
+                    let d = &mut w.v[r];
+                    for l in lanes(exec) {
+                        d[l] = rd32(lds, addrs[l] as u64 + offset + 4 * k as u64);
                     }
                 }
             }
@@ -125,13 +169,14 @@ pub(crate) fn exec(
                 size
             };
             let per = if wide { 2 } else { 1 };
-            for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
-                let a = addr(w, l);
-                for (k, o) in [off0, off1].into_iter().enumerate() {
-                    let at = a + o * stride;
-                    for j in 0..per {
-                        let v = rd(lds, at + 4 * j as u64, 4) as u32;
-                        w.set_vgpr(vd + k * per + j, l, v);
+            let (addrs, dst) = (w.v[addr_row(w)], tuple::<4>(w, vd));
+            // Register by register, as for ds_read_b*: destination `k * per + j` is dword
+            // `j` at `offset_k * stride`.
+            for (k, o) in [off0, off1].into_iter().enumerate() {
+                for j in 0..per {
+                    let d = &mut w.v[dst[k * per + j]];
+                    for l in lanes(exec) {
+                        d[l] = rd32(lds, addrs[l] as u64 + o * stride + 4 * j as u64);
                     }
                 }
             }

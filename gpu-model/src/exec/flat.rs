@@ -275,32 +275,35 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
     let exec = w.exec();
     let use_v = m.has(Mem::VADDR);
 
+    // Register rows of the address pair and the data/destination tuples, wrapped into the
+    // register file once (as `Wave::vgpr` does per access).
+    let rows = |r: usize| -> [usize; 4] { std::array::from_fn(|k| (r + k) % w.v.len()) };
+    let (va, dr, vr) = (rows(vaddr), rows(data), rows(vdst));
+    let sbase = saddr.map(|s| (w.sgpr64(s), w.sgpr(s)));
+
     // Per-lane place.
     let mut places = [Place::Global(0); LANES];
     for (l, p) in places.iter_mut().enumerate() {
         if exec >> l & 1 == 0 {
             continue;
         }
+        let (lo, hi) = (w.v[va[0]][l] as u64, w.v[va[1]][l] as u64);
         *p = match seg {
             Seg::Global => {
-                let base = if let Some(s) = saddr {
-                    w.sgpr64(s).wrapping_add(w.vgpr(vaddr, l) as u64)
-                } else {
-                    w.vgpr(vaddr, l) as u64 | (w.vgpr(vaddr + 1, l) as u64) << 32
+                let base = match sbase {
+                    Some((s64, _)) => s64.wrapping_add(lo),
+                    None => lo | hi << 32,
                 };
                 Place::Global(base.wrapping_add_signed(offset))
             }
-            Seg::Flat => {
-                let a = w.vgpr(vaddr, l) as u64 | (w.vgpr(vaddr + 1, l) as u64) << 32;
-                classify(a.wrapping_add_signed(offset))
-            }
+            Seg::Flat => classify((lo | hi << 32).wrapping_add_signed(offset)),
             Seg::Scratch => {
                 let mut o = 0u64;
                 if use_v {
-                    o = o.wrapping_add(w.vgpr(vaddr, l) as u64);
+                    o = o.wrapping_add(lo);
                 }
-                if let Some(s) = saddr {
-                    o = o.wrapping_add(w.sgpr(s) as u64);
+                if let Some((_, s32)) = sbase {
+                    o = o.wrapping_add(s32 as u64);
                 }
                 Place::Private((o as u32 as u64).wrapping_add_signed(offset) & 0xffff_ffff)
             }
@@ -334,8 +337,8 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
         if is_store(i.op) {
             for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
                 let mut buf = [0u32; 4];
-                for (k, b) in buf.iter_mut().enumerate().take(n) {
-                    *b = w.vgpr(data + k, l);
+                for (b, &r) in buf.iter_mut().zip(&dr).take(n) {
+                    *b = w.v[r][l];
                 }
                 if d16 == 2 {
                     buf[0] >>= 16;
@@ -362,19 +365,14 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
                     (2, true) => v as u16 as i16 as i32 as u32,
                     _ => v,
                 };
+                let d = &mut w.v[vr[0]][l];
                 match d16 {
-                    1 => {
-                        let old = w.vgpr(vdst, l);
-                        w.set_vgpr(vdst, l, (old & 0xffff_0000) | (v & 0xffff));
-                    }
-                    2 => {
-                        let old = w.vgpr(vdst, l);
-                        w.set_vgpr(vdst, l, (old & 0xffff) | v << 16);
-                    }
+                    1 => *d = (*d & 0xffff_0000) | (v & 0xffff),
+                    2 => *d = (*d & 0xffff) | v << 16,
                     _ => {
-                        w.set_vgpr(vdst, l, v);
-                        for (k, &b) in buf.iter().enumerate().take(n).skip(1) {
-                            w.set_vgpr(vdst + k, l, b);
+                        *d = v;
+                        for (&r, &b) in vr[1..n].iter().zip(&buf[1..n]) {
+                            w.v[r][l] = b;
                         }
                     }
                 }

@@ -103,7 +103,69 @@ pub(crate) fn d2h(x: f64) -> u32 {
     f16::from_f64(x).to_bits() as u32
 }
 
-/// IEEE minNum/maxNum as the GFX9 VALU does in IEEE mode: a quiet NaN operand loses.
+/// `v_min_f32`/`v_max_f32` (`max` selects the latter) as the Vega / CDNA3 ISA guides
+/// define them (V_MIN_F32, V_MAX_F32): with the IEEE mode bit (MODE[9]) a signalling
+/// NaN operand gives that NaN quieted (src0 checked first); otherwise a NaN operand loses
+/// to the other one; -0 is below +0. GFX12 has no IEEE mode, and its `v_min_num_f32`/
+/// `v_max_num_f32` (IEEE 754-2019 minimumNumber/maximumNumber) are the `ieee = false` case.
+#[inline(always)]
+pub(crate) fn minmax32(a: f32, b: f32, max: bool, ieee: bool) -> f32 {
+    let snan = |x: f32| x.is_nan() && x.to_bits() & 0x0040_0000 == 0;
+    if ieee && snan(a) {
+        return f32::from_bits(a.to_bits() | 0x0040_0000);
+    }
+    if ieee && snan(b) {
+        return f32::from_bits(b.to_bits() | 0x0040_0000);
+    }
+    if a.is_nan() {
+        return b;
+    }
+    if b.is_nan() {
+        return a;
+    }
+    // Equal values differ only in the sign of a zero: min takes the negative one.
+    let a_wins = if a == b {
+        a.is_sign_negative() != max
+    } else {
+        (a < b) != max
+    };
+    if a_wins {
+        a
+    } else {
+        b
+    }
+}
+
+/// [`minmax32`] for `v_min_f64`/`v_max_f64` (the same rules; quiet bit 51).
+#[inline(always)]
+pub(crate) fn minmax64(a: f64, b: f64, max: bool, ieee: bool) -> f64 {
+    let snan = |x: f64| x.is_nan() && x.to_bits() & (1 << 51) == 0;
+    if ieee && snan(a) {
+        return f64::from_bits(a.to_bits() | 1 << 51);
+    }
+    if ieee && snan(b) {
+        return f64::from_bits(b.to_bits() | 1 << 51);
+    }
+    if a.is_nan() {
+        return b;
+    }
+    if b.is_nan() {
+        return a;
+    }
+    let a_wins = if a == b {
+        a.is_sign_negative() != max
+    } else {
+        (a < b) != max
+    };
+    if a_wins {
+        a
+    } else {
+        b
+    }
+}
+
+/// minNum/maxNum on the host's rules (a NaN operand loses; the sign of an equal zero
+/// unspecified): what `v_med3_f32`, f16 and scalar min/max still use.
 #[inline(always)]
 pub(crate) fn fmin(a: f32, b: f32) -> f32 {
     a.min(b)
@@ -426,54 +488,6 @@ unsafe fn fma_row32_x86(a: &[f32; 64], b: &[f32; 64], c: &[f32; 64]) -> [f32; 64
         r[l] = a[l].mul_add(b[l], c[l]);
     }
     r
-}
-
-/// Row-wide fused multiply-add on f32 bit patterns, with each source's input modifiers
-/// given as `(and, xor)` masks (abs clears the sign, neg flips it): the fast path of the
-/// VALU FMA family, reading VGPR rows in place.
-#[inline]
-pub(crate) fn fma_bits32(
-    a: &[u32; 64],
-    b: &[u32; 64],
-    c: &[u32; 64],
-    m: [(u32, u32); 3],
-) -> [u32; 64] {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::is_x86_feature_detected!("fma") {
-            // SAFETY: the CPU supports FMA (checked just above).
-            return unsafe { fma_bits32_x86(a, b, c, m) };
-        }
-    }
-    fma_bits32_generic(a, b, c, m)
-}
-
-#[inline(always)]
-fn fma_bits32_generic(
-    a: &[u32; 64],
-    b: &[u32; 64],
-    c: &[u32; 64],
-    m: [(u32, u32); 3],
-) -> [u32; 64] {
-    let mut r = [0u32; 64];
-    for l in 0..64 {
-        let x = f32::from_bits((a[l] & m[0].0) ^ m[0].1);
-        let y = f32::from_bits((b[l] & m[1].0) ^ m[1].1);
-        let z = f32::from_bits((c[l] & m[2].0) ^ m[2].1);
-        r[l] = x.mul_add(y, z).to_bits();
-    }
-    r
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "fma,avx2")]
-unsafe fn fma_bits32_x86(
-    a: &[u32; 64],
-    b: &[u32; 64],
-    c: &[u32; 64],
-    m: [(u32, u32); 3],
-) -> [u32; 64] {
-    fma_bits32_generic(a, b, c, m)
 }
 
 /// Row-wide fused multiply-add, f64 (see [`fma_row32`]).

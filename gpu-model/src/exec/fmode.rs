@@ -15,9 +15,12 @@
 //! (quiet NaN propagation as in the default path).
 //!
 //! Covered: f32 `v_add/sub/subrev/mul/fma/fmac/fmamk/fmaak/mad/mac`, f64 `v_add/mul/fma/
-//! fmac`, f16 `v_add/sub/subrev/mul`, and the conversions `v_cvt_f32_{i32,u32,f64,f16}`,
-//! `v_cvt_f64_f32`, `v_cvt_f16_f32`. Other float operations ignore MODE (see the report
-//! in the executor's docs).
+//! fmac`, f16 `v_add/sub/subrev/mul`, the conversions `v_cvt_f32_{i32,u32,f64,f16}`,
+//! `v_cvt_f64_f32`, `v_cvt_f16_f32`, and the exact operations f32 `v_min/max/min3/max3`,
+//! f64 `v_min/max` and the f32/f64/f16 compares (`valu::cmp`), where only denormal
+//! flushing applies. Other float operations (among them `v_med3_f32`, f16 and packed
+//! f16 min/max, `v_div_*`, transcendentals, GFX12 scalar float ops) still
+//! compute as in the default mode.
 
 use super::decode::Inst;
 use super::float as fl;
@@ -171,6 +174,28 @@ fn convert<F: FloatConvert<T>, T: Float>(x: F, env: Env) -> T {
     x.convert_r(env.round, &mut loses).value
 }
 
+/// An f32 operand with input denormals flushed to zero of the same sign unless `keep`.
+#[inline(always)]
+pub(crate) fn flush_f32(x: f32, keep: bool) -> f32 {
+    f32::from_bits(flush32(x.to_bits(), keep))
+}
+
+/// [`flush_f32`] for f64.
+#[inline(always)]
+pub(crate) fn flush_f64(x: f64, keep: bool) -> f64 {
+    f64::from_bits(flush64(x.to_bits(), keep))
+}
+
+/// [`flush_f32`] for an f16 operand held as f32 (f16 denormals are below 2^-14).
+#[inline(always)]
+pub(crate) fn flush_f16_as_f32(x: f32, keep: bool) -> f32 {
+    if !keep && x != 0.0 && x.abs() < 6.103_515_6e-5 {
+        0.0f32.copysign(x)
+    } else {
+        x
+    }
+}
+
 /// Executes `i` under the wave's non-default MODE if it is one of the covered operations;
 /// `None` hands it to the default path.
 #[cold]
@@ -308,6 +333,34 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Option<Result<(), FaultReason>> {
                 flush16(v.to_bits() as u32, e64.keep_out)
             });
             put16(w, i, &r, en);
+        }
+        // Exact operations: rounding does not apply; denormal inputs are flushed, and so
+        // is a denormal result (one of the inputs kept under a mixed mode).
+        VMinF32 | VMaxF32 | VMin3F32 | VMax3F32 => {
+            let max = matches!(i.op, VMaxF32 | VMax3F32);
+            let three = matches!(i.op, VMin3F32 | VMax3F32);
+            let ieee = super::valu::ieee_mode(w);
+            let (a, en) = fsrc(w, i, 0);
+            let (b, _) = fsrc(w, i, 1);
+            let c = if three { fsrc(w, i, 2).0 } else { a };
+            let f = |x: f32| flush_f32(x, e32.keep_in);
+            let m = |x, y| fl::minmax32(x, y, max, ieee);
+            let r: Row = std::array::from_fn(|l| {
+                let v = m(f(a[l]), f(b[l]));
+                let v = if three { m(v, f(c[l])) } else { v };
+                flush32(out32(v), e32.keep_out)
+            });
+            put(w, i, &r, en);
+        }
+        VMinF64 | VMaxF64 => {
+            let (max, ieee) = (i.op == VMaxF64, super::valu::ieee_mode(w));
+            let (a, b) = (dsrc(w, i, 0), dsrc(w, i, 1));
+            let f = |x: f64| flush_f64(x, e64.keep_in);
+            let r: Row64 = std::array::from_fn(|l| {
+                let v = fl::minmax64(f(a[l]), f(b[l]), max, ieee);
+                flush64(out64(v), e64.keep_out)
+            });
+            put64(w, i.dst as usize, &r);
         }
         _ => return None,
     }

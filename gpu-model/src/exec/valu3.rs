@@ -6,7 +6,7 @@ use super::float as fl;
 use super::lane;
 use super::op::Op;
 use super::valu::{
-    bfe, d2, d3, dfma3, dsrc, f3, fma3, fsrc, int2, int3, perm, put, put64, src, src64, Row, Row64,
+    d2, d3, dfma3, dsrc, f3, fma3, fsrc, ieee_mode, int2, int3, put, put64, src, src64, Row, Row64,
 };
 use super::wave::{Wave, LANES};
 use super::FaultReason;
@@ -18,8 +18,12 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VMadF32 | VMadLegacyF32 => f3(w, i, |a, b, c| a * b + c),
         VFmaF32 => fma3(w, i),
         VFmaF64 => dfma3(w, i),
-        VMin3F32 => f3(w, i, |a, b, c| fl::fmin(fl::fmin(a, b), c)),
-        VMax3F32 => f3(w, i, |a, b, c| fl::fmax(fl::fmax(a, b), c)),
+        // V_MIN3_F32 / V_MAX3_F32 are defined as two v_min_f32 / v_max_f32.
+        VMin3F32 | VMax3F32 => {
+            let (max, ieee) = (i.op == VMax3F32, ieee_mode(w));
+            let m = move |a, b| fl::minmax32(a, b, max, ieee);
+            f3(w, i, move |a, b, c| m(m(a, b), c))
+        }
         VMed3F32 => f3(w, i, fl::med3),
         VMin3I32 => int3(w, i, |a, b, c| {
             (a as i32).min(b as i32).min(c as i32) as u32
@@ -147,8 +151,10 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         }
         VAddF64 => d2(w, i, |a, b| a + b),
         VMulF64 => d2(w, i, |a, b| a * b),
-        VMinF64 => d2(w, i, f64::min),
-        VMaxF64 => d2(w, i, f64::max),
+        VMinF64 | VMaxF64 => {
+            let (max, ieee) = (i.op == VMaxF64, ieee_mode(w));
+            d2(w, i, move |a, b| fl::minmax64(a, b, max, ieee))
+        }
         VLdexpF64 => {
             let a = dsrc(w, i, 0);
             let (b, _) = src(w, i, 1);
@@ -266,4 +272,39 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         _ => return Err(FaultReason::Unimplemented(i.op.name())),
     }
     Ok(())
+}
+
+/// Bit field extract (v_bfe_u32/i32): `width` bits from `off`, sign-extended if `signed`.
+fn bfe(v: u32, off: u32, width: u32, signed: bool) -> u32 {
+    let (off, width) = (off & 31, width & 31);
+    if width == 0 {
+        return 0;
+    }
+    let x = v >> off;
+    if signed {
+        ((x << (32 - width)) as i32 >> (32 - width)) as u32
+    } else {
+        x & ((1u32 << width) - 1)
+    }
+}
+
+/// Byte permute (v_perm_b32): each selector byte picks a byte of `{a, b}` or a constant.
+fn perm(a: u32, b: u32, sel: u32) -> u32 {
+    // Bytes 0..3 from src1, 4..7 from src0; 8..11 sign-replicate; 12 = 0x00; 13+ = 0xff.
+    let bytes = (b as u64) | (a as u64) << 32;
+    let mut r = 0u32;
+    for k in 0..4 {
+        let s = (sel >> (8 * k)) & 0xff;
+        let v = match s {
+            0..=7 => (bytes >> (8 * s)) as u8 as u32,
+            8 => ((b >> 15) & 1) * 0xff,
+            9 => ((b >> 31) & 1) * 0xff,
+            10 => ((a >> 15) & 1) * 0xff,
+            11 => ((a >> 31) & 1) * 0xff,
+            12 => 0,
+            _ => 0xff,
+        };
+        r |= v << (8 * k);
+    }
+    r
 }

@@ -14,6 +14,10 @@ const SGPRS: usize = 144;
 /// VGPR rows: 256 architectural VGPRs, 256 AGPRs, and slack so a tuple starting at the
 /// last register never indexes out of bounds.
 pub(crate) const VGPR_ROWS: usize = 512 + 16;
+/// Spare rows past the architectural ones, one per VALU source: the in-place loop reads a
+/// source that is not a plain VGPR (a constant, an SDWA select, a DPP permutation) from
+/// them (`valu::rows`). No instruction can name them.
+pub(crate) const OPERAND_ROWS: usize = VGPR_ROWS;
 /// First AGPR row.
 pub(crate) const AGPR_BASE: usize = 256;
 
@@ -104,7 +108,7 @@ impl Wave {
     pub fn new(wave_size: u32, pc: u64) -> Wave {
         Wave {
             s: [0; SGPRS],
-            v: RegFile::new(VGPR_ROWS),
+            v: RegFile::new(VGPR_ROWS + 3),
             scc: false,
             pc,
             mode: 0,
@@ -125,8 +129,8 @@ impl Wave {
     /// at or above `vgprs`, which a kernel allocating `vgprs` registers cannot name.
     pub fn reset(&mut self, wave_size: u32, pc: u64, vgprs: usize) {
         let n = vgprs.min(AGPR_BASE);
-        if self.v.len() != VGPR_ROWS {
-            self.v = RegFile::new(VGPR_ROWS);
+        if self.v.len() != VGPR_ROWS + 3 {
+            self.v = RegFile::new(VGPR_ROWS + 3);
         }
         self.v[..n].fill([0; LANES]);
         self.v[AGPR_BASE..AGPR_BASE + n].fill([0; LANES]);
