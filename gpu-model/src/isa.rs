@@ -74,7 +74,12 @@
 //! `F::Clamp`) plus `F::WaitExp`. GFX12 VSAMPLE (`image_sample*`/`image_gather4*`,
 //! [`Format::Vsample`], module `image`): `F::Vdata`, `F::Vaddr`..`F::Vaddr3`,
 //! `F::ImgRsrc`, `F::ImgSamp`, `F::Dim`, `F::Dmask`, `F::D16`, `F::A16`, `F::R128`,
-//! `F::Tfe`, `F::Lwe`, `F::Unorm`, `F::Th`, `F::Scope`, `F::Nv`. [`Inst`] keeps the encoding bits, so
+//! `F::Tfe`, `F::Lwe`, `F::Unorm`, `F::Th`, `F::Scope`, `F::Nv`. GFX9 MIMG (gfx90a,
+//! [`Format::Mimg`], module `mimg`): `F::Vdata`, `F::Vaddr`, `F::Srsrc`, `F::ImgSamp`,
+//! `F::Dmask`, `F::Unorm`, `F::Glc`, `F::Slc`, `F::Scc`, `F::A16`, `F::Lwe`, `F::Da`,
+//! `F::D16`, `F::Acc`. GFX12 VIMAGE (`image_load*`/`image_store*`/`image_atomic_*`,
+//! [`Format::Vimage`], module `image`) reads like VSAMPLE without the sampler, plus
+//! `F::Vaddr4`. [`Inst`] keeps the encoding bits, so
 //! [`encode`] is exact; [`Inst::build`] and [`Inst::set_operand`] encode from typed
 //! [`Operand`]s. `Display` prints the text `llvm-objdump-22 -d` prints.
 //!
@@ -108,6 +113,7 @@ mod ext;
 mod generated;
 mod image;
 pub mod layout;
+mod mimg;
 mod operand;
 mod plan;
 mod print;

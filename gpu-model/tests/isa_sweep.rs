@@ -511,3 +511,172 @@ fn vop3_dpp_words_agree_with_llvm_mc() {
         );
     }
 }
+
+/// GFX9 MIMG words (prefix 0x3C): plain random words, and words shaped towards valid
+/// ones (opcode bit 7 clear, opcodes 0..0x3F, the sampler zero for half of them since
+/// only `image_sample` takes one). LLVM 22 decodes MIMG on gfx90a only: the gfx942 and
+/// gfx950 sweeps check that every word is rejected there too.
+#[test]
+fn mimg_words_agree_with_llvm_mc() {
+    const FLOOR: f64 = 99.9;
+    let mut bad = Vec::new();
+    for t in Target::ALL {
+        if t.family() != Family::Gfx9 {
+            continue;
+        }
+        let plain = sweep_shaped(t, 3000, 0x3C, |l| set_w0(l, 0xFC00_0000, 0xF000_0000));
+        let mut s = 0x3D ^ (t as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let lines: Vec<[u8; 16]> = (0..20000)
+            .map(|_| {
+                let mut l = [0u8; 16];
+                l[..8].copy_from_slice(&xorshift(&mut s).to_le_bytes());
+                l[8..].copy_from_slice(&xorshift(&mut s).to_le_bytes());
+                set_w0(&mut l, 0xFC00_0001 | (0x40 << 18), 0xF000_0000);
+                if l[8] & 1 == 0 {
+                    // ssamp (bits 57:53) zero.
+                    l[6] &= 0x1F;
+                    l[7] &= 0xFC;
+                }
+                l
+            })
+            .collect();
+        let shaped = compare(t, &lines);
+        // The agreement must cover decoded words, not only rejections.
+        let decoded = lines
+            .iter()
+            .filter(|l| isa::decode(t, &l[..], false).is_ok())
+            .count();
+        eprintln!("{t}: mimg shaped words decoded: {decoded}");
+        if (t == Target::Gfx90a) != (decoded > 1500) {
+            bad.push(format!("{t} mimg: {decoded} shaped words decoded"));
+        }
+        for (name, (a, g)) in [("plain", plain), ("shaped", shaped)] {
+            let rate = 100.0 * g as f64 / a.max(1) as f64;
+            eprintln!("{t}: mimg {name} words: {a} answered, {g} agree ({rate:.2}%)");
+            if a == 0 || rate < FLOOR {
+                bad.push(format!("{t} mimg {name} {rate:.2}% < {FLOOR}%"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "mimg sweeps below the floor: {bad:?}");
+}
+
+/// GFX12 VIMAGE words (prefix 0x34): plain random words, and words shaped towards valid
+/// ones (opcodes 0x00..0x1F and 0x80..0x9F, the resource an aligned SGPR tuple).
+#[test]
+fn vimage_words_agree_with_llvm_mc() {
+    const FLOOR: f64 = 99.9;
+    let mut bad = Vec::new();
+    for t in Target::ALL {
+        if t.family() != Family::Gfx12 {
+            continue;
+        }
+        // Words 0xD3A0_xxxx..0xD3A3_xxxx are left out: LLVM 22 still decodes them as
+        // GFX9 `v_fma_mix*` (see KNOWN-DIFFERENCES.md).
+        let mix = |l: &[u8; 16]| matches!(u16::from_le_bytes([l[2], l[3]]), 0xD3A0..=0xD3A3);
+        let plain = sweep_shaped(t, 3000, 0x34, |l| {
+            set_w0(l, 0xFC00_0000, 0xD000_0000);
+            if mix(l) {
+                set_w0(l, 0x0200_0000, 0);
+            }
+        });
+        let mut s = 0x35 ^ (t as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let lines: Vec<[u8; 16]> = (0..20000)
+            .map(|_| {
+                let mut l = [0u8; 16];
+                l[..8].copy_from_slice(&xorshift(&mut s).to_le_bytes());
+                l[8..].copy_from_slice(&xorshift(&mut s).to_le_bytes());
+                // Reserved bits 3, 13:8 clear; opcode bits 6:5 clear.
+                set_w0(&mut l, 0xFC00_3F08 | (0x60 << 14), 0xD000_0000);
+                if mix(&l) {
+                    set_w0(&mut l, 0x0200_0000, 0);
+                }
+                // rsrc (bits 49:41) = SGPR 0..95, a multiple of 4; bit 40 clear.
+                let w1 = u32::from_le_bytes([l[4], l[5], l[6], l[7]]);
+                let rsrc = (w1 >> 9) % 24 * 4;
+                let w1 = (w1 & !(0x3FF << 8)) | (rsrc << 9);
+                l[4..8].copy_from_slice(&w1.to_le_bytes());
+                // The address fields past a random count zero (vaddr4 = byte 7).
+                let keep = usize::from(l[15] % 6);
+                for (j, b) in [8usize, 9, 10, 11, 7].into_iter().enumerate() {
+                    if j >= keep {
+                        l[b] = 0;
+                    }
+                }
+                l
+            })
+            .collect();
+        let shaped = compare(t, &lines);
+        let decoded = lines
+            .iter()
+            .filter(|l| isa::decode(t, &l[..], true).is_ok())
+            .count();
+        eprintln!("{t}: vimage shaped words decoded: {decoded}");
+        if decoded < 1500 {
+            bad.push(format!("{t} vimage: {decoded} shaped words decoded"));
+        }
+        for (name, (a, g)) in [("plain", plain), ("shaped", shaped)] {
+            let rate = 100.0 * g as f64 / a.max(1) as f64;
+            eprintln!("{t}: vimage {name} words: {a} answered, {g} agree ({rate:.2}%)");
+            if a == 0 || rate < FLOOR {
+                bad.push(format!("{t} vimage {name} {rate:.2}% < {FLOOR}%"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "vimage sweeps below the floor: {bad:?}");
+    // BVH ray intersection is not decoded: LLVM's encodings (llvm-mc-22 -show-encoding of
+    // `image_bvh_intersect_ray v[4:7], [v9, v10, v[11:13], v[14:16], v[17:19]], s[4:7]`,
+    // the bvh64 and dual forms) must give the typed error.
+    let bvh: [[u8; 12]; 3] = [
+        [16, 64, 198, 211, 4, 8, 0, 17, 9, 10, 11, 14],
+        [16, 128, 198, 211, 4, 8, 0, 18, 9, 11, 12, 15],
+        [16, 0, 224, 211, 0, 0, 0, 10, 0, 2, 4, 7],
+    ];
+    let refs: Vec<&[u8]> = bvh.iter().map(|l| &l[..]).collect();
+    for t in [Target::Gfx1200, Target::Gfx1201] {
+        let answers = ask_parallel(t, &refs);
+        for (l, a) in bvh.iter().zip(&answers) {
+            assert!(matches!(a, Answer::Inst(x, 12) if x.starts_with("image_bvh")));
+            let r = isa::decode(t, l, true);
+            assert!(
+                matches!(
+                    r,
+                    Err(isa::DecodeError::Unsupported {
+                        what: "image-bvh",
+                        ..
+                    })
+                ),
+                "{t}: {l:02x?} gave {r:?}"
+            );
+        }
+    }
+}
+
+/// gfx950 VOP3PX2 (`v_mfma_scale_*`, 16 bytes) is not decoded: the encoding llvm-mc-22
+/// gives for `v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23],
+/// v24, v25` must give the typed error, never the first half's text
+/// (`v_mfma_ld_scale_b32`, 8 bytes).
+#[test]
+fn vop3px2_words_are_typed_unsupported() {
+    let l: [u8; 16] = [
+        0x00, 0x00, 0xac, 0xd3, 0x18, 0x33, 0x02, 0x00, 0x00, 0x08, 0xad, 0xd3, 0x04, 0x19, 0x52,
+        0x04,
+    ];
+    let answers = ask_parallel(Target::Gfx950, &[&l[..]]);
+    assert!(
+        matches!(&answers[0], Answer::Inst(x, 16) if x.starts_with("v_mfma_scale_")),
+        "{:?}",
+        answers[0]
+    );
+    let r = isa::decode(Target::Gfx950, &l, false);
+    assert!(
+        matches!(
+            r,
+            Err(isa::DecodeError::Unsupported {
+                what: "vop3px2",
+                ..
+            })
+        ),
+        "{r:?}"
+    );
+}

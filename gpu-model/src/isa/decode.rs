@@ -145,6 +145,15 @@ pub(crate) fn decode_full(target: Target, bytes: &[u8], wave32: bool) -> Result<
     let tab = table(target, wave32);
     let opcode = layout::get(bits, id.op_field());
     let Some(ei) = tab.lookup(id.format, opcode) else {
+        // GFX12 BVH ray intersection (VIMAGE 0x19, 0x1A, 0x80): LLVM decodes it, this
+        // decoder does not yet (its address fields hold tuples of their own sizes).
+        if id.format == Format::Vimage && matches!(opcode, 0x19 | 0x1A | 0x80) {
+            return Err(DecodeError::Unsupported {
+                word: w0,
+                offset: 0,
+                what: "image-bvh",
+            });
+        }
         return Err(DecodeError::InvalidOpcode {
             word: w0,
             offset: 0,
@@ -153,6 +162,21 @@ pub(crate) fn decode_full(target: Target, bytes: &[u8], wave32: bool) -> Result<
         });
     };
     let e: &Entry = &tab.entries[usize::from(ei)];
+    // gfx950 VOP3PX2: v_mfma_ld_scale_b32 followed by a scaled f8f6f4 MFMA (VOP3P
+    // opcodes 0x2D, 0x2E) is one 16-byte `v_mfma_scale_*` instruction to LLVM, which this
+    // decoder does not implement yet.
+    if e.op == Op::VMfmaLdScaleB32
+        && matches!(
+            word(bytes, 2).map(|w| w & 0xFFFF_0000),
+            Some(0xD3AD_0000 | 0xD3AE_0000)
+        )
+    {
+        return Err(DecodeError::Unsupported {
+            word: w0,
+            offset: 0,
+            what: "vop3px2",
+        });
+    }
     let lay = if e.format == id.format {
         id
     } else {
@@ -232,8 +256,11 @@ pub(crate) fn decode_full(target: Target, bytes: &[u8], wave32: bool) -> Result<
             });
         }
     }
-    if e.format == Format::Vsample {
+    if matches!(e.format, Format::Vsample | Format::Vimage) {
         super::image::check(e, lay, bits)?;
+    }
+    if e.format == Format::Mimg {
+        super::mimg::check(e, bits)?;
     }
     let mut lit = Lit {
         bytes,

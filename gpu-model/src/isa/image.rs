@@ -1,5 +1,5 @@
-//! GFX12 VSAMPLE (`image_sample*`, `image_gather4*`): address length, validity and the
-//! text LLVM prints. Opcodes, per-(dim, a16) address lengths and the names of the
+//! GFX12 VSAMPLE (`image_sample*`, `image_gather4*`) and VIMAGE (`image_load*`,
+//! `image_store*`, `image_atomic_*`): address length, validity and the text LLVM prints. Opcodes, per-(dim, a16) address lengths and the names of the
 //! descriptor operands are learned by `tools/isa-gen`; the rules here (data register
 //! count, modifier order) are checked by `tests/isa_sweep.rs`.
 
@@ -8,8 +8,17 @@ use super::layout::{self, Layout, F};
 use super::table::{Entry, Opnd};
 use std::fmt::{self, Write};
 
-/// The address fields, in order.
-const VADDR: [F; 4] = [F::Vaddr, F::Vaddr1, F::Vaddr2, F::Vaddr3];
+/// The address fields, in order (VSAMPLE has the first four, VIMAGE all five).
+const VADDR: [F; 5] = [F::Vaddr, F::Vaddr1, F::Vaddr2, F::Vaddr3, F::Vaddr4];
+
+/// How many address fields the format has.
+fn nfields(i_format: super::layout::Format) -> u32 {
+    if i_format == super::layout::Format::Vimage {
+        5
+    } else {
+        4
+    }
+}
 
 /// A gather4 with tfe and d16: LLVM 22 then prints two data registers and the address
 /// as the four vaddr fields, whatever the dim (and accepts all four set).
@@ -17,8 +26,39 @@ fn gather4_tfe_d16(e: &Entry, bits: u128) -> bool {
     e.mnemonic.starts_with("image_gather4") && (bits >> 3) & 1 != 0 && (bits >> 5) & 1 != 0
 }
 
-/// `(address VGPRs, vaddr fields that may be nonzero)` for an instruction's dim and a16.
-fn addr(e: &Entry, bits: u128) -> (u32, u32) {
+/// A VIMAGE word LLVM 22 has no form for, which it prints with the operation's first
+/// form instead: one data register (compare-and-swap two) and four address fields
+/// whatever the dim. That happens when the data register count (dmask bits, halved with
+/// d16, plus tfe) has no form (an atomic with more than 3; compare-and-swap fewer than
+/// 2), when the registers would run past v255, and for the (dim, a16) the generator
+/// found without a form of their own (bit 7 of the learned address length). Returns
+/// the data register count printed.
+fn fallback(e: &Entry, bits: u128) -> Option<u32> {
+    if e.format != super::layout::Format::Vimage {
+        return None;
+    }
+    let first = if e.mnemonic == "image_atomic_cmpswap" {
+        2
+    } else {
+        1
+    };
+    let dmask = ((bits >> 22) & 0xF) as u32;
+    let n = dmask.count_ones().max(1);
+    let n = if (bits >> 5) & 1 != 0 {
+        n.div_ceil(2)
+    } else {
+        n
+    };
+    let n = n + ((bits >> 55) & 1) as u32;
+    let atomic = e.mnemonic.starts_with("image_atomic");
+    let vdata = ((bits >> 32) & 0xFF) as u32;
+    let bad_count = atomic && if first == 2 { n < 2 } else { n > 3 };
+    let learned = addr_raw(e, bits).0 & 0x80 != 0;
+    (bad_count || vdata + n > 256 || learned).then_some(first)
+}
+
+/// The learned `[address length, fields]` pair of an instruction's dim and a16.
+fn addr_raw(e: &Entry, bits: u128) -> (u32, u32) {
     let dim = (bits & 7) as usize;
     let a16 = ((bits >> 6) & 1) as usize;
     let i = 2 * (2 * dim + a16);
@@ -28,12 +68,22 @@ fn addr(e: &Entry, bits: u128) -> (u32, u32) {
     }
 }
 
+/// `(address VGPRs, vaddr fields that may be nonzero)` for an instruction's dim and a16.
+fn addr(e: &Entry, bits: u128) -> (u32, u32) {
+    let (n, k) = addr_raw(e, bits);
+    (n & 0x7F, k)
+}
+
 /// LLVM rejects a dim the operation has no address form for, and nonzero vaddr fields
 /// past the ones the address uses.
 pub(crate) fn check(e: &Entry, lay: &Layout, bits: u128) -> Result<(), DecodeError> {
     let w0 = bits as u32;
     let (n, k) = addr(e, bits);
-    let k = if gather4_tfe_d16(e, bits) { 4 } else { k };
+    let k = if gather4_tfe_d16(e, bits) || fallback(e, bits).is_some() {
+        4
+    } else {
+        k
+    };
     if n == 0 {
         return Err(DecodeError::InvalidField {
             word: w0,
@@ -67,6 +117,9 @@ pub(crate) fn data_regs(i: &Inst) -> u32 {
     if gather4_tfe_d16(i.entry(), i.bits) {
         return 2;
     }
+    if let Some(n) = fallback(i.entry(), i.bits) {
+        return n;
+    }
     let n = if i.mnemonic().starts_with("image_gather4") {
         4
     } else {
@@ -87,17 +140,22 @@ pub(crate) fn write(w: &mut dyn Write, i: &Inst) -> fmt::Result {
     regs(w, i.field(F::Vdata), data_regs(i))?;
     w.write_str(", ")?;
     let (n, _) = addr(e, i.bits);
-    let n = if gather4_tfe_d16(e, i.bits) { 4 } else { n };
+    let n = if gather4_tfe_d16(e, i.bits) || fallback(e, i.bits).is_some() {
+        4
+    } else {
+        n
+    };
+    let nf = nfields(i.format);
     if n == 1 {
         regs(w, i.field(F::Vaddr), 1)?;
     } else {
         w.write_char('[')?;
-        for (j, f) in VADDR.iter().enumerate().take(n.min(4) as usize) {
+        for (j, f) in VADDR.iter().enumerate().take(n.min(nf) as usize) {
             if j > 0 {
                 w.write_str(", ")?;
             }
-            let last = j == 3 && n > 4;
-            regs(w, i.field(*f), if last { n - 3 } else { 1 })?;
+            let last = j as u32 == nf - 1 && n > nf;
+            regs(w, i.field(*f), if last { n - (nf - 1) } else { 1 })?;
         }
         w.write_char(']')?;
     }

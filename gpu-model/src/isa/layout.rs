@@ -62,11 +62,15 @@ pub enum Format {
     Vdsdir,
     /// GFX12 image sample/gather (VSAMPLE, 96 bits).
     Vsample,
+    /// GFX9 image (MIMG, 64 bits; LLVM 22 decodes it on gfx90a only).
+    Mimg,
+    /// GFX12 image load/store/atomic/BVH (VIMAGE, 96 bits).
+    Vimage,
 }
 
 impl Format {
     /// Every format, in declaration order.
-    pub const ALL: [Format; 25] = [
+    pub const ALL: [Format; 27] = [
         Format::Sop1,
         Format::Sop2,
         Format::Sopc,
@@ -92,6 +96,8 @@ impl Format {
         Format::Vinterp,
         Format::Vdsdir,
         Format::Vsample,
+        Format::Mimg,
+        Format::Vimage,
     ];
 
     /// Lowercase name, as in ISA documents.
@@ -122,6 +128,8 @@ impl Format {
             Format::Vinterp => "vinterp",
             Format::Vdsdir => "vdsdir",
             Format::Vsample => "vsample",
+            Format::Mimg => "mimg",
+            Format::Vimage => "vimage",
         }
     }
 }
@@ -320,11 +328,15 @@ pub enum F {
     Vaddr2,
     /// Image: fourth address VGPR (the rest of the address when it is longer).
     Vaddr3,
+    /// Image (GFX9 MIMG): array (`da`).
+    Da,
+    /// Image (GFX12 VIMAGE): fifth address VGPR (the rest of the address when longer).
+    Vaddr4,
 }
 
 impl F {
     /// Number of field names.
-    pub const COUNT: usize = F::Vaddr3 as usize + 1;
+    pub const COUNT: usize = F::Vaddr4 as usize + 1;
 }
 
 /// One bit field of an instruction (bits numbered over the whole instruction).
@@ -455,6 +467,7 @@ pub const GFX9_IDENT: &[Layout] = &[
     lay(Format::Global, 2, 0xFC00_C000, 0xDC00_8000, false, FLAT_9),
     lay(Format::Mubuf, 2, 0xFC00_0000, 0xE000_0000, false, MUBUF_9),
     lay(Format::Mtbuf, 2, 0xFC00_0000, 0xE800_0000, false, MTBUF_9),
+    lay(Format::Mimg, 2, 0xFC00_0000, 0xF000_0000, false, MIMG_9),
 ];
 
 /// GFX9 layouts reached through another format's opcode table.
@@ -513,6 +526,14 @@ pub const GFX12_IDENT: &[Layout] = &[
         0xE400_0000,
         false,
         VSAMPLE_12,
+    ),
+    lay(
+        Format::Vimage,
+        3,
+        0xFC00_0000,
+        0xD000_0000,
+        false,
+        VIMAGE_12,
     ),
 ];
 

@@ -133,7 +133,7 @@ impl Inst {
             Fm::Flat | Fm::Global | Fm::Scratch => {
                 matches!(field, F::Vdst | F::Data) && self.field(F::Acc) != 0
             }
-            Fm::Mubuf | Fm::Mtbuf => field == F::Vdata && self.field(F::Acc) != 0,
+            Fm::Mubuf | Fm::Mtbuf | Fm::Mimg => field == F::Vdata && self.field(F::Acc) != 0,
             Fm::Mai => match field {
                 F::Vdst => self.field(F::AccCd) != 0,
                 // SMFMAC src2 is the sparsity index: always a VGPR.

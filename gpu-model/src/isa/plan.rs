@@ -153,7 +153,13 @@ impl Plan {
         let Some(lay) = layout::layout(gfx12, e.format) else {
             return NONE;
         };
-        if matches!(e.format, Format::Vopd | Format::Vsample) || e.variants.len() > 16 {
+        // (v_mfma_ld_scale_b32 may open a gfx950 VOP3PX2 pair: see `decode_full`.)
+        if matches!(
+            e.format,
+            Format::Vopd | Format::Vsample | Format::Mimg | Format::Vimage
+        ) || e.variants.len() > 16
+            || e.op == super::Op::VMfmaLdScaleB32
+        {
             return NONE;
         }
         let slot = |v: usize| -> Slot {

@@ -89,7 +89,7 @@ impl Inst {
         if self.format == Format::Vdsdir {
             return super::sym::vdsdir(w, self);
         }
-        if self.format == Format::Vsample {
+        if matches!(self.format, Format::Vsample | Format::Vimage) {
             return super::image::write(w, self);
         }
         let ops = self.syntax();
@@ -99,6 +99,9 @@ impl Inst {
             " "
         };
         self.write_ops(w, ops, lead)?;
+        if self.format == Format::Mimg {
+            return super::mimg::write_mods(w, self);
+        }
         let vop3 = matches!(self.format, Format::Vop3 | Format::Vop3b);
         if let (Some(x), false) = (ext, vop3) {
             return self.write_ext_mods(w, x);
@@ -395,7 +398,11 @@ impl Inst {
                         write!(w, "v{n}.{}", if hi != 0 { 'h' } else { 'l' })?;
                     } else if class == u16::MAX {
                         let c = if self.acc_field(field) { b'a' } else { cls };
-                        let regs = regs + u8::from(field == F::Vdata && self.vbuffer_tfe());
+                        let regs = if field == F::Vdata && self.format == Format::Mimg {
+                            super::mimg::data_regs(self)
+                        } else {
+                            regs + u8::from(field == F::Vdata && self.vbuffer_tfe())
+                        };
                         write_regs(w, c, v, regs)?;
                         self.write_align(w, tab, align, v, field)?;
                     } else if fl.role == Role::Src9 && v >= 256 {

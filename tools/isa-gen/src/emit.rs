@@ -137,7 +137,7 @@ fn zero_mask(e: &crate::learn::Entry, gfx12: bool) -> u128 {
             }
             // (EXP sources are probed at 0: no requirement.)
             if f.role == crate::layout::Role::Vgpr8
-                && !matches!(e.format, Format::Exp | Format::Vsample)
+                && !matches!(e.format, Format::Exp | Format::Vsample | Format::Vimage)
                 && e.vals.get(&f.name) == Some(&0)
             {
                 m |= 1 << (f.name as u8);

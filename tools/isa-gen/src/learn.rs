@@ -128,7 +128,8 @@ fn base_value(gfx12: bool, fmt: Format, f: F) -> u32 {
         (Format::Mubuf | Format::Mtbuf, F::Fmt) if gfx12 => 1,
         (Format::Mtbuf, F::Dfmt) => 1,
         (Format::Global | Format::Scratch, F::Saddr) => 50,
-        (Format::Vsample, F::ImgRsrc) => 8,
+        (Format::Mimg, F::Srsrc) => 2,
+        (Format::Vsample | Format::Vimage, F::ImgRsrc) => 8,
         (Format::Vsample, F::ImgSamp) => 16,
         (_, F::Vdst) => 10,
         (_, F::Sdst) => {

@@ -47,22 +47,30 @@ pub fn learn_variant_bad(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
 
 /// Image address lengths per (dim, a16): probes with the first k vaddr fields set
 /// (k = 1..4); the largest k LLVM accepts says how many fields may be nonzero, and its
-/// printed address list (`v20` or `[v20, v21, v[22:24]]`) the number of VGPRs.
+/// printed address list (`v20` or `[v20, v21, v[22:24]]`) the number of VGPRs (VIMAGE:
+/// bit 7 set where LLVM keeps the operation's first form, see `image::fallback`).
 pub fn learn_image_addr(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
-    const VA: [F; 4] = [F::Vaddr, F::Vaddr1, F::Vaddr2, F::Vaddr3];
+    // (VIMAGE has a fifth address field, vaddr4.)
+    const VA: [F; 5] = [F::Vaddr, F::Vaddr1, F::Vaddr2, F::Vaddr3, F::Vaddr4];
     let mut lines = Vec::new();
     let mut jobs = Vec::new();
     for (ei, e) in t.entries.iter().enumerate() {
-        if e.format != Format::Vsample {
+        if !matches!(e.format, Format::Vsample | Format::Vimage) {
             continue;
         }
+        let nva = if e.format == Format::Vimage { 5 } else { 4 };
         let ll = sub(gfx12, e.format);
         for dim in 0..8u32 {
             for a16 in 0..2u32 {
-                for k in 1..=4usize {
+                for k in 1..=nva {
                     let mut v = e.vals.clone();
                     v.insert(F::Dim, dim);
                     v.insert(F::A16, a16);
+                    // VIMAGE: three data registers, a count every operation has a form
+                    // for; LLVM printing fewer means it fell back to the first form.
+                    if e.format == Format::Vimage {
+                        v.insert(F::Dmask, 7);
+                    }
                     for (j, f) in VA.iter().enumerate() {
                         v.insert(*f, if j < k { 20 + j as u32 } else { 0 });
                     }
@@ -74,7 +82,7 @@ pub fn learn_image_addr(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
     }
     let ans = o.ask(&lines);
     for e in t.entries.iter_mut() {
-        if e.format == Format::Vsample {
+        if matches!(e.format, Format::Vsample | Format::Vimage) {
             e.addr = vec![0; 32];
         }
     }
@@ -90,7 +98,10 @@ pub fn learn_image_addr(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
             1
         };
         let e = &mut t.entries[ei];
-        e.addr[2 * slot] = n as u8;
+        // Bit 7: the (dim, a16) has no form of its own; LLVM prints the first form.
+        let fallback = e.format == Format::Vimage
+            && ops.first().and_then(|d| parse_reg(d)).map(|r| r.2) != Some(3);
+        e.addr[2 * slot] = n as u8 | if fallback { 0x80 } else { 0 };
         e.addr[2 * slot + 1] = k as u8;
     }
 }

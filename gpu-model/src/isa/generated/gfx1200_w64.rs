@@ -781,6 +781,12 @@ static O278: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 4, class:
 static O279: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("[v20, v0, v0, v[0:2]]"), Opnd::Reg { field: F::ImgRsrc, cls: b's', regs: 8, class: 46, align: 0 }, Opnd::Reg { field: F::ImgSamp, cls: b's', regs: 4, class: 47, align: 0 }];
 #[rustfmt::skip]
 static O280: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 4, class: 65535, align: 0 }, Opnd::Text("[v20, v0, v0, v0]"), Opnd::Reg { field: F::ImgRsrc, cls: b's', regs: 8, class: 46, align: 0 }, Opnd::Reg { field: F::ImgSamp, cls: b's', regs: 4, class: 47, align: 0 }];
+#[rustfmt::skip]
+static O281: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::ImgRsrc, cls: b's', regs: 8, class: 46, align: 0 }];
+#[rustfmt::skip]
+static O282: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("[v20, v0]"), Opnd::Reg { field: F::ImgRsrc, cls: b's', regs: 8, class: 46, align: 0 }];
+#[rustfmt::skip]
+static O283: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Text("[v20, v0, v0, v0]"), Opnd::Reg { field: F::ImgRsrc, cls: b's', regs: 8, class: 46, align: 0 }];
 
 #[rustfmt::skip]
 static ENTRIES: &[Entry] = &[
@@ -2281,6 +2287,35 @@ static ENTRIES: &[Entry] = &[
     Entry { op: Op::ImageGather4CB, format: Format::Vsample, opcode: 0x64, mnemonic: "image_gather4_c_b", variants: &[Some(O278), Some(O278)], mods: 0xff, bad: 0x0, vbad: &[0x0, 0x0], addr: &[3, 4, 3, 4, 4, 4, 3, 4, 5, 4, 4, 4, 5, 4, 4, 4, 4, 4, 3, 4, 5, 4, 4, 4, 5, 4, 4, 4, 4, 4, 4, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::ImageGather4CBCl, format: Format::Vsample, opcode: 0x65, mnemonic: "image_gather4_c_b_cl", variants: &[Some(O280), Some(O280)], mods: 0xff, bad: 0x0, vbad: &[0x0, 0x0], addr: &[4, 4, 3, 4, 5, 4, 4, 4, 6, 4, 4, 4, 6, 4, 4, 4, 5, 4, 4, 4, 6, 4, 4, 4, 6, 4, 4, 4, 4, 4, 5, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::ImageGather4h, format: Format::Vsample, opcode: 0x90, mnemonic: "image_gather4h", variants: &[Some(O276), Some(O276)], mods: 0xff, bad: 0x0, vbad: &[0x0, 0x0], addr: &[1, 3, 1, 3, 2, 3, 1, 3, 3, 3, 2, 3, 3, 3, 2, 3, 2, 3, 1, 3, 3, 3, 2, 3, 3, 3, 2, 3, 3, 3, 2, 3], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageLoad, format: Format::Vimage, opcode: 0x0, mnemonic: "image_load", variants: &[Some(O281), Some(O281)], mods: 0xcf, bad: 0x0, vbad: &[0x0, 0x0], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageLoadMip, format: Format::Vimage, opcode: 0x1, mnemonic: "image_load_mip", variants: &[Some(O282), Some(O282)], mods: 0xcf, bad: 0x0, vbad: &[0x0, 0x0], addr: &[2, 4, 1, 4, 3, 4, 2, 4, 4, 4, 2, 4, 4, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4, 4, 4, 2, 4, 132, 4, 3, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageLoadPck, format: Format::Vimage, opcode: 0x2, mnemonic: "image_load_pck", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageLoadPckSgn, format: Format::Vimage, opcode: 0x3, mnemonic: "image_load_pck_sgn", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageLoadMipPck, format: Format::Vimage, opcode: 0x4, mnemonic: "image_load_mip_pck", variants: &[Some(O282), Some(O282)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[2, 4, 1, 4, 3, 4, 2, 4, 4, 4, 2, 4, 4, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4, 4, 4, 2, 4, 132, 4, 3, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageLoadMipPckSgn, format: Format::Vimage, opcode: 0x5, mnemonic: "image_load_mip_pck_sgn", variants: &[Some(O282), Some(O282)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[2, 4, 1, 4, 3, 4, 2, 4, 4, 4, 2, 4, 4, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4, 4, 4, 2, 4, 132, 4, 3, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageStore, format: Format::Vimage, opcode: 0x6, mnemonic: "image_store", variants: &[Some(O281), Some(O281)], mods: 0xcf, bad: 0x0, vbad: &[0x0, 0x0], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageStoreMip, format: Format::Vimage, opcode: 0x7, mnemonic: "image_store_mip", variants: &[Some(O282), Some(O282)], mods: 0xcf, bad: 0x0, vbad: &[0x0, 0x0], addr: &[2, 4, 1, 4, 3, 4, 2, 4, 4, 4, 2, 4, 4, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4, 4, 4, 2, 4, 132, 4, 3, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageStorePck, format: Format::Vimage, opcode: 0x8, mnemonic: "image_store_pck", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageStoreMipPck, format: Format::Vimage, opcode: 0x9, mnemonic: "image_store_mip_pck", variants: &[Some(O282), Some(O282)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[2, 4, 1, 4, 3, 4, 2, 4, 4, 4, 2, 4, 4, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4, 4, 4, 2, 4, 132, 4, 3, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicSwap, format: Format::Vimage, opcode: 0xa, mnemonic: "image_atomic_swap", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicCmpswap, format: Format::Vimage, opcode: 0xb, mnemonic: "image_atomic_cmpswap", variants: &[Some(O283), Some(O283)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicAddUint, format: Format::Vimage, opcode: 0xc, mnemonic: "image_atomic_add_uint", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicSubUint, format: Format::Vimage, opcode: 0xd, mnemonic: "image_atomic_sub_uint", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicMinInt, format: Format::Vimage, opcode: 0xe, mnemonic: "image_atomic_min_int", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicMinUint, format: Format::Vimage, opcode: 0xf, mnemonic: "image_atomic_min_uint", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicMaxInt, format: Format::Vimage, opcode: 0x10, mnemonic: "image_atomic_max_int", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicMaxUint, format: Format::Vimage, opcode: 0x11, mnemonic: "image_atomic_max_uint", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicAnd, format: Format::Vimage, opcode: 0x12, mnemonic: "image_atomic_and", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicOr, format: Format::Vimage, opcode: 0x13, mnemonic: "image_atomic_or", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicXor, format: Format::Vimage, opcode: 0x14, mnemonic: "image_atomic_xor", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicIncUint, format: Format::Vimage, opcode: 0x15, mnemonic: "image_atomic_inc_uint", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicDecUint, format: Format::Vimage, opcode: 0x16, mnemonic: "image_atomic_dec_uint", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageGetResinfo, format: Format::Vimage, opcode: 0x17, mnemonic: "image_get_resinfo", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 1, 4, 1, 4, 1, 4, 1, 4, 1, 4, 1, 4, 1, 4, 1, 4, 1, 4, 1, 4, 1, 4, 1, 4, 1, 4, 1, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicAddFlt, format: Format::Vimage, opcode: 0x83, mnemonic: "image_atomic_add_flt", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicMinFlt, format: Format::Vimage, opcode: 0x84, mnemonic: "image_atomic_min_flt", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicMaxFlt, format: Format::Vimage, opcode: 0x85, mnemonic: "image_atomic_max_flt", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicPkAddF16, format: Format::Vimage, opcode: 0x86, mnemonic: "image_atomic_pk_add_f16", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicPkAddBf16, format: Format::Vimage, opcode: 0x87, mnemonic: "image_atomic_pk_add_bf16", variants: &[Some(O281), Some(O281)], mods: 0xcd, bad: 0x2, vbad: &[0x2, 0x2], addr: &[1, 4, 1, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 2, 4, 1, 4, 3, 4, 2, 4, 3, 4, 2, 4, 4, 4, 2, 4], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
 ];
 
 #[rustfmt::skip]
@@ -2515,6 +2550,18 @@ static IDX_VSAMPLE: &[u16] = &[
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     1496,
 ];
+#[rustfmt::skip]
+static IDX_VIMAGE: &[u16] = &[
+    1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 1512,
+    1513, 1514, 1515, 1516, 1517, 1518, 1519, 1520, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 1521, 1522, 1523, 1524, 1525,
+];
 
 /// The opcode tables.
 #[rustfmt::skip]
@@ -2549,5 +2596,7 @@ pub(crate) static TABLE: Table = Table {
         (Format::Vinterp, IDX_VINTERP),
         (Format::Vdsdir, IDX_VDSDIR),
         (Format::Vsample, IDX_VSAMPLE),
+        (Format::Mimg, &[]),
+        (Format::Vimage, IDX_VIMAGE),
     ],
 };

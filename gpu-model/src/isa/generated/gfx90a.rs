@@ -213,6 +213,7 @@ static CLASSES: &[Class] = &[
     Class { vgpr: false, lit: LitRule::None, names: &[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,65,66,67,68,69,70,71,72,73,74,75,76,77,78,79,80,81,82,83,84,85,86,87,88,89,90,91,92,93,94,95,96,97,98,99,100,101,102,103,104,105,106,107,108,109,110,111,112,113,114,115,116,117,118,119,120,121,122,123,124,125,126,127,1226] },
     Class { vgpr: false, lit: LitRule::None, names: &[388,389,390,391,392,393,394,395,396,397,398,399,400,401,402,403,404,405,406,407,408,409,410,411,412,413,0,414,415,416,417,0] },
     Class { vgpr: false, lit: LitRule::None, names: &[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,65,66,67,68,69,70,71,72,73,74,75,76,77,78,79,80,81,82,83,84,85,86,87,88,89,90,91,92,93,94,95,96,97,98,99,100,101,102,103,104,105,106,107,108,109,110,111,112,113,114,115,116,117,118,119,120,121,122,123,124,125,126,127,128,129,130,131,132,133,134,135,136,137,138,139,140,141,142,143,144,145,146,147,148,149,150,151,152,153,154,155,156,157,158,159,160,161,162,163,164,165,166,167,168,169,170,171,172,173,174,175,176,177,178,179,180,181,182,183,184,185,186,187,188,189,190,191,192,193,194,195,196,197,198,199,200,201,202,203,204,205,206,207,208,209,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,210,211,0,0,0,212,213,214,215,216,217,218,219,220,221,222,223,224,225,0,0,226,227,228,229,0] },
+    Class { vgpr: false, lit: LitRule::None, names: &[418,419,420,421,422,423,424,425,426,427,428,429,430,431,432,433,434,435,436,437,438,439,440,441,442,0,0,443,444,445,0,0] },
 ];
 
 #[rustfmt::skip]
@@ -663,6 +664,12 @@ static O221: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 2, class:
 static O222: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 3, class: 65535, align: 1235 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 44, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 45, align: 0 }];
 #[rustfmt::skip]
 static O223: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 4, class: 65535, align: 1234 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 44, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 45, align: 0 }];
+#[rustfmt::skip]
+static O224: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 8, class: 46, align: 0 }];
+#[rustfmt::skip]
+static O225: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 2, class: 65535, align: 1232 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 8, class: 46, align: 0 }];
+#[rustfmt::skip]
+static O226: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 8, class: 46, align: 0 }, Opnd::Reg { field: F::ImgSamp, cls: b's', regs: 4, class: 44, align: 0 }];
 
 #[rustfmt::skip]
 static ENTRIES: &[Entry] = &[
@@ -2190,6 +2197,31 @@ static ENTRIES: &[Entry] = &[
     Entry { op: Op::TbufferStoreFormatD16Xy, format: Format::Mtbuf, opcode: 0xd, mnemonic: "tbuffer_store_format_d16_xy", variants: &[Some(O204), Some(O205), Some(O205), Some(O220)], mods: 0x7f, bad: 0x0, vbad: &[0x0, 0x0, 0x0, 0x0], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::TbufferStoreFormatD16Xyz, format: Format::Mtbuf, opcode: 0xe, mnemonic: "tbuffer_store_format_d16_xyz", variants: &[Some(O210), Some(O211), Some(O211), Some(O221)], mods: 0x7f, bad: 0x0, vbad: &[0x0, 0x0, 0x0, 0x0], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::TbufferStoreFormatD16Xyzw, format: Format::Mtbuf, opcode: 0xf, mnemonic: "tbuffer_store_format_d16_xyzw", variants: &[Some(O210), Some(O211), Some(O211), Some(O221)], mods: 0x7f, bad: 0x0, vbad: &[0x0, 0x0, 0x0, 0x0], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageLoad, format: Format::Mimg, opcode: 0x0, mnemonic: "image_load", variants: &[None, Some(O224)], mods: 0x1ff, bad: 0x0, vbad: &[0x0, 0x0], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageLoadMip, format: Format::Mimg, opcode: 0x1, mnemonic: "image_load_mip", variants: &[None, Some(O224)], mods: 0x1ff, bad: 0x0, vbad: &[0x0, 0x0], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageLoadPck, format: Format::Mimg, opcode: 0x2, mnemonic: "image_load_pck", variants: &[None, Some(O224)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageLoadPckSgn, format: Format::Mimg, opcode: 0x3, mnemonic: "image_load_pck_sgn", variants: &[None, Some(O224)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageLoadMipPck, format: Format::Mimg, opcode: 0x4, mnemonic: "image_load_mip_pck", variants: &[None, Some(O224)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageLoadMipPckSgn, format: Format::Mimg, opcode: 0x5, mnemonic: "image_load_mip_pck_sgn", variants: &[None, Some(O224)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageStore, format: Format::Mimg, opcode: 0x8, mnemonic: "image_store", variants: &[None, Some(O224)], mods: 0x1ff, bad: 0x0, vbad: &[0x0, 0x0], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageStoreMip, format: Format::Mimg, opcode: 0x9, mnemonic: "image_store_mip", variants: &[None, Some(O224)], mods: 0x1ff, bad: 0x0, vbad: &[0x0, 0x0], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageStorePck, format: Format::Mimg, opcode: 0xa, mnemonic: "image_store_pck", variants: &[None, Some(O224)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageStoreMipPck, format: Format::Mimg, opcode: 0xb, mnemonic: "image_store_mip_pck", variants: &[None, Some(O224)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageGetResinfo, format: Format::Mimg, opcode: 0xe, mnemonic: "image_get_resinfo", variants: &[None, Some(O224)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicSwap, format: Format::Mimg, opcode: 0x10, mnemonic: "image_atomic_swap", variants: &[None, Some(O224)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicCmpswap, format: Format::Mimg, opcode: 0x11, mnemonic: "image_atomic_cmpswap", variants: &[None, Some(O225)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicAdd, format: Format::Mimg, opcode: 0x12, mnemonic: "image_atomic_add", variants: &[None, Some(O224)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicSub, format: Format::Mimg, opcode: 0x13, mnemonic: "image_atomic_sub", variants: &[None, Some(O224)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicSmin, format: Format::Mimg, opcode: 0x14, mnemonic: "image_atomic_smin", variants: &[None, Some(O224)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicUmin, format: Format::Mimg, opcode: 0x15, mnemonic: "image_atomic_umin", variants: &[None, Some(O224)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicSmax, format: Format::Mimg, opcode: 0x16, mnemonic: "image_atomic_smax", variants: &[None, Some(O224)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicUmax, format: Format::Mimg, opcode: 0x17, mnemonic: "image_atomic_umax", variants: &[None, Some(O224)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicAnd, format: Format::Mimg, opcode: 0x18, mnemonic: "image_atomic_and", variants: &[None, Some(O224)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicOr, format: Format::Mimg, opcode: 0x19, mnemonic: "image_atomic_or", variants: &[None, Some(O224)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicXor, format: Format::Mimg, opcode: 0x1a, mnemonic: "image_atomic_xor", variants: &[None, Some(O224)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicInc, format: Format::Mimg, opcode: 0x1b, mnemonic: "image_atomic_inc", variants: &[None, Some(O224)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageAtomicDec, format: Format::Mimg, opcode: 0x1c, mnemonic: "image_atomic_dec", variants: &[None, Some(O224)], mods: 0x17f, bad: 0x80, vbad: &[0x0, 0x80], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::ImageSample, format: Format::Mimg, opcode: 0x20, mnemonic: "image_sample", variants: &[Some(O226), Some(O226)], mods: 0x1ff, bad: 0x0, vbad: &[0x0, 0x0], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
 ];
 
 #[rustfmt::skip]
@@ -2409,6 +2441,12 @@ static IDX_MUBUF: &[u16] = &[
 static IDX_MTBUF: &[u16] = &[
     1508, 1509, 1510, 1511, 1512, 1513, 1514, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523,
 ];
+#[rustfmt::skip]
+static IDX_MIMG: &[u16] = &[
+    1524, 1525, 1526, 1527, 1528, 1529, 65535, 65535, 1530, 1531, 1532, 1533, 65535, 65535, 1534, 65535,
+    1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545, 1546, 1547, 65535, 65535, 65535,
+    1548,
+];
 
 /// The opcode tables.
 #[rustfmt::skip]
@@ -2443,5 +2481,7 @@ pub(crate) static TABLE: Table = Table {
         (Format::Vinterp, &[]),
         (Format::Vdsdir, &[]),
         (Format::Vsample, &[]),
+        (Format::Mimg, IDX_MIMG),
+        (Format::Vimage, &[]),
     ],
 };

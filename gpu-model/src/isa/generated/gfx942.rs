@@ -2555,5 +2555,7 @@ pub(crate) static TABLE: Table = Table {
         (Format::Vinterp, &[]),
         (Format::Vdsdir, &[]),
         (Format::Vsample, &[]),
+        (Format::Mimg, &[]),
+        (Format::Vimage, &[]),
     ],
 };

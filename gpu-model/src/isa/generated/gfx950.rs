@@ -2731,5 +2731,7 @@ pub(crate) static TABLE: Table = Table {
         (Format::Vinterp, &[]),
         (Format::Vdsdir, &[]),
         (Format::Vsample, &[]),
+        (Format::Mimg, &[]),
+        (Format::Vimage, &[]),
     ],
 };

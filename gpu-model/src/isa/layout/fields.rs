@@ -201,6 +201,30 @@ pub(super) const VSAMPLE_12: &[Field] = &[
     fld(F::Vaddr2, 80, 8, Vgpr8),
     fld(F::Vaddr3, 88, 8, Vgpr8),
 ];
+/// GFX12 VIMAGE (`image_load*`, `image_store*`, `image_atomic_*`, `image_bvh*`, 96 bits).
+pub(super) const VIMAGE_12: &[Field] = &[
+    fld(F::Fixed, 26, 6, Fixed),
+    fld(F::Op, 14, 8, Op),
+    fld(F::Dim, 0, 3, Mod),
+    fld(F::Rsvd0, 3, 1, Rsvd),
+    fld(F::R128, 4, 1, Mod),
+    fld(F::D16, 5, 1, Mod),
+    fld(F::A16, 6, 1, Mod),
+    fld(F::Nv, 7, 1, Mod),
+    fld(F::Rsvd1, 8, 6, Rsvd),
+    fld(F::Dmask, 22, 4, Mod),
+    fld(F::Vdata, 32, 8, Vgpr8),
+    fld(F::Rsvd2, 40, 1, Rsvd),
+    fld(F::ImgRsrc, 41, 9, Src9),
+    fld(F::Scope, 50, 2, Mod),
+    fld(F::Th, 52, 3, Mod),
+    fld(F::Tfe, 55, 1, Mod),
+    fld(F::Vaddr, 64, 8, Vgpr8),
+    fld(F::Vaddr1, 72, 8, Vgpr8),
+    fld(F::Vaddr2, 80, 8, Vgpr8),
+    fld(F::Vaddr3, 88, 8, Vgpr8),
+    fld(F::Vaddr4, 56, 8, Vgpr8),
+];
 /// GFX12 VDSDIR (`ds_param_load`, `ds_direct_load`, 32 bits).
 pub(super) const VDSDIR_12: &[Field] = &[
     fld(F::Fixed, 24, 8, Fixed),
@@ -286,6 +310,29 @@ pub(super) const MUBUF_9: &[Field] = &[
     fld(F::Acc, 55, 1, Mod),
     fld(F::Rsvd0, 25, 1, Rsvd),
     fld(F::Rsvd1, 53, 2, Rsvd),
+];
+/// GFX9 MIMG (64 bits). Opcode bit 7 (bit 0) is always 0 for the opcodes LLVM knows:
+/// the opcode field is bits 24:18 and `image::check_mimg` rejects bit 0.
+pub(super) const MIMG_9: &[Field] = &[
+    fld(F::Fixed, 26, 6, Fixed),
+    fld(F::Op, 18, 7, Op),
+    fld(F::Vaddr, 32, 8, Vgpr8),
+    fld(F::Vdata, 40, 8, Vgpr8),
+    fld(F::Srsrc, 48, 5, SgprQuarter),
+    fld(F::ImgSamp, 53, 5, SgprQuarter),
+    fld(F::Scc, 7, 1, Mod),
+    fld(F::Dmask, 8, 4, Mod),
+    fld(F::Unorm, 12, 1, Mod),
+    fld(F::Glc, 13, 1, Mod),
+    fld(F::Da, 14, 1, Mod),
+    fld(F::A16, 15, 1, Mod),
+    fld(F::Acc, 16, 1, Mod),
+    fld(F::Lwe, 17, 1, Mod),
+    fld(F::Slc, 25, 1, Mod),
+    fld(F::D16, 63, 1, Mod),
+    fld(F::Rsvd0, 0, 1, Rsvd),
+    fld(F::Rsvd1, 1, 6, Rsvd),
+    fld(F::Rsvd2, 58, 5, Rsvd),
 ];
 pub(super) const MTBUF_9: &[Field] = &[
     fld(F::Fixed, 26, 6, Fixed),

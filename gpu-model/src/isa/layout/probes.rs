@@ -111,7 +111,9 @@ pub fn variant_probes(gfx12: bool, format: Format) -> &'static [&'static [(F, u3
         ],
         (true, Format::Smem) => &[&[(F::Soffset, 0x7C)], &[(F::Soffset, 40)]],
         // The resource descriptor is 8 SGPRs, or 4 with r128.
-        (true, Format::Vsample) => &[&[(F::R128, 0)], &[(F::R128, 1)]],
+        (true, Format::Vsample | Format::Vimage) => &[&[(F::R128, 0)], &[(F::R128, 1)]],
+        // Only the sample operations take a sampler; the others need the field zero.
+        (false, Format::Mimg) => &[&[(F::ImgSamp, 4)], &[(F::ImgSamp, 0)]],
         _ => &[&[]],
     }
 }
@@ -140,7 +142,8 @@ pub fn variant(gfx12: bool, layout: &Layout, bits: u128) -> usize {
             _ => 3,
         },
         (true, Format::Smem) => usize::from(g(F::Soffset) != 0x7C),
-        (true, Format::Vsample) => g(F::R128) as usize,
+        (true, Format::Vsample | Format::Vimage) => g(F::R128) as usize,
+        (false, Format::Mimg) => usize::from(g(F::ImgSamp) == 0),
         _ => 0,
     }
 }
@@ -227,7 +230,7 @@ pub fn mod_probes(gfx12: bool, format: Format) -> &'static [(F, u32)] {
             (F::WaitExp, 1),
         ],
         (true, Format::Vdsdir) => &[(F::Rsvd0, 1), (F::Attr, 5), (F::WaitVmVsrc, 1)],
-        (true, Format::Vsample) => &[
+        (true, Format::Vsample | Format::Vimage) => &[
             (F::Tfe, 1),
             (F::D16, 1),
             (F::A16, 1),
@@ -273,6 +276,18 @@ pub fn mod_probes(gfx12: bool, format: Format) -> &'static [(F, u32)] {
             (F::Scc, 1),
             (F::Acc, 1),
             (F::Offset, 16),
+        ],
+        // GFX9 MIMG: printed in `image::write_mimg`'s order.
+        (false, Format::Mimg) => &[
+            (F::Unorm, 1),
+            (F::Glc, 1),
+            (F::Slc, 1),
+            (F::Scc, 1),
+            (F::A16, 1),
+            (F::Lwe, 1),
+            (F::Da, 1),
+            (F::D16, 1),
+            (F::Acc, 1),
         ],
         (false, Format::Mtbuf) => &[
             (F::Glc, 1),
