@@ -14,6 +14,7 @@ mod llvm;
 mod refine;
 mod vopd;
 
+use rayon::prelude::*;
 use std::process::ExitCode;
 
 /// The targets, their family and the oracle attributes used to learn them.
@@ -39,44 +40,27 @@ fn main() -> ExitCode {
         .into_iter()
         .filter(|(cpu, _, _)| only.is_empty() || only.iter().any(|o| cpu.starts_with(o.as_str())))
         .collect();
-    // Targets are independent: learn them on worker threads (one per core, at most one per
-    // target), each with its own oracle processes; results keep the table order.
-    let workers = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(todo.len().max(1));
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let slots: Vec<std::sync::Mutex<Option<learn::Tables>>> =
-        todo.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(&(cpu, gfx12, mattr)) = todo.get(i) else {
-                    break;
-                };
-                let t0 = std::time::Instant::now();
-                let mut o = llvm::Oracle::new(cpu.split('+').next().unwrap_or(cpu), mattr);
-                o.load();
-                let t = learn::learn(&mut o, gfx12);
-                o.save();
-                eprintln!(
-                    "isa-gen: {cpu}: {} opcodes, {} operand classes ({:.1}s)",
-                    t.entries.len(),
-                    t.classes.len(),
-                    t0.elapsed().as_secs_f64()
-                );
-                if let Ok(mut slot) = slots[i].lock() {
-                    *slot = Some(t);
-                }
-            });
-        }
-    });
+    // Targets are independent: learn them on rayon's pool, each with its own oracle
+    // processes; `collect` keeps the table order.
+    let tables: Vec<learn::Tables> = todo
+        .par_iter()
+        .map(|&(cpu, gfx12, mattr)| {
+            let t0 = std::time::Instant::now();
+            let mut o = llvm::Oracle::new(cpu.split('+').next().unwrap_or(cpu), mattr);
+            o.load();
+            let t = learn::learn(&mut o, gfx12);
+            o.save();
+            eprintln!(
+                "isa-gen: {cpu}: {} opcodes, {} operand classes ({:.1}s)",
+                t.entries.len(),
+                t.classes.len(),
+                t0.elapsed().as_secs_f64()
+            );
+            t
+        })
+        .collect();
     let mut learned = Vec::new();
-    for ((cpu, gfx12, _), slot) in todo.iter().zip(slots) {
-        let Some(t) = slot.into_inner().ok().flatten() else {
-            eprintln!("isa-gen: learning {cpu} failed");
-            return ExitCode::FAILURE;
-        };
+    for ((cpu, gfx12, _), t) in todo.iter().zip(tables) {
         if dump {
             for e in &t.entries {
                 println!(

@@ -12,7 +12,7 @@
 //!   reported tell which probe crashed it (stdout, buffered, is lost). A crash therefore
 //!   costs one rerun of the probes before it, not a bisection.
 //!
-//! Batches run on one worker thread per core.
+//! Batches run on rayon's pool (one worker thread per core).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -92,42 +92,12 @@ impl Disassembler {
 
     /// Answers for every probe, in order.
     pub fn ask<L: AsRef<[u8]> + Sync>(&self, probes: &[L]) -> Result<Vec<Answer>, OracleError> {
-        let chunks: Vec<&[L]> = probes.chunks(self.chunk.max(1)).collect();
-        let workers = std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .min(chunks.len());
-        if workers <= 1 {
-            let mut out = Vec::with_capacity(probes.len());
-            for c in &chunks {
-                out.extend(self.ask_located(c)?);
-            }
-            return Ok(out);
-        }
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        type Slot = std::sync::Mutex<Option<Result<Vec<Answer>, OracleError>>>;
-        let slots: Vec<Slot> = chunks.iter().map(|_| std::sync::Mutex::new(None)).collect();
-        std::thread::scope(|s| {
-            for _ in 0..workers {
-                s.spawn(|| loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(c) = chunks.get(i) else { break };
-                    let r = self.ask_located(c);
-                    if let Ok(mut slot) = slots[i].lock() {
-                        *slot = Some(r);
-                    }
-                });
-            }
-        });
-        let mut out = Vec::with_capacity(probes.len());
-        for slot in slots {
-            match slot.into_inner().ok().flatten() {
-                Some(r) => out.extend(r?),
-                // A worker panicked (it cannot: every path returns): answer "crash".
-                None => out.extend(std::iter::repeat_n(Answer::Crash, self.chunk)),
-            }
-        }
-        out.truncate(probes.len());
-        Ok(out)
+        use rayon::prelude::*;
+        let answers: Vec<Vec<Answer>> = probes
+            .par_chunks(self.chunk.max(1))
+            .map(|c| self.ask_located(c))
+            .collect::<Result<_, _>>()?;
+        Ok(answers.concat())
     }
 
     /// Answers for one chunk: a crash located by the markers costs a rerun of the probes
