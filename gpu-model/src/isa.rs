@@ -134,6 +134,17 @@ impl Op {
     }
 }
 
+/// GFX12 MTBUF `format:` operand text of 7-bit format code `code` as llvm-mc-22 prints it
+/// (`format:[BUF_FMT_32_FLOAT]`, `format:104`; empty for the default code 1, which LLVM
+/// omits), learned by `tools/isa-gen`. `None` on GFX9 targets (their `dfmt`/`nfmt` fields
+/// are separate) and for codes past 127.
+pub fn mtbuf_format_text(target: crate::Target, code: u32) -> Option<&'static str> {
+    decode::table(target, false)
+        .mtbuf_formats
+        .get(code as usize)
+        .copied()
+}
+
 /// Every operation the target's opcode tables hold (GFX12: both wave sizes), sorted and
 /// without duplicates: the size of the target's ISA, for coverage reports.
 pub fn ops(target: crate::Target) -> Vec<Op> {

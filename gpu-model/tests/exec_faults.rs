@@ -177,14 +177,16 @@ fn quantum_and_endpgm_are_reported() {
 }
 
 #[test]
-fn d16_typed_buffer_load_is_refused_by_name() {
+fn inexact_d16_typed_buffer_load_is_refused_by_name() {
     // llvm-mc-22 -mcpu=gfx942: `tbuffer_load_format_d16_x v2, off, s[4:7], 0
-    // format:[BUF_DATA_FORMAT_16,BUF_NUM_FORMAT_FLOAT]` = 0xEB940000 0x80010200 (MTBUF d16
-    // forms, which the executor does not model).
-    let (stop, w) = run_words(&[0xEB94_0000, 0x8001_0200, 0xBF81_0000]);
+    // format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_FLOAT]` = 0xEBA40000 0x80010200: a d16
+    // conversion from a 32-bit float component, which the executor does not model.
+    let (stop, w) = run_words(&[0xEBA4_0000, 0x8001_0200, 0xBF81_0000]);
     assert_eq!(
         stop,
-        Stop::Fault(FaultReason::Unimplemented("tbuffer_load_format_d16_x"))
+        Stop::Fault(FaultReason::UnsupportedForm(
+            "tbuffer d16 conversion other than 16-bit uint/sint/float or 8-bit uint/sint"
+        ))
     );
     assert_eq!(w.pc, 0x1000);
 }

@@ -111,6 +111,9 @@ pub struct Mem {
     pub policy: u8,
     /// Segment of a FLAT-family instruction.
     pub seg: Seg,
+    /// Typed buffer (MTBUF) format in GFX9 terms, `dfmt | nfmt << 4` (GFX12's unified
+    /// format code is translated when decoding; 0 is the invalid format).
+    pub fmt: u8,
 }
 
 impl Mem {
@@ -139,6 +142,7 @@ impl Mem {
         flags: 0,
         policy: 0,
         seg: Seg::Flat,
+        fmt: 0,
     };
 
     /// Whether flag bit(s) `f` are set.
@@ -647,10 +651,11 @@ pub fn decode_gfx9(target: Target, words: &[u32]) -> Result<Inst, DecodeFail> {
 }
 
 /// GFX9 MTBUF (Vega / CDNA3 ISA guides, MTBUF encoding; checked with llvm-mc-22 on
-/// gfx942): `[11:0]` offset, `[12]` offen, `[13]` idxen, `[14]` glc/sc0, `[18:15]` opcode,
-/// `[22:19]` dfmt, `[25:23]` nfmt; second dword as MUBUF (`[7:0]` vaddr, `[15:8]` vdata,
-/// `[20:16]` srsrc / 4, `[22]` slc, `[23]` acc, `[31:24]` soffset). The format stays in
-/// `w0` for the semantics. The d16 forms (opcodes 8..15) are not decoded (reported by name).
+/// gfx942): `[11:0]` offset, `[12]` offen, `[13]` idxen, `[14]` glc/sc0, `[18:15]` opcode
+/// (0-7 `tbuffer_{load,store}_format_*`, 8-15 their `_d16_` forms: llvm-mc-22 encodes
+/// `tbuffer_load_format_d16_x` as 8, `tbuffer_store_format_d16_x` as 12), `[22:19]` dfmt,
+/// `[25:23]` nfmt; second dword as MUBUF (`[7:0]` vaddr, `[15:8]` vdata, `[20:16]` srsrc / 4,
+/// `[22]` slc, `[23]` acc, `[31:24]` soffset).
 fn mtbuf(words: &[u32], w0: u32) -> Result<Inst, DecodeFail> {
     use Op::*;
     let code = (w0 >> 15) & 0xf;
@@ -663,10 +668,15 @@ fn mtbuf(words: &[u32], w0: u32) -> Result<Inst, DecodeFail> {
         TStoreFormatXy,
         TStoreFormatXyz,
         TStoreFormatXyzw,
-    ]
-    .get(code as usize)
-    .copied()
-    .ok_or(DecodeFail::Format("mtbuf d16"))?;
+        TLoadFormatD16X,
+        TLoadFormatD16Xy,
+        TLoadFormatD16Xyz,
+        TLoadFormatD16Xyzw,
+        TStoreFormatD16X,
+        TStoreFormatD16Xy,
+        TStoreFormatD16Xyz,
+        TStoreFormatD16Xyzw,
+    ][code as usize];
     let w1 = word(words, 1)?;
     let mut i = Inst::new(op, Enc::Mubuf, w0, w1);
     i.len = 8;
@@ -678,6 +688,7 @@ fn mtbuf(words: &[u32], w0: u32) -> Result<Inst, DecodeFail> {
     m.sbase = (((w1 >> 16) & 0x1f) * 4) as u8;
     m.soffset = ((w1 >> 24) & 0xff) as u8;
     m.policy = (((w0 >> 14) & 1) | ((w1 >> 22) & 1) << 1) as u8;
+    m.fmt = (((w0 >> 19) & 0xf) | ((w0 >> 23) & 7) << 4) as u8;
     if w0 & (1 << 12) != 0 {
         m.flags |= Mem::OFFEN;
     }

@@ -227,9 +227,7 @@ fn build(inst: &isa::Inst, w0: u32) -> Result<Inst, DecodeFail> {
         Format::Vop3p => Enc::Vop3p,
         Format::Ds => Enc::Ds,
         Format::Flat | Format::Global | Format::Scratch => Enc::Flat,
-        Format::Mubuf => Enc::Mubuf,
-        // Typed buffer accesses convert through the format table, which is not modelled.
-        Format::Mtbuf => return Err(DecodeFail::Unimplemented(inst.mnemonic())),
+        Format::Mubuf | Format::Mtbuf => Enc::Mubuf,
         _ => return Err(DecodeFail::Format("gfx12 format")),
     };
     let mut i = Inst::new(m.op, enc, w0, (inst.bits >> 32) as u32);
@@ -299,7 +297,7 @@ fn build(inst: &isa::Inst, w0: u32) -> Result<Inst, DecodeFail> {
             mm.flags |= Mem::IMM;
             mm.policy = (f(F::Th) | f(F::Scope) << 3) as u8;
         }
-        Format::Mubuf => {
+        Format::Mubuf | Format::Mtbuf => {
             if f(F::Tfe) != 0 {
                 return Err(DecodeFail::Format("vbuffer tfe (texture fail enable)"));
             }
@@ -313,6 +311,9 @@ fn build(inst: &isa::Inst, w0: u32) -> Result<Inst, DecodeFail> {
             // 24-bit field; LLVM accepts 0..=0x7FFFFF (an unsigned offset).
             mm.offset = f(F::Offset) as i32;
             mm.policy = (th | f(F::Scope) << 3) as u8;
+            if inst.format == Format::Mtbuf {
+                mm.fmt = super::tbuf::gfx12_format(inst.target, f(F::Fmt));
+            }
             if th & 1 != 0 && m.op.name().starts_with("buffer_atomic") {
                 mm.flags |= Mem::RETURN;
             }

@@ -7,6 +7,23 @@ use std::sync::OnceLock;
 
 /// GFX12 mnemonic -> the executor's name for the same operation (same semantics).
 const RENAMES: &[(&str, &str)] = &[
+    ("tbuffer_load_d16_format_x", "tbuffer_load_format_d16_x"),
+    ("tbuffer_load_d16_format_xy", "tbuffer_load_format_d16_xy"),
+    ("tbuffer_load_d16_format_xyz", "tbuffer_load_format_d16_xyz"),
+    (
+        "tbuffer_load_d16_format_xyzw",
+        "tbuffer_load_format_d16_xyzw",
+    ),
+    ("tbuffer_store_d16_format_x", "tbuffer_store_format_d16_x"),
+    ("tbuffer_store_d16_format_xy", "tbuffer_store_format_d16_xy"),
+    (
+        "tbuffer_store_d16_format_xyz",
+        "tbuffer_store_format_d16_xyz",
+    ),
+    (
+        "tbuffer_store_d16_format_xyzw",
+        "tbuffer_store_format_d16_xyzw",
+    ),
     ("s_and_not1_b32", "s_andn2_b32"),
     ("s_and_not1_b64", "s_andn2_b64"),
     ("s_or_not1_b32", "s_orn2_b32"),

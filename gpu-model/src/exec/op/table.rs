@@ -656,6 +656,14 @@ ops! {
     TStoreFormatXy = "tbuffer_store_format_xy", Mubuf, 5, T;
     TStoreFormatXyz = "tbuffer_store_format_xyz", Mubuf, 6, T;
     TStoreFormatXyzw = "tbuffer_store_format_xyzw", Mubuf, 7, T;
+    TLoadFormatD16X = "tbuffer_load_format_d16_x", Mubuf, 8, T;
+    TLoadFormatD16Xy = "tbuffer_load_format_d16_xy", Mubuf, 9, T;
+    TLoadFormatD16Xyz = "tbuffer_load_format_d16_xyz", Mubuf, 10, T;
+    TLoadFormatD16Xyzw = "tbuffer_load_format_d16_xyzw", Mubuf, 11, T;
+    TStoreFormatD16X = "tbuffer_store_format_d16_x", Mubuf, 12, T;
+    TStoreFormatD16Xy = "tbuffer_store_format_d16_xy", Mubuf, 13, T;
+    TStoreFormatD16Xyz = "tbuffer_store_format_d16_xyz", Mubuf, 14, T;
+    TStoreFormatD16Xyzw = "tbuffer_store_format_d16_xyzw", Mubuf, 15, T;
     // ---- GFX12-only operations (reached by name from `isa::decode`; opcode unused) ----
     SAndSaveexecB32 = "s_and_saveexec_b32", Sop1, 0, G;
     SOrSaveexecB32 = "s_or_saveexec_b32", Sop1, 0, G;
