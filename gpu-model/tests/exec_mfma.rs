@@ -2,8 +2,10 @@
 //! gfx950 and run in the executor, against a CPU reference that multiplies the matrices:
 //! `D_b = A_(ab(b)) * B'_b + C_b` per block `b`, with every shape's block count, the
 //! CBSZ/ABID A broadcast and the BLGP B lane patterns (CDNA3 ISA guide, "Matrix Arithmetic
-//! Instructions"), f32/f16/bf16/i8/f64 sources with small integer values (exact in every
-//! accumulation order). The register layout of the matrices is AMD's matrix instruction
+//! Instructions"), f32/f16/bf16/i8/fp8/bf8/f64 sources with small integer values (exact in
+//! every accumulation order). The 8-bit floats are encoded here independently of the
+//! executor: gfx942 in the FNUZ encodings (E4M3 bias 8, E5M2 bias 16), gfx950 in the OCP
+//! ones (E4M3 bias 7, E5M2 bias 15), so a wrong bias doubles or halves every product. The register layout of the matrices is AMD's matrix instruction
 //! calculator layout (see `exec/mfma.rs`): lane `l` holds row/column `l % n` of block
 //! `(l / n) / (k / kl)` for k values `kl * ((l / n) % (k / kl)) + j`; result value `v` of
 //! lane `l` is row `r % n` of block `r / n`, column `l % n`, `r = 4 g (v / 4) + 4 (l / n)
@@ -22,6 +24,8 @@ enum Ty {
     Bf16,
     I8,
     F64,
+    /// 8-bit floats: (A is bf8, B is bf8); otherwise fp8.
+    F8(bool, bool),
 }
 
 use Target::{Gfx90a as P, Gfx942 as C, Gfx950 as N};
@@ -84,20 +88,101 @@ const OPS: &[OpRow] = &[
     (&[N], "v_mfma_f32_32x32x16_bf16", 32, 16, 8, Bf16),
     (&[N], "v_mfma_i32_16x16x64_i8", 16, 64, 16, I8),
     (&[N], "v_mfma_i32_32x32x32_i8", 32, 32, 16, I8),
+    (
+        &[C, N],
+        "v_mfma_f32_16x16x32_fp8_fp8",
+        16,
+        32,
+        8,
+        F8(false, false),
+    ),
+    (
+        &[C, N],
+        "v_mfma_f32_16x16x32_fp8_bf8",
+        16,
+        32,
+        8,
+        F8(false, true),
+    ),
+    (
+        &[C, N],
+        "v_mfma_f32_16x16x32_bf8_fp8",
+        16,
+        32,
+        8,
+        F8(true, false),
+    ),
+    (
+        &[C, N],
+        "v_mfma_f32_16x16x32_bf8_bf8",
+        16,
+        32,
+        8,
+        F8(true, true),
+    ),
+    (
+        &[C, N],
+        "v_mfma_f32_32x32x16_fp8_fp8",
+        32,
+        16,
+        8,
+        F8(false, false),
+    ),
+    (
+        &[C, N],
+        "v_mfma_f32_32x32x16_fp8_bf8",
+        32,
+        16,
+        8,
+        F8(false, true),
+    ),
+    (
+        &[C, N],
+        "v_mfma_f32_32x32x16_bf8_fp8",
+        32,
+        16,
+        8,
+        F8(true, false),
+    ),
+    (
+        &[C, N],
+        "v_mfma_f32_32x32x16_bf8_bf8",
+        32,
+        16,
+        8,
+        F8(true, true),
+    ),
 ];
 
 fn bits(t: Ty) -> usize {
     match t {
         F32 => 32,
         F16 | Bf16 => 16,
-        I8 => 8,
+        I8 | F8(..) => 8,
         F64 => 64,
     }
 }
 
-/// Encodes a small integer as the element type's bit pattern.
-fn enc(t: Ty, x: i64) -> u64 {
+/// Encodes a small nonzero-or-zero integer as an 8-bit float of `target`: bf8 (E5M2) or
+/// fp8 (E4M3), OCP bias (2^(e-1) - 1) on gfx950, FNUZ bias (2^(e-1)) on gfx942.
+fn enc_f8(target: Target, bf8: bool, x: i64) -> u64 {
+    let (ebits, mbits) = if bf8 { (5, 2) } else { (4, 3) };
+    let bias = (1i64 << (ebits - 1)) - i64::from(target != Target::Gfx942);
+    let sign = if x < 0 { 0x80 } else { 0 };
+    let a = x.unsigned_abs();
+    if a == 0 {
+        return 0;
+    }
+    let p = 63 - a.leading_zeros() as i64;
+    // a = 2^p * (1 + m / 2^mbits); small integers need at most two significant bits.
+    let m = ((a << mbits) >> p) & ((1 << mbits) - 1);
+    sign | ((p + bias) as u64) << mbits | m
+}
+
+/// Encodes a small integer as the element type's bit pattern (`b`: the B operand).
+fn enc(target: Target, t: Ty, b: bool, x: i64) -> u64 {
     match t {
+        F8(abf, bbf) => enc_f8(target, if b { bbf } else { abf }, x),
         F32 => (x as f32).to_bits() as u64,
         F16 => half::f16::from_f64(x as f64).to_bits() as u64,
         Bf16 => ((x as f32).to_bits() >> 16) as u64,
@@ -174,8 +259,8 @@ fn run(c: &Case<'_>) {
             for j in 0..kl {
                 let (b, m, kk) = place(l, j);
                 let bit = bits(ty) * j;
-                wa[bit / 64] |= enc(ty, a(b, m, kk)) << (bit % 64);
-                wb[bit / 64] |= enc(ty, bm(b, kk, m)) << (bit % 64);
+                wa[bit / 64] |= enc(c.target, ty, false, a(b, m, kk)) << (bit % 64);
+                wb[bit / 64] |= enc(c.target, ty, true, bm(b, kk, m)) << (bit % 64);
             }
             for x in 0..src_regs {
                 w.set_vgpr(a0 + x, l, (wa[x / 2] >> (32 * (x % 2))) as u32);

@@ -1,6 +1,6 @@
-//! CDNA matrix core (MFMA) operations: every dense f32, f16, bf16, i8 and f64 shape of
-//! gfx90a, gfx942 and gfx950 except xf32/fp8/bf8/f8f6f4 and the 4x4 f64 shape, with the
-//! CBSZ/ABID A-broadcast and BLGP B-lane-group modifiers.
+//! CDNA matrix core (MFMA) operations: every dense f32, f16, bf16, i8, fp8/bf8 and f64
+//! shape of gfx90a, gfx942 and gfx950 except xf32 (gfx942), f8f6f4 (gfx950) and the 4x4
+//! f64 shape, with the CBSZ/ABID A-broadcast and BLGP B-lane-group modifiers.
 //!
 //! Shapes and operand layout (AMD's matrix instruction calculator and the CDNA3 ISA guide,
 //! "Matrix Arithmetic Instructions"; the corpus kernels `mfma_f32` and `mfma_more` are
@@ -21,6 +21,16 @@
 //! add, f32 for f32/f16/bf16 sources, f64 for f64); i8 products accumulate exactly in
 //! wrapping i32. The hardware's internal order is not documented; with values whose sums
 //! are exact (the tests use small integers) every order agrees.
+//!
+//! 8-bit floats (`v_mfma_f32_{16x16x32,32x32x16}_{fp8,bf8}_{fp8,bf8}`, A's type first) have
+//! the operand layout of the i8 shapes with the same k (8 values per lane). gfx942 reads
+//! them in the FNUZ encodings (ROCm HIP "FP8 numbers": gfx942 supports FNUZ, not OCP):
+//! fp8 = E4M3 with exponent bias 8, bf8 = E5M2 with bias 16, no infinities, 0x80 the only
+//! NaN. gfx950 reads the OCP encodings with the same opcodes (LLVM review D106160: "gfx12
+//! and some future gfx9 ... support the OCP 8-bit float formats for their matrix
+//! multiplication intrinsics ..., retaining existing opcodes"; composable_kernel selects
+//! OCP for gfx950): fp8 = E4M3FN (bias 7, `S.1111.111` NaN, no infinity), bf8 = E5M2
+//! (bias 15, IEEE infinities and NaNs). Every product of two 8-bit floats is exact in f32.
 
 use super::decode::Inst;
 use super::op::Op;
@@ -34,6 +44,8 @@ enum Ty {
     F16,
     Bf16,
     I8,
+    /// An 8-bit float; which encoding (fp8/bf8) per operand is [`f8_kinds`].
+    F8,
     F64,
 }
 
@@ -43,7 +55,7 @@ impl Ty {
         match self {
             Ty::F32 => 32,
             Ty::F16 | Ty::Bf16 => 16,
-            Ty::I8 => 8,
+            Ty::I8 | Ty::F8 => 8,
             Ty::F64 => 64,
         }
     }
@@ -88,13 +100,70 @@ fn shape(op: Op) -> Option<(usize, usize, usize, Ty)> {
         VMfmaF32_16x16x32Bf16 => (16, 32, 8, Bf16),
         VMfmaF32_32x32x16Bf16 => (32, 16, 8, Bf16),
         VMfmaF64_16x16x4F64 | VMfmaF64_16x16x4F64Gfx940 => (16, 4, 1, F64),
+        VMfmaF32_16x16x32Bf8Bf8
+        | VMfmaF32_16x16x32Bf8Fp8
+        | VMfmaF32_16x16x32Fp8Bf8
+        | VMfmaF32_16x16x32Fp8Fp8 => (16, 32, 8, F8),
+        VMfmaF32_32x32x16Bf8Bf8
+        | VMfmaF32_32x32x16Bf8Fp8
+        | VMfmaF32_32x32x16Fp8Bf8
+        | VMfmaF32_32x32x16Fp8Fp8 => (32, 16, 8, F8),
         _ => return None,
     })
 }
 
-/// Executes an MFMA operation (or reports the operation as unimplemented).
+/// Whether A and B of an 8-bit float MFMA are bf8 (E5M2) rather than fp8 (E4M3).
+fn f8_kinds(op: Op) -> (bool, bool) {
+    use Op::*;
+    match op {
+        VMfmaF32_16x16x32Bf8Bf8 | VMfmaF32_32x32x16Bf8Bf8 => (true, true),
+        VMfmaF32_16x16x32Bf8Fp8 | VMfmaF32_32x32x16Bf8Fp8 => (true, false),
+        VMfmaF32_16x16x32Fp8Bf8 | VMfmaF32_32x32x16Fp8Bf8 => (false, true),
+        _ => (false, false),
+    }
+}
+
+/// The value of 8-bit float `x`: bf8 (E5M2) or fp8 (E4M3), OCP or FNUZ encoding (see the
+/// module doc).
+pub(crate) fn f8_value(x: u8, bf8: bool, ocp: bool) -> f64 {
+    let (ebits, mbits) = if bf8 { (5, 2) } else { (4, 3) };
+    let bias = (1 << (ebits - 1)) - i32::from(ocp);
+    let e = ((x >> mbits) & ((1 << ebits) - 1)) as i32;
+    let m = (x & ((1 << mbits) - 1)) as i32;
+    let neg = x & 0x80 != 0;
+    if !ocp && x == 0x80 {
+        return f64::NAN;
+    }
+    if ocp {
+        let emax = (1 << ebits) - 1;
+        if bf8 && e == emax {
+            return match (m, neg) {
+                (0, false) => f64::INFINITY,
+                (0, true) => f64::NEG_INFINITY,
+                _ => f64::NAN,
+            };
+        }
+        if !bf8 && e == emax && m == 7 {
+            return f64::NAN;
+        }
+    }
+    // Subnormals (e == 0) have exponent 1 - bias and no implicit one.
+    let (sig, exp) = if e == 0 {
+        (m, 1 - bias)
+    } else {
+        (m | 1 << mbits, e - bias)
+    };
+    let v = sig as f64 * 2f64.powi(exp - mbits);
+    if neg {
+        -v
+    } else {
+        v
+    }
+}
+
+/// Executes an MFMA operation of `target` (or reports the operation as unimplemented).
 #[inline(never)]
-pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
+pub(crate) fn exec(w: &mut Wave, i: &Inst, target: crate::Target) -> Result<(), FaultReason> {
     let Some((n, k, kl, ty)) = shape(i.op) else {
         return Err(FaultReason::Unimplemented(i.op.name()));
     };
@@ -140,8 +209,11 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
     };
     let rc = reg(i.src[2], acc_cd);
     let bits = ty.bits();
-    // Value `j` of lane `l` in the register tuple starting at row `r`, exactly as f64.
-    let val = |r: usize, l: usize, j: usize| -> f64 {
+    let (a_bf8, b_bf8) = f8_kinds(i.op);
+    let ocp = target != crate::Target::Gfx942;
+    // Value `j` of lane `l` in the register tuple starting at row `r`, exactly as f64
+    // (`bf8`: an 8-bit float source is bf8).
+    let val = |r: usize, l: usize, j: usize, bf8: bool| -> f64 {
         let bit = bits * j;
         let word = |x: usize| w.v[(r + x) % w.v.len()][l];
         let raw = word(bit / 32) >> (bit % 32);
@@ -150,6 +222,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             Ty::F16 => half::f16::from_bits(raw as u16).to_f64(),
             Ty::Bf16 => f32::from_bits((raw & 0xffff) << 16) as f64,
             Ty::I8 => raw as u8 as i8 as f64,
+            Ty::F8 => f8_value(raw as u8, bf8, ocp),
             Ty::F64 => f64::from_bits(raw as u64 | (word(1) as u64) << 32),
         }
     };
@@ -183,8 +256,8 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
                     for kk in 0..k {
                         let (la, ja) = at(ab, row, kk);
                         let (lb, jb) = at(b, col, kk);
-                        let x = sign(0) * val(ra, la, ja);
-                        let y = sign(1) * val(rb, b_lane(lb), jb);
+                        let x = sign(0) * val(ra, la, ja, false);
+                        let y = sign(1) * val(rb, b_lane(lb), jb, false);
                         acc = x.mul_add(y, acc);
                     }
                     let bits = acc.to_bits();
@@ -195,7 +268,8 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
                     for kk in 0..k {
                         let (la, ja) = at(ab, row, kk);
                         let (lb, jb) = at(b, col, kk);
-                        let p = val(ra, la, ja) as i32 * val(rb, b_lane(lb), jb) as i32;
+                        let p =
+                            val(ra, la, ja, false) as i32 * val(rb, b_lane(lb), jb, false) as i32;
                         acc = acc.wrapping_add(p);
                     }
                     (acc as u32, 0)
@@ -205,8 +279,8 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
                     for kk in 0..k {
                         let (la, ja) = at(ab, row, kk);
                         let (lb, jb) = at(b, col, kk);
-                        let x = val(ra, la, ja) as f32;
-                        let y = val(rb, b_lane(lb), jb) as f32;
+                        let x = val(ra, la, ja, a_bf8) as f32;
+                        let y = val(rb, b_lane(lb), jb, b_bf8) as f32;
                         acc = x.mul_add(y, acc);
                     }
                     (acc.to_bits(), 0)
@@ -224,4 +298,56 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         w.v[d] = *row;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::f8_value;
+
+    /// Edge values of the four 8-bit float encodings, from their definitions (OCP 8-bit
+    /// floating point specification: E4M3 max 448, E5M2 max 57344 and infinities; FNUZ:
+    /// one more exponent step, E4M3 max 240, 0x80 the only NaN).
+    #[test]
+    fn eight_bit_float_edges() {
+        let p = |e: i32| 2f64.powi(e);
+        // (byte, bf8, ocp, value)
+        let cases = [
+            (0x38, false, true, 1.0),
+            (0x40, false, false, 1.0),
+            (0x3c, true, true, 1.0),
+            (0x40, true, false, 1.0),
+            (0x7e, false, true, 448.0),
+            (0x7f, false, false, 240.0),
+            (0x7b, true, true, 57344.0),
+            (0x7f, true, false, 57344.0),
+            (0x01, false, true, p(-9)),
+            (0x01, false, false, p(-10)),
+            (0x01, true, true, p(-16)),
+            (0x01, true, false, p(-17)),
+            (0x80, false, true, -0.0),
+            (0xc4, false, true, -3.0),
+            (0x7c, true, true, f64::INFINITY),
+            (0xfc, true, true, f64::NEG_INFINITY),
+        ];
+        for (x, bf8, ocp, want) in cases {
+            let got = f8_value(x, bf8, ocp);
+            assert_eq!(
+                got.to_bits(),
+                want.to_bits(),
+                "{x:#04x} bf8 {bf8} ocp {ocp}: {got}"
+            );
+        }
+        for (x, bf8, ocp) in [
+            (0x80, false, false),
+            (0x80, true, false),
+            (0x7f, false, true),
+            (0xff, false, true),
+            (0x7d, true, true),
+        ] {
+            assert!(
+                f8_value(x, bf8, ocp).is_nan(),
+                "{x:#04x} bf8 {bf8} ocp {ocp}"
+            );
+        }
+    }
 }

@@ -9,6 +9,7 @@ use super::float as fl;
 use super::op::Op;
 use super::wave::{Wave, AGPR_BASE, LANES};
 use super::FaultReason;
+use crate::Target;
 
 type Row = [u32; LANES];
 
@@ -109,8 +110,8 @@ fn pk_f32<const N: usize>(w: &mut Wave, i: &Inst, f: impl Fn([f32; N]) -> f32) {
     }
 }
 
-/// Executes a VOP3P instruction.
-pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
+/// Executes a VOP3P instruction of `target`.
+pub(crate) fn exec(w: &mut Wave, i: &Inst, target: Target) -> Result<(), FaultReason> {
     use Op::*;
     match i.op {
         VPkAddF16 => pk_f16(w, i, |[a, b]| a + b),
@@ -180,7 +181,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             let r = raw(w, i, 0, false);
             write(w, AGPR_BASE + i.dst as usize, &r);
         }
-        _ => return super::mfma::exec(w, i),
+        _ => return super::mfma::exec(w, i, target),
     }
     Ok(())
 }

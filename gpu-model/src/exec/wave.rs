@@ -386,7 +386,7 @@ impl Wave {
             Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 => {
                 valu::exec(self, i).map(|_| Flow::Next)
             }
-            Enc::Vop3p => vop3p::exec(self, i).map(|_| Flow::Next),
+            Enc::Vop3p => vop3p::exec(self, i, ctx.prog.target()).map(|_| Flow::Next),
             Enc::Ds => ds::exec(self, ctx, i).map(|_| Flow::Next),
             Enc::Flat | Enc::Mubuf => self.vmem(ctx, i),
             Enc::Vopd => valu::exec_vopd(self, i).map(|_| Flow::Next),

@@ -470,6 +470,14 @@ ops! {
     VMfmaI32_32x32x32I8 = "v_mfma_i32_32x32x32_i8", Vop3p, 0x38, N;
     VMfmaF32_16x16x32F16 = "v_mfma_f32_16x16x32_f16", Vop3p, 0x54, N;
     VMfmaF32_32x32x16F16 = "v_mfma_f32_32x32x16_f16", Vop3p, 0x55, N;
+    VMfmaF32_16x16x32Bf8Bf8 = "v_mfma_f32_16x16x32_bf8_bf8", Vop3p, 0x70, C;
+    VMfmaF32_16x16x32Bf8Fp8 = "v_mfma_f32_16x16x32_bf8_fp8", Vop3p, 0x71, C;
+    VMfmaF32_16x16x32Fp8Bf8 = "v_mfma_f32_16x16x32_fp8_bf8", Vop3p, 0x72, C;
+    VMfmaF32_16x16x32Fp8Fp8 = "v_mfma_f32_16x16x32_fp8_fp8", Vop3p, 0x73, C;
+    VMfmaF32_32x32x16Bf8Bf8 = "v_mfma_f32_32x32x16_bf8_bf8", Vop3p, 0x74, C;
+    VMfmaF32_32x32x16Bf8Fp8 = "v_mfma_f32_32x32x16_bf8_fp8", Vop3p, 0x75, C;
+    VMfmaF32_32x32x16Fp8Bf8 = "v_mfma_f32_32x32x16_fp8_bf8", Vop3p, 0x76, C;
+    VMfmaF32_32x32x16Fp8Fp8 = "v_mfma_f32_32x32x16_fp8_fp8", Vop3p, 0x77, C;
     VAccvgprReadB32 = "v_accvgpr_read_b32", Vop3p, 0x58, A;
     VAccvgprWriteB32 = "v_accvgpr_write_b32", Vop3p, 0x59, A;
     // ---- DS ----
