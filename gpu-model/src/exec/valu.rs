@@ -294,7 +294,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VCndmaskB32 => {
             let (a, en) = src(w, i, 0);
             let (b, _) = src(w, i, 1);
-            let m = w.read_mask(i.src[2] as u8);
+            let m = w.mask_operand(i.src[2], i.lit);
             // Float source modifiers apply in the VOP3 form.
             let r: Row = std::array::from_fn(|l| {
                 let (x, y) = if i.enc == Enc::Vop3 {

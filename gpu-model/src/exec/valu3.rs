@@ -44,7 +44,9 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VMadU32U24 => int3(w, i, |a, b, c| {
             (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff).wrapping_add(c)
         }),
-        VMadU32U16 => int3(w, i, |a, b, c| (a & 0xffff) * (b & 0xffff) + c),
+        VMadU32U16 => int3(w, i, |a, b, c| {
+            ((a & 0xffff) * (b & 0xffff)).wrapping_add(c)
+        }),
         VMadI32I16 => int3(w, i, |a, b, c| {
             ((a as i16 as i32) * (b as i16 as i32)).wrapping_add(c as i32) as u32
         }),

@@ -203,21 +203,40 @@ impl Wave {
     /// A lane mask held in SGPR `code` (a pair in wave64).
     #[inline(always)]
     pub fn read_mask(&self, code: u8) -> u64 {
+        self.mask_operand(code as u16, 0)
+    }
+
+    /// A lane-mask source operand (`v_cndmask` / carry-in `src2`): an SGPR (a pair in
+    /// wave64), or a constant read as a 64-bit integer operand (`-1` selects every lane).
+    #[inline(always)]
+    pub(crate) fn mask_operand(&self, code: u16, lit: u32) -> u64 {
         let c = code as usize;
-        if self.wave_size == 32 {
-            self.s[c] as u64
+        let m = if c >= 128 {
+            self.sread64(code, lit, false)
+        } else if self.wave_size == 32 {
+            return self.s[c] as u64;
         } else {
-            self.s[c] as u64 | (self.s[(c + 1) % SGPRS] as u64) << 32
+            self.s[c] as u64 | (self.s[c + 1] as u64) << 32
+        };
+        if self.wave_size == 32 {
+            m & 0xffff_ffff
+        } else {
+            m
         }
     }
 
-    /// Writes a lane mask to SGPR `code` (a pair in wave64).
+    /// Writes a lane mask to SGPR `code` (a pair in wave64). Codes past the SGPRs
+    /// (constants, which a random or corrupt encoding can name as a destination) drop the
+    /// write.
     #[inline(always)]
     pub fn write_mask(&mut self, code: u8, m: u64) {
         let c = code as usize;
+        if c >= 128 {
+            return;
+        }
         self.s[c] = m as u32;
         if self.wave_size != 32 {
-            self.s[(c + 1) % SGPRS] = (m >> 32) as u32;
+            self.s[c + 1] = (m >> 32) as u32;
         }
     }
 

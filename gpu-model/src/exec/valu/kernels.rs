@@ -238,7 +238,7 @@ pub(crate) fn int2_16(w: &mut Wave, i: &Inst, f: impl Fn(u16, u16) -> u16) {
 wide! {
 /// Carry-producing integer op: writes the result and the carry mask to `sdst`.
 pub(crate) fn carry(w: &mut Wave, i: &Inst, f: impl Fn(u32, u32, bool) -> (u32, bool)) {
-    let cin = w.read_mask(i.src[2] as u8);
+    let cin = w.mask_operand(i.src[2], i.lit);
     let uses_cin = matches!(i.op, Op::VAddcCoU32 | Op::VSubbCoU32 | Op::VSubbrevCoU32);
     let cin = if uses_cin { cin } else { 0 };
     let ([a, b], exec) = operands(w, i);
