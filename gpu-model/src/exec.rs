@@ -23,6 +23,7 @@
 mod decode;
 mod decode12;
 mod ds;
+mod f8;
 mod flat;
 mod float;
 mod fmode;

@@ -402,9 +402,14 @@ impl Wave {
         match i.enc {
             Enc::Sop1 | Enc::Sop2 | Enc::Sopc | Enc::Sopk | Enc::Sopp => sop::exec(self, i),
             Enc::Smem => smem::exec(self, ctx, i).map(|_| Flow::Next),
-            Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 => {
-                valu::exec(self, i).map(|_| Flow::Next)
+            Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 => match valu::exec(self, i) {
+                // Off the hot path: operations that need the target come back unhandled.
+                Err(FaultReason::Unimplemented(_)) if super::f8::converts(i.op) => {
+                    super::f8::exec(self, i, ctx.prog.target())
+                }
+                r => r,
             }
+            .map(|_| Flow::Next),
             Enc::Vop3p => vop3p::exec(self, i, ctx.prog.target()).map(|_| Flow::Next),
             Enc::Ds => ds::exec(self, ctx, i).map(|_| Flow::Next),
             Enc::Flat | Enc::Mubuf => self.vmem(ctx, i),

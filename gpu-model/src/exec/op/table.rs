@@ -208,6 +208,10 @@ ops! {
     VCvtF32Ubyte1 = "v_cvt_f32_ubyte1", Vop1, 0x12, A;
     VCvtF32Ubyte2 = "v_cvt_f32_ubyte2", Vop1, 0x13, A;
     VCvtF32Ubyte3 = "v_cvt_f32_ubyte3", Vop1, 0x14, A;
+    VCvtF32Fp8 = "v_cvt_f32_fp8", Vop1, 0x54, C;
+    VCvtF32Bf8 = "v_cvt_f32_bf8", Vop1, 0x55, C;
+    VCvtPkF32Fp8 = "v_cvt_pk_f32_fp8", Vop1, 0x56, C;
+    VCvtPkF32Bf8 = "v_cvt_pk_f32_bf8", Vop1, 0x57, C;
     VCvtU32F64 = "v_cvt_u32_f64", Vop1, 0x15, A;
     VCvtF64U32 = "v_cvt_f64_u32", Vop1, 0x16, A;
     VTruncF64 = "v_trunc_f64", Vop1, 0x17, A;
