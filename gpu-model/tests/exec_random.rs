@@ -62,7 +62,7 @@ fn program(t: Target, rng: &mut Rng) -> Vec<u8> {
             // A third of the words get a memory encoding's identification bits, so that
             // loads, stores and atomics (DS, SMEM, FLAT/GLOBAL/SCRATCH, MUBUF, MTBUF) are
             // common.
-            if rng.next() % 3 == 0 {
+            if rng.next().is_multiple_of(3) {
                 let tops: &[u32] = match t.family() {
                     Family::Gfx9 => &[0xD8, 0xDC, 0xDD, 0xDE, 0xE0, 0xE8, 0xC0, 0xC2],
                     Family::Gfx12 => &[0xD8, 0xEC, 0xED, 0xEE, 0xC4, 0xF4],
