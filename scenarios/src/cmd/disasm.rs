@@ -65,6 +65,17 @@ pub fn disassemble(co: &CodeObject, name: &str) -> String {
         if let Ok(i) = labels.binary_search_by_key(&addr, |l| l.0) {
             let _ = writeln!(out, "\n{addr:016x} <{}>:", labels[i].1);
         }
+        // llvm-objdump (without --disassemble-zeroes) prints a run of at least 8 zero
+        // bytes up to the next symbol as `...` and skips it in whole dwords.
+        let end = labels
+            .get(labels.partition_point(|l| l.0 <= addr))
+            .map_or(text.len(), |l| (l.0 - base) as usize);
+        let zeros = text[off..end].iter().take_while(|&&b| b == 0).count();
+        if zeros >= 8 {
+            out.push_str("\t\t...\n");
+            off += zeros & !3;
+            continue;
+        }
         line.clear();
         let (len, target) = match isa::decode(t, &text[off..], wave32) {
             Ok(inst) => {
@@ -97,7 +108,8 @@ pub fn disassemble(co: &CodeObject, name: &str) -> String {
                 (len.min(text.len() - off).max(n), None)
             }
         };
-        let _ = write!(out, "\t{line:<58} // {addr:012X}:");
+        // llvm-objdump pads the text to 59 columns and writes the comment right after.
+        let _ = write!(out, "\t{line:<59}// {addr:012X}:");
         for k in (off..(off + len).min(text.len())).step_by(4) {
             let mut w = [0u8; 4];
             let n = (text.len() - k).min(4);
