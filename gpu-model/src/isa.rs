@@ -41,7 +41,17 @@
 //!    generator), giving each half's mnemonic and operand syntax;
 //! 7. GFX12 VSAMPLE opcodes are probed for every dim with and without a16, with the
 //!    first 1-4 address fields set, giving the address length and how many address
-//!    fields may be nonzero (module `refine` of the generator).
+//!    fields may be nonzero (module `refine` of the generator);
+//! 8. gfx950 VOP3PX2 (`v_mfma_scale_*`, [`Format::Vop3px2`]): 16-byte probes, a
+//!    `v_mfma_ld_scale_b32` word pair followed by an MFMA word pair with every MFMA
+//!    opcode, learned like a format of its own (keyed by the MFMA's opcode);
+//! 9. MFMA source tuples whose size follows the `cbsz`/`blgp` format selectors (gfx950
+//!    `*_f8f6f4`: fp8/bf8 8 registers, fp6/bf6 6, fp4 4): every selector value is
+//!    probed, giving the size and the operand class at that size (LLVM accepts other
+//!    scalar codes at 6 and 4 registers);
+//! 10. GFX12 BVH ray intersection (`image_bvh*_intersect_ray`): VIMAGE opcodes
+//!     without an entry are probed in the one shape LLVM accepts (r128, dmask 0xF, dim
+//!     0), with and without a16, giving each address tuple's size (module `refine`).
 //!
 //! The result is written to `gpu-model/src/isa/generated/` ("generated, do not edit").
 //! A single cross-target [`Op`] enum has one variant per distinct mnemonic (encoding
@@ -79,7 +89,17 @@
 //! `F::Dmask`, `F::Unorm`, `F::Glc`, `F::Slc`, `F::Scc`, `F::A16`, `F::Lwe`, `F::Da`,
 //! `F::D16`, `F::Acc`. GFX12 VIMAGE (`image_load*`/`image_store*`/`image_atomic_*`,
 //! [`Format::Vimage`], module `image`) reads like VSAMPLE without the sampler, plus
-//! `F::Vaddr4`. [`Inst`] keeps the encoding bits, so
+//! `F::Vaddr4`; its BVH operations (`image_bvh_intersect_ray`,
+//! `image_bvh64_intersect_ray`, `image_bvh_dual_intersect_ray`,
+//! `image_bvh8_intersect_ray`) read `F::Vdata`, `F::Vaddr`..`F::Vaddr4` (tuples of
+//! their own sizes, printed by [`Inst`]'s `Display`), `F::ImgRsrc` and `F::A16`.
+//! gfx950 VOP3PX2 (`v_mfma_scale_f32_16x16x128_f8f6f4`, `..._32x32x64_f8f6f4`,
+//! [`Format::Vop3px2`], 16 bytes) reads like MAI (`F::Vdst`, `F::Src0`..`F::Src2`,
+//! `F::Cbsz`, `F::Blgp`, `F::AccCd`, `F::Acc`) plus the scale operands `F::ScaleSrc0`,
+//! `F::ScaleSrc1` and their `F::OpSel` / `F::OpSelHi`; [`Inst::operand`] lists the
+//! MFMA operands then the two scales. The `*_f8f6f4` MFMAs (MAI and VOP3PX2) size
+//! src0 by cbsz and src1 by blgp (in [`Inst::operand`] counts and in the text).
+//! [`Inst`] keeps the encoding bits, so
 //! [`encode`] is exact; [`Inst::build`] and [`Inst::set_operand`] encode from typed
 //! [`Operand`]s. `Display` prints the text `llvm-objdump-22 -d` prints.
 //!

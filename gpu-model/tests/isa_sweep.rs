@@ -8,6 +8,10 @@ use llvm_oracle::{Answer, Disassembler};
 use std::collections::BTreeMap;
 use std::io::Write;
 
+// gfx950 VOP3PX2 (`v_mfma_scale_*`) and GFX12 BVH words.
+#[path = "isa_sweep/x2_bvh.rs"]
+mod x2_bvh;
+
 /// Agreement floor for the CI sample, percent of the words LLVM answers (ratchet at
 /// the goal; measured 99.93-99.975% on 2026-11-29).
 const FLOOR: f64 = 99.9;
@@ -624,59 +628,4 @@ fn vimage_words_agree_with_llvm_mc() {
         }
     }
     assert!(bad.is_empty(), "vimage sweeps below the floor: {bad:?}");
-    // BVH ray intersection is not decoded: LLVM's encodings (llvm-mc-22 -show-encoding of
-    // `image_bvh_intersect_ray v[4:7], [v9, v10, v[11:13], v[14:16], v[17:19]], s[4:7]`,
-    // the bvh64 and dual forms) must give the typed error.
-    let bvh: [[u8; 12]; 3] = [
-        [16, 64, 198, 211, 4, 8, 0, 17, 9, 10, 11, 14],
-        [16, 128, 198, 211, 4, 8, 0, 18, 9, 11, 12, 15],
-        [16, 0, 224, 211, 0, 0, 0, 10, 0, 2, 4, 7],
-    ];
-    let refs: Vec<&[u8]> = bvh.iter().map(|l| &l[..]).collect();
-    for t in [Target::Gfx1200, Target::Gfx1201] {
-        let answers = ask_parallel(t, &refs);
-        for (l, a) in bvh.iter().zip(&answers) {
-            assert!(matches!(a, Answer::Inst(x, 12) if x.starts_with("image_bvh")));
-            let r = isa::decode(t, l, true);
-            assert!(
-                matches!(
-                    r,
-                    Err(isa::DecodeError::Unsupported {
-                        what: "image-bvh",
-                        ..
-                    })
-                ),
-                "{t}: {l:02x?} gave {r:?}"
-            );
-        }
-    }
-}
-
-/// gfx950 VOP3PX2 (`v_mfma_scale_*`, 16 bytes) is not decoded: the encoding llvm-mc-22
-/// gives for `v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23],
-/// v24, v25` must give the typed error, never the first half's text
-/// (`v_mfma_ld_scale_b32`, 8 bytes).
-#[test]
-fn vop3px2_words_are_typed_unsupported() {
-    let l: [u8; 16] = [
-        0x00, 0x00, 0xac, 0xd3, 0x18, 0x33, 0x02, 0x00, 0x00, 0x08, 0xad, 0xd3, 0x04, 0x19, 0x52,
-        0x04,
-    ];
-    let answers = ask_parallel(Target::Gfx950, &[&l[..]]);
-    assert!(
-        matches!(&answers[0], Answer::Inst(x, 16) if x.starts_with("v_mfma_scale_")),
-        "{:?}",
-        answers[0]
-    );
-    let r = isa::decode(Target::Gfx950, &l, false);
-    assert!(
-        matches!(
-            r,
-            Err(isa::DecodeError::Unsupported {
-                what: "vop3px2",
-                ..
-            })
-        ),
-        "{r:?}"
-    );
 }

@@ -145,15 +145,6 @@ pub(crate) fn decode_full(target: Target, bytes: &[u8], wave32: bool) -> Result<
     let tab = table(target, wave32);
     let opcode = layout::get(bits, id.op_field());
     let Some(ei) = tab.lookup(id.format, opcode) else {
-        // GFX12 BVH ray intersection (VIMAGE 0x19, 0x1A, 0x80): LLVM decodes it, this
-        // decoder does not yet (its address fields hold tuples of their own sizes).
-        if id.format == Format::Vimage && matches!(opcode, 0x19 | 0x1A | 0x80) {
-            return Err(DecodeError::Unsupported {
-                word: w0,
-                offset: 0,
-                what: "image-bvh",
-            });
-        }
         return Err(DecodeError::InvalidOpcode {
             word: w0,
             offset: 0,
@@ -162,20 +153,13 @@ pub(crate) fn decode_full(target: Target, bytes: &[u8], wave32: bool) -> Result<
         });
     };
     let e: &Entry = &tab.entries[usize::from(ei)];
-    // gfx950 VOP3PX2: v_mfma_ld_scale_b32 followed by a scaled f8f6f4 MFMA (VOP3P
-    // opcodes 0x2D, 0x2E) is one 16-byte `v_mfma_scale_*` instruction to LLVM, which this
-    // decoder does not implement yet.
-    if e.op == Op::VMfmaLdScaleB32
-        && matches!(
-            word(bytes, 2).map(|w| w & 0xFFFF_0000),
-            Some(0xD3AD_0000 | 0xD3AE_0000)
-        )
-    {
-        return Err(DecodeError::Unsupported {
-            word: w0,
-            offset: 0,
-            what: "vop3px2",
-        });
+    // gfx950 VOP3PX2: v_mfma_ld_scale_b32 followed by a scaled MFMA word is one
+    // 16-byte `v_mfma_scale_*` instruction; anything else is the 8-byte
+    // v_mfma_ld_scale_b32 alone (as LLVM decodes it).
+    if e.op == Op::VMfmaLdScaleB32 {
+        if let Some(r) = vop3px2(target, bytes, tab) {
+            return r;
+        }
     }
     let lay = if e.format == id.format {
         id
@@ -268,7 +252,7 @@ pub(crate) fn decode_full(target: Target, bytes: &[u8], wave32: bool) -> Result<
         value: None,
         len: 4 * n,
     };
-    check_operands(tab, lay, ops, bits, ext.is_some(), &mut lit)?;
+    check_operands(tab, e, lay, ops, bits, ext.is_some(), &mut lit)?;
     let mut entry_y = u16::MAX;
     if e.format == Format::Vopd {
         let opy = lay.field(F::OpY).map_or(0, |f| layout::get(bits, f));
@@ -283,12 +267,12 @@ pub(crate) fn decode_full(target: Target, bytes: &[u8], wave32: bool) -> Result<
         let y = &tab.entries[usize::from(ey)];
         check_zero(y, lay, bits)?;
         if let Some(Some(yops)) = y.variants.first() {
-            check_operands(tab, lay, yops, bits, false, &mut lit)?;
+            check_operands(tab, y, lay, yops, bits, false, &mut lit)?;
         }
         entry_y = ey;
     }
     let (literal, len) = (lit.value, lit.len);
-    Ok(Inst {
+    let i = Inst {
         bits,
         literal,
         target,
@@ -299,7 +283,103 @@ pub(crate) fn decode_full(target: Target, bytes: &[u8], wave32: bool) -> Result<
         variant: variant as u8,
         entry: ei,
         entry_y,
-    })
+    };
+    if e.format == Format::Mai {
+        i.check_agpr_tuples()?;
+    }
+    Ok(i)
+}
+
+/// A gfx950 VOP3PX2 instruction at the start of `bytes` (whose dword0 is a
+/// `v_mfma_ld_scale_b32`): the fixed bits of dword2, an MFMA opcode with a scaled form
+/// in the table, and operands and modifiers LLVM accepts. `None`: decode the first 8
+/// bytes alone.
+fn vop3px2(target: Target, bytes: &[u8], tab: &Table) -> Option<Result<Inst, DecodeError>> {
+    let (mask, value) = layout::VOP3PX2_HI;
+    let w2 = word(bytes, 2)?;
+    if w2 & mask != value {
+        return None;
+    }
+    let mut bits = 0u128;
+    for i in 0..4 {
+        bits |= u128::from(word(bytes, i)?) << (32 * i);
+    }
+    let lay = layout::layout(false, Format::Vop3px2)?;
+    let ei = tab.lookup(Format::Vop3px2, layout::get(bits, lay.op_field()))?;
+    let e = &tab.entries[usize::from(ei)];
+    let Some(Some(ops)) = e.variants.first() else {
+        return None;
+    };
+    for (i, (f, v)) in layout::mod_probes(false, Format::Vop3px2)
+        .iter()
+        .enumerate()
+    {
+        if e.bad & (1 << i) != 0
+            && lay
+                .field(*f)
+                .is_some_and(|fl| layout::get(bits, fl) & v != 0)
+        {
+            return None;
+        }
+    }
+    let mut lit = Lit {
+        bytes,
+        at: 4,
+        value: None,
+        len: 16,
+    };
+    // An operand code its class rejects: LLVM decodes the 8 bytes alone. An AGPR
+    // tuple past a255: LLVM rejects the word.
+    check_operands(tab, e, lay, ops, bits, false, &mut lit).ok()?;
+    let i = Inst {
+        bits,
+        literal: None,
+        target,
+        op: e.op,
+        format: Format::Vop3px2,
+        len: 16,
+        wave32: false,
+        variant: 0,
+        entry: ei,
+        entry_y: u16::MAX,
+    };
+    Some(i.check_agpr_tuples().map(|()| i))
+}
+
+impl Inst {
+    /// GFX9 MFMA/SMFMAC (and gfx950 VOP3PX2): LLVM rejects an AGPR tuple that runs past
+    /// a255 (a VGPR tuple past v255 it prints). The tuple is the syntax's (for
+    /// `*_f8f6f4` sources the 8-register one, whatever cbsz/blgp say).
+    fn check_agpr_tuples(&self) -> Result<(), DecodeError> {
+        for o in self.syntax() {
+            let Opnd::Reg { field, regs, .. } = *o else {
+                continue;
+            };
+            if !self.acc_field(field) {
+                continue;
+            }
+            let Some(fl) = self.layout().field(field) else {
+                continue;
+            };
+            let v = layout::get(self.bits, fl);
+            let first = if fl.role == Role::Src9 {
+                if v < 256 {
+                    continue;
+                }
+                v - 256
+            } else {
+                v
+            };
+            if first + u32::from(regs) > 256 {
+                return Err(DecodeError::InvalidField {
+                    word: (self.bits >> (32 * (fl.lo / 32))) as u32,
+                    offset: usize::from(fl.lo / 32) * 4,
+                    field: field_name(field),
+                });
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The literal dword of an instruction being decoded and its length so far.
@@ -336,6 +416,7 @@ fn check_zero(e: &Entry, lay: &Layout, bits: u128) -> Result<(), DecodeError> {
 #[inline(always)]
 fn check_operands(
     tab: &Table,
+    e: &Entry,
     lay: &Layout,
     ops: &[Opnd],
     bits: u128,
@@ -372,6 +453,7 @@ fn check_operands(
         if class == u16::MAX || (ext && field == F::Src0) {
             continue;
         }
+        let class = sized_class(e, field, bits).unwrap_or(class);
         let c = &tab.classes[usize::from(class)];
         // Built only on failure (this loop runs for every operand of every instruction).
         let bad = || DecodeError::InvalidField {
@@ -390,6 +472,25 @@ fn check_operands(
         }
     }
     Ok(())
+}
+
+/// gfx950 `*_f8f6f4` MFMAs: the operand class of src0 (by cbsz) or src1 (by blgp)
+/// where the tuple size differs from the syntax's (learned; see `Entry::addr`).
+#[inline]
+pub(crate) fn sized_class(e: &Entry, field: F, bits: u128) -> Option<u16> {
+    if e.addr.len() != 32 || !matches!(e.format, Format::Mai | Format::Vop3px2) {
+        return None;
+    }
+    let lay = layout::layout(false, e.format)?;
+    let k = match field {
+        F::Src0 => layout::get(bits, lay.field(F::Cbsz)?),
+        F::Src1 => 8 + layout::get(bits, lay.field(F::Blgp)?),
+        _ => return None,
+    };
+    match e.addr.get(16 + k as usize) {
+        Some(&c) if c != u8::MAX => Some(u16::from(c)),
+        _ => None,
+    }
 }
 
 /// Lowercase name of a field, for errors.

@@ -91,6 +91,7 @@ impl Inst {
         if let Some(seg) = lay.field(layout::F::Seg) {
             bits = layout::put(bits, seg, lay.value >> seg.lo);
         }
+        bits |= layout::fixed_hi(format);
         bits = layout::put(bits, lay.op_field(), u32::from(e.opcode));
         if format == Format::Vop3p {
             bits = layout::put(bits, lay.field(layout::F::OpSelHi).ok_or(no)?, 3);

@@ -20,6 +20,79 @@ fn nfields(i_format: super::layout::Format) -> u32 {
     }
 }
 
+/// GFX12 BVH ray intersection (`image_bvh*_intersect_ray`): the learned sizes (data
+/// tuple, then the five address tuples without a16 and with it; 0: field unused, all
+/// 0: no a16 form), `None` for other operations.
+fn bvh(e: &Entry) -> Option<&'static [u8]> {
+    (e.format == super::layout::Format::Vimage && e.addr.len() == 11).then_some(e.addr)
+}
+
+/// BVH: LLVM 22 accepts one shape only: dim 0, dmask 0xF, no d16, nv, th, scope or tfe
+/// (r128 set is the operand-syntax variant; a16 where the operation has an a16 form,
+/// whose unused address fields must be zero).
+fn check_bvh(sizes: &[u8], lay: &Layout, bits: u128) -> Result<(), DecodeError> {
+    let g = |f: F| lay.field(f).map_or(0, |fl| layout::get(bits, fl));
+    let bad = |field: &'static str| DecodeError::InvalidField {
+        word: bits as u32,
+        offset: 0,
+        field,
+    };
+    if g(F::Dim) != 0 {
+        return Err(bad("dim"));
+    }
+    if g(F::Dmask) != 0xF {
+        return Err(bad("dmask"));
+    }
+    for (f, name) in [
+        (F::D16, "d16"),
+        (F::Nv, "nv"),
+        (F::Th, "th"),
+        (F::Scope, "scope"),
+        (F::Tfe, "tfe"),
+    ] {
+        if g(f) != 0 {
+            return Err(bad(name));
+        }
+    }
+    if g(F::A16) != 0 {
+        let a = &sizes[6..11];
+        if a.iter().all(|&n| n == 0) {
+            return Err(bad("a16"));
+        }
+        for (f, &n) in VADDR.iter().zip(a) {
+            if n == 0 && g(*f) != 0 {
+                return Err(DecodeError::InvalidField {
+                    word: (bits >> 64) as u32,
+                    offset: 8,
+                    field: "vaddr",
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// BVH: data tuple, the address tuples, the resource, `a16`.
+fn write_bvh(w: &mut dyn Write, i: &Inst, sizes: &[u8]) -> fmt::Result {
+    w.write_char(' ')?;
+    regs(w, i.field(F::Vdata), u32::from(sizes[0]))?;
+    w.write_str(", [")?;
+    let a16 = i.field(F::A16) != 0;
+    let a = if a16 { &sizes[6..11] } else { &sizes[1..6] };
+    for (j, (f, &n)) in VADDR.iter().zip(a).filter(|(_, &n)| n != 0).enumerate() {
+        if j > 0 {
+            w.write_str(", ")?;
+        }
+        regs(w, i.field(*f), u32::from(n))?;
+    }
+    w.write_char(']')?;
+    write_descriptors(w, i)?;
+    if a16 {
+        w.write_str(" a16")?;
+    }
+    Ok(())
+}
+
 /// A gather4 with tfe and d16: LLVM 22 then prints two data registers and the address
 /// as the four vaddr fields, whatever the dim (and accepts all four set).
 fn gather4_tfe_d16(e: &Entry, bits: u128) -> bool {
@@ -31,30 +104,44 @@ fn gather4_tfe_d16(e: &Entry, bits: u128) -> bool {
 /// whatever the dim. That happens when the data register count (dmask bits, halved with
 /// d16, plus tfe) has no form (an atomic with more than 3; compare-and-swap fewer than
 /// 2), when the registers would run past v255, and for the (dim, a16) the generator
-/// found without a form of their own (bit 7 of the learned address length). Returns
-/// the data register count printed.
+/// found without a form of their own (bit 7 of the learned address length). VSAMPLE
+/// words fall back for the last two reasons (to one data register; gather4 two). An
+/// address tuple running past v255 falls back too. Returns the data register count
+/// printed.
 fn fallback(e: &Entry, bits: u128) -> Option<u32> {
-    if e.format != super::layout::Format::Vimage {
+    use super::layout::Format;
+    if bvh(e).is_some() || !matches!(e.format, Format::Vimage | Format::Vsample) {
         return None;
+    }
+    let lay = layout::layout(true, e.format)?;
+    let g = |f: F| lay.field(f).map_or(0, |fl| layout::get(bits, fl));
+    let gather4 = e.mnemonic.starts_with("image_gather4");
+    let n = if gather4 {
+        4
+    } else {
+        g(F::Dmask).count_ones().max(1)
+    };
+    let n = if g(F::D16) != 0 { n.div_ceil(2) } else { n };
+    let n = n + g(F::Tfe);
+    // The address's last field holds the rest of a longer address as one tuple.
+    let (na, _) = addr(e, bits);
+    let nf = nfields(e.format);
+    let addr_over = na > nf && g(VADDR[nf as usize - 1]) + (na - (nf - 1)) > 256;
+    let over = g(F::Vdata) + n > 256 || addr_over;
+    let learned = addr_raw(e, bits).0 & 0x80 != 0;
+    if e.format == Format::Vsample {
+        // (gather4's first form has two data registers.)
+        let first = if gather4 { 2 } else { 1 };
+        return (over || learned).then_some(first);
     }
     let first = if e.mnemonic == "image_atomic_cmpswap" {
         2
     } else {
         1
     };
-    let dmask = ((bits >> 22) & 0xF) as u32;
-    let n = dmask.count_ones().max(1);
-    let n = if (bits >> 5) & 1 != 0 {
-        n.div_ceil(2)
-    } else {
-        n
-    };
-    let n = n + ((bits >> 55) & 1) as u32;
     let atomic = e.mnemonic.starts_with("image_atomic");
-    let vdata = ((bits >> 32) & 0xFF) as u32;
     let bad_count = atomic && if first == 2 { n < 2 } else { n > 3 };
-    let learned = addr_raw(e, bits).0 & 0x80 != 0;
-    (bad_count || vdata + n > 256 || learned).then_some(first)
+    (bad_count || over || learned).then_some(first)
 }
 
 /// The learned `[address length, fields]` pair of an instruction's dim and a16.
@@ -77,6 +164,9 @@ fn addr(e: &Entry, bits: u128) -> (u32, u32) {
 /// LLVM rejects a dim the operation has no address form for, and nonzero vaddr fields
 /// past the ones the address uses.
 pub(crate) fn check(e: &Entry, lay: &Layout, bits: u128) -> Result<(), DecodeError> {
+    if let Some(sizes) = bvh(e) {
+        return check_bvh(sizes, lay, bits);
+    }
     let w0 = bits as u32;
     let (n, k) = addr(e, bits);
     let k = if gather4_tfe_d16(e, bits) || fallback(e, bits).is_some() {
@@ -114,6 +204,9 @@ fn regs(w: &mut dyn Write, first: u32, n: u32) -> fmt::Result {
 /// Data VGPRs: one per dmask bit (gather4: four; at least one), halved (rounded up)
 /// with d16, plus one with tfe.
 pub(crate) fn data_regs(i: &Inst) -> u32 {
+    if let Some(sizes) = bvh(i.entry()) {
+        return u32::from(sizes[0]);
+    }
     if gather4_tfe_d16(i.entry(), i.bits) {
         return 2;
     }
@@ -136,6 +229,9 @@ pub(crate) fn data_regs(i: &Inst) -> u32 {
 /// Writes operands and modifiers after the mnemonic.
 pub(crate) fn write(w: &mut dyn Write, i: &Inst) -> fmt::Result {
     let e = i.entry();
+    if let Some(sizes) = bvh(e) {
+        return write_bvh(w, i, sizes);
+    }
     w.write_char(' ')?;
     regs(w, i.field(F::Vdata), data_regs(i))?;
     w.write_str(", ")?;
@@ -159,8 +255,13 @@ pub(crate) fn write(w: &mut dyn Write, i: &Inst) -> fmt::Result {
         }
         w.write_char(']')?;
     }
-    // The descriptors print with their learned class names (SGPR tuples, null, and
-    // LLVM's comments on the codes it accepts but flags).
+    write_descriptors(w, i)?;
+    image_mods(w, i)
+}
+
+/// The resource (and sampler) descriptors, with their learned class names (SGPR
+/// tuples, null, and LLVM's comments on the codes it accepts but flags).
+fn write_descriptors(w: &mut dyn Write, i: &Inst) -> fmt::Result {
     let tab = table(i.target, i.wave32);
     for o in i.syntax() {
         let Opnd::Reg {
@@ -190,6 +291,12 @@ pub(crate) fn write(w: &mut dyn Write, i: &Inst) -> fmt::Result {
             w.write_str(tab.strings[usize::from(s)])?;
         }
     }
+    Ok(())
+}
+
+/// dmask, dim and the modifiers.
+fn image_mods(w: &mut dyn Write, i: &Inst) -> fmt::Result {
+    let e = i.entry();
     let m = |p: u32| e.mods & (1 << p) != 0;
     let dmask = i.field(F::Dmask);
     if dmask != 0 {

@@ -66,11 +66,16 @@ pub enum Format {
     Mimg,
     /// GFX12 image load/store/atomic/BVH (VIMAGE, 96 bits).
     Vimage,
+    /// gfx950 scaled MFMA (VOP3PX2, 128 bits): a `v_mfma_ld_scale_b32`-shaped VOP3P
+    /// word pair holding the scale operands, then the MFMA in the MAI layout (opcode
+    /// table keyed by the MFMA's opcode, bits 86:80). Never identified from dword0
+    /// alone: [`VOP3PX2_HI`] says when a `v_mfma_ld_scale_b32` word opens one.
+    Vop3px2,
 }
 
 impl Format {
     /// Every format, in declaration order.
-    pub const ALL: [Format; 27] = [
+    pub const ALL: [Format; 28] = [
         Format::Sop1,
         Format::Sop2,
         Format::Sopc,
@@ -98,6 +103,7 @@ impl Format {
         Format::Vsample,
         Format::Mimg,
         Format::Vimage,
+        Format::Vop3px2,
     ];
 
     /// Lowercase name, as in ISA documents.
@@ -130,6 +136,7 @@ impl Format {
             Format::Vsample => "vsample",
             Format::Mimg => "mimg",
             Format::Vimage => "vimage",
+            Format::Vop3px2 => "vop3px2",
         }
     }
 }
@@ -332,11 +339,15 @@ pub enum F {
     Da,
     /// Image (GFX12 VIMAGE): fifth address VGPR (the rest of the address when longer).
     Vaddr4,
+    /// gfx950 VOP3PX2: the scale operand of src0 (A), a 9-bit source code.
+    ScaleSrc0,
+    /// gfx950 VOP3PX2: the scale operand of src1 (B), a 9-bit source code.
+    ScaleSrc1,
 }
 
 impl F {
     /// Number of field names.
-    pub const COUNT: usize = F::Vaddr4 as usize + 1;
+    pub const COUNT: usize = F::ScaleSrc1 as usize + 1;
 }
 
 /// One bit field of an instruction (bits numbered over the whole instruction).
@@ -474,7 +485,25 @@ pub const GFX9_IDENT: &[Layout] = &[
 pub const GFX9_SUB: &[Layout] = &[
     lay(Format::Vop3b, 2, 0xFC00_0000, 0xD000_0000, false, VOP3B),
     lay(Format::Mai, 2, 0xFF80_0000, 0xD380_0000, false, MAI),
+    // Dword0 is `v_mfma_ld_scale_b32`'s (VOP3P opcode 0x2C); dword2 is checked
+    // against `VOP3PX2_HI`.
+    lay(Format::Vop3px2, 4, 0xFFFF_0000, 0xD3AC_0000, false, VOP3PX2),
 ];
+
+/// gfx950 VOP3PX2: the fixed bits of dword2 (the MFMA word), as `(mask, value)`: the
+/// VOP3P prefix, and bits 14:11 (the MAI `abid` position) exactly 1. LLVM 22 decodes a
+/// `v_mfma_ld_scale_b32` word followed by such a dword (and an MFMA opcode it has a
+/// scaled form of) as one 16-byte instruction, and any other as the 8-byte
+/// `v_mfma_ld_scale_b32` alone.
+pub const VOP3PX2_HI: (u32, u32) = (0xFF80_7800, 0xD380_0800);
+
+/// Fixed bits of a format above dword0 (ORed into every word the format builds).
+pub const fn fixed_hi(format: Format) -> u128 {
+    match format {
+        Format::Vop3px2 => (VOP3PX2_HI.1 as u128) << 64,
+        _ => 0,
+    }
+}
 
 /// GFX12 identification order (first match wins).
 pub const GFX12_IDENT: &[Layout] = &[

@@ -84,6 +84,7 @@ impl Inst {
                     });
                 }
                 let v = ext_v.unwrap_or_else(|| layout::get(self.bits, fl));
+                let regs = self.src_regs(field, regs);
                 let reg = |first: u32| {
                     let first = first as u16;
                     if cls == b'a' || self.acc_field(field) {
@@ -134,7 +135,7 @@ impl Inst {
                 matches!(field, F::Vdst | F::Data) && self.field(F::Acc) != 0
             }
             Fm::Mubuf | Fm::Mtbuf | Fm::Mimg => field == F::Vdata && self.field(F::Acc) != 0,
-            Fm::Mai => match field {
+            Fm::Mai | Fm::Vop3px2 => match field {
                 F::Vdst => self.field(F::AccCd) != 0,
                 // SMFMAC src2 is the sparsity index: always a VGPR.
                 F::Src2 => {

@@ -156,8 +156,9 @@ impl Plan {
         // (v_mfma_ld_scale_b32 may open a gfx950 VOP3PX2 pair: see `decode_full`.)
         if matches!(
             e.format,
-            Format::Vopd | Format::Vsample | Format::Mimg | Format::Vimage
+            Format::Vopd | Format::Vsample | Format::Mimg | Format::Vimage | Format::Vop3px2
         ) || e.variants.len() > 16
+            || !e.addr.is_empty()
             || e.op == super::Op::VMfmaLdScaleB32
         {
             return NONE;
@@ -343,6 +344,11 @@ pub(crate) fn decode_fast(target: Target, bytes: &[u8], wave32: bool) -> Option<
     } else {
         (None, 4 * n)
     };
+    // MFMA/SMFMAC with AGPR operands (acc_cd, bit 15; acc, bits 60:59): the full
+    // decoder checks that their tuples end by a255 (a mask test keeps this path short).
+    if s.format == Format::Mai && bits & (1 << 15 | 3 << 59) != 0 {
+        return None;
+    }
     Some(Inst {
         bits,
         literal,

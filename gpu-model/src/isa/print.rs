@@ -7,6 +7,9 @@ use super::table::{LitRule, Opnd};
 use crate::target::{Family, Target};
 use std::fmt::{self, Write};
 
+#[path = "print/tuples.rs"]
+mod tuples;
+
 fn inline32(v: u32) -> bool {
     (-16..=64).contains(&(v as i32))
         || matches!(
@@ -200,41 +203,6 @@ impl Inst {
             && self.entry().mnemonic.contains("_atomic_")
     }
 
-    /// LLVM's comment after a register tuple that must start at an even register but
-    /// does not (GFX9 `..._Align2` classes).
-    fn write_align(
-        &self,
-        w: &mut dyn Write,
-        tab: &super::table::Table,
-        align: u16,
-        first: u32,
-        field: F,
-    ) -> fmt::Result {
-        if align == 0 || first & 1 == 0 {
-            return Ok(());
-        }
-        // LLVM 22 names no class for AGPR tuples of DS and of returning FLAT atomics,
-        // and the VGPR class (not AV) for a returning FLAT atomic's data.
-        let acc = self.acc_field(field);
-        let flat_ret = self.flat_atomic_returns();
-        if acc && (self.format == Format::Ds || flat_ret) {
-            return Ok(());
-        }
-        let name = tab.strings.get(usize::from(align)).copied().unwrap_or("");
-        // The class was learned with VGPRs in the plain encoding: an acc bit makes it the
-        // AGPR class, and a DPP/SDWA src0 takes VGPRs only.
-        let (pre, rest) = match (name.strip_prefix("VReg_"), name.strip_prefix("VS_")) {
-            (Some(r), _) if acc => ("AReg_", r),
-            _ if flat_ret && field == F::Data && name.starts_with("AV_") => ("VReg_", &name[3..]),
-            (_, Some(r)) if self.ext().is_some() && field == F::Src0 => ("VReg_", r),
-            _ => ("", name),
-        };
-        write!(
-            w,
-            "/*Invalid register, operand has '{pre}{rest}' register class*/"
-        )
-    }
-
     /// Writes operands (after the mnemonic) in LLVM's syntax; `lead` goes before the
     /// first.
     fn write_ops(&self, w: &mut dyn Write, ops: &[Opnd], lead: &str) -> fmt::Result {
@@ -408,12 +376,19 @@ impl Inst {
                     } else if fl.role == Role::Src9 && v >= 256 {
                         let c = if self.acc_field(field) { b'a' } else { cls };
                         let c = if c == b's' { b'v' } else { c };
-                        write_regs(w, c, v - 256, regs)?;
-                        self.write_align(w, tab, align, v - 256, field)?;
+                        let n = self.src_regs(field, regs);
+                        write_regs(w, c, v - 256, n)?;
+                        if n == regs {
+                            self.write_align(w, tab, align, v - 256, field)?;
+                        } else {
+                            self.write_sized_align(w, tab, align, v - 256, field, n)?;
+                        }
                     } else if v == 255 && lay.literal {
                         let c = &tab.classes[usize::from(class)];
                         write_literal(w, c.lit, self.literal.unwrap_or(0))?;
                     } else {
+                        let class = super::decode::sized_class(self.entry(), field, self.bits)
+                            .unwrap_or(class);
                         let c = &tab.classes[usize::from(class)];
                         let s = c.names.get(v as usize).copied().unwrap_or(0);
                         let name = tab.strings[usize::from(s)];
@@ -609,15 +584,36 @@ impl Inst {
                 }
                 // v_fma_mix*: neg_lo/neg_hi are the sources' neg/abs (printed on them).
                 let neg = self.field(F::Neg);
-                if neg & full != 0 && !mix {
+                // (Not printed where LLVM ignores the bits: v_mfma_ld_scale_b32.)
+                if neg & full != 0 && !mix && (m(7) || m(8) || m(9)) {
                     arr(w, "neg_lo", neg, nsrc)?;
                 }
                 let nh = self.field(F::NegHi);
-                if nh & full != 0 && !mix {
+                if nh & full != 0 && !mix && (m(10) || m(11) || m(12)) {
                     arr(w, "neg_hi", nh, nsrc)?;
                 }
                 if m(0) && self.field(F::Clamp) != 0 {
                     w.write_str(" clamp")?;
+                }
+            }
+            // gfx950 VOP3PX2: the scale operands' op_sel (when set) and op_sel_hi
+            // (always) with three entries, then the MFMA's cbsz and blgp.
+            Format::Vop3px2 => {
+                let os = self.field(F::OpSel);
+                if os != 0 && (m(5) || m(6)) {
+                    arr(w, "op_sel", os, 3)?;
+                }
+                if m(7) || m(8) {
+                    arr(w, "op_sel_hi", self.field(F::OpSelHi), 3)?;
+                }
+                for (i, (f, name)) in [(F::Cbsz, "cbsz"), (F::Blgp, "blgp")]
+                    .into_iter()
+                    .enumerate()
+                {
+                    let v = self.field(f);
+                    if v != 0 && m(i as u32) {
+                        write!(w, " {name}:{v}")?;
+                    }
                 }
             }
             Format::Mai => {

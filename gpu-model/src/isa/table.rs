@@ -93,7 +93,9 @@ pub struct Entry {
     /// use `bad`).
     pub vbad: &'static [u32],
     /// Images: per `dim * 2 + a16`, `[address VGPRs, vaddr fields that may be
-    /// nonzero]` (0 VGPRs: LLVM rejects that dim); empty for other formats.
+    /// nonzero]` (0 VGPRs: LLVM rejects that dim). MFMAs whose source tuple sizes
+    /// depend on the format selectors (gfx950 `*_f8f6f4`): src0's size per `cbsz`
+    /// 0-7, then src1's per `blgp` 0-7. Empty for other formats and opcodes.
     pub addr: &'static [u8],
     /// Register fields that must be zero (bit `F as u8`).
     pub zero: u128,

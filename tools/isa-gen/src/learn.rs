@@ -1,6 +1,6 @@
 //! Learns opcode tables, operand syntax and operand classes by probing the oracle.
 
-use crate::layout::{self, Field, Format, Layout, Role, F};
+use crate::layout::{self, Format, Layout, Role, F};
 use crate::llvm::{Answer, Oracle};
 use std::collections::BTreeMap;
 
@@ -131,6 +131,9 @@ fn base_value(gfx12: bool, fmt: Format, f: F) -> u32 {
         (Format::Mimg, F::Srsrc) => 2,
         (Format::Vsample | Format::Vimage, F::ImgRsrc) => 8,
         (Format::Vsample, F::ImgSamp) => 16,
+        // gfx950 VOP3PX2 scale operands: VGPRs (distinct from the MFMA's sources).
+        (Format::Vop3px2, F::ScaleSrc0) => 256 + 50,
+        (Format::Vop3px2, F::ScaleSrc1) => 256 + 60,
         (_, F::Vdst) => 10,
         (_, F::Sdst) => {
             if matches!(fmt, Format::Vop3b) {
@@ -162,6 +165,7 @@ pub fn encode(l: &Layout, vals: &BTreeMap<F, u32>, lit: Option<u32>) -> Vec<u8> 
     if let Some(seg) = l.field(F::Seg) {
         bits = layout::put(bits, seg, (l.value >> seg.lo) & 3);
     }
+    bits |= layout::fixed_hi(l.format);
     for f in l.fields {
         if let Some(v) = vals.get(&f.name) {
             bits = layout::put(bits, *f, *v);
@@ -271,7 +275,7 @@ pub fn split_inst(text: &str) -> (String, Vec<String>) {
 }
 
 /// Maps printed operand tokens back to fields.
-fn tokens(l: &Layout, vals: &BTreeMap<F, u32>, ops: &[String]) -> Vec<Tok> {
+pub fn tokens(l: &Layout, vals: &BTreeMap<F, u32>, ops: &[String]) -> Vec<Tok> {
     let n = ops.len();
     let mut out = Vec::new();
     for (i, t) in ops.iter().enumerate() {
@@ -354,14 +358,21 @@ pub fn learn(o: &mut Oracle, gfx12: bool) -> Tables {
             learn_format(o, gfx12, l, &mut t);
         }
     }
+    // gfx950 VOP3PX2 (`v_mfma_scale_*`): a `v_mfma_ld_scale_b32` word pair followed by
+    // an MFMA word, keyed by the MFMA's opcode (no answers on other GFX9 targets).
+    if !gfx12 {
+        learn_format(o, gfx12, sub(gfx12, Format::Vop3px2), &mut t);
+    }
     t.entries.sort_by_key(|e| (e.key, e.opcode));
     crate::refine::learn_variant_bad(o, gfx12, &mut t);
     crate::refine::learn_image_addr(o, gfx12, &mut t);
+    crate::refine::learn_bvh(o, gfx12, &mut t);
+    crate::refine::learn_mfma_sizes(o, gfx12, &mut t);
     crate::refine::learn_mtbuf_formats(o, gfx12, &mut t);
     crate::ext::learn(o, gfx12, &mut t);
     crate::align::learn(o, gfx12, &mut t);
     crate::refine::learn_omit0(o, gfx12, &mut t);
-    learn_classes(o, gfx12, &mut t);
+    crate::classes::learn_classes(o, gfx12, &mut t);
     t
 }
 
@@ -621,137 +632,6 @@ fn learn_format(o: &mut Oracle, gfx12: bool, l: &'static Layout, t: &mut Tables)
             vals: v0,
         });
     }
-}
-
-fn scalar_codes(role: Role) -> u32 {
-    match role {
-        Role::Src9 | Role::Ssrc8 | Role::Vgpr8 => 256,
-        Role::Sgpr7 => 128,
-        Role::SgprHalf => 64,
-        Role::SgprQuarter => 32,
-        _ => 0,
-    }
-}
-
-/// Learns the class of every scalar-code operand slot: the text of each code.
-fn learn_classes(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
-    // (entry, variant, token index, codes, first line index)
-    let mut jobs = Vec::new();
-    let mut lines = Vec::new();
-    for (ei, e) in t.entries.iter().enumerate() {
-        let ll = sub(gfx12, e.format);
-        for (vi, var) in e.variants.iter().enumerate() {
-            let Some(toks) = var else { continue };
-            for (ti, tok) in toks.iter().enumerate() {
-                let Tok::Reg { field, cls, .. } = tok else {
-                    continue;
-                };
-                let f: Field = ll.field(*field).expect("field of layout");
-                if f.role == Role::Vgpr8 && *cls != 's' {
-                    continue;
-                }
-                let n = scalar_codes(f.role);
-                if n == 0 {
-                    continue;
-                }
-                let mut v0 = e.vals.clone();
-                for (f2, x) in layout::variant_probes(gfx12, ll.format)[vi] {
-                    v0.insert(*f2, *x);
-                }
-                let start = lines.len();
-                let mut codes = Vec::new();
-                for c in 0..n {
-                    if f.role == Role::Src9 || f.role == Role::Ssrc8 {
-                        if c == 255 {
-                            continue;
-                        }
-                        if matches!(e.key, Format::Vop1 | Format::Vop2 | Format::Vopc)
-                            && f.name == F::Src0
-                            && (if gfx12 {
-                                matches!(c, 233 | 234 | 250)
-                            } else {
-                                matches!(c, 249 | 250)
-                            })
-                        {
-                            continue;
-                        }
-                    }
-                    let mut v = v0.clone();
-                    v.insert(f.name, c);
-                    lines.push(encode(ll, &v, None));
-                    codes.push(Code::Scalar(c));
-                }
-                if f.role == Role::Src9 {
-                    let mut v = v0.clone();
-                    v.insert(f.name, 256 + 20);
-                    lines.push(encode(ll, &v, None));
-                    codes.push(Code::Vgpr);
-                }
-                if ll.literal && matches!(f.role, Role::Src9 | Role::Ssrc8) {
-                    for x in LIT_SAMPLES {
-                        let mut v = v0.clone();
-                        v.insert(f.name, 255);
-                        lines.push(encode(ll, &v, Some(x)));
-                        codes.push(Code::Lit);
-                    }
-                }
-                jobs.push((ei, vi, ti, n, codes, start));
-            }
-        }
-    }
-    let ans = o.ask(&lines);
-    let mut class_ids: BTreeMap<Class, usize> = BTreeMap::new();
-    for (ei, vi, ti, n, codes, start) in jobs {
-        let mut names = vec![None; n as usize];
-        let mut lits = Vec::new();
-        let mut vgpr = false;
-        for (k, c) in codes.iter().enumerate() {
-            let line = &lines[start + k];
-            let tok = match &ans[start + k] {
-                // `-show-encoding` lengths are re-encodings: an inline constant LLVM
-                // prints as a value that is not inline for the operand (`0x4400` for
-                // 4.0 in a 16-bit integer operand) re-encodes with a literal.
-                Answer::Inst(s, len)
-                    if *len == line.len()
-                        || *len == line.len() + 4
-                            && (s.contains("0xbf800000")
-                                || matches!(c, Code::Scalar(128..=208 | 240..=248))) =>
-                {
-                    let e = &t.entries[ei];
-                    let s = if e.format == Format::Vopd {
-                        crate::vopd::half(s, e.key == Format::VopdY)
-                    } else {
-                        s
-                    };
-                    let (_, ops) = split_inst(s);
-                    Some(strip_mods(&ops).get(ti).cloned().unwrap_or_default())
-                }
-                _ => None,
-            };
-            match c {
-                Code::Vgpr => vgpr = tok.is_some(),
-                Code::Lit => lits.push(tok),
-                Code::Scalar(c) => names[*c as usize] = tok,
-            }
-        }
-        let class = Class { names, vgpr, lits };
-        let next = class_ids.len();
-        let id = *class_ids.entry(class).or_insert(next);
-        if let Some(Some(toks)) = t.entries[ei].variants.get_mut(vi) {
-            if let Tok::Reg { class, .. } = &mut toks[ti] {
-                *class = Some(id);
-            }
-        }
-    }
-    let mut classes: Vec<(usize, Class)> = class_ids.into_iter().map(|(c, i)| (i, c)).collect();
-    classes.sort_by_key(|(i, _)| *i);
-    t.classes = classes.into_iter().map(|(_, c)| c).collect();
-}
-
-enum Code {
-    Scalar(u32),
-    Vgpr,
-    Lit,
 }
 
 /// Operand tokens with the trailing modifiers of the last one removed.

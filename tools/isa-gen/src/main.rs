@@ -7,6 +7,7 @@
 mod layout;
 
 mod align;
+mod classes;
 mod emit;
 mod ext;
 mod learn;

@@ -47,8 +47,8 @@ pub fn learn_variant_bad(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
 
 /// Image address lengths per (dim, a16): probes with the first k vaddr fields set
 /// (k = 1..4); the largest k LLVM accepts says how many fields may be nonzero, and its
-/// printed address list (`v20` or `[v20, v21, v[22:24]]`) the number of VGPRs (VIMAGE:
-/// bit 7 set where LLVM keeps the operation's first form, see `image::fallback`).
+/// printed address list (`v20` or `[v20, v21, v[22:24]]`) the number of VGPRs (bit 7
+/// set where LLVM keeps the operation's first form, see `image::fallback`).
 pub fn learn_image_addr(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
     // (VIMAGE has a fifth address field, vaddr4.)
     const VA: [F; 5] = [F::Vaddr, F::Vaddr1, F::Vaddr2, F::Vaddr3, F::Vaddr4];
@@ -66,11 +66,9 @@ pub fn learn_image_addr(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
                     let mut v = e.vals.clone();
                     v.insert(F::Dim, dim);
                     v.insert(F::A16, a16);
-                    // VIMAGE: three data registers, a count every operation has a form
-                    // for; LLVM printing fewer means it fell back to the first form.
-                    if e.format == Format::Vimage {
-                        v.insert(F::Dmask, 7);
-                    }
+                    // Three data registers, a count every operation has a form for;
+                    // LLVM printing one means it fell back to the first form.
+                    v.insert(F::Dmask, 7);
                     for (j, f) in VA.iter().enumerate() {
                         v.insert(*f, if j < k { 20 + j as u32 } else { 0 });
                     }
@@ -99,10 +97,211 @@ pub fn learn_image_addr(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
         };
         let e = &mut t.entries[ei];
         // Bit 7: the (dim, a16) has no form of its own; LLVM prints the first form.
-        let fallback = e.format == Format::Vimage
-            && ops.first().and_then(|d| parse_reg(d)).map(|r| r.2) != Some(3);
+        // (gather4 returns four registers whatever the dmask.)
+        let want = if e.mnemonic.starts_with("image_gather4") {
+            4
+        } else {
+            3
+        };
+        let fallback = ops.first().and_then(|d| parse_reg(d)).map(|r| r.2) != Some(want);
         e.addr[2 * slot] = n as u8 | if fallback { 0x80 } else { 0 };
         e.addr[2 * slot + 1] = k as u8;
+    }
+}
+
+/// GFX12 BVH ray intersection (VIMAGE `image_bvh*_intersect_ray`): words of the one
+/// shape LLVM accepts (dim 0, r128, dmask 0xF, distinct address registers in all five
+/// fields; with a16 the fifth zero) for every VIMAGE opcode without an entry yet. A
+/// decoded answer gives an entry with the mnemonic, the resource operand, the
+/// modifier probes' validity, and in `addr` 11 sizes: the data tuple, then the five
+/// address tuples without a16 and with it (0: field unused; all 0: no a16 form).
+pub fn learn_bvh(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
+    if !gfx12 {
+        return;
+    }
+    const VA: [F; 5] = [F::Vaddr, F::Vaddr1, F::Vaddr2, F::Vaddr3, F::Vaddr4];
+    let ll = sub(gfx12, Format::Vimage);
+    let have: std::collections::BTreeSet<u32> = t
+        .entries
+        .iter()
+        .filter(|e| e.key == Format::Vimage)
+        .map(|e| e.opcode)
+        .collect();
+    let base = |op: u32, a16: u32| {
+        let mut v = std::collections::BTreeMap::new();
+        v.insert(F::Op, op);
+        v.insert(F::R128, 1);
+        v.insert(F::Dmask, 0xF);
+        v.insert(F::A16, a16);
+        v.insert(F::Vdata, 10);
+        v.insert(F::ImgRsrc, 8);
+        for (j, f) in VA.iter().enumerate() {
+            v.insert(
+                *f,
+                if a16 == 1 && j == 4 {
+                    0
+                } else {
+                    20 + 10 * j as u32
+                },
+            );
+        }
+        v
+    };
+    let ops: Vec<u32> = (0..256).filter(|op| !have.contains(op)).collect();
+    let lines: Vec<Vec<u8>> = ops
+        .iter()
+        .flat_map(|&op| [base(op, 0), base(op, 1)])
+        .map(|v| encode(ll, &v, None))
+        .collect();
+    let ans = o.ask(&lines);
+    // (address sizes of an answer, or None)
+    let sizes = |a: &Answer| -> Option<(String, Vec<String>, Vec<u8>)> {
+        let Answer::Inst(text, 12) = a else {
+            return None;
+        };
+        let (mn, toks) = split_inst(text);
+        let list = toks.get(1)?.strip_prefix('[')?.strip_suffix(']')?;
+        let mut n = Vec::new();
+        for r in list.split(", ") {
+            n.push(parse_reg(r)?.2);
+        }
+        Some((mn, toks, n))
+    };
+    let probes = layout::mod_probes(gfx12, Format::Vimage);
+    let mut found = Vec::new();
+    for (k, &op) in ops.iter().enumerate() {
+        let Some((mn, toks, n0)) = sizes(&ans[2 * k]) else {
+            continue;
+        };
+        let Some(vdata) = toks.first().and_then(|d| parse_reg(d)) else {
+            continue;
+        };
+        let mut addr = vec![vdata.2];
+        addr.extend((0..5).map(|j| n0.get(j).copied().unwrap_or(0)));
+        let n1 = sizes(&ans[2 * k + 1]).map(|x| x.2).unwrap_or_default();
+        addr.extend((0..5).map(|j| n1.get(j).copied().unwrap_or(0)));
+        found.push((op, mn, toks, addr));
+    }
+    let mod_lines: Vec<Vec<u8>> = found
+        .iter()
+        .flat_map(|(op, ..)| {
+            probes.iter().map(move |(f, x)| {
+                let mut v = base(*op, 0);
+                v.insert(*f, *x);
+                encode(ll, &v, None)
+            })
+        })
+        .collect();
+    let mod_ans = o.ask(&mod_lines);
+    for (i, (op, mnemonic, toks, addr)) in found.into_iter().enumerate() {
+        let vals = base(op, 0);
+        let first = &ans[2 * ops.iter().position(|&x| x == op).unwrap_or(0)];
+        let (mut mods, mut bad) = (0u32, 0u32);
+        for p in 0..probes.len() {
+            match &mod_ans[i * probes.len() + p] {
+                a @ Answer::Inst(..) if a != first => mods |= 1 << p,
+                Answer::Inst(..) => {}
+                _ => bad |= 1 << p,
+            }
+        }
+        // a16 changes the address (the sizes above say whether a form exists).
+        if let Some(p) = probes.iter().position(|(f, _)| *f == F::A16) {
+            bad &= !(1 << p);
+            if addr[6..].iter().any(|&n| n != 0) {
+                mods |= 1 << p;
+            }
+        }
+        let syntax = crate::learn::tokens(ll, &vals, &crate::learn::strip_mods(&toks));
+        t.entries.push(crate::learn::Entry {
+            key: Format::Vimage,
+            format: Format::Vimage,
+            opcode: op,
+            mnemonic,
+            // Variant 0 (r128 clear) is rejected.
+            variants: vec![None, Some(syntax)],
+            mods,
+            bad,
+            vbad: vec![0; 2],
+            addr,
+            ext_ok: 0,
+            ext_shown: 0,
+            vals,
+        });
+    }
+    t.entries.sort_by_key(|e| (e.key, e.opcode));
+}
+
+/// MFMA source tuple sizes that depend on the `cbsz`/`blgp` format selectors (gfx950
+/// `*_f8f6f4`: 8 registers for fp8/bf8, 6 for fp6/bf6, 4 for fp4): every value of
+/// each selector is probed and the printed tuple size of src0 (cbsz) or src1 (blgp)
+/// recorded. Stored in `addr` as 16 sizes (cbsz 0-7, then blgp 0-7) for the opcodes
+/// where a size differs from the base syntax's; empty for the others.
+pub fn learn_mfma_sizes(o: &mut Oracle, gfx12: bool, t: &mut Tables) {
+    if gfx12 {
+        return;
+    }
+    let mut lines = Vec::new();
+    let mut jobs = Vec::new();
+    for (ei, e) in t.entries.iter().enumerate() {
+        if !matches!(e.format, Format::Mai | Format::Vop3px2) {
+            continue;
+        }
+        let Some(Some(toks)) = e.variants.first() else {
+            continue;
+        };
+        let ll = sub(gfx12, e.format);
+        for (sel, src) in [(F::Cbsz, F::Src0), (F::Blgp, F::Src1)] {
+            let Some(ti) = toks
+                .iter()
+                .position(|k| matches!(k, Tok::Reg { field, .. } if *field == src))
+            else {
+                continue;
+            };
+            let Some(Tok::Reg { regs, .. }) = toks.get(ti) else {
+                continue;
+            };
+            for x in 0..8 {
+                let mut v = e.vals.clone();
+                v.insert(sel, x);
+                lines.push(encode(ll, &v, None));
+                jobs.push((ei, ti, *regs));
+            }
+        }
+    }
+    let ans = o.ask(&lines);
+    let mut sizes: Vec<Vec<u8>> = vec![Vec::new(); t.entries.len()];
+    for ((ei, ti, base), a) in jobs.into_iter().zip(ans) {
+        let n = match a {
+            Answer::Inst(text, _) => {
+                let (_, ops) = split_inst(&text);
+                crate::learn::strip_mods(&ops)
+                    .get(ti)
+                    .and_then(|t| parse_reg(t))
+                    .map_or(base, |r| r.2)
+            }
+            _ => base,
+        };
+        sizes[ei].push(n);
+    }
+    for (ei, s) in sizes.into_iter().enumerate() {
+        let e = &mut t.entries[ei];
+        let base = |src: F| {
+            e.variants
+                .first()
+                .and_then(|v| v.as_ref())
+                .and_then(|toks| {
+                    toks.iter().find_map(|k| match k {
+                        Tok::Reg { field, regs, .. } if *field == src => Some(*regs),
+                        _ => None,
+                    })
+                })
+        };
+        let (b0, b1) = (base(F::Src0), base(F::Src1));
+        if s.len() == 16
+            && (s[..8].iter().any(|&n| Some(n) != b0) || s[8..].iter().any(|&n| Some(n) != b1))
+        {
+            e.addr = s;
+        }
     }
 }
 

@@ -2483,5 +2483,6 @@ pub(crate) static TABLE: Table = Table {
         (Format::Vsample, &[]),
         (Format::Mimg, IDX_MIMG),
         (Format::Vimage, &[]),
+        (Format::Vop3px2, &[]),
     ],
 };

@@ -2557,5 +2557,6 @@ pub(crate) static TABLE: Table = Table {
         (Format::Vsample, &[]),
         (Format::Mimg, &[]),
         (Format::Vimage, &[]),
+        (Format::Vop3px2, &[]),
     ],
 };

@@ -172,8 +172,11 @@ static STRINGS: &[&str] = &[
     "s[16:23]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "s[20:27]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "s[24:31]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "s[28:35]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "s[32:39]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "s[36:43]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "s[40:47]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "s[44:51]/*Invalid register, operand has 'VReg_256_Align2' register class*/",
     "s[48:55]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "s[52:59]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "s[56:63]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "s[60:67]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "s[64:71]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "s[68:75]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "s[72:79]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "s[76:83]/*Invalid register, operand has 'VReg_256_Align2' register class*/",
     "s[80:87]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "s[84:91]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "s[88:95]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "s[92:99]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "s[96:103]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "ttmp[0:7]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "ttmp[4:11]/*Invalid register, operand has 'VReg_256_Align2' register class*/", "ttmp[8:15]/*Invalid register, operand has 'VReg_256_Align2' register class*/",
-    "exec/*Invalid register, operand has 'SReg_64_XEXEC_XNULL' register class*/", "off", "VS_64_Align2", "VReg_64_Align2", "VReg_128_Align2", "VReg_192_Align2", "VReg_512_Align2", "VReg_1024_Align2",
-    "AV_256_Align2", "AV_128_Align2", "AV_512_Align2", "AV_64_Align2", "VReg_256_Align2", "AV_96_Align2",
+    "exec/*Invalid register, operand has 'SReg_64_XEXEC_XNULL' register class*/", "off", "s[0:5]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[4:9]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[8:13]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[12:17]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[16:21]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[20:25]/*Invalid register, operand has 'AV_192_Align2' register class*/",
+    "s[24:29]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[28:33]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[32:37]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[36:41]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[40:45]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[44:49]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[48:53]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[52:57]/*Invalid register, operand has 'AV_192_Align2' register class*/",
+    "s[56:61]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[60:65]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[64:69]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[68:73]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[72:77]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[76:81]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[80:85]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[84:89]/*Invalid register, operand has 'AV_192_Align2' register class*/",
+    "s[88:93]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[92:97]/*Invalid register, operand has 'AV_192_Align2' register class*/", "s[96:101]/*Invalid register, operand has 'AV_192_Align2' register class*/", "VS_64_Align2", "VReg_64_Align2", "VReg_128_Align2", "VReg_192_Align2", "VReg_512_Align2",
+    "VReg_1024_Align2", "AV_256_Align2", "AV_128_Align2", "AV_512_Align2", "AV_64_Align2", "VReg_256_Align2", "AV_96_Align2",
 ];
 
 #[rustfmt::skip]
@@ -232,6 +235,8 @@ static CLASSES: &[Class] = &[
     Class { vgpr: false, lit: LitRule::None, names: &[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,65,66,67,68,69,70,71,72,73,74,75,76,77,78,79,80,81,82,83,84,85,86,87,88,89,90,91,92,93,94,95,96,97,98,99,100,101,102,103,104,105,106,107,108,109,110,111,112,113,114,115,116,117,118,119,120,121,122,123,124,125,126,127,1313] },
     Class { vgpr: false, lit: LitRule::None, names: &[388,389,390,391,392,393,394,395,396,397,398,399,400,401,402,403,404,405,406,407,408,409,410,411,412,413,0,414,415,416,417,0] },
     Class { vgpr: false, lit: LitRule::None, names: &[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,65,66,67,68,69,70,71,72,73,74,75,76,77,78,79,80,81,82,83,84,85,86,87,88,89,90,91,92,93,94,95,96,97,98,99,100,101,102,103,104,105,106,107,108,109,110,111,112,113,114,115,116,117,118,119,120,121,122,123,124,125,126,127,128,129,130,131,132,133,134,135,136,137,138,139,140,141,142,143,144,145,146,147,148,149,150,151,152,153,154,155,156,157,158,159,160,161,162,163,164,165,166,167,168,169,170,171,172,173,174,175,176,177,178,179,180,181,182,183,184,185,186,187,188,189,190,191,192,193,194,195,196,197,198,199,200,201,202,203,204,205,206,207,208,209,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,210,211,0,0,0,212,213,214,215,216,217,218,219,220,221,222,223,224,225,0,0,226,227,228,229,0] },
+    Class { vgpr: true, lit: LitRule::None, names: &[1314,1314,1314,1314,1315,1315,1315,1315,1316,1316,1316,1316,1317,1317,1317,1317,1318,1318,1318,1318,1319,1319,1319,1319,1320,1320,1320,1320,1321,1321,1321,1321,1322,1322,1322,1322,1323,1323,1323,1323,1324,1324,1324,1324,1325,1325,1325,1325,1326,1326,1326,1326,1327,1327,1327,1327,1328,1328,1328,1328,1329,1329,1329,1329,1330,1330,1330,1330,1331,1331,1331,1331,1332,1332,1332,1332,1333,1333,1333,1333,1334,1334,1334,1334,1335,1335,1335,1335,1336,1336,1336,1336,1337,1337,1337,1337,1338,1338,1338,1338,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0] },
+    Class { vgpr: true, lit: LitRule::None, names: &[1063,1063,1063,1063,1064,1064,1064,1064,1065,1065,1065,1065,1066,1066,1066,1066,1067,1067,1067,1067,1068,1068,1068,1068,1069,1069,1069,1069,1070,1070,1070,1070,1071,1071,1071,1071,1072,1072,1072,1072,1073,1073,1073,1073,1074,1074,1074,1074,1075,1075,1075,1075,1076,1076,1076,1076,1077,1077,1077,1077,1078,1078,1078,1078,1079,1079,1079,1079,1080,1080,1080,1080,1081,1081,1081,1081,1082,1082,1082,1082,1083,1083,1083,1083,1084,1084,1084,1084,1085,1085,1085,1085,1086,1086,1086,1086,1087,1087,1087,1087,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,294,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0] },
 ];
 
 #[rustfmt::skip]
@@ -389,15 +394,15 @@ static O75: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 6
 #[rustfmt::skip]
 static O76: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 1, class: 14, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 15, align: 0 }];
 #[rustfmt::skip]
-static O77: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 16, align: 1314 }];
+static O77: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 16, align: 1339 }];
 #[rustfmt::skip]
-static O78: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 13, align: 0 }];
+static O78: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 13, align: 0 }];
 #[rustfmt::skip]
 static O79: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 17, align: 0 }];
 #[rustfmt::skip]
-static O80: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 16, align: 1314 }];
+static O80: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 16, align: 1339 }];
 #[rustfmt::skip]
-static O81: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 18, align: 1314 }];
+static O81: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 18, align: 1339 }];
 #[rustfmt::skip]
 static O82: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 19, align: 0 }];
 #[rustfmt::skip]
@@ -411,7 +416,7 @@ static O86: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 6
 #[rustfmt::skip]
 static O87: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 13, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O88: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 16, align: 1314 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 2, class: 65535, align: 1315 }];
+static O88: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 16, align: 1339 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 2, class: 65535, align: 1340 }];
 #[rustfmt::skip]
 static O89: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 23, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
@@ -435,21 +440,21 @@ static O98: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 6
 #[rustfmt::skip]
 static O99: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 13, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O100: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 16, align: 1314 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O100: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 16, align: 1339 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
 static O101: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 17, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O102: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 16, align: 1314 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 2, class: 65535, align: 1315 }];
+static O102: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 16, align: 1339 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 2, class: 65535, align: 1340 }];
 #[rustfmt::skip]
 static O103: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 19, align: 0 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O104: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 18, align: 1314 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 2, class: 65535, align: 1315 }];
+static O104: &[Opnd] = &[Opnd::Text("vcc"), Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 18, align: 1339 }, Opnd::Reg { field: F::Vsrc1, cls: b'v', regs: 2, class: 65535, align: 1340 }];
 #[rustfmt::skip]
 static O105: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 2, class: 25, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O106: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 2, class: 25, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1314 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }];
+static O106: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 2, class: 25, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1339 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O107: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 2, class: 25, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1314 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 27, align: 1314 }];
+static O107: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 2, class: 25, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1339 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 27, align: 1339 }];
 #[rustfmt::skip]
 static O108: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 2, class: 25, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 28, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 28, align: 0 }];
 #[rustfmt::skip]
@@ -457,7 +462,7 @@ static O109: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 
 #[rustfmt::skip]
 static O110: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O111: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1314 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 27, align: 1314 }];
+static O111: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1339 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 27, align: 1339 }];
 #[rustfmt::skip]
 static O112: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Sdst, cls: b's', regs: 2, class: 2, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
@@ -467,11 +472,11 @@ static O114: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 
 #[rustfmt::skip]
 static O115: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O116: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1314 }];
+static O116: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1339 }];
 #[rustfmt::skip]
-static O117: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 26, align: 0 }];
+static O117: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O118: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1314 }];
+static O118: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1339 }];
 #[rustfmt::skip]
 static O119: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 28, align: 0 }];
 #[rustfmt::skip]
@@ -479,87 +484,87 @@ static O120: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 
 #[rustfmt::skip]
 static O121: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O122: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1314 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 27, align: 1314 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 27, align: 1314 }];
+static O122: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1339 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 27, align: 1339 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 27, align: 1339 }];
 #[rustfmt::skip]
 static O123: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Sdst, cls: b's', regs: 2, class: 2, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O124: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Sdst, cls: b's', regs: 2, class: 2, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1314 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 27, align: 1314 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 27, align: 1314 }];
+static O124: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Sdst, cls: b's', regs: 2, class: 2, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1339 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 27, align: 1339 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 27, align: 1339 }];
 #[rustfmt::skip]
-static O125: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1314 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 27, align: 1314 }];
+static O125: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1339 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 27, align: 1339 }];
 #[rustfmt::skip]
-static O126: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1316 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1314 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 4, class: 31, align: 1316 }];
+static O126: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1341 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1339 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 4, class: 31, align: 1341 }];
 #[rustfmt::skip]
-static O127: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Sdst, cls: b's', regs: 2, class: 2, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 27, align: 1314 }];
+static O127: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Sdst, cls: b's', regs: 2, class: 2, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 27, align: 1339 }];
 #[rustfmt::skip]
 static O128: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 28, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 28, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 28, align: 0 }];
 #[rustfmt::skip]
 static O129: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 28, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 28, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O130: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }];
+static O130: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O131: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 32, align: 1315 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 26, align: 0 }];
+static O131: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 32, align: 1340 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O132: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 6, class: 65535, align: 1317 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 16, class: 33, align: 1318 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 16, class: 33, align: 1318 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 26, align: 0 }];
+static O132: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 6, class: 65535, align: 1342 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 16, class: 33, align: 1343 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 16, class: 33, align: 1343 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O133: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 6, class: 65535, align: 1317 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 32, class: 34, align: 1319 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 26, align: 0 }];
+static O133: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 6, class: 65535, align: 1342 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 32, class: 34, align: 1344 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O134: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 32, class: 65535, align: 1319 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 6, class: 35, align: 1317 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }];
+static O134: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 32, class: 65535, align: 1344 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 6, class: 35, align: 1342 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O135: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 6, class: 65535, align: 1317 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 16, class: 33, align: 1318 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }];
+static O135: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 6, class: 65535, align: 1342 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 16, class: 33, align: 1343 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O136: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 6, class: 65535, align: 1317 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 16, class: 33, align: 1318 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 26, align: 0 }];
+static O136: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 6, class: 65535, align: 1342 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 16, class: 33, align: 1343 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O137: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 16, class: 65535, align: 1318 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 6, class: 35, align: 1317 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }];
+static O137: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 16, class: 65535, align: 1343 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 6, class: 35, align: 1342 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O138: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1314 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }];
+static O138: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 27, align: 1339 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
 static O139: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b's', regs: 1, class: 14, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 36, align: 0 }, Opnd::Reg { field: F::Src1, cls: b's', regs: 1, class: 37, align: 0 }];
 #[rustfmt::skip]
 static O140: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b's', regs: 1, class: 37, align: 0 }, Opnd::Reg { field: F::Src1, cls: b's', regs: 1, class: 37, align: 0 }];
 #[rustfmt::skip]
-static O141: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 27, align: 1314 }];
+static O141: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 27, align: 1339 }];
 #[rustfmt::skip]
 static O142: &[Opnd] = &[Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 26, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O143: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1316 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 8, class: 38, align: 1320 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 8, class: 38, align: 1320 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 4, class: 39, align: 1316 }];
+static O143: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1341 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 8, class: 38, align: 1345 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 8, class: 38, align: 1345 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 4, class: 39, align: 1341 }];
 #[rustfmt::skip]
-static O144: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 16, class: 65535, align: 1318 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 8, class: 38, align: 1320 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 8, class: 38, align: 1320 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 16, class: 40, align: 1318 }];
+static O144: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 16, class: 65535, align: 1343 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 8, class: 38, align: 1345 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 8, class: 38, align: 1345 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 16, class: 40, align: 1343 }];
 #[rustfmt::skip]
-static O145: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 41, align: 1314 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 41, align: 1314 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 41, align: 1314 }];
+static O145: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 41, align: 1339 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 41, align: 1339 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 41, align: 1339 }];
 #[rustfmt::skip]
-static O146: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 41, align: 1314 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 41, align: 1314 }];
+static O146: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 41, align: 1339 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 41, align: 1339 }];
 #[rustfmt::skip]
-static O147: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1316 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 4, class: 42, align: 1321 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 4, class: 42, align: 1321 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 4, class: 39, align: 1316 }];
+static O147: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1341 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 4, class: 42, align: 1346 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 4, class: 42, align: 1346 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 4, class: 39, align: 1341 }];
 #[rustfmt::skip]
-static O148: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 16, class: 65535, align: 1318 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 4, class: 42, align: 1321 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 4, class: 42, align: 1321 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 16, class: 40, align: 1318 }];
+static O148: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 16, class: 65535, align: 1343 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 4, class: 42, align: 1346 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 4, class: 42, align: 1346 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 16, class: 40, align: 1343 }];
 #[rustfmt::skip]
-static O149: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 4, class: 42, align: 1321 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 8, class: 38, align: 1320 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 30, align: 0 }];
+static O149: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 4, class: 42, align: 1346 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 8, class: 38, align: 1345 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 30, align: 0 }];
 #[rustfmt::skip]
-static O150: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 32, class: 65535, align: 1319 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 43, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 43, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 32, class: 44, align: 1319 }];
+static O150: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 32, class: 65535, align: 1344 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 43, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 43, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 32, class: 44, align: 1344 }];
 #[rustfmt::skip]
-static O151: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 16, class: 65535, align: 1318 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 43, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 43, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 16, class: 40, align: 1318 }];
+static O151: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 16, class: 65535, align: 1343 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 43, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 43, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 16, class: 40, align: 1343 }];
 #[rustfmt::skip]
-static O152: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1316 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 43, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 43, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 4, class: 39, align: 1316 }];
+static O152: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1341 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 43, align: 0 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 1, class: 43, align: 0 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 4, class: 39, align: 1341 }];
 #[rustfmt::skip]
-static O153: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 16, class: 65535, align: 1322 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 4, class: 42, align: 1321 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 8, class: 38, align: 1320 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 30, align: 0 }];
+static O153: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 16, class: 65535, align: 1347 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 4, class: 42, align: 1346 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 8, class: 38, align: 1345 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 30, align: 0 }];
 #[rustfmt::skip]
-static O154: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 32, class: 65535, align: 1319 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 45, align: 1323 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 45, align: 1323 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 32, class: 44, align: 1319 }];
+static O154: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 32, class: 65535, align: 1344 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 45, align: 1348 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 45, align: 1348 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 32, class: 44, align: 1344 }];
 #[rustfmt::skip]
-static O155: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 16, class: 65535, align: 1318 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 45, align: 1323 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 45, align: 1323 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 16, class: 40, align: 1318 }];
+static O155: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 16, class: 65535, align: 1343 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 45, align: 1348 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 45, align: 1348 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 16, class: 40, align: 1343 }];
 #[rustfmt::skip]
-static O156: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1316 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 45, align: 1323 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 45, align: 1323 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 4, class: 39, align: 1316 }];
+static O156: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1341 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 45, align: 1348 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 45, align: 1348 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 4, class: 39, align: 1341 }];
 #[rustfmt::skip]
 static O157: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'a', regs: 1, class: 46, align: 0 }];
 #[rustfmt::skip]
 static O158: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'a', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 1, class: 26, align: 0 }];
 #[rustfmt::skip]
-static O159: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 45, align: 1323 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 4, class: 42, align: 1321 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 30, align: 0 }];
+static O159: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 45, align: 1348 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 4, class: 42, align: 1346 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 30, align: 0 }];
 #[rustfmt::skip]
-static O160: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 16, class: 65535, align: 1322 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 45, align: 1323 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 4, class: 42, align: 1321 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 30, align: 0 }];
+static O160: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 16, class: 65535, align: 1347 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 45, align: 1348 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 4, class: 42, align: 1346 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 1, class: 30, align: 0 }];
 #[rustfmt::skip]
-static O161: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 8, class: 65535, align: 1324 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 45, align: 1323 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 45, align: 1323 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 8, class: 47, align: 1324 }];
+static O161: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 8, class: 65535, align: 1349 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 45, align: 1348 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 45, align: 1348 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 8, class: 47, align: 1349 }];
 #[rustfmt::skip]
-static O162: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 45, align: 1323 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 45, align: 1323 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 48, align: 1315 }];
+static O162: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 2, class: 45, align: 1348 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 2, class: 45, align: 1348 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 2, class: 48, align: 1340 }];
 #[rustfmt::skip]
 static O163: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
@@ -571,85 +576,85 @@ static O166: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 
 #[rustfmt::skip]
 static O167: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O168: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O168: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
 static O169: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O170: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1323 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O170: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1348 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O171: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 1323 }];
+static O171: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 1348 }];
 #[rustfmt::skip]
-static O172: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 2, class: 65535, align: 1315 }];
+static O172: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 2, class: 65535, align: 1340 }];
 #[rustfmt::skip]
-static O173: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 1315 }];
+static O173: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 1340 }];
 #[rustfmt::skip]
-static O174: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 2, class: 65535, align: 1315 }];
+static O174: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 2, class: 65535, align: 1340 }];
 #[rustfmt::skip]
-static O175: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1316 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 2, class: 65535, align: 1315 }];
+static O175: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1341 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Data1, cls: b'v', regs: 2, class: 65535, align: 1340 }];
 #[rustfmt::skip]
-static O176: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O176: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
 static O177: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O178: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 3, class: 65535, align: 1325 }];
+static O178: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 3, class: 65535, align: 1350 }];
 #[rustfmt::skip]
-static O179: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 4, class: 65535, align: 1321 }];
+static O179: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data0, cls: b'v', regs: 4, class: 65535, align: 1346 }];
 #[rustfmt::skip]
 static O180: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O181: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 1325 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O181: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 1350 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O182: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1315 }];
+static O182: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1340 }];
 #[rustfmt::skip]
-static O183: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1323 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1315 }];
+static O183: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1348 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1340 }];
 #[rustfmt::skip]
-static O184: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 1325 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1315 }];
+static O184: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 1350 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1340 }];
 #[rustfmt::skip]
-static O185: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1315 }];
+static O185: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1340 }];
 #[rustfmt::skip]
-static O186: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }];
+static O186: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }];
 #[rustfmt::skip]
-static O187: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 1323 }];
+static O187: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 1348 }];
 #[rustfmt::skip]
-static O188: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 1325 }];
+static O188: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 1350 }];
 #[rustfmt::skip]
-static O189: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 1321 }];
+static O189: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 1346 }];
 #[rustfmt::skip]
 static O190: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 49, align: 0 }];
 #[rustfmt::skip]
-static O191: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Text("off")];
+static O191: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O192: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1323 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 49, align: 0 }];
+static O192: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1348 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 49, align: 0 }];
 #[rustfmt::skip]
-static O193: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1323 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Text("off")];
+static O193: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1348 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O194: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 1325 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 49, align: 0 }];
+static O194: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 1350 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 49, align: 0 }];
 #[rustfmt::skip]
-static O195: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 1325 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Text("off")];
+static O195: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 1350 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O196: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 49, align: 0 }];
+static O196: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 49, align: 0 }];
 #[rustfmt::skip]
-static O197: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Text("off")];
+static O197: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Text("off")];
 #[rustfmt::skip]
 static O198: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 49, align: 0 }];
 #[rustfmt::skip]
-static O199: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
+static O199: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O200: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 1323 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 49, align: 0 }];
+static O200: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 1348 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 49, align: 0 }];
 #[rustfmt::skip]
-static O201: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 1323 }, Opnd::Text("off")];
+static O201: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 1348 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O202: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 1325 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 49, align: 0 }];
+static O202: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 1350 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 49, align: 0 }];
 #[rustfmt::skip]
-static O203: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 1325 }, Opnd::Text("off")];
+static O203: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 1350 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O204: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 49, align: 0 }];
+static O204: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 49, align: 0 }];
 #[rustfmt::skip]
-static O205: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Text("off")];
+static O205: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Text("off")];
 #[rustfmt::skip]
 static O206: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 2, class: 50, align: 0 }];
 #[rustfmt::skip]
-static O207: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Text("off")];
+static O207: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Text("off")];
 #[rustfmt::skip]
 static O208: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off"), Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
 #[rustfmt::skip]
@@ -659,29 +664,29 @@ static O210: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 
 #[rustfmt::skip]
 static O211: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O212: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1323 }, Opnd::Text("off"), Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
+static O212: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1348 }, Opnd::Text("off"), Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
 #[rustfmt::skip]
-static O213: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1323 }, Opnd::Text("off"), Opnd::Text("off")];
+static O213: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1348 }, Opnd::Text("off"), Opnd::Text("off")];
 #[rustfmt::skip]
-static O214: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1323 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
+static O214: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1348 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
 #[rustfmt::skip]
-static O215: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1323 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
+static O215: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 2, class: 65535, align: 1348 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O216: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 1325 }, Opnd::Text("off"), Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
+static O216: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 1350 }, Opnd::Text("off"), Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
 #[rustfmt::skip]
-static O217: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 1325 }, Opnd::Text("off"), Opnd::Text("off")];
+static O217: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 1350 }, Opnd::Text("off"), Opnd::Text("off")];
 #[rustfmt::skip]
-static O218: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 1325 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
+static O218: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 1350 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
 #[rustfmt::skip]
-static O219: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 1325 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
+static O219: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 3, class: 65535, align: 1350 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O220: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Text("off"), Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
+static O220: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Text("off"), Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
 #[rustfmt::skip]
-static O221: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Text("off"), Opnd::Text("off")];
+static O221: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Text("off"), Opnd::Text("off")];
 #[rustfmt::skip]
-static O222: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
+static O222: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
 #[rustfmt::skip]
-static O223: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
+static O223: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
 static O224: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
 #[rustfmt::skip]
@@ -691,29 +696,29 @@ static O226: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 
 #[rustfmt::skip]
 static O227: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O228: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 1323 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
+static O228: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 1348 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
 #[rustfmt::skip]
-static O229: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 1323 }, Opnd::Text("off")];
+static O229: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 1348 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O230: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 1323 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
+static O230: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 1348 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
 #[rustfmt::skip]
-static O231: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 1323 }, Opnd::Text("off")];
+static O231: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 2, class: 65535, align: 1348 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O232: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 1325 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
+static O232: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 1350 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
 #[rustfmt::skip]
-static O233: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 1325 }, Opnd::Text("off")];
+static O233: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 1350 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O234: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 1325 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
+static O234: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 1350 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
 #[rustfmt::skip]
-static O235: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 1325 }, Opnd::Text("off")];
+static O235: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 3, class: 65535, align: 1350 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O236: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
+static O236: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
 #[rustfmt::skip]
-static O237: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Text("off")];
+static O237: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Text("off")];
 #[rustfmt::skip]
-static O238: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
+static O238: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
 #[rustfmt::skip]
-static O239: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Text("off")];
+static O239: &[Opnd] = &[Opnd::Reg { field: F::Addr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Data, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Text("off")];
 #[rustfmt::skip]
 static O240: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Saddr, cls: b's', regs: 1, class: 51, align: 0 }];
 #[rustfmt::skip]
@@ -727,39 +732,43 @@ static O244: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 1, class:
 #[rustfmt::skip]
 static O245: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
 #[rustfmt::skip]
-static O246: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
+static O246: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
 #[rustfmt::skip]
 static O247: &[Opnd] = &[Opnd::Text("off"), Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
 #[rustfmt::skip]
 static O248: &[Opnd] = &[Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
 #[rustfmt::skip]
-static O249: &[Opnd] = &[Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
+static O249: &[Opnd] = &[Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
 #[rustfmt::skip]
-static O250: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 2, class: 65535, align: 1323 }, Opnd::Text("off"), Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
+static O250: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 2, class: 65535, align: 1348 }, Opnd::Text("off"), Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
 #[rustfmt::skip]
-static O251: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 2, class: 65535, align: 1323 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
+static O251: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 2, class: 65535, align: 1348 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
 #[rustfmt::skip]
-static O252: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 2, class: 65535, align: 1323 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
+static O252: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 2, class: 65535, align: 1348 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
 #[rustfmt::skip]
-static O253: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 3, class: 65535, align: 1325 }, Opnd::Text("off"), Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
+static O253: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 3, class: 65535, align: 1350 }, Opnd::Text("off"), Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
 #[rustfmt::skip]
-static O254: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 3, class: 65535, align: 1325 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
+static O254: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 3, class: 65535, align: 1350 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
 #[rustfmt::skip]
-static O255: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 3, class: 65535, align: 1325 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
+static O255: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 3, class: 65535, align: 1350 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
 #[rustfmt::skip]
-static O256: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Text("off"), Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
+static O256: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Text("off"), Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
 #[rustfmt::skip]
-static O257: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
+static O257: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
 #[rustfmt::skip]
-static O258: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 1315 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
+static O258: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 1340 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
 #[rustfmt::skip]
 static O259: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 1, class: 65535, align: 0 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
 #[rustfmt::skip]
-static O260: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 2, class: 65535, align: 1323 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
+static O260: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 2, class: 65535, align: 1348 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
 #[rustfmt::skip]
-static O261: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 3, class: 65535, align: 1325 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
+static O261: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 3, class: 65535, align: 1350 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
 #[rustfmt::skip]
-static O262: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 4, class: 65535, align: 1321 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
+static O262: &[Opnd] = &[Opnd::Reg { field: F::Vdata, cls: b'v', regs: 4, class: 65535, align: 1346 }, Opnd::Reg { field: F::Vaddr, cls: b'v', regs: 2, class: 65535, align: 0 }, Opnd::Reg { field: F::Srsrc, cls: b's', regs: 4, class: 52, align: 0 }, Opnd::Reg { field: F::Soffset, cls: b's', regs: 1, class: 53, align: 0 }];
+#[rustfmt::skip]
+static O263: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 4, class: 65535, align: 1341 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 8, class: 38, align: 1345 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 8, class: 38, align: 1345 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 4, class: 39, align: 1341 }, Opnd::Reg { field: F::ScaleSrc0, cls: b'v', regs: 1, class: 30, align: 0 }, Opnd::Reg { field: F::ScaleSrc1, cls: b'v', regs: 1, class: 30, align: 0 }];
+#[rustfmt::skip]
+static O264: &[Opnd] = &[Opnd::Reg { field: F::Vdst, cls: b'v', regs: 16, class: 65535, align: 1343 }, Opnd::Reg { field: F::Src0, cls: b'v', regs: 8, class: 38, align: 1345 }, Opnd::Reg { field: F::Src1, cls: b'v', regs: 8, class: 38, align: 1345 }, Opnd::Reg { field: F::Src2, cls: b'v', regs: 16, class: 40, align: 1343 }, Opnd::Reg { field: F::ScaleSrc0, cls: b'v', regs: 1, class: 30, align: 0 }, Opnd::Reg { field: F::ScaleSrc1, cls: b'v', regs: 1, class: 30, align: 0 }];
 
 #[rustfmt::skip]
 static ENTRIES: &[Entry] = &[
@@ -2045,8 +2054,8 @@ static ENTRIES: &[Entry] = &[
     Entry { op: Op::VDot8I32I4, format: Format::Vop3p, opcode: 0x2a, mnemonic: "v_dot8_i32_i4", variants: &[Some(O121)], mods: 0x1f81, bad: 0xe, vbad: &[], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::VDot8U32U4, format: Format::Vop3p, opcode: 0x2b, mnemonic: "v_dot8_u32_u4", variants: &[Some(O121)], mods: 0x1f81, bad: 0xe, vbad: &[], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::VMfmaLdScaleB32, format: Format::Vop3p, opcode: 0x2c, mnemonic: "v_mfma_ld_scale_b32", variants: &[Some(O142)], mods: 0x36, bad: 0x1209, vbad: &[], addr: &[], zero: 0x20, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMfmaF3216x16x128F8f6f4, format: Format::Mai, opcode: 0x2d, mnemonic: "v_mfma_f32_16x16x128_f8f6f4", variants: &[Some(O143)], mods: 0x3d, bad: 0x2, vbad: &[], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
-    Entry { op: Op::VMfmaF3232x32x64F8f6f4, format: Format::Mai, opcode: 0x2e, mnemonic: "v_mfma_f32_32x32x64_f8f6f4", variants: &[Some(O144)], mods: 0x3d, bad: 0x2, vbad: &[], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMfmaF3216x16x128F8f6f4, format: Format::Mai, opcode: 0x2d, mnemonic: "v_mfma_f32_16x16x128_f8f6f4", variants: &[Some(O143)], mods: 0x3d, bad: 0x2, vbad: &[], addr: &[8, 8, 6, 6, 4, 8, 8, 8, 8, 8, 6, 6, 4, 8, 8, 8, 255, 255, 54, 54, 55, 255, 255, 255, 255, 255, 54, 54, 55, 255, 255, 255], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMfmaF3232x32x64F8f6f4, format: Format::Mai, opcode: 0x2e, mnemonic: "v_mfma_f32_32x32x64_f8f6f4", variants: &[Some(O144)], mods: 0x3d, bad: 0x2, vbad: &[], addr: &[8, 8, 6, 6, 4, 8, 8, 8, 8, 8, 6, 6, 4, 8, 8, 8, 255, 255, 54, 54, 55, 255, 255, 255, 255, 255, 54, 54, 55, 255, 255, 255], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::VPkFmaF32, format: Format::Vop3p, opcode: 0x30, mnemonic: "v_pk_fma_f32", variants: &[Some(O145)], mods: 0x1fff, bad: 0x0, vbad: &[], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::VPkMulF32, format: Format::Vop3p, opcode: 0x31, mnemonic: "v_pk_mul_f32", variants: &[Some(O146)], mods: 0xdb7, bad: 0x1208, vbad: &[], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::VPkAddF32, format: Format::Vop3p, opcode: 0x32, mnemonic: "v_pk_add_f32", variants: &[Some(O146)], mods: 0xdb7, bad: 0x1208, vbad: &[], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
@@ -2475,6 +2484,8 @@ static ENTRIES: &[Entry] = &[
     Entry { op: Op::TbufferStoreFormatD16Xy, format: Format::Mtbuf, opcode: 0xd, mnemonic: "tbuffer_store_format_d16_xy", variants: &[Some(O244), Some(O245), Some(O245), Some(O259)], mods: 0x7f, bad: 0x0, vbad: &[0x0, 0x0, 0x0, 0x0], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::TbufferStoreFormatD16Xyz, format: Format::Mtbuf, opcode: 0xe, mnemonic: "tbuffer_store_format_d16_xyz", variants: &[Some(O250), Some(O251), Some(O251), Some(O260)], mods: 0x7f, bad: 0x0, vbad: &[0x0, 0x0, 0x0, 0x0], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
     Entry { op: Op::TbufferStoreFormatD16Xyzw, format: Format::Mtbuf, opcode: 0xf, mnemonic: "tbuffer_store_format_d16_xyzw", variants: &[Some(O250), Some(O251), Some(O251), Some(O260)], mods: 0x7f, bad: 0x0, vbad: &[0x0, 0x0, 0x0, 0x0], addr: &[], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMfmaScaleF3216x16x128F8f6f4, format: Format::Vop3px2, opcode: 0x2d, mnemonic: "v_mfma_scale_f32_16x16x128_f8f6f4", variants: &[Some(O263)], mods: 0x1ff, bad: 0x0, vbad: &[], addr: &[8, 8, 6, 6, 4, 8, 8, 8, 8, 8, 6, 6, 4, 8, 8, 8, 255, 255, 54, 54, 55, 255, 255, 255, 255, 255, 54, 54, 55, 255, 255, 255], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
+    Entry { op: Op::VMfmaScaleF3232x32x64F8f6f4, format: Format::Vop3px2, opcode: 0x2e, mnemonic: "v_mfma_scale_f32_32x32x64_f8f6f4", variants: &[Some(O264)], mods: 0x1ff, bad: 0x0, vbad: &[], addr: &[8, 8, 6, 6, 4, 8, 8, 8, 8, 8, 6, 6, 4, 8, 8, 8, 255, 255, 54, 54, 55, 255, 255, 255, 255, 255, 54, 54, 55, 255, 255, 255], zero: 0x0, ext_ok: 0x0, ext_shown: 0x0 },
 ];
 
 #[rustfmt::skip]
@@ -2697,6 +2708,12 @@ static IDX_MUBUF: &[u16] = &[
 static IDX_MTBUF: &[u16] = &[
     1696, 1697, 1698, 1699, 1700, 1701, 1702, 1703, 1704, 1705, 1706, 1707, 1708, 1709, 1710, 1711,
 ];
+#[rustfmt::skip]
+static IDX_VOP3PX2: &[u16] = &[
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1712, 1713,
+];
 
 /// The opcode tables.
 #[rustfmt::skip]
@@ -2733,5 +2750,6 @@ pub(crate) static TABLE: Table = Table {
         (Format::Vsample, &[]),
         (Format::Mimg, &[]),
         (Format::Vimage, &[]),
+        (Format::Vop3px2, IDX_VOP3PX2),
     ],
 };

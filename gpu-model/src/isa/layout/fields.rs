@@ -120,6 +120,27 @@ pub(super) const MAI: &[Field] = &[
     fld(F::Acc, 59, 2, Mod),
     fld(F::Blgp, 61, 3, Mod),
 ];
+/// gfx950 VOP3PX2: dwords 0-1 a VOP3P word (`v_mfma_ld_scale_b32`: the fixed bits
+/// include its opcode) whose src0/src1 are the scale operands, with their op_sel (bits
+/// 12:11) and op_sel_hi (bits 60:59); dwords 2-3 the MFMA in the MAI layout (bits 78:75
+/// fixed, see `VOP3PX2_HI`). LLVM 22 ignores the first word's other bits (vdst, neg_hi,
+/// op_sel bit 13, op_sel_hi bit 14, clamp, src2, neg).
+pub(super) const VOP3PX2: &[Field] = &[
+    fld(F::Fixed, 16, 16, Fixed),
+    fld(F::Op, 80, 7, Op),
+    fld(F::Vdst, 64, 8, Vgpr8),
+    fld(F::Src0, 96, 9, Src9),
+    fld(F::Src1, 105, 9, Src9),
+    fld(F::Src2, 114, 9, Src9),
+    fld(F::ScaleSrc0, 32, 9, Src9),
+    fld(F::ScaleSrc1, 41, 9, Src9),
+    fld(F::OpSel, 11, 2, Mod),
+    fld(F::OpSelHi, 59, 2, Mod),
+    fld(F::Cbsz, 72, 3, Mod),
+    fld(F::AccCd, 79, 1, Mod),
+    fld(F::Acc, 123, 2, Mod),
+    fld(F::Blgp, 125, 3, Mod),
+];
 pub(super) const SMEM_9: &[Field] = &[
     fld(F::Fixed, 26, 6, Fixed),
     fld(F::Op, 18, 8, Op),

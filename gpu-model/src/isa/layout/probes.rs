@@ -197,6 +197,19 @@ pub fn mod_probes(gfx12: bool, format: Format) -> &'static [(F, u32)] {
             (F::Acc, 1),
             (F::Acc, 2),
         ],
+        // gfx950 VOP3PX2: the MAI probes without abid (fixed bits here), then the
+        // scale operands' op_sel and op_sel_hi.
+        (false, Format::Vop3px2) => &[
+            (F::Cbsz, 1),
+            (F::Blgp, 1),
+            (F::AccCd, 1),
+            (F::Acc, 1),
+            (F::Acc, 2),
+            (F::OpSel, 1),
+            (F::OpSel, 2),
+            (F::OpSelHi, 1),
+            (F::OpSelHi, 2),
+        ],
         (false, Format::Smem) => &[(F::Glc, 1), (F::Nv, 1)],
         // Operations without an immediate operand reject a nonzero one (any bit).
         (_, Format::Sopp) => &[(F::Simm16, 0xFFFF)],
