@@ -5,7 +5,8 @@
 //! `v_rcp_f32`, `v_rsq_f32`, `v_sqrt_f32`, `v_sin_f32` and `v_cos_f32` are computed in f64
 //! with the host's libm and rounded once to f32. The result is within 1 ulp of the exact
 //! value (the hardware documents 1 ulp for these), so it may differ from the hardware in
-//! the last bit; kernels using them are checked with a float tolerance. f16 arithmetic is
+//! the last bit; kernels using them are checked with a float tolerance. They flush f32
+//! denormal inputs and results whatever MODE says (see [`ftz32`]). f16 arithmetic is
 //! done in f32/f64 and rounded once to f16 with the `half` crate.
 
 use half::f16;
@@ -164,23 +165,84 @@ pub(crate) fn minmax64(a: f64, b: f64, max: bool, ieee: bool) -> f64 {
     }
 }
 
-/// minNum/maxNum on the host's rules (a NaN operand loses; the sign of an equal zero
-/// unspecified): what `v_med3_f32`, f16 and scalar min/max still use.
+/// [`minmax32`] for f16 bit patterns (`v_min_f16`/`v_max_f16`, the halves of
+/// `v_pk_min_f16`/`v_pk_max_f16`): the same rules as the f32 ones (Vega / CDNA3 ISA guides,
+/// V_MIN_F16 / V_MAX_F16 pseudo-code; quiet bit 9). Works on bits, so a NaN that is passed
+/// through keeps its payload and its signalling bit (a trip through f32 and back would
+/// quieten it).
 #[inline(always)]
-pub(crate) fn fmin(a: f32, b: f32) -> f32 {
-    a.min(b)
+pub(crate) fn minmax16(a: u32, b: u32, max: bool, ieee: bool) -> u32 {
+    let (a, b) = (a & 0xffff, b & 0xffff);
+    let nan = |x: u32| x & 0x7fff > 0x7c00;
+    let snan = |x: u32| nan(x) && x & 0x200 == 0;
+    if ieee && snan(a) {
+        return a | 0x200;
+    }
+    if ieee && snan(b) {
+        return b | 0x200;
+    }
+    if nan(a) {
+        return b;
+    }
+    if nan(b) {
+        return a;
+    }
+    let (x, y) = (h2f(a), h2f(b));
+    let a_wins = if x == y {
+        (a & 0x8000 != 0) != max
+    } else {
+        (x < y) != max
+    };
+    if a_wins {
+        a
+    } else {
+        b
+    }
 }
 
-/// See [`fmin`].
-#[inline(always)]
-pub(crate) fn fmax(a: f32, b: f32) -> f32 {
-    a.max(b)
+/// `v_med3_f32` as the Vega / CDNA3 ISA guides define it (V_MED3_F32): with a NaN operand
+/// the result is V_MIN3_F32 of the three; otherwise the V_MAX_F32 of the two operands
+/// other than the first one (in order S0, S1) equal (`==`, so -0 equals +0) to V_MAX3_F32
+/// of all three. GFX12's `v_med3_num_f32` is the `ieee = false` case.
+pub(crate) fn med3(a: f32, b: f32, c: f32, ieee: bool) -> f32 {
+    let min = |x, y| minmax32(x, y, false, ieee);
+    let max = |x, y| minmax32(x, y, true, ieee);
+    if a.is_nan() || b.is_nan() || c.is_nan() {
+        return min(min(a, b), c);
+    }
+    let m = max(max(a, b), c);
+    if m == a {
+        max(b, c)
+    } else if m == b {
+        max(a, c)
+    } else {
+        max(a, b)
+    }
 }
 
-/// Median of three (v_med3_f32): NaNs handled like min/max chains.
+/// [`med3`] where no operand is a NaN or a zero ([`med3_hard`] is false): then the
+/// guide's `==` is equality in the order of [`order_key`] (only -0 and +0 compare equal
+/// with different bits) and the result is the plain median, integer min/max that
+/// vectorise (the clamps of ALU loops are med3).
 #[inline(always)]
-pub(crate) fn med3(a: f32, b: f32, c: f32) -> f32 {
-    fmax(fmin(a, b), fmin(fmax(a, b), c))
+pub(crate) fn med3_plain(a: f32, b: f32, c: f32) -> f32 {
+    let (ka, kb, kc) = (order_key(a), order_key(b), order_key(c));
+    let k = ka.min(kb).max(ka.max(kb).min(kc));
+    f32::from_bits((k ^ ((k >> 31) & 0x7fff_ffff)) as u32)
+}
+
+/// Whether [`med3_plain`] does not apply: an operand is a NaN or a zero.
+#[inline(always)]
+pub(crate) fn med3_hard(a: f32, b: f32, c: f32) -> bool {
+    let h = |x: f32| (x.to_bits() & 0x7fff_ffff).wrapping_sub(1) >= 0x7f80_0000;
+    h(a) | h(b) | h(c)
+}
+
+/// A signed integer that orders non-NaN f32 values as V_MIN/V_MAX do (-0 below +0).
+#[inline(always)]
+fn order_key(x: f32) -> i32 {
+    let b = x.to_bits() as i32;
+    b ^ ((b >> 31) & 0x7fff_ffff)
 }
 
 // The negated comparisons are the point: NGE, NLT, ... are true for unordered (NaN) inputs.
@@ -413,34 +475,60 @@ pub(crate) fn div_fixup(q: f64, d: f64, n: f64) -> f64 {
     }
 }
 
+/// An f32 denormal as zero of the same sign: what the f32 transcendentals do to their
+/// operand and result whatever the MODE denormal field says.
+///
+/// Sources (LLVM AMDGPU, which works around it): `AMDGPUCodeGenPrepare.cpp` / `SIISelLowering
+/// .cpp` "v_rcp_f32 and v_rsq_f32 do not support denormals ... v_rcp_f16 and v_rsq_f16 DO
+/// support denormals" (so LLVM scales the operand out of the denormal range whenever the
+/// function keeps f32 denormals); `AMDGPUISelLowering.cpp` `LowerFLOG2` / `lowerFEXP2`
+/// "v_log_f32 / v_exp_f32 is good enough for OpenCL, except it doesn't handle denormals"
+/// (a denormal operand of log, a denormal result of exp); `SIISelLowering.cpp`
+/// `lowerFSQRTF32` scales tiny operands of `v_sqrt_f32` the same way; `AMDGPUAsmPrinter.cpp`
+/// lists exp, rcp, rsq, sqrt, sin and cos f32 as not supporting single precision
+/// denormals regardless of the mode.
+#[inline(always)]
+pub(crate) fn ftz32(x: f32) -> f32 {
+    if x.is_subnormal() {
+        0.0f32.copysign(x)
+    } else {
+        x
+    }
+}
+
 /// v_exp_f32: 2^x.
 pub(crate) fn exp2(x: f32) -> f32 {
-    (x as f64).exp2() as f32
+    ftz32((ftz32(x) as f64).exp2() as f32)
 }
 
 /// v_log_f32: log2(x).
 pub(crate) fn log2(x: f32) -> f32 {
-    (x as f64).log2() as f32
+    ftz32((ftz32(x) as f64).log2() as f32)
 }
 
 /// v_rcp_f32.
 pub(crate) fn rcp(x: f32) -> f32 {
-    (1.0 / x as f64) as f32
+    ftz32((1.0 / ftz32(x) as f64) as f32)
 }
 
 /// v_rsq_f32.
 pub(crate) fn rsq(x: f32) -> f32 {
-    (1.0 / (x as f64).sqrt()) as f32
+    ftz32((1.0 / (ftz32(x) as f64).sqrt()) as f32)
+}
+
+/// v_sqrt_f32.
+pub(crate) fn sqrt32(x: f32) -> f32 {
+    ftz32((ftz32(x) as f64).sqrt() as f32)
 }
 
 /// v_sin_f32: sin(2 pi x).
 pub(crate) fn sin(x: f32) -> f32 {
-    (x as f64 * std::f64::consts::TAU).sin() as f32
+    ftz32((ftz32(x) as f64 * std::f64::consts::TAU).sin() as f32)
 }
 
 /// v_cos_f32: cos(2 pi x).
 pub(crate) fn cos(x: f32) -> f32 {
-    (x as f64 * std::f64::consts::TAU).cos() as f32
+    ftz32((ftz32(x) as f64 * std::f64::consts::TAU).cos() as f32)
 }
 
 /// v_fract_f32: x - floor(x), below 1.0.

@@ -1,26 +1,63 @@
-//! Float operations under a non-default MODE register: directed rounding and denormal
-//! flushing.
+//! Float operations under a non-default MODE register: directed rounding, denormal
+//! flushing, and the IEEE-mode NaN rules of f16 min/max.
 //!
 //! MODE bits 7:0 (the same on GFX9 and GFX12; Vega / CDNA3 / RDNA4 ISA guides, "MODE"
 //! hardware register; LLVM `SIDefines.h` FP_ROUND_* / FP_DENORM_*): `[1:0]` f32 round
 //! mode, `[3:2]` f64/f16 round mode (0 nearest even, 1 toward +inf, 2 toward -inf, 3
 //! toward zero); `[5:4]` f32 denormal mode, `[7:6]` f64/f16 denormal mode (bit 0 of each:
 //! keep input denormals, else they read as zero of the same sign; bit 1: keep output
-//! denormals, else they become zero of the same sign).
+//! denormals, else they become zero of the same sign). MODE[9] is the GFX9 IEEE bit.
 //!
 //! The default (0xf0: nearest even, every denormal kept) is what the host computes, so
-//! [`super::valu`] only calls [`exec`] when `mode & 0xff` differs from it; the fast path
-//! pays one compare. Here every result is rounded exactly once in the requested direction
-//! by `rustc_apfloat` (LLVM's APFloat), and NaN results are left to the host arithmetic
-//! (quiet NaN propagation as in the default path).
+//! [`super::valu`], [`super::vop3p`] and [`super::sop`] only call in here when `mode &
+//! 0xff` differs from it; the fast path pays one compare. (f16 and packed f16 min/max are
+//! the exception: they run here in every mode, for their NaN rules.) Here every result is
+//! rounded exactly once in the requested direction by `rustc_apfloat` (LLVM's APFloat);
+//! where the exact result does not fit an f32/f64 operation (fma with a scale, mixed
+//! precision) it is rounded to odd in IEEE quad first, which then rounds correctly into
+//! any narrower format. NaN results are left to the host arithmetic (quiet NaN
+//! propagation as in the default path).
 //!
-//! Covered: f32 `v_add/sub/subrev/mul/fma/fmac/fmamk/fmaak/mad/mac`, f64 `v_add/mul/fma/
-//! fmac`, f16 `v_add/sub/subrev/mul`, the conversions `v_cvt_f32_{i32,u32,f64,f16}`,
-//! `v_cvt_f64_f32`, `v_cvt_f16_f32`, and the exact operations f32 `v_min/max/min3/max3`,
-//! f64 `v_min/max` and the f32/f64/f16 compares (`valu::cmp`), where only denormal
-//! flushing applies. Other float operations (among them `v_med3_f32`, f16 and packed
-//! f16 min/max, `v_div_*`, transcendentals, GFX12 scalar float ops) still
-//! compute as in the default mode.
+//! What MODE does to every float operation the executor implements (`round`: the result
+//! is rounded in the MODE direction of the result's format; `in`/`out`: denormal operands
+//! / results flushed per the denormal field of their format; f64 and f16 share a field):
+//!
+//! | operations | MODE |
+//! |---|---|
+//! | f32 `v_add/sub/subrev/mul/fma/fmac/fmamk/fmaak/mad/mac/madmk/madak/mad_legacy`, GFX12 `s_add/sub/mul/fmac/fmaak/fmamk_f32`, `v_pk_add/mul/fma_f32` | round, in, out |
+//! | f64 `v_add/mul/fma/fmac`; f16 `v_add/sub/subrev/mul/fma`, `v_pk_add/mul/fma_f16` | round, in, out |
+//! | `v_fma_mix_f32`, `v_fma_mixlo/mixhi_f16` | each operand flushed by its own format's field; round and out by the result's format |
+//! | `v_div_fmas_f32/f64` | round, in, out; the 2^32 / 2^64 scale is applied before the one rounding |
+//! | `v_ldexp_f32/f64/f16` | round, in, out |
+//! | `v_fract_f32/f64` | round (the subtraction `x - floor(x)`), in, out |
+//! | `v_cvt_f32_i32/u32`, GFX12 `s_cvt_f32_i32/u32`, `v_cvt_f16_u16/i16` | round |
+//! | `v_cvt_f32_f64`, `v_cvt_f16_f32` | round (destination's field), in (source's), out (destination's) |
+//! | `v_cvt_f64_f32`, `v_cvt_f32_f16` | in (source's field); exact |
+//! | `v_cvt_pkrtz_f16_f32` | always toward zero (the instruction's definition); in (f32), out (f16) |
+//! | `v_min/max/min3/max3/med3_f32`, `v_min/max_f64`, `v_min/max_f16`, `v_pk_min/max_f16`, GFX12 `s_min/max_num_f32` | in, out; exact. IEEE bit: a signalling NaN operand gives it quieted (all formats, f16 included) |
+//! | f32/f64/f16 compares (`valu::cmp`) | in; exact |
+//! | `v_trunc/ceil/floor/rndne_f32/f64/f16`, GFX12 `s_trunc/ceil/floor/rndne_f32`, `v_frexp_mant/exp`, `v_cvt_flr/rpi_i32_f32` | in; results are integral (or in [0.5, 1)) so never rounded or denormal |
+//! | `v_rcp/rsq/sqrt_f64`, `v_rcp/rsq/sqrt/log/exp_f16` | in, out (LLVM: "v_rcp_f16 and v_rsq_f16 DO support denormals"); round: not applied, they are approximations computed to nearest (documented choice: the guides give their accuracy in ulp, not a rounding) |
+//! | `v_rcp/rcp_iflag/rsq/sqrt/exp/log/sin/cos_f32`, GFX12 `v_s_rcp/rsq/sqrt/exp/log_f32` | none: they flush f32 denormal operands and results in every mode ([`super::float::ftz32`] cites the sources); nearest |
+//! | `v_cvt_i32/u32_f32/f64`, `v_cvt_i16/u16_f16`, GFX12 `s_cvt_i32/u32_f32` | none: truncation, and a flushed denormal truncates to the same 0 |
+//! | `v_cvt_f64_i32/u32`, `v_cvt_f32_ubyte0..3`, `v_cvt_f32_fp8/bf8`, `v_cvt_pk_f32_fp8/bf8` (every 8-bit float is an f32 normal), `v_pack_b32_f16`, `v_cmp_class_*` | none: exact, or bits only (class examines the operand's encoding) |
+//! | `v_div_scale_f32/f64`, `v_div_fixup_f32/f64` | none (documented choice): their pseudo-code (CDNA3 guide) tests the operands' classes, denormal included, and scales by powers of two or selects special values; LLVM's f32 division sequence turns f32 denormals on around them (`SIISelLowering::LowerFDIV32`) |
+//!
+//! Not modelled under MODE (they compute as in the default mode): MFMA / SMFMAC
+//! (`exec/mfma.rs`) and the float atomics of LDS and memory (`ds_add/min/max_f32`,
+//! `*_atomic_add_f32`), which are not VALU arithmetic.
+//!
+//! Tests: `tests/exec_fmode.rs` (the basic arithmetic and conversions) and
+//! `tests/exec_mode.rs` (everything else above), against an exact reference.
+
+mod minmax;
+mod packed;
+mod round;
+mod scalar;
+
+pub(crate) use minmax::{minmax_f16, pk_minmax_f16};
+pub(crate) use packed::exec_vop3p;
+pub(crate) use scalar::exec_scalar;
 
 use super::decode::Inst;
 use super::float as fl;
@@ -28,8 +65,8 @@ use super::op::Op;
 use super::valu::{dsrc, fsrc, hsrc, put, put16, put64, src, Row, Row64};
 use super::wave::{Wave, LANES};
 use super::FaultReason;
-use rustc_apfloat::ieee::{Double, Half, Single};
-use rustc_apfloat::{Float, FloatConvert, Round};
+use rustc_apfloat::ieee::{Double, Half, Quad, Single};
+use rustc_apfloat::{Float, FloatConvert, Round, Status};
 
 /// `mode & 0xff` with which the host arithmetic is exact: nearest even, denormals kept.
 pub(crate) const DEFAULT: u32 = 0xf0;
@@ -168,6 +205,39 @@ fn arith16(env: Env, op: u8, a: u32, b: u32) -> u32 {
     flush16(r.to_bits() as u32, env.keep_out)
 }
 
+/// `x` with a denormal flushed to zero of the same sign unless `keep`.
+fn ftz<F: Float>(x: F, keep: bool) -> F {
+    if !keep && x.is_denormal() {
+        F::ZERO.copy_sign(x)
+    } else {
+        x
+    }
+}
+
+/// `x` (any narrower IEEE format) exactly as an IEEE quad.
+fn quad<F: FloatConvert<Quad>>(x: F) -> Quad {
+    let mut loses = false;
+    x.convert(&mut loses).value
+}
+
+/// `a * b + c` in IEEE quad, rounded to odd: truncated, with the last bit set when that
+/// lost anything. Rounding this once more into a format with at least two bits less
+/// precision (f64 and narrower) gives the correctly rounded result in any direction, so
+/// the operands may be f64 products (106 bits, exact in quad's 113). `round` is the final
+/// direction: it decides the sign of an exact zero sum (-0 only toward -inf).
+fn fma_odd(a: Quad, b: Quad, c: Quad, round: Round) -> Quad {
+    let r = a.mul_add_r(b, c, Round::TowardZero);
+    if r.value.is_zero() {
+        // Exact (quad cannot underflow here), so the real direction gives the right sign.
+        return a.mul_add_r(b, c, round).value;
+    }
+    if r.status.contains(Status::INEXACT) && r.value.is_finite() {
+        Quad::from_bits(r.value.to_bits() | 1)
+    } else {
+        r.value
+    }
+}
+
 /// Rounds `x` (exact in `F`) into `T` in `env`; NaNs are left to the host conversion.
 fn convert<F: FloatConvert<T>, T: Float>(x: F, env: Env) -> T {
     let mut loses = false;
@@ -220,7 +290,8 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Option<Result<(), FaultReason>> {
             });
             put(w, i, &r, en);
         }
-        VFmaF32 | VMadF32 => {
+        // v_mad_legacy_f32 computes as v_mad_f32 on the default path too.
+        VFmaF32 | VMadF32 | VMadLegacyF32 => {
             let (a, en) = fsrc(w, i, 0);
             let (b, _) = fsrc(w, i, 1);
             let (c, _) = fsrc(w, i, 2);
@@ -352,6 +423,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Option<Result<(), FaultReason>> {
             });
             put(w, i, &r, en);
         }
+        VMed3F32 => minmax::med3_f32(w, i),
         VMinF64 | VMaxF64 => {
             let (max, ieee) = (i.op == VMaxF64, super::valu::ieee_mode(w));
             let (a, b) = (dsrc(w, i, 0), dsrc(w, i, 1));
@@ -362,7 +434,11 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Option<Result<(), FaultReason>> {
             });
             put64(w, i.dst as usize, &r);
         }
-        _ => return None,
+        _ => {
+            if !round::exec(w, i, e32, e64) {
+                return None;
+            }
+        }
     }
     Some(Ok(()))
 }

@@ -56,6 +56,10 @@ fn apply<T, R>(f: impl Fn(T, T) -> R, a: T, b: T) -> R {
 /// Executes a scalar instruction.
 pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
     use Op::*;
+    // GFX12 float ops under a non-default MODE: off the fast path (one compare).
+    if w.mode & 0xff != super::fmode::DEFAULT && super::fmode::exec_scalar(w, i) {
+        return Ok(Flow::Next);
+    }
     let s0 = || w.sread(i.src[0], i.lit);
     let s1 = || w.sread(i.src[1], i.lit);
     let d = i.dst;
@@ -417,8 +421,11 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
         SAddF32 => w.swrite(d, (f0() + f1()).to_bits()),
         SSubF32 => w.swrite(d, (f0() - f1()).to_bits()),
         SMulF32 => w.swrite(d, (f0() * f1()).to_bits()),
-        SMinNumF32 => w.swrite(d, super::float::fmin(f0(), f1()).to_bits()),
-        SMaxNumF32 => w.swrite(d, super::float::fmax(f0(), f1()).to_bits()),
+        // IEEE 754-2019 minimumNumber/maximumNumber (a NaN loses, -0 below +0).
+        SMinNumF32 | SMaxNumF32 => {
+            let m = super::float::minmax32(f0(), f1(), i.op == SMaxNumF32, false);
+            w.swrite(d, m.to_bits())
+        }
         SFmacF32 => {
             let c = f32::from_bits(w.sread(d, 0));
             w.swrite(d, f0().mul_add(f1(), c).to_bits())

@@ -8,8 +8,10 @@ mod cmp;
 mod kernels;
 mod rows;
 
-pub(crate) use kernels::{d2, d3, dfma3, dsrc, f2, f3, fma3, fma_lanes, fsrc, hsrc, int2, int3};
-pub(crate) use rows::{put, put16, put64, src, src64, Opnd, Row, Row64};
+pub(crate) use kernels::{
+    d2, d3, dfma3, dsrc, f2, f3, f3_split, fma3, fma_lanes, fsrc, hsrc, int2, int3,
+};
+pub(crate) use rows::{put, put16, put64, src, src16, src64, Opnd, Row, Row64};
 
 use super::decode::Inst;
 use super::float::{self as fl, mod32};
@@ -18,7 +20,7 @@ use super::op::{Enc, Op};
 use super::wave::{Wave, AGPR_BASE, LANES};
 use super::FaultReason;
 use kernels::{carry, d1, f1, f3_ops, h1, h2, h_from, int1, int2_16};
-use rows::{fmods, operands, src16};
+use rows::{fmods, operands};
 
 /// Executes a GFX12 VOPD pair. Both halves read their sources before either writes: Y
 /// runs first, its result is set aside while X runs on the original registers (the
@@ -195,14 +197,14 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             let r = match i.op {
                 VSRcpF32 => fl::rcp(a),
                 VSRsqF32 => fl::rsq(a),
-                VSSqrtF32 => a.sqrt(),
+                VSSqrtF32 => fl::sqrt32(a),
                 VSExpF32 => fl::exp2(a),
                 _ => fl::log2(a),
             };
             w.swrite(i.dst, fl::out32(r, i.omod, i.clamp).to_bits());
         }
         VRsqF32 => f1(w, i, fl::rsq),
-        VSqrtF32 => f1(w, i, |a| (a as f64).sqrt() as f32),
+        VSqrtF32 => f1(w, i, fl::sqrt32),
         VSinF32 => f1(w, i, fl::sin),
         VCosF32 => f1(w, i, fl::cos),
         VFrexpMantF32 => f1(w, i, |a| fl::frexp64(a as f64).0 as f32),
@@ -425,8 +427,8 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VSubF16 => h2(w, i, |a, b| a - b),
         VSubrevF16 => h2(w, i, |a, b| b - a),
         VMulF16 => h2(w, i, |a, b| a * b),
-        VMaxF16 => h2(w, i, fl::fmax),
-        VMinF16 => h2(w, i, fl::fmin),
+        // On f16 bit patterns (NaN payloads, IEEE-mode sNaN quieting) and MODE's flushing.
+        VMaxF16 | VMinF16 => super::fmode::minmax_f16(w, i),
         VLdexpF16 => {
             let (a, en) = hsrc(w, i, 0);
             // GFX12 (true16 operand): S1 is an i16 half; GFX9 reads the whole dword.

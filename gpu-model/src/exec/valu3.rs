@@ -6,7 +6,8 @@ use super::float as fl;
 use super::lane;
 use super::op::Op;
 use super::valu::{
-    d2, d3, dfma3, dsrc, f3, fma3, fsrc, ieee_mode, int2, int3, put, put64, src, src64, Row, Row64,
+    d2, d3, dfma3, dsrc, f3, f3_split, fma3, fsrc, ieee_mode, int2, int3, put, put64, src, src64,
+    Row, Row64,
 };
 use super::wave::{Wave, LANES};
 use super::FaultReason;
@@ -24,7 +25,14 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             let m = move |a, b| fl::minmax32(a, b, max, ieee);
             f3(w, i, move |a, b, c| m(m(a, b), c))
         }
-        VMed3F32 => f3(w, i, fl::med3),
+        // The guide's rule (`fl::med3`) is branchy; without NaNs and zeros it is the
+        // plain median (`med3_plain`).
+        VMed3F32 => {
+            let ieee = ieee_mode(w);
+            f3_split(w, i, fl::med3_plain, fl::med3_hard, move |a, b, c| {
+                fl::med3(a, b, c, ieee)
+            })
+        }
         VMin3I32 => int3(w, i, |a, b, c| {
             (a as i32).min(b as i32).min(c as i32) as u32
         }),

@@ -15,7 +15,7 @@ type Row = [u32; LANES];
 
 /// Raw 32-bit source row (inline float constants use the f16 pattern in both halves'
 /// low half, as the hardware does for packed operands).
-fn raw(w: &Wave, i: &Inst, n: usize, f16_consts: bool) -> Row {
+pub(crate) fn raw(w: &Wave, i: &Inst, n: usize, f16_consts: bool) -> Row {
     let c = i.src[n];
     if c >= 256 {
         w.v[(c - 256) as usize]
@@ -26,7 +26,7 @@ fn raw(w: &Wave, i: &Inst, n: usize, f16_consts: bool) -> Row {
     }
 }
 
-fn half(x: u32, hi: bool) -> u32 {
+pub(crate) fn half(x: u32, hi: bool) -> u32 {
     if hi {
         x >> 16
     } else {
@@ -34,7 +34,7 @@ fn half(x: u32, hi: bool) -> u32 {
     }
 }
 
-fn write(w: &mut Wave, dst: usize, r: &Row) {
+pub(crate) fn write(w: &mut Wave, dst: usize, r: &Row) {
     let exec = w.exec();
     for (l, &x) in r.iter().enumerate() {
         if exec >> l & 1 != 0 {
@@ -113,11 +113,17 @@ fn pk_f32<const N: usize>(w: &mut Wave, i: &Inst, f: impl Fn([f32; N]) -> f32) {
 /// Executes a VOP3P instruction of `target`.
 pub(crate) fn exec(w: &mut Wave, i: &Inst, target: Target) -> Result<(), FaultReason> {
     use Op::*;
+    // Directed rounding / denormal flushing: off the fast path (one compare).
+    if w.mode & 0xff != super::fmode::DEFAULT {
+        if let Some(r) = super::fmode::exec_vop3p(w, i) {
+            return r;
+        }
+    }
     match i.op {
         VPkAddF16 => pk_f16(w, i, |[a, b]| a + b),
         VPkMulF16 => pk_f16(w, i, |[a, b]| a * b),
-        VPkMinF16 => pk_f16(w, i, |[a, b]| fl::fmin(a, b)),
-        VPkMaxF16 => pk_f16(w, i, |[a, b]| fl::fmax(a, b)),
+        // On f16 bit patterns (NaN payloads, IEEE-mode sNaN quieting) and MODE's flushing.
+        VPkMinF16 | VPkMaxF16 => super::fmode::pk_minmax_f16(w, i),
         VPkFmaF16 => pk_f16(w, i, |[a, b, c]| {
             (a as f64).mul_add(b as f64, c as f64) as f32
         }),

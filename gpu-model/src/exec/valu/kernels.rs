@@ -144,6 +144,37 @@ wide! {
     }
 }
 
+wide! {
+    /// [`f3`] whose operation has a rare slow case (`v_med3_f32` with a NaN): `fast` for
+    /// every lane, then `slow` for the lanes of a chunk where `hard` holds. The check is
+    /// per chunk, outside the per-lane loop, so that loop stays vectorised.
+    pub(crate) fn f3_split(
+        w: &mut Wave,
+        i: &Inst,
+        fast: impl Fn(f32, f32, f32) -> f32,
+        hard: impl Fn(f32, f32, f32) -> bool,
+        slow: impl Fn(f32, f32, f32) -> f32,
+    ) {
+        let (ops, exec): ([Opnd; 3], u64) = operands(w, i);
+        let m = [fmods(i, 0), fmods(i, 1), fmods(i, 2)];
+        lanes(w, i, i.dst as usize, exec, #[inline(always)] |w, c| {
+            let (x, y) = (fchunk(w, ops[0], m[0], c), fchunk(w, ops[1], m[1], c));
+            let z = fchunk(w, ops[2], m[2], c);
+            let mut r: Chunk = each(|k| fast(x[k], y[k], z[k]).to_bits());
+            let h: [bool; CH] = each(|k| hard(x[k], y[k], z[k]));
+            if h.iter().fold(false, |a, &b| a | b) {
+                for k in 0..CH {
+                    if h[k] {
+                        r[k] = slow(x[k], y[k], z[k]).to_bits();
+                    }
+                }
+            }
+            finish32(i, &mut r);
+            r
+        });
+    }
+}
+
 /// `fma(src0, src1, src2)` (VOP3 modifiers applied), f32.
 pub(crate) fn fma3(w: &mut Wave, i: &Inst) {
     let (ops, exec) = operands(w, i);
