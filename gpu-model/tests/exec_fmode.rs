@@ -6,235 +6,34 @@
 //! `s_round_mode` / `s_denorm_mode`. Field meanings: Vega / CDNA3 / RDNA4 ISA guides,
 //! MODE register; LLVM `SIDefines.h` FP_ROUND_* and FP_DENORM_*.
 //!
-//! The CPU reference below is independent of the executor's arithmetic: it computes each
-//! exact result as an integer times a power of two and rounds it with the IEEE 754
-//! rules for the four directions (an operand far below the other one is kept as a sticky
-//! bit, which does not change any rounding with 70+ guard bits).
+//! The CPU reference (`exec_util/fref.rs`, shared with `exec_mode.rs`) is independent of
+//! the executor's arithmetic: it computes each exact result as an integer times a power of
+//! two and rounds it with the IEEE 754 rules for the four directions.
 
 #[path = "exec_util/asm.rs"]
 mod asm;
+#[path = "exec_util/fref.rs"]
+mod fref;
+
+use fref::{addx, flush, mulx, neg, roundx, val, Ex, Fmt, Rm, D, H, S};
 
 use gpu_model::exec::Wave;
 use gpu_model::Target;
 
-/// (mantissa bits, exponent bits) of f16, f32, f64.
-const H: (u32, u32) = (10, 5);
-const S: (u32, u32) = (23, 8);
-const D: (u32, u32) = (52, 11);
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Rm {
-    Ne,
-    Up,
-    Down,
-    Zero,
-}
-
-impl Rm {
-    fn of(bits: u32) -> Rm {
-        [Rm::Ne, Rm::Up, Rm::Down, Rm::Zero][(bits & 3) as usize]
-    }
-}
-
-/// `(-1)^neg * mag * 2^exp`.
-#[derive(Clone, Copy, Debug)]
-struct Exact {
-    neg: bool,
-    mag: u128,
-    exp: i32,
-}
-
-fn bitlen(x: u128) -> i32 {
-    128 - x.leading_zeros() as i32
-}
-
-/// The exact value of a finite float bit pattern of format `(m, e)`.
-fn exact(bits: u64, (m, e): (u32, u32)) -> Exact {
-    let bias = (1i32 << (e - 1)) - 1;
-    let ef = ((bits >> m) & ((1 << e) - 1)) as i32;
-    let f = (bits & ((1u64 << m) - 1)) as u128;
-    let neg = bits >> (m + e) & 1 != 0;
-    if ef == 0 {
-        Exact {
-            neg,
-            mag: f,
-            exp: 1 - bias - m as i32,
-        }
-    } else {
-        Exact {
-            neg,
-            mag: f | 1 << m,
-            exp: ef - bias - m as i32,
-        }
-    }
-}
-
-fn mul(a: Exact, b: Exact) -> Exact {
-    Exact {
-        neg: a.neg != b.neg,
-        mag: a.mag * b.mag,
-        exp: a.exp + b.exp,
-    }
-}
-
-/// `a + b`; an exact zero sum is -0 when both addends are negative zeros, or, toward
-/// -inf, when either is negative (IEEE 754 6.3).
-fn add(a: Exact, b: Exact, rm: Rm) -> Exact {
-    let zero_neg = if rm == Rm::Down {
-        a.neg || b.neg
-    } else {
-        a.neg && b.neg
-    };
-    if a.mag == 0 && b.mag == 0 {
-        return Exact {
-            neg: zero_neg,
-            mag: 0,
-            exp: 0,
-        };
-    }
-    if a.mag == 0 {
-        return b;
-    }
-    if b.mag == 0 {
-        return a;
-    }
-    let top = (a.exp + bitlen(a.mag)).max(b.exp + bitlen(b.mag));
-    let e = a.exp.min(b.exp).max(top - 124);
-    let align = |x: Exact| -> i128 {
-        let m = if x.exp >= e {
-            x.mag << (x.exp - e)
-        } else {
-            let sh = (e - x.exp) as u32;
-            let lost = if sh >= 128 {
-                x.mag
-            } else {
-                x.mag & ((1 << sh) - 1)
-            };
-            (x.mag.checked_shr(sh).unwrap_or(0)) | (lost != 0) as u128
-        };
-        if x.neg {
-            -(m as i128)
-        } else {
-            m as i128
-        }
-    };
-    let s = align(a) + align(b);
-    let neg = if s == 0 { rm == Rm::Down } else { s < 0 };
-    Exact {
-        neg,
-        mag: s.unsigned_abs(),
-        exp: e,
-    }
-}
-
-/// Rounds an exact value into format `(m, e)` in direction `rm`.
-fn round(x: Exact, (m, e): (u32, u32), rm: Rm) -> u64 {
-    let sign = (x.neg as u64) << (m + e);
-    if x.mag == 0 {
-        return sign;
-    }
-    let bias = (1i32 << (e - 1)) - 1;
-    let emin = 1 - bias;
-    let p = bitlen(x.mag) - 1 + x.exp;
-    let mut q = if p >= emin {
-        p - m as i32
-    } else {
-        emin - m as i32
-    };
-    let (mut kept, rem_half) = if q <= x.exp {
-        (x.mag << (x.exp - q), std::cmp::Ordering::Less)
-    } else {
-        let sh = (q - x.exp) as u32;
-        if sh >= 128 {
-            (0, std::cmp::Ordering::Less)
-        } else {
-            let rem = x.mag & ((1u128 << sh) - 1);
-            let half = 1u128 << (sh - 1);
-            let kept = x.mag >> sh;
-            // Less / Equal / Greater than half; an exact result is "Less" with rem 0.
-            let c = rem.cmp(&half);
-            if rem == 0 {
-                return finish(kept, q, sign, (m, e), rm, x.neg);
-            }
-            (kept, c)
-        }
-    };
-    let up = match rm {
-        Rm::Ne => {
-            rem_half == std::cmp::Ordering::Greater
-                || (rem_half == std::cmp::Ordering::Equal && kept & 1 == 1)
-        }
-        Rm::Up => !x.neg,
-        Rm::Down => x.neg,
-        Rm::Zero => false,
-    };
-    // Exact (q <= exp) values never reach here with a pending increment.
-    if q <= x.exp {
-        return finish(kept, q, sign, (m, e), rm, x.neg);
-    }
-    kept += up as u128;
-    if kept >> (m + 1) != 0 {
-        kept >>= 1;
-        q += 1;
-    }
-    finish(kept, q, sign, (m, e), rm, x.neg)
-}
-
-fn finish(kept: u128, q: i32, sign: u64, (m, e): (u32, u32), rm: Rm, neg: bool) -> u64 {
-    let bias = (1i32 << (e - 1)) - 1;
-    let emax_biased = (1i32 << e) - 1;
-    if kept == 0 {
-        return sign;
-    }
-    if kept >> m == 0 {
-        return sign | kept as u64;
-    }
-    let biased = q + m as i32 + bias;
-    if biased >= emax_biased {
-        let inf = (emax_biased as u64) << m;
-        let max = inf - 1;
-        let to_inf = match rm {
-            Rm::Ne => true,
-            Rm::Zero => false,
-            Rm::Up => !neg,
-            Rm::Down => neg,
-        };
-        return sign | if to_inf { inf } else { max };
-    }
-    sign | (biased as u64) << m | (kept as u64 & ((1u64 << m) - 1))
-}
-
-/// Flushes a denormal bit pattern of format `(m, e)` to zero unless `keep`.
-fn flush(bits: u64, (m, e): (u32, u32), keep: bool) -> u64 {
-    let ef = (bits >> m) & ((1 << e) - 1);
-    if !keep && ef == 0 {
-        bits & (1 << (m + e))
-    } else {
-        bits
-    }
-}
-
 /// Reference of one binary/ternary operation in format `f` under MODE fields
 /// (round `rm`, denorm `dm`): inputs flushed, exact result rounded once, output flushed.
-fn reference(f: (u32, u32), rm: Rm, dm: u32, op: &str, x: &[u64]) -> u64 {
-    let x: Vec<Exact> = x
+fn reference(f: Fmt, rm: Rm, dm: u32, op: &str, x: &[u64]) -> u64 {
+    let x: Vec<Ex> = x
         .iter()
-        .map(|&b| exact(flush(b, f, dm & 1 != 0), f))
+        .map(|&b| val(flush(b, f, dm & 1 != 0), f))
         .collect();
     let r = match op {
-        "add" => add(x[0], x[1], rm),
-        "sub" => add(
-            x[0],
-            Exact {
-                neg: !x[1].neg,
-                ..x[1]
-            },
-            rm,
-        ),
-        "mul" => mul(x[0], x[1]),
-        _ => add(mul(x[0], x[1]), x[2], rm),
+        "add" => addx(x[0], x[1], rm),
+        "sub" => addx(x[0], neg(x[1]), rm),
+        "mul" => mulx(x[0], x[1]),
+        _ => addx(mulx(x[0], x[1]), x[2], rm),
     };
-    flush(round(r, f, rm), f, dm & 2 != 0)
+    flush(roundx(r, f, rm), f, dm & 2 != 0)
 }
 
 fn lane_inputs(l: usize) -> ([u32; 3], [u64; 3], u32, [u32; 2]) {
@@ -349,7 +148,7 @@ fn check(target: Target, wave_size: u32, mode: u32, use_sopp: bool) {
             w.set_vgpr(27, l, a[2]);
         }
     });
-    let (r32, r64) = (Rm::of(mode), Rm::of(mode >> 2));
+    let (r32, r64) = (fref::rm(mode), fref::rm(mode >> 2));
     let (d32, d64) = ((mode >> 4) & 3, (mode >> 6) & 3);
     let name = format!("{} mode {mode:#04x}", target.name());
     for l in 0..lanes {
@@ -391,7 +190,7 @@ fn check(target: Target, wave_size: u32, mode: u32, use_sopp: bool) {
         }
         // Conversions: f64 -> f32 rounds in the f32 direction (the destination's), the
         // f64 inputs here are normal; u32 -> f32 likewise; f32 -> f16 in the f16 one.
-        let cvt = round(exact(flush(d[0], D, d64 & 1 != 0), D), S, r32);
+        let cvt = roundx(val(flush(d[0], D, d64 & 1 != 0), D), S, r32);
         assert_eq!(
             w.vgpr(20, l) as u64,
             flush(cvt, S, d32 & 2 != 0),
@@ -400,8 +199,8 @@ fn check(target: Target, wave_size: u32, mode: u32, use_sopp: bool) {
         let cu = if u == 0 {
             0
         } else {
-            round(
-                Exact {
+            roundx(
+                Ex {
                     neg: false,
                     mag: u as u128,
                     exp: 0,
@@ -415,7 +214,7 @@ fn check(target: Target, wave_size: u32, mode: u32, use_sopp: bool) {
             cu,
             "{name} lane {l} v_cvt_f32_u32 {u}"
         );
-        let ch = round(exact(flush(a64[0], S, d32 & 1 != 0), S), H, r64);
+        let ch = roundx(val(flush(a64[0], S, d32 & 1 != 0), S), H, r64);
         assert_eq!(
             w.vgpr(22, l) as u64 & 0xffff,
             flush(ch, H, d64 & 2 != 0),

@@ -79,8 +79,22 @@ fn pk_u16(w: &mut Wave, i: &Inst, f: impl Fn(u16, u16) -> u16) {
     write(w, i.dst as usize, &r);
 }
 
-/// Packed f32 (64-bit register pairs) op.
-fn pk_f32<const N: usize>(w: &mut Wave, i: &Inst, f: impl Fn([f32; N]) -> f32) {
+/// Writes a `v_fma_mix*` result row: `v_fma_mix_f32` the whole register,
+/// `v_fma_mixlo/mixhi_f16` one half (the f16 in the row's low bits), keeping the other.
+pub(crate) fn write_mix(w: &mut Wave, i: &Inst, r: &Row) {
+    let d = i.dst as usize;
+    let old = w.v[d];
+    let r: Row = match i.op {
+        Op::VFmaMixloF16 => std::array::from_fn(|l| (old[l] & 0xffff_0000) | r[l]),
+        Op::VFmaMixhiF16 => std::array::from_fn(|l| (old[l] & 0xffff) | r[l] << 16),
+        _ => *r,
+    };
+    write(w, d, &r);
+}
+
+/// Packed f32 (64-bit register pairs) op: `f` per half of each lane, on the operands
+/// with `op_sel`/`op_sel_hi` and `neg_lo`/`neg_hi` applied; `clamp` on the result.
+pub(crate) fn pk_f32<const N: usize>(w: &mut Wave, i: &Inst, f: impl Fn([f32; N]) -> f32) {
     let srcs: [[u64; LANES]; N] = std::array::from_fn(|n| {
         let c = i.src[n];
         if c >= 256 {
@@ -169,14 +183,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, target: Target) -> Result<(), FaultRe
                     _ => fl::d2h(fl::out64(v, 0, i.clamp)),
                 }
             });
-            let d = i.dst as usize;
-            let old = w.v[d];
-            let r: Row = match i.op {
-                VFmaMixloF16 => std::array::from_fn(|l| (old[l] & 0xffff_0000) | r[l]),
-                VFmaMixhiF16 => std::array::from_fn(|l| (old[l] & 0xffff) | r[l] << 16),
-                _ => r,
-            };
-            write(w, d, &r);
+            write_mix(w, i, &r);
         }
         VAccvgprReadB32 => {
             let s = AGPR_BASE + (i.src[0] & 0xff) as usize;

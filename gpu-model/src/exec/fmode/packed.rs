@@ -5,7 +5,7 @@ use super::{arith32, flush16, flush32, fma_odd, ftz, h, quad, s, Env};
 use crate::exec::decode::Inst;
 use crate::exec::float as fl;
 use crate::exec::op::Op;
-use crate::exec::vop3p::{half, raw, write};
+use crate::exec::vop3p::{half, pk_f32, raw, write, write_mix};
 use crate::exec::wave::{Wave, LANES};
 use crate::exec::FaultReason;
 use rustc_apfloat::ieee::{Half, Single};
@@ -83,37 +83,10 @@ fn pk16<const N: usize>(w: &mut Wave, i: &Inst, e: Env, op: u8) {
 
 /// Packed f32 `op` (0 add, 1 mul, 2 fma) on register pairs, each half in `e`.
 fn pk32<const N: usize>(w: &mut Wave, i: &Inst, e: Env, op: u8) {
-    let srcs: [[u64; LANES]; N] = std::array::from_fn(|n| {
-        let c = i.src[n];
-        if c >= 256 {
-            let r = (c - 256) as usize;
-            std::array::from_fn(|l| w.v[r][l] as u64 | (w.v[r + 1][l] as u64) << 32)
-        } else {
-            let v = w.sread(c, i.lit) as u64;
-            [v | v << 32; LANES]
-        }
+    pk_f32::<N>(w, i, |x| {
+        let at = |n: usize| x.get(n).copied().unwrap_or(0.0);
+        arith32(e, op, at(0), at(1), at(2))
     });
-    let exec = w.exec();
-    let d = i.dst as usize;
-    #[allow(clippy::needless_range_loop)] // l indexes the sources and two destination rows
-    for l in 0..LANES {
-        if exec >> l & 1 == 0 {
-            continue;
-        }
-        for hf in 0..2 {
-            let sel = if hf == 0 { i.op_sel } else { i.op_sel_hi };
-            let negs = if hf == 0 { i.neg } else { i.abs };
-            let x: [f32; 3] = std::array::from_fn(|n| {
-                if n >= N {
-                    return 0.0;
-                }
-                let v = (srcs[n][l] >> if sel >> n & 1 != 0 { 32 } else { 0 }) as u32;
-                f32::from_bits(fl::mod32(v, false, negs >> n & 1 != 0))
-            });
-            let v = arith32(e, op, x[0], x[1], x[2]);
-            w.v[d + hf][l] = fl::out32(v, 0, i.clamp).to_bits();
-        }
-    }
 }
 
 /// `v_fma_mix_f32` / `v_fma_mixlo_f16` / `v_fma_mixhi_f16`: each operand (f16 where its
@@ -164,12 +137,5 @@ fn mix(w: &mut Wave, i: &Inst, e32: Env, e16: Env) {
             }
         }
     });
-    let d = i.dst as usize;
-    let old = w.v[d];
-    let r: Row = match i.op {
-        VFmaMixloF16 => std::array::from_fn(|l| (old[l] & 0xffff_0000) | r[l]),
-        VFmaMixhiF16 => std::array::from_fn(|l| (old[l] & 0xffff) | r[l] << 16),
-        _ => r,
-    };
-    write(w, d, &r);
+    write_mix(w, i, &r);
 }
