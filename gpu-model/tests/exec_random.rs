@@ -172,13 +172,7 @@ fn run_target(t: Target, wave_size: u32) -> (u64, u64) {
 
 #[test]
 fn random_programs_never_crash_the_host() {
-    for t in [
-        Target::Gfx90a,
-        Target::Gfx942,
-        Target::Gfx950,
-        Target::Gfx1200,
-        Target::Gfx1201,
-    ] {
+    for t in Target::ALL {
         let sizes: &[u32] = if t.family() == Family::Gfx12 {
             &[32, 64]
         } else {

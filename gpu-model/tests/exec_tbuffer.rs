@@ -273,13 +273,7 @@ fn check(t: Target) {
 
 #[test]
 fn typed_buffer_loads_and_stores() {
-    for t in [
-        Target::Gfx90a,
-        Target::Gfx942,
-        Target::Gfx950,
-        Target::Gfx1200,
-        Target::Gfx1201,
-    ] {
+    for t in Target::ALL {
         check(t);
     }
 }

@@ -431,13 +431,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VMaxF16 | VMinF16 => super::fmode::minmax_f16(w, i),
         VLdexpF16 => {
             let (a, en) = hsrc(w, i, 0);
-            // GFX12 (true16 operand): S1 is an i16 half; GFX9 reads the whole dword.
-            let (b, _) = if i.t16 {
-                let (h, e) = src16(w, i, 1);
-                (h.map(|x| x as u16 as i16 as i32 as u32), e)
-            } else {
-                src(w, i, 1)
-            };
+            let b = ldexp16_exponent(w, i);
             let r: Row = std::array::from_fn(|l| fl::d2h(fl::ldexp64(a[l] as f64, b[l] as i32)));
             put16(w, i, &r, en)
         }
@@ -457,4 +451,14 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         _ => return super::valu3::exec(w, i),
     }
     Ok(())
+}
+
+/// The exponent operand of `v_ldexp_f16`, as i32 per lane: GFX12 (true16 operand) reads
+/// an i16 half, GFX9 the whole dword.
+pub(crate) fn ldexp16_exponent(w: &Wave, i: &Inst) -> Row {
+    if i.t16 {
+        src16(w, i, 1).0.map(|x| x as u16 as i16 as i32 as u32)
+    } else {
+        src(w, i, 1).0
+    }
 }

@@ -6,7 +6,9 @@ use super::{d, flush16, flush32, flush64, fma_odd, ftz, h, quad, s, Env};
 use crate::exec::decode::Inst;
 use crate::exec::float as fl;
 use crate::exec::op::Op;
-use crate::exec::valu::{dsrc, fsrc, hsrc, put, put16, put64, src, src16, Row, Row64};
+use crate::exec::valu::{
+    dsrc, fsrc, hsrc, ldexp16_exponent, put, put16, put64, src, src16, Row, Row64,
+};
 use crate::exec::wave::{Wave, LANES};
 use rustc_apfloat::ieee::{Half, Quad};
 use rustc_apfloat::{Float, FloatConvert, Round};
@@ -177,12 +179,7 @@ pub(super) fn exec(w: &mut Wave, i: &Inst, e32: Env, e64: Env) -> bool {
         VFmaF16 => fma16(w, i, e16),
         VLdexpF16 => {
             let (a, en) = hsrc(w, i, 0);
-            let (b, _) = if i.t16 {
-                let (x, e) = src16(w, i, 1);
-                (x.map(|x| x as u16 as i16 as i32 as u32), e)
-            } else {
-                src(w, i, 1)
-            };
+            let b = ldexp16_exponent(w, i);
             let r: Row = std::array::from_fn(|l| {
                 let x = flush16(fl::f2h(a[l]), e16.keep_in);
                 if fl::h2f(x).is_nan() {
