@@ -25,6 +25,8 @@ mod f8;
 mod flat;
 mod float;
 mod fmode;
+mod format;
+mod image;
 mod inst;
 mod lane;
 mod lower;
@@ -39,7 +41,7 @@ mod valu3;
 mod vop3p;
 mod wave;
 
-pub use inst::{Enc, Half, Inst, Mai, Mem, Seg, Sub};
+pub use inst::{Enc, Half, Img, Inst, Mai, Mem, Seg, Sub};
 pub use lower::{decode, lower};
 pub use wave::{Wave, WaveInfo, WaveState, LANES};
 
@@ -174,7 +176,7 @@ impl Enc {
             Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 | Enc::Vopd => InstClass::Valu,
             Enc::Vop3p => InstClass::Vop3p,
             Enc::Ds => InstClass::Lds,
-            Enc::Flat | Enc::Mubuf => InstClass::Vmem,
+            Enc::Flat | Enc::Mubuf | Enc::Image => InstClass::Vmem,
             // Never retired (they fault); counted where they would issue.
             Enc::Graphics(_) | Enc::Refused(_) => InstClass::Control,
         }
