@@ -17,8 +17,10 @@
 //! Semantics are split by encoding family: [`sop`](self::sop) (scalar ALU and program
 //! control), `smem`, `valu` (VOP1/VOP2/VOPC/VOP3 operations), `vop3p`, `lane` (DPP/SDWA
 //! and cross-lane), `ds`, `flat` (FLAT/GLOBAL/SCRATCH), `mubuf` (GFX9 MUBUF and GFX12
-//! VBUFFER with both buffer-descriptor layouts), `float` (rounding and transcendental
-//! helpers).
+//! VBUFFER with both buffer-descriptor layouts), `tbuf` (formatted buffer accesses:
+//! typed MTBUF and `buffer_*_format*`), `format` (buffer/image element formats and their
+//! conversions), `image` (MIMG/VIMAGE without a sampler, with the image descriptors),
+//! `float` (rounding and transcendental helpers).
 
 mod ds;
 mod f8;

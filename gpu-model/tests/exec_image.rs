@@ -501,3 +501,124 @@ fn unbound_and_swizzled_images() {
         ));
     }
 }
+
+/// Under a buffering memory view an image atomic is deferred to the sync point: the wave
+/// waits (`Stop::SyncWait`), the sync performs it, and the re-executed instruction returns
+/// the recorded old values (the coherence protocol of `memory/coherence.rs`).
+#[test]
+fn image_atomics_follow_the_deferred_atomic_protocol() {
+    use gpu_model::memory::coherence::Coherence;
+    use gpu_model::memory::MemView;
+    for (t, wave) in targets() {
+        let fam = t.family();
+        let mut mem = DeviceMemory::new();
+        let base = mem.allocate(0x1000, 256).unwrap();
+        let old: Vec<u32> = (0..64).map(|l| asm::hash(l + 40)).collect();
+        for (l, v) in old.iter().enumerate() {
+            mem.write(base + 4 * l as u64, &v.to_le_bytes()).unwrap();
+        }
+        let tex = Tex::new(base, code(t, "32", "UINT"), 64, 1, 64);
+        let src = format!(
+            "image_atomic_xor v1, {}, s[8:15] dmask:0x1{} {}",
+            vaddr(t, 2),
+            dim(t, "2D"),
+            ret(t)
+        );
+        let code_bytes = asm::assemble_wave(t, wave, &src);
+        let prog = Program::new(t, asm::BASE, &code_bytes);
+        let coh = Coherence::new(1);
+        let mut w = Wave::new(wave, asm::BASE);
+        w.set_exec(u64::MAX);
+        set_tex(&mut w, 8, &tex, fam);
+        for l in 0..64 {
+            w.set_vgpr(1, l, 1 << (l % 32));
+            w.set_vgpr(4, l, l as u32);
+            w.set_vgpr(5, l, 0);
+        }
+        let mut lds = [0u8; 16];
+        {
+            let d = coh.domain(0).unwrap();
+            let mut ctx = ExecCtx {
+                prog: &prog,
+                mem: MemView::buffered(&mem, &d, 0, 1),
+                lds: &mut lds,
+                observer: None,
+            };
+            assert_eq!(w.run(&mut ctx, 10), Stop::SyncWait, "{}", t.name());
+        }
+        coh.sync(&mem);
+        {
+            let d = coh.domain(0).unwrap();
+            let mut ctx = ExecCtx {
+                prog: &prog,
+                mem: MemView::buffered(&mem, &d, 0, 2),
+                lds: &mut lds,
+                observer: None,
+            };
+            assert_eq!(w.run(&mut ctx, 10), Stop::Endpgm, "{}", t.name());
+        }
+        for l in 0..wave as usize {
+            assert_eq!(
+                w.vgpr(1, l),
+                old[l],
+                "{} returned old value lane {l}",
+                t.name()
+            );
+            let mut b = [0u8; 4];
+            mem.read(base + 4 * l as u64, &mut b).unwrap();
+            assert_eq!(
+                u32::from_le_bytes(b),
+                old[l] ^ 1 << (l % 32),
+                "{} lane {l}",
+                t.name()
+            );
+        }
+    }
+}
+
+/// The cache observer sees one record per image instruction: its kind, the texel size,
+/// and the in-range lanes with their texel addresses.
+#[test]
+fn image_accesses_reach_the_cache_observer() {
+    use gpu_model::exec::{AccessKind, MemObserver, MemRecord};
+    #[derive(Default)]
+    struct Seen(Vec<(AccessKind, u32, u64, u64)>);
+    impl MemObserver for Seen {
+        fn access(&mut self, r: &MemRecord<'_>) {
+            self.0.push((r.kind, r.bytes, r.exec, r.addrs[5]));
+        }
+    }
+    let t = Target::Gfx90a;
+    let mut mem = DeviceMemory::new();
+    let base = mem.allocate(0x1000, 256).unwrap();
+    let tex = Tex::new(base, code(t, "32_32", "UINT"), 40, 1, 40);
+    let code_bytes = asm::assemble(
+        t,
+        "image_load v[10:11], v[4:5], s[8:15] dmask:0x3\nimage_store v[10:11], v[4:5], s[8:15] dmask:0x3",
+    );
+    let prog = Program::new(t, asm::BASE, &code_bytes);
+    let mut lds = [0u8; 16];
+    let mut seen = Seen::default();
+    let mut ctx = ExecCtx {
+        prog: &prog,
+        mem: (&mem).into(),
+        lds: &mut lds,
+        observer: Some(&mut seen),
+    };
+    let mut w = Wave::new(64, asm::BASE);
+    w.set_exec(u64::MAX);
+    set_tex(&mut w, 8, &tex, Family::Gfx9);
+    for l in 0..64 {
+        w.set_vgpr(4, l, l as u32);
+        w.set_vgpr(5, l, 0);
+    }
+    assert_eq!(w.run(&mut ctx, 10), Stop::Endpgm);
+    let lanes = (1u64 << 40) - 1;
+    assert_eq!(
+        seen.0,
+        [
+            (AccessKind::Load, 8, lanes, base + 40),
+            (AccessKind::Store, 8, lanes, base + 40)
+        ]
+    );
+}
