@@ -557,18 +557,13 @@ fn image_atomics_follow_the_deferred_atomic_protocol() {
             };
             assert_eq!(w.run(&mut ctx, 10), Stop::Endpgm, "{}", t.name());
         }
-        for l in 0..wave as usize {
-            assert_eq!(
-                w.vgpr(1, l),
-                old[l],
-                "{} returned old value lane {l}",
-                t.name()
-            );
+        for (l, &o) in old.iter().enumerate().take(wave as usize) {
+            assert_eq!(w.vgpr(1, l), o, "{} returned old value lane {l}", t.name());
             let mut b = [0u8; 4];
             mem.read(base + 4 * l as u64, &mut b).unwrap();
             assert_eq!(
                 u32::from_le_bytes(b),
-                old[l] ^ 1 << (l % 32),
+                o ^ 1 << (l % 32),
                 "{} lane {l}",
                 t.name()
             );
