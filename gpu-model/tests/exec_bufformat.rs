@@ -705,3 +705,49 @@ fn tbuffer_packed_and_invalid_formats() {
         );
     }
 }
+
+/// GFX9 `buffer_load_format_x ... lds`: the converted x channel (after the selects) is
+/// written to LDS at `M0 + 4 * lane` instead of a VGPR (out-of-range lanes write 0).
+#[test]
+fn buffer_load_format_x_to_lds() {
+    for t in [Target::Gfx90a, Target::Gfx942, Target::Gfx950] {
+        let mut mem = DeviceMemory::new();
+        let base = mem.allocate(0x1000, 256).unwrap();
+        let data: Vec<u8> = (0..0x1000u32).map(|i| asm::hash(i + 17) as u8).collect();
+        mem.write(base, &data).unwrap();
+        let code_bytes = asm::assemble(
+            t,
+            "s_mov_b32 m0, 0x80\nbuffer_load_format_x v1, s[4:7], 0 offen lds",
+        );
+        let mut lds = vec![0xeeu8; 0x400];
+        let w = asm::run_with(t, 64, &code_bytes, &mem, &mut lds, |w: &mut Wave| {
+            w.set_sgpr(4, base as u32);
+            w.set_sgpr(5, (base >> 32) as u32 & 0xffff);
+            w.set_sgpr(6, 0xf0);
+            // 16_16 float, x channel = y component.
+            w.set_sgpr(7, word3(t, code(t, "16_16", "FLOAT"), [5, 4, 0, 1]));
+            for l in 0..64 {
+                w.set_vgpr(1, l, 4 * l as u32);
+                w.set_vgpr(2, l, 0x1234);
+            }
+            w.set_exec(EXEC);
+        });
+        for l in 0..64usize {
+            let got = u32::from_le_bytes(lds[0x80 + 4 * l..0x84 + 4 * l].try_into().unwrap());
+            let want = if EXEC >> l & 1 == 0 {
+                0xeeee_eeee
+            } else if 4 * l + 4 <= 0xf0 {
+                let h = u16::from_le_bytes([data[4 * l + 2], data[4 * l + 3]]);
+                half::f16::from_bits(h).to_f32().to_bits()
+            } else {
+                0
+            };
+            assert!(
+                same(got, want, "FLOAT"),
+                "{} lane {l}: {got:#x} != {want:#x}",
+                t.name()
+            );
+            assert_eq!(w.vgpr(2, l), 0x1234, "VGPRs are not written");
+        }
+    }
+}

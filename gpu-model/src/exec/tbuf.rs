@@ -27,7 +27,7 @@
 
 use super::flat::{load, store, Place};
 use super::format::{Decoded, Fmt};
-use super::inst::Inst;
+use super::inst::{Inst, Mem};
 use super::mubuf::Rsrc;
 use super::wave::{Wave, LANES};
 use super::{AccessKind, ExecCtx, FaultReason, MemRecord};
@@ -222,9 +222,25 @@ pub(crate) fn exec(
     };
     let vdata = m.data as usize;
     let exec = w.exec();
+    // GFX9 `lds`: the one converted dword goes to LDS, as the untyped LDS-DMA loads do
+    // (CLRX `GcnMemHandling.md`: LDS loads work for ... `BUFFER_LOAD_FORMAT_X`).
+    let lds_dma = m.has(Mem::LDS_DMA);
+    if lds_dma && (t.typed || t.is_store || t.comps != 1 || t.d16 != D16::No) {
+        return Err(FaultReason::UnsupportedForm(
+            "mubuf lds bit (LDS DMA) on a formatted access other than buffer_load_format_x",
+        ));
+    }
+    let lds0 = super::flat::lds_dma_addr(w, m.offset);
     w.counters.vm += 1;
     let Decoded::Fmt(f) = decoded else {
         // Unbound: loads read zeros, stores do nothing.
+        if lds_dma {
+            for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+                let at = lds0.wrapping_add(4 * l as u64);
+                store(w, ctx, l, Place::Lds(at), &[0], 4)?;
+            }
+            return Ok(());
+        }
         if !t.is_store {
             for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
                 for j in 0..t.comps {
@@ -287,7 +303,10 @@ pub(crate) fn exec(
                 }
             };
             let (reg, sh) = slot(t.d16, vdata, j);
-            if d16 {
+            if lds_dma {
+                let at = lds0.wrapping_add(4 * l as u64);
+                store(w, ctx, l, Place::Lds(at), &[v], 4)?;
+            } else if d16 {
                 let old = w.vgpr(reg, l) & !(0xffff << sh);
                 w.set_vgpr(reg, l, old | (v & 0xffff) << sh);
             } else {
