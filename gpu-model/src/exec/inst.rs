@@ -37,6 +37,9 @@ pub enum Enc {
     Flat,
     /// Untyped and typed buffer (GFX9 MUBUF/MTBUF, GFX12 VBUFFER).
     Mubuf,
+    /// Image load, store, atomic and resource query without a sampler (GFX9 MIMG, GFX12
+    /// VIMAGE); the image operands are [`Mem::img`].
+    Image,
     /// GFX12 dual-issue VALU pair (VOPD): `op` is the X half, [`Inst::y`] the Y half.
     Vopd,
     /// An instruction of the graphics pipeline: faults with
@@ -61,6 +64,9 @@ pub enum GraphicsClass {
     SampledImage,
     /// Ray intersection (`image_bvh*_intersect_ray`).
     Bvh,
+    /// GFX12 `global_atomic_ordered_add_b64`: the ordered count of streamout, keyed by the
+    /// geometry pipeline's wave ids (VGT_GS_MAX_WAVE_ID; RDNA4 ISA guide).
+    OrderedStreamout,
 }
 
 impl GraphicsClass {
@@ -72,6 +78,7 @@ impl GraphicsClass {
             GraphicsClass::LdsDirect => "lds-direct parameter load",
             GraphicsClass::SampledImage => "sampled image",
             GraphicsClass::Bvh => "bvh intersection",
+            GraphicsClass::OrderedStreamout => "ordered streamout add",
         }
     }
 }
@@ -80,8 +87,6 @@ impl GraphicsClass {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Refusal {
-    /// Image instructions.
-    Images,
     /// gfx950 scaled matrix instructions (VOP3PX2).
     ScaledMatrix,
     /// The global data share (`gds` forms).
@@ -98,7 +103,6 @@ impl Refusal {
     /// Why, as fault reports say it.
     pub fn reason(self) -> &'static str {
         match self {
-            Refusal::Images => "image instructions",
             Refusal::ScaledMatrix => "scaled matrix instructions (VOP3PX2)",
             Refusal::Gds => "global data share (gds)",
             Refusal::BufferTfe => "vbuffer tfe (texture fail enable)",
@@ -240,6 +244,43 @@ pub struct Mem {
     /// Typed buffer (MTBUF) format in GFX9 terms, `dfmt | nfmt << 4` (GFX12's unified
     /// format code is translated when lowering; 0 is the invalid format).
     pub fmt: u8,
+    /// Image operands (`Enc::Image`).
+    pub img: Img,
+}
+
+/// Operands of an image instruction (GFX9 MIMG, GFX12 VIMAGE) besides [`Mem::vaddr`] (the
+/// first address VGPR), [`Mem::data`] (the data tuple) and [`Mem::sbase`] (the first SGPR
+/// of the resource descriptor).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Img {
+    /// GFX12 (NSA): the second to fifth address VGPRs; GFX9 addresses are consecutive.
+    pub vaddr: [u8; 4],
+    /// Data channel mask.
+    pub dmask: u8,
+    /// GFX12 `dim` (0 1D, 1 2D, 2 3D, 3 cube, 4 1D array, 5 2D array, 6 2D MSAA, 7 2D MSAA
+    /// array); GFX9 has none (the descriptor's type decides).
+    pub dim: u8,
+    /// Flag bits ([`Img::D16`], ...).
+    pub flags: u8,
+}
+
+impl Img {
+    /// 16-bit data, two values per VGPR.
+    pub const D16: u8 = 1;
+    /// 16-bit addresses, two per VGPR.
+    pub const A16: u8 = 2;
+    /// Texture-fail / LOD-warning status: one more data register (`tfe`, `lwe`).
+    pub const STATUS: u8 = 4;
+    /// GFX12 `r128`: a 128-bit (4-SGPR) resource descriptor.
+    pub const R128: u8 = 8;
+    /// GFX12: the address VGPRs are [`Mem::vaddr`] then [`Img::vaddr`].
+    pub const NSA: u8 = 16;
+
+    /// Whether flag bit(s) `f` are set.
+    #[inline(always)]
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
 }
 
 impl Mem {
@@ -269,6 +310,12 @@ impl Mem {
         policy: 0,
         seg: Seg::Flat,
         fmt: 0,
+        img: Img {
+            vaddr: [0; 4],
+            dmask: 0,
+            dim: 0,
+            flags: 0,
+        },
     };
 
     /// Whether flag bit(s) `f` are set.

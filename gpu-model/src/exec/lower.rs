@@ -79,7 +79,7 @@ pub fn lower(d: &isa::Inst) -> Inst {
         Format::Vinterp => Enc::Graphics(GraphicsClass::Interpolation),
         Format::Vdsdir => Enc::Graphics(GraphicsClass::LdsDirect),
         Format::Vsample => Enc::Graphics(GraphicsClass::SampledImage),
-        Format::Mimg | Format::Vimage => Enc::Refused(Refusal::Images),
+        Format::Mimg | Format::Vimage => image_unit(d.op),
     };
     let mut i = Inst::new(d.op, enc);
     i.len = d.len;
@@ -171,8 +171,17 @@ pub fn lower(d: &isa::Inst) -> Inst {
                 i.enc = Enc::Refused(Refusal::Gds);
             }
         }
-        Format::Flat | Format::Global | Format::Scratch => flat(d, &mut i, gfx12),
+        Format::Flat | Format::Global | Format::Scratch => {
+            flat(d, &mut i, gfx12);
+            // The ordered streamout add (RDNA4 pseudocode: increments an ordered GS wave
+            // id modulo the graphics register VGT_GS_MAX_WAVE_ID, "add the streamout
+            // offset") belongs to the geometry pipeline.
+            if d.op == Op::GlobalAtomicOrderedAddB64 {
+                i.enc = Enc::Graphics(GraphicsClass::OrderedStreamout);
+            }
+        }
         Format::Mubuf | Format::Mtbuf => buffer(d, &mut i, gfx12),
+        Format::Mimg | Format::Vimage => image(d, &mut i, gfx12),
         Format::Vopd | Format::VopdY => {
             i.dst = f(F::Vdst) as u16;
             i.src = [src9(f(F::Src0)), 256 + f(F::Vsrc1) as u16, 106];
@@ -184,12 +193,7 @@ pub fn lower(d: &isa::Inst) -> Inst {
                 src: [src9(f(F::Src0Y)), 256 + f(F::Vsrc1Y) as u16],
             };
         }
-        Format::Exp
-        | Format::Vinterp
-        | Format::Vdsdir
-        | Format::Vsample
-        | Format::Mimg
-        | Format::Vimage => {}
+        Format::Exp | Format::Vinterp | Format::Vdsdir | Format::Vsample => {}
     }
     // VALU operations whose destination field names an SGPR.
     if matches!(
@@ -421,6 +425,72 @@ fn flat(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
     if use_v {
         m.flags |= Mem::VADDR;
     }
+}
+
+/// The unit of a GFX9 MIMG or GFX12 VIMAGE operation: the sampler-based ones (GFX9
+/// `image_sample*`, `image_gather4*`, `image_get_lod`) and the BVH ray intersections are
+/// graphics-pipeline classes; the loads, stores, atomics and `image_get_resinfo` run.
+fn image_unit(op: Op) -> Enc {
+    let name = op.name();
+    if name.starts_with("image_bvh") {
+        Enc::Graphics(GraphicsClass::Bvh)
+    } else if name.starts_with("image_sample")
+        || name.starts_with("image_gather")
+        || name == "image_get_lod"
+    {
+        Enc::Graphics(GraphicsClass::SampledImage)
+    } else {
+        Enc::Image
+    }
+}
+
+/// MIMG (GFX9) and VIMAGE (GFX12) operands into [`Mem`] and [`super::inst::Img`].
+fn image(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
+    use super::inst::Img;
+    let f = |x: F| d.field(x);
+    let acc = if !gfx12 && f(F::Acc) != 0 {
+        AGPR_ROWS
+    } else {
+        0
+    };
+    let m = &mut i.mem;
+    m.vaddr = f(F::Vaddr) as u16;
+    m.data = acc + f(F::Vdata) as u16;
+    i.dst = m.data;
+    m.img.dmask = f(F::Dmask) as u8;
+    let mut flags = 0;
+    if f(F::D16) != 0 {
+        flags |= Img::D16;
+    }
+    if f(F::A16) != 0 {
+        flags |= Img::A16;
+    }
+    if f(F::Tfe) != 0 || f(F::Lwe) != 0 {
+        flags |= Img::STATUS;
+    }
+    let atomic = i.op.name().starts_with("image_atomic");
+    if gfx12 {
+        m.sbase = sreg(gfx12, f(F::ImgRsrc)) as u8;
+        m.img.dim = f(F::Dim) as u8;
+        m.img.vaddr = [F::Vaddr1, F::Vaddr2, F::Vaddr3, F::Vaddr4].map(|x| f(x) as u8);
+        flags |= Img::NSA;
+        if f(F::R128) != 0 {
+            flags |= Img::R128;
+        }
+        let th = f(F::Th);
+        m.policy = (th | f(F::Scope) << 3) as u8;
+        if atomic && th & 1 != 0 {
+            m.flags |= Mem::RETURN;
+        }
+    } else {
+        m.sbase = (f(F::Srsrc) * 4) as u8;
+        let glc = f(F::Glc);
+        m.policy = (glc | f(F::Slc) << 1 | f(F::Scc) << 2) as u8;
+        if atomic && glc != 0 {
+            m.flags |= Mem::RETURN;
+        }
+    }
+    m.img.flags = flags;
 }
 
 /// MUBUF/MTBUF (GFX9) and VBUFFER (GFX12).
