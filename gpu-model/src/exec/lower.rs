@@ -170,6 +170,15 @@ pub fn lower(d: &isa::Inst) -> Inst {
             if f(F::Gds) != 0 {
                 i.enc = Enc::Refused("global data share (gds)");
             }
+            // Ray-tracing traversal stacks (see `exec/ds.rs`).
+            if matches!(
+                d.op,
+                Op::DsBvhStackPush4Pop1RtnB32
+                    | Op::DsBvhStackPush8Pop1RtnB32
+                    | Op::DsBvhStackPush8Pop2RtnB64
+            ) {
+                i.enc = Enc::Graphics("ray-tracing bvh stack");
+            }
         }
         Format::Flat | Format::Global | Format::Scratch => flat(d, &mut i, gfx12),
         Format::Mubuf | Format::Mtbuf => buffer(d, &mut i, gfx12),
