@@ -179,6 +179,15 @@ pub fn lower(d: &isa::Inst) -> Inst {
             if d.op == Op::GlobalAtomicOrderedAddB64 {
                 i.enc = Enc::Graphics(GraphicsClass::OrderedStreamout);
             }
+            // Ray-tracing traversal stacks (see `exec/ds.rs`).
+            if matches!(
+                d.op,
+                Op::DsBvhStackPush4Pop1RtnB32
+                    | Op::DsBvhStackPush8Pop1RtnB32
+                    | Op::DsBvhStackPush8Pop2RtnB64
+            ) {
+                i.enc = Enc::Graphics("ray-tracing bvh stack");
+            }
         }
         Format::Mubuf | Format::Mtbuf => buffer(d, &mut i, gfx12),
         Format::Mimg | Format::Vimage => image(d, &mut i, gfx12),
