@@ -470,7 +470,7 @@ fn bvh_stack_operations_are_graphics_only() {
             w.set_exec(u64::MAX);
             assert_eq!(
                 w.run(&mut ctx, 10),
-                Stop::Fault(FaultReason::GraphicsOnly("ray-tracing bvh stack")),
+                Stop::Fault(FaultReason::GraphicsOnly("ray tracing (bvh)")),
                 "{} `{src}`",
                 t.name()
             );

@@ -62,7 +62,8 @@ pub enum GraphicsClass {
     LdsDirect,
     /// Sampled and gathered images (`image_sample*`, `image_gather4*`): they need a sampler.
     SampledImage,
-    /// Ray intersection (`image_bvh*_intersect_ray`).
+    /// Ray tracing: BVH intersection (`image_bvh*_intersect_ray`) and the traversal stack
+    /// (`ds_bvh_stack_*`).
     Bvh,
     /// GFX12 `global_atomic_ordered_add_b64`: the ordered count of streamout, keyed by the
     /// geometry pipeline's wave ids (VGT_GS_MAX_WAVE_ID; RDNA4 ISA guide).
@@ -77,7 +78,7 @@ impl GraphicsClass {
             GraphicsClass::Interpolation => "parameter interpolation",
             GraphicsClass::LdsDirect => "lds-direct parameter load",
             GraphicsClass::SampledImage => "sampled image",
-            GraphicsClass::Bvh => "bvh intersection",
+            GraphicsClass::Bvh => "ray tracing (bvh)",
             GraphicsClass::OrderedStreamout => "ordered streamout add",
         }
     }

@@ -170,6 +170,15 @@ pub fn lower(d: &isa::Inst) -> Inst {
             if f(F::Gds) != 0 {
                 i.enc = Enc::Refused(Refusal::Gds);
             }
+            // Ray-tracing traversal stacks (see `exec/ds.rs`).
+            if matches!(
+                d.op,
+                Op::DsBvhStackPush4Pop1RtnB32
+                    | Op::DsBvhStackPush8Pop1RtnB32
+                    | Op::DsBvhStackPush8Pop2RtnB64
+            ) {
+                i.enc = Enc::Graphics(GraphicsClass::Bvh);
+            }
         }
         Format::Flat | Format::Global | Format::Scratch => {
             flat(d, &mut i, gfx12);
@@ -178,15 +187,6 @@ pub fn lower(d: &isa::Inst) -> Inst {
             // offset") belongs to the geometry pipeline.
             if d.op == Op::GlobalAtomicOrderedAddB64 {
                 i.enc = Enc::Graphics(GraphicsClass::OrderedStreamout);
-            }
-            // Ray-tracing traversal stacks (see `exec/ds.rs`).
-            if matches!(
-                d.op,
-                Op::DsBvhStackPush4Pop1RtnB32
-                    | Op::DsBvhStackPush8Pop1RtnB32
-                    | Op::DsBvhStackPush8Pop2RtnB64
-            ) {
-                i.enc = Enc::Graphics("ray-tracing bvh stack");
             }
         }
         Format::Mubuf | Format::Mtbuf => buffer(d, &mut i, gfx12),
