@@ -154,7 +154,9 @@ pub use encode::{encode, EncodeError};
 pub use ext::Ext;
 pub use generated::Op;
 pub use layout::Format;
-pub use meta::{Access, AccessKind, Accesses, Counter, Counters, IssueClass, RegFile, Special};
+pub use meta::{
+    samples, Access, AccessKind, Accesses, Counter, Counters, IssueClass, RegFile, Special,
+};
 pub use operand::Operand;
 
 impl Op {

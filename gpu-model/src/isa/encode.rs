@@ -65,8 +65,6 @@ impl Inst {
     /// A new instruction of `op` in `format` on `target` with all operand fields zero
     /// (and LLVM's default modifier bits); set operands with [`Inst::set_operand`].
     pub fn build(target: Target, op: Op, format: Format) -> Result<Inst, EncodeError> {
-        let tab = table(target, false);
-        let gfx12 = target.family() == Family::Gfx12;
         let no = EncodeError::NoEncoding {
             op,
             format: format.name(),
@@ -76,14 +74,21 @@ impl Inst {
         if matches!(format, Format::Vopd | Format::VopdY) {
             return Err(no);
         }
-        let (ei, e) = tab
+        let ei = table(target, false)
             .entries
             .iter()
-            .enumerate()
-            .find(|(_, e)| e.op == op && e.format == format)
+            .position(|e| e.op == op && e.format == format)
             .ok_or(no)?;
-        let lay = layout::layout(gfx12, format).ok_or(no)?;
-        let variant = e.variants.iter().position(|v| v.is_some()).ok_or(no)?;
+        Inst::build_entry(target, false, ei).ok_or(no)
+    }
+
+    /// [`Inst::build`] for entry `ei` of the target's table (GFX12: of the wave size's).
+    pub(crate) fn build_entry(target: Target, wave32: bool, ei: usize) -> Option<Inst> {
+        let gfx12 = target.family() == Family::Gfx12;
+        let e = table(target, wave32).entries.get(ei)?;
+        let format = e.format;
+        let lay = layout::layout(gfx12, format)?;
+        let variant = e.variants.iter().position(|v| v.is_some())?;
         let mut bits: u128 = 0;
         if let Some(fx) = lay.field(layout::F::Fixed) {
             bits = layout::put(bits, fx, lay.value >> fx.lo);
@@ -94,8 +99,8 @@ impl Inst {
         bits |= layout::fixed_hi(format);
         bits = layout::put(bits, lay.op_field(), u32::from(e.opcode));
         if format == Format::Vop3p {
-            bits = layout::put(bits, lay.field(layout::F::OpSelHi).ok_or(no)?, 3);
-            bits = layout::put(bits, lay.field(layout::F::OpSelHi2).ok_or(no)?, 1);
+            bits = layout::put(bits, lay.field(layout::F::OpSelHi)?, 3);
+            bits = layout::put(bits, lay.field(layout::F::OpSelHi2)?, 1);
         }
         for (f, v) in layout::variant_probes(gfx12, format)[variant] {
             if let Some(fl) = lay.field(*f) {
@@ -116,14 +121,14 @@ impl Inst {
         }
         let klit = e.variants[variant].unwrap_or(&[]).contains(&Opnd::KLit);
         let len = usize::from(lay.dwords) * 4 + if klit { 4 } else { 0 };
-        Ok(Inst {
+        Some(Inst {
             bits,
             literal: klit.then_some(0),
             target,
-            op,
+            op: e.op,
             format,
             len: len as u8,
-            wave32: false,
+            wave32: wave32 && gfx12,
             variant: variant as u8,
             entry: ei as u16,
             entry_y: u16::MAX,

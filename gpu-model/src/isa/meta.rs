@@ -45,11 +45,11 @@
 //! wave32), so that explicit and implicit uses meet in one liveness; SCC and MODE,
 //! which have no code, are [`RegFile::Special`].
 
-use super::decode::Inst;
-use super::layout::{Format, F};
+use super::decode::{decode, table, Inst};
+use super::layout::{self, Format, F};
 use super::table::{Meta, Opnd};
 use super::{Ext, Operand};
-use crate::target::Family;
+use crate::target::{Family, Target};
 
 /// How an instruction issues: which pipeline takes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -402,8 +402,10 @@ impl Inst {
         // GFX12 image addresses print as a list the syntax holds as text.
         if matches!(self.format, Format::Vsample | Format::Vimage) {
             for &f in super::image::addr_fields(self) {
+                // (GFX12 BVH dual/BVH8 write the updated ray back over two of them.)
+                let bit = 1u128 << (f as u8);
                 out.push(Access {
-                    kind: AccessKind::Read,
+                    kind: AccessKind::of(true, e.meta.wr & bit != 0),
                     file: RegFile::Vgpr,
                     first: self.field(f) as u16,
                     count: super::image::addr_regs(self, f) as u8,
@@ -644,4 +646,76 @@ impl Inst {
         };
         (n + u32::from(self.field(F::Lwe) != 0)) as u8
     }
+}
+
+/// One instruction of every entry of a target's opcode tables (GFX12: of the wave
+/// size's), with its operand fields zero as [`Inst::build`] makes them (VOPD halves:
+/// paired with `v_dual_mov_b32`, distinct registers), decoded back from its bytes:
+/// for checks over a whole table and for coverage reports.
+pub fn samples(target: Target, wave32: bool) -> impl Iterator<Item = Inst> {
+    let wave32 = wave32 && target.family() == Family::Gfx12;
+    let n = table(target, wave32).entries.len();
+    (0..n).filter_map(move |ei| sample(target, wave32, ei))
+}
+
+fn sample(target: Target, wave32: bool, ei: usize) -> Option<Inst> {
+    let tab = table(target, wave32);
+    let e = tab.entries.get(ei)?;
+    let gfx12 = target.family() == Family::Gfx12;
+    let lay = layout::layout(gfx12, e.format)?;
+    let (bits, len) = if e.format == Format::Vopd {
+        let y = tab.lookup(Format::Vopd, u32::from(e.opcode)) != Some(ei as u16);
+        let mov = |key: Format| {
+            (0..64u32).find(|&op| {
+                tab.lookup(key, op)
+                    .is_some_and(|i| tab.entries[usize::from(i)].mnemonic == "v_dual_mov_b32")
+            })
+        };
+        let (x_op, y_op) = if y {
+            (mov(Format::Vopd)?, u32::from(e.opcode))
+        } else {
+            (u32::from(e.opcode), mov(Format::VopdY)?)
+        };
+        let mut bits = 0u128;
+        let fx = lay.field(F::Fixed)?;
+        bits = layout::put(bits, fx, lay.value >> fx.lo);
+        // Registers in distinct banks (as the assembler wants).
+        for (f, v) in [
+            (F::Op, x_op),
+            (F::OpY, y_op),
+            (F::Src0, 256 + 1),
+            (F::Vsrc1, 2),
+            (F::Vdst, 4),
+            (F::Src0Y, 256 + 7),
+            (F::Vsrc1Y, 10),
+            (F::VdstY, 4),
+        ] {
+            bits = layout::put(bits, lay.field(f)?, v);
+        }
+        (bits, usize::from(lay.dwords) * 4)
+    } else {
+        let i = Inst::build_entry(target, wave32, ei)?;
+        (
+            i.bits,
+            usize::from(i.len) - if i.literal.is_some() { 4 } else { 0 },
+        )
+    };
+    // Fields some operations want zero (a VOPD half's unused vsrc1) or set (BVH: all
+    // four data channels).
+    let clear = |bits: u128, f: F| lay.field(f).map_or(bits, |fl| layout::put(bits, fl, 0));
+    let set = |bits: u128, f: F, v: u32| lay.field(f).map_or(bits, |fl| layout::put(bits, fl, v));
+    let tries = [
+        bits,
+        clear(bits, F::Vsrc1),
+        clear(bits, F::Vsrc1Y),
+        clear(clear(bits, F::Vsrc1), F::Vsrc1Y),
+        set(bits, F::Dmask, 0xF),
+    ];
+    tries.into_iter().find_map(|bits| {
+        // The encoding, then a literal dword (1.0) for the operations that take one.
+        let mut bytes = [0u8; 20];
+        bytes[..16].copy_from_slice(&bits.to_le_bytes());
+        bytes[len..len + 4].copy_from_slice(&0x3f80_0000u32.to_le_bytes());
+        decode(target, &bytes[..len + 4], wave32).ok()
+    })
 }

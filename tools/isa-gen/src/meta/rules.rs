@@ -489,7 +489,7 @@ pub fn implicit(gfx12: bool, e: &Entry, class: &str, shown: &[(Imp, bool)]) -> (
     {
         rd |= Imp::M0.bit();
     }
-    if m == "s_set_gpr_idx_on" || m == "s_set_gpr_idx_idx" {
+    if m.starts_with("s_set_gpr_idx") && m != "s_set_gpr_idx_off" {
         wr |= Imp::M0.bit();
     }
     // MODE: float VALU reads it (LLVM `ReadsModeReg`); `s_setreg*`, `s_round_mode`,
