@@ -35,7 +35,8 @@
 //! llvm-mca, wait counters, the graphics flag) follows the rules of [`rules`]. Memory
 //! instructions are asked about EXEC only among the implicit registers.
 //!
-//! Entries whose result disagrees with step 2's count are reported on stderr.
+//! Entries whose result disagrees with step 2's count are reported on stderr
+//! (`ISA_GEN_META_DUMP=1` prints every probe, what was measured and the result).
 
 pub mod rules;
 

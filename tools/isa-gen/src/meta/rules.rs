@@ -18,7 +18,7 @@
 //!   parameter loads, sampled images, ray tracing).
 
 use super::Imp;
-use crate::layout::{self, Format, F};
+use crate::layout::{Format, F};
 use crate::learn::{Entry, Tok};
 use crate::llvm::InstInfo;
 
@@ -42,10 +42,6 @@ pub mod flag {
     /// An atomic with a returning form chosen by a modifier (GFX9 glc/sc0, GFX12
     /// `TH_ATOMIC_RETURN`).
     pub const ATOMIC: u8 = 1 << 1;
-    /// Takes a sampler (image sample/gather/get_lod).
-    pub const SAMPLER: u8 = 1 << 2;
-    /// A FLAT-segment access, which may reach LDS.
-    pub const FLAT: u8 = 1 << 3;
 }
 
 /// The operation name: the mnemonic without encoding suffix (`_e32`, `_e64`, `_dpp`,
@@ -294,14 +290,8 @@ pub fn flags(e: &Entry) -> u8 {
     {
         f |= flag::GRAPHICS;
     }
-    if sampler {
-        f |= flag::SAMPLER;
-    }
     if m.contains("_atomic") {
         f |= flag::ATOMIC;
-    }
-    if e.format == Format::Flat {
-        f |= flag::FLAT;
     }
     f
 }
@@ -584,6 +574,5 @@ pub fn explicit(_gfx12: bool, e: &Entry, class: &str, fields: &[F]) -> (u128, u1
             rd |= bit;
         }
     }
-    let _ = layout::Role::Fixed;
     (rd, wr)
 }
