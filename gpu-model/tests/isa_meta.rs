@@ -256,6 +256,22 @@ fn accumulators_are_read_write() {
         .collect();
     assert_eq!(a, [(Write, 16), (Read, 16)]);
     assert_eq!(i.issue_class(), IssueClass::Matrix);
+    // gfx950 `*_f8f6f4`: source tuples sized by cbsz (fp6: 6) and blgp (fp4: 4).
+    let i = inst(
+        Target::Gfx950,
+        false,
+        &[0x00, 0x02, 0xad, 0xd3, 0x04, 0x19, 0x02, 0x84],
+        "v_mfma_f32_16x16x128_f8f6f4 v[0:3], v[4:9], v[12:15], v[0:3] cbsz:2 blgp:4",
+    );
+    let v: Vec<_> = i
+        .accesses()
+        .filter(|a| a.file == RegFile::Vgpr)
+        .map(|a| (a.kind, a.first, a.count))
+        .collect();
+    assert_eq!(
+        v,
+        [(Write, 0, 4), (Read, 4, 6), (Read, 12, 4), (Read, 0, 4)]
+    );
     // A conditional move keeps its destination when SCC is clear.
     let i = inst(
         Target::Gfx942,
@@ -446,6 +462,27 @@ fn graphics_operations() {
         load.wait_counters().iter().collect::<Vec<_>>(),
         [Counter::LoadCnt]
     );
+    // Data tuples follow dmask, d16 and tfe.
+    for (bytes, text, n) in [
+        (
+            [
+                0x00, 0x00, 0xc0, 0xd3, 0x00, 0x10, 0x80, 0x00, 0x04, 0x00, 0x00, 0x00,
+            ],
+            "image_load v[0:4], v4, s[8:15] dmask:0xf dim:SQ_RSRC_IMG_1D tfe",
+            5,
+        ),
+        (
+            [
+                0x20, 0x00, 0xc0, 0xd3, 0x00, 0x10, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00,
+            ],
+            "image_load v[0:1], v4, s[8:15] dmask:0xf dim:SQ_RSRC_IMG_1D d16",
+            2,
+        ),
+    ] {
+        let i = inst(Target::Gfx1201, true, &bytes, text);
+        assert_eq!(access(&i, RegFile::Vgpr, 0), Some((AccessKind::Write, n)));
+        assert_eq!(access(&i, RegFile::Vgpr, 4), Some((AccessKind::Read, 1)));
+    }
     let sample = inst(
         Target::Gfx90a,
         false,
