@@ -29,6 +29,7 @@ mod float;
 mod fmode;
 mod lane;
 mod mfma;
+mod minifloat;
 mod mubuf;
 mod op;
 mod regfile;
