@@ -42,29 +42,32 @@
 //! clamped/saturated to the maximum FP4/FP6 magnitude, preserving the sign"; values below
 //! the smallest denormal after rounding become zero).
 //!
-//! NaN operands become the format's canonical NaN ([`Format::nan`]). Which NaN the
-//! hardware writes is not in the ISA guides; the 8-bit OCP choice (`0xff` for E4M3, `0xfe`
-//! for E5M2, whatever the operand's sign) is what a third-party RDNA4 emulator
-//! (`rdna4_fp8_narrow.h`) states it established by GPU captures; f16/bf16 use AMD's
-//! default quiet NaN of the sign (`0x7e00`, `0x7fc0`). FP6/BF6/FP4 have no NaN: documented
-//! choice, a NaN encodes as the largest magnitude with the operand's sign bit, as an
-//! out-of-range value does (the MX specification leaves NaN to these formats
-//! implementation-defined and the CDNA4 guide is silent).
+//! NaN operands become the format's quiet NaN with the operand's sign ([`Format::nan`]):
+//! `S.1111.111` (E4M3), `S.11111.10` (E5M2), `0x80` (FNUZ), `S.11111.1000000000` (f16),
+//! `S.11111111.1000000` (bf16). The ISA guides only say "NaN"; the 8-bit OCP codes are
+//! those of AMD's host-side emulation of the gfx950 conversions (ROCm
+//! `amd_hip_ocp_host.hpp`, `nan()`), which also writes FP6/BF6/FP4 NaN operands, having no
+//! NaN, as the largest magnitude with the operand's sign, as done here (the MX
+//! specification leaves that implementation-defined and the CDNA4 guide is silent).
 //!
 //! Stochastic rounding ([`Round::Stochastic`]) follows the AMD ISA guides:
 //! "Stochastic rounding adds bits from a source VGPR supplying a random value to the input
 //! data value and then truncates to the smaller precision result type" (RDNA4 guide
 //! 7.6.1; CDNA4 guide 7.3 says the same), with the bits the pseudo-code of
 //! `V_CVT_SR_FP8_F32` / `V_CVT_SR_BF8_F32` names: `S1[31:12]` / `S1[31:11]` are added to
-//! the 23-bit f32 mantissa, i.e. the top `23 - m` bits of the random word land on the `23 -
-//! m` f32 mantissa bits that an `m`-bit result mantissa drops. The pseudo-code's remark
+//! the 23-bit f32 mantissa. In general the top `s - m` bits of the random word are added to
+//! the `s - m` low mantissa bits of the operand's format (`s` mantissa bits: 23 for f32,
+//! 10 for f16, 7 for bf16) that an `m`-bit result mantissa drops; AMD's host emulation of
+//! the gfx950 scaled conversions (`amd_hip_ocp_host.hpp`, `from_float_sr`) aligns the
+//! random word the same way for f32, f16 and bf16 operands. The pseudo-code's remark
 //! "wrap around on overflow" is not followed: a carry out of the mantissa moves the value
-//! to the next binade (to the next representable value, as the guides' prose "add ... then
-//! truncate" means). For a result in the denormal range the significand is first aligned
-//! to the smallest normal exponent and the bits shifted out are lost (no sticky bit), the
-//! behaviour the RDNA4 emulator above states it captured. The same rule (top `23 - m` bits
-//! of the random word) is applied to every format here, f16 and bf16 included (documented
-//! choice: the guides' `f32_to_f16_SR` / `f32_to_bf16_SR` are not spelled out).
+//! to the next binade (the next representable value, as the guides' prose "add ... then
+//! truncate" means, and as the host emulation does). For a result in the denormal range
+//! the significand is first aligned to the smallest normal exponent and the bits shifted
+//! out are lost (no sticky bit), as in the host emulation and in what a third-party RDNA4
+//! emulator (`rdna4_fp8_narrow.h`) states it established by GPU captures. f16 and bf16
+//! results use the same rule (documented choice: the guides' `f32_to_f16_SR` /
+//! `f32_to_bf16_SR` are not spelled out).
 
 // Phase 1 of the low-precision work: the conversions (`exec/cvt.rs`) and the f8f6f4
 // matrix operations are wired to these next; until then only the tests call them.
@@ -158,12 +161,13 @@ impl Format {
         }
     }
 
-    /// The code a NaN operand becomes (see the module notes).
-    pub(crate) const fn nan(self) -> u32 {
-        match self {
-            Format::Fp8 => 0xff,
-            Format::Bf8 => 0xfe,
-            Format::Fp8Fnuz | Format::Bf8Fnuz => 0x80,
+    /// The code a NaN operand of sign `neg` becomes (see the module notes).
+    pub(crate) const fn nan(self, neg: bool) -> u32 {
+        let sign = if neg { self.sign_bit() } else { 0 };
+        sign | match self {
+            Format::Fp8 => 0x7f,
+            Format::Bf8 => 0x7e,
+            Format::Fp8Fnuz | Format::Bf8Fnuz => return 0x80,
             Format::F16 => 0x7e00,
             Format::Bf16 => 0x7fc0,
             Format::Fp6 | Format::Bf6 | Format::Fp4 => self.max_code(),
@@ -258,9 +262,14 @@ pub(crate) fn decode_e8m0(x: u8) -> f32 {
 pub(crate) enum Round {
     /// Round to nearest, ties to even.
     NearestEven,
-    /// Add the top bits of this random word below the result's last place, then truncate
-    /// (see the module notes).
-    Stochastic(u32),
+    /// Add the top bits of `seed` below the result's last place, then truncate (see the
+    /// module notes); the operand's format has `src_mbits` mantissa bits (23, 10 or 7).
+    Stochastic {
+        /// The random word.
+        seed: u32,
+        /// Mantissa bits of the operand's format.
+        src_mbits: u32,
+    },
 }
 
 /// What an out-of-range value or an infinity becomes (see the module notes).
@@ -276,17 +285,15 @@ pub(crate) enum Overflow {
 
 /// Encodes `v` in format `f` (the code in the low [`Format::bits`] bits).
 ///
-/// Stochastic rounding reads `v` at f32 precision (the hardware's operands are f32, f16
-/// or bf16 values, scaled by powers of two): significand bits below the 24th are ignored.
+/// Stochastic rounding reads `v` at the precision of its format (`src_mbits`; the
+/// hardware's operands are f32, f16 or bf16 values scaled by powers of two): significand
+/// bits below it are ignored.
 pub(crate) fn encode(f: Format, v: f64, round: Round, ovf: Overflow) -> u32 {
     let s = f.spec();
     let neg = v.is_sign_negative();
     let sign = if neg { f.sign_bit() } else { 0 };
     if v.is_nan() {
-        return match s.kind {
-            Kind::Finite => sign | f.nan(),
-            _ => f.nan(),
-        };
+        return f.nan(neg);
     }
     if v == 0.0 {
         return if s.kind == Kind::Fnuz { 0 } else { sign };
@@ -324,11 +331,14 @@ pub(crate) fn encode(f: Format, v: f64, round: Round, ovf: Overflow) -> u32 {
                 q + u64::from(r > half || (r == half && q & 1 == 1))
             }
         }
-        Round::Stochastic(seed) => {
-            let drop = 23 - m;
-            let sig24 = sig >> 29;
-            let aligned = if align >= 32 { 0 } else { sig24 >> align };
-            (aligned + u64::from(seed >> (32 - drop))) >> drop
+        Round::Stochastic { seed, src_mbits } => {
+            // The operand's significand (implicit one included) at its own precision.
+            let src_mbits = src_mbits.clamp(m, 52);
+            let drop = src_mbits - m;
+            let sig_src = sig >> (52 - src_mbits);
+            let aligned = if align >= 64 { 0 } else { sig_src >> align };
+            let random = if drop == 0 { 0 } else { seed >> (32 - drop) };
+            (aligned + u64::from(random)) >> drop
         }
     };
     if n >> (m + 1) != 0 {
@@ -534,13 +544,19 @@ mod tests {
             assert_eq!(rne(f, v), want, "{f:?} {v}");
             assert_eq!(sat(f, v), want_sat, "{f:?} {v} saturating");
         }
-        for f in [Format::Fp8, Format::Bf8, Format::Fp8Fnuz, Format::Bf8Fnuz] {
-            assert_eq!(rne(f, f64::NAN), f.nan());
-            assert_eq!(sat(f, -f64::NAN), f.nan());
+        let nans: [(Format, u32, u32); 7] = [
+            (Format::Fp8, 0x7f, 0xff),
+            (Format::Bf8, 0x7e, 0xfe),
+            (Format::Fp8Fnuz, 0x80, 0x80),
+            (Format::Bf8Fnuz, 0x80, 0x80),
+            (Format::Fp6, 0x1f, 0x3f),
+            (Format::Fp4, 0x7, 0xf),
+            (Format::Bf16, 0x7fc0, 0xffc0),
+        ];
+        for (f, pos, neg) in nans {
+            assert_eq!(rne(f, f64::NAN), pos, "{f:?}");
+            assert_eq!(sat(f, -f64::NAN), neg, "{f:?}");
         }
-        assert_eq!(rne(Format::Fp8, f64::NAN), 0xff);
-        assert_eq!(rne(Format::Bf8, f64::NAN), 0xfe);
-        assert_eq!(rne(Format::Fp8Fnuz, f64::NAN), 0x80);
         // Infinity kept, finite overflow saturated.
         let fin = |f, v| encode(f, v, Round::NearestEven, Overflow::SaturateFinite);
         assert_eq!(fin(Format::F16, 70000.0), 0x7bff);
@@ -631,7 +647,14 @@ mod tests {
     /// added below the result's last place and the sum truncated.
     #[test]
     fn stochastic_rounding() {
-        let sr = |f, v, seed| encode(f, v, Round::Stochastic(seed), Overflow::Special);
+        // Operands of f32 precision unless said otherwise.
+        let sr = |f, v, seed| {
+            let round = Round::Stochastic {
+                seed,
+                src_mbits: 23,
+            };
+            encode(f, v, round, Overflow::Special)
+        };
         let p = |e: i32| 2f64.powi(e);
         // 1 + 1/16 is halfway between fp8 1.0 (0x38) and 1.125 (0x39): the dropped f32
         // mantissa bits are 0x80000 of 20; a random top of 0x7ffff stays, 0x80000 carries.
@@ -650,13 +673,12 @@ mod tests {
         assert_eq!(sr(Format::Fp8, 1.9375, 0), 0x3f);
         // Past the largest value: overflow rules apply.
         assert_eq!(sr(Format::Fp8, 460.0, 0xffff_f000), 0x7f);
+        let max_seed = Round::Stochastic {
+            seed: u32::MAX,
+            src_mbits: 23,
+        };
         assert_eq!(
-            encode(
-                Format::Fp8,
-                -460.0,
-                Round::Stochastic(u32::MAX),
-                Overflow::SaturateAll
-            ),
+            encode(Format::Fp8, -460.0, max_seed, Overflow::SaturateAll),
             0xfe
         );
         // Denormal results: 1.5 * 2^-9 is halfway between the two smallest fp8 denormals.
@@ -677,8 +699,31 @@ mod tests {
         // bf16 drops 16.
         assert_eq!(sr(Format::Bf16, 1.0 + p(-9), 0xbfff_0000), 0x3f80);
         assert_eq!(sr(Format::Bf16, 1.0 + p(-9), 0xc000_0000), 0x3f81);
+        // An f16 operand: 7 random bits (10 - 3) for fp8; 1 + 2^-4 is halfway.
+        let sr16 = |v, seed| {
+            let round = Round::Stochastic {
+                seed,
+                src_mbits: 10,
+            };
+            encode(Format::Fp8, v, round, Overflow::Special)
+        };
+        assert_eq!(sr16(1.0625, 0x7fff_ffff), 0x38);
+        assert_eq!(sr16(1.0625, 0x8000_0000), 0x39);
+        // A bf16 operand into fp6 (e2m3): 4 random bits (7 - 3).
+        let sr_bf16 = |v, seed| {
+            let round = Round::Stochastic { seed, src_mbits: 7 };
+            encode(Format::Fp6, v, round, Overflow::Special)
+        };
+        assert_eq!(sr_bf16(1.0625, 0x7fff_ffff), 0x08);
+        assert_eq!(sr_bf16(1.0625, 0x8000_0000), 0x09);
+        // No random bits when the operand has no more mantissa than the result.
+        let exact = Round::Stochastic {
+            seed: u32::MAX,
+            src_mbits: 3,
+        };
+        assert_eq!(encode(Format::Fp8, 1.125, exact, Overflow::Special), 0x39);
         // NaN and zeros as in nearest-even.
-        assert_eq!(sr(Format::Bf8, f64::NAN, 123), 0xfe);
+        assert_eq!(sr(Format::Bf8, f64::NAN, 123), 0x7e);
         assert_eq!(sr(Format::Bf8, -0.0, u32::MAX), 0x80);
     }
 }
