@@ -32,10 +32,10 @@
 //! OCP for gfx950): fp8 = E4M3FN (bias 7, `S.1111.111` NaN, no infinity), bf8 = E5M2
 //! (bias 15, IEEE infinities and NaNs). Every product of two 8-bit floats is exact in f32.
 
-use super::decode::Inst;
-use super::op::Op;
+use super::inst::Inst;
 use super::wave::{Wave, AGPR_BASE, LANES};
 use super::FaultReason;
+use crate::isa::Op;
 
 /// Source element type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,48 +66,48 @@ fn shape(op: Op) -> Option<(usize, usize, usize, Ty)> {
     use Op::*;
     use Ty::*;
     Some(match op {
-        VMfmaF32_32x32x1F32 | VMfmaF32_32x32x1_2bF32 => (32, 1, 1, F32),
-        VMfmaF32_16x16x1F32 | VMfmaF32_16x16x1_4bF32 => (16, 1, 1, F32),
-        VMfmaF32_4x4x1F32 | VMfmaF32_4x4x1_16bF32 => (4, 1, 1, F32),
-        VMfmaF32_32x32x2F32 | VMfmaF32_32x32x2F32Gfx940 => (32, 2, 1, F32),
-        VMfmaF32_16x16x4F32 | VMfmaF32_16x16x4F32Gfx940 => (16, 4, 1, F32),
-        VMfmaF32_32x32x4F16 | VMfmaF32_32x32x4_2bF16 => (32, 4, 4, F16),
-        VMfmaF32_16x16x4F16 | VMfmaF32_16x16x4_4bF16 => (16, 4, 4, F16),
-        VMfmaF32_4x4x4F16 | VMfmaF32_4x4x4_16bF16 => (4, 4, 4, F16),
-        VMfmaF32_32x32x8F16 | VMfmaF32_32x32x8F16Gfx940 => (32, 8, 4, F16),
-        VMfmaF32_16x16x16F16 | VMfmaF32_16x16x16F16Gfx940 => (16, 16, 4, F16),
-        VMfmaF32_16x16x32F16 => (16, 32, 8, F16),
-        VMfmaF32_32x32x16F16 => (32, 16, 8, F16),
-        VMfmaI32_32x32x4I8 | VMfmaI32_32x32x4_2bI8 => (32, 4, 4, I8),
-        VMfmaI32_16x16x4I8 | VMfmaI32_16x16x4_4bI8 => (16, 4, 4, I8),
-        VMfmaI32_4x4x4I8 | VMfmaI32_4x4x4_16bI8 => (4, 4, 4, I8),
-        VMfmaI32_32x32x8I8 => (32, 8, 4, I8),
-        VMfmaI32_16x16x16I8 => (16, 16, 4, I8),
-        VMfmaI32_32x32x16I8 => (32, 16, 8, I8),
-        VMfmaI32_16x16x32I8 => (16, 32, 8, I8),
-        VMfmaI32_32x32x32I8 => (32, 32, 16, I8),
-        VMfmaI32_16x16x64I8 => (16, 64, 16, I8),
-        VMfmaF32_32x32x2Bf16 => (32, 2, 2, Bf16),
-        VMfmaF32_16x16x2Bf16 => (16, 2, 2, Bf16),
-        VMfmaF32_4x4x2Bf16 => (4, 2, 2, Bf16),
-        VMfmaF32_32x32x4Bf16 => (32, 4, 2, Bf16),
-        VMfmaF32_16x16x8Bf16 => (16, 8, 2, Bf16),
-        VMfmaF32_32x32x4Bf16_1k | VMfmaF32_32x32x4_2bBf16 => (32, 4, 4, Bf16),
-        VMfmaF32_16x16x4Bf16_1k | VMfmaF32_16x16x4_4bBf16 => (16, 4, 4, Bf16),
-        VMfmaF32_4x4x4Bf16_1k | VMfmaF32_4x4x4_16bBf16 => (4, 4, 4, Bf16),
-        VMfmaF32_32x32x8Bf16_1k | VMfmaF32_32x32x8Bf16 => (32, 8, 4, Bf16),
-        VMfmaF32_16x16x16Bf16_1k | VMfmaF32_16x16x16Bf16 => (16, 16, 4, Bf16),
-        VMfmaF32_16x16x32Bf16 => (16, 32, 8, Bf16),
-        VMfmaF32_32x32x16Bf16 => (32, 16, 8, Bf16),
-        VMfmaF64_16x16x4F64 | VMfmaF64_16x16x4F64Gfx940 => (16, 4, 1, F64),
-        VMfmaF32_16x16x32Bf8Bf8
-        | VMfmaF32_16x16x32Bf8Fp8
-        | VMfmaF32_16x16x32Fp8Bf8
-        | VMfmaF32_16x16x32Fp8Fp8 => (16, 32, 8, F8),
-        VMfmaF32_32x32x16Bf8Bf8
-        | VMfmaF32_32x32x16Bf8Fp8
-        | VMfmaF32_32x32x16Fp8Bf8
-        | VMfmaF32_32x32x16Fp8Fp8 => (32, 16, 8, F8),
+        VMfmaF3232x32x1f32 | VMfmaF3232x32x12bF32 => (32, 1, 1, F32),
+        VMfmaF3216x16x1f32 | VMfmaF3216x16x14bF32 => (16, 1, 1, F32),
+        VMfmaF324x4x1f32 | VMfmaF324x4x116bF32 => (4, 1, 1, F32),
+        VMfmaF3232x32x2f32 | VMfmaF3232x32x2F32 => (32, 2, 1, F32),
+        VMfmaF3216x16x4f32 | VMfmaF3216x16x4F32 => (16, 4, 1, F32),
+        VMfmaF3232x32x4f16 | VMfmaF3232x32x42bF16 => (32, 4, 4, F16),
+        VMfmaF3216x16x4f16 | VMfmaF3216x16x44bF16 => (16, 4, 4, F16),
+        VMfmaF324x4x4f16 | VMfmaF324x4x416bF16 => (4, 4, 4, F16),
+        VMfmaF3232x32x8f16 | VMfmaF3232x32x8F16 => (32, 8, 4, F16),
+        VMfmaF3216x16x16f16 | VMfmaF3216x16x16F16 => (16, 16, 4, F16),
+        VMfmaF3216x16x32F16 => (16, 32, 8, F16),
+        VMfmaF3232x32x16F16 => (32, 16, 8, F16),
+        VMfmaI3232x32x4i8 | VMfmaI3232x32x42bI8 => (32, 4, 4, I8),
+        VMfmaI3216x16x4i8 | VMfmaI3216x16x44bI8 => (16, 4, 4, I8),
+        VMfmaI324x4x4i8 | VMfmaI324x4x416bI8 => (4, 4, 4, I8),
+        VMfmaI3232x32x8i8 => (32, 8, 4, I8),
+        VMfmaI3216x16x16i8 => (16, 16, 4, I8),
+        VMfmaI3232x32x16I8 => (32, 16, 8, I8),
+        VMfmaI3216x16x32I8 => (16, 32, 8, I8),
+        VMfmaI3232x32x32I8 => (32, 32, 16, I8),
+        VMfmaI3216x16x64I8 => (16, 64, 16, I8),
+        VMfmaF3232x32x2bf16 => (32, 2, 2, Bf16),
+        VMfmaF3216x16x2bf16 => (16, 2, 2, Bf16),
+        VMfmaF324x4x2bf16 => (4, 2, 2, Bf16),
+        VMfmaF3232x32x4bf16 => (32, 4, 2, Bf16),
+        VMfmaF3216x16x8bf16 => (16, 8, 2, Bf16),
+        VMfmaF3232x32x4bf161k | VMfmaF3232x32x42bBf16 => (32, 4, 4, Bf16),
+        VMfmaF3216x16x4bf161k | VMfmaF3216x16x44bBf16 => (16, 4, 4, Bf16),
+        VMfmaF324x4x4bf161k | VMfmaF324x4x416bBf16 => (4, 4, 4, Bf16),
+        VMfmaF3232x32x8bf161k | VMfmaF3232x32x8Bf16 => (32, 8, 4, Bf16),
+        VMfmaF3216x16x16bf161k | VMfmaF3216x16x16Bf16 => (16, 16, 4, Bf16),
+        VMfmaF3216x16x32Bf16 => (16, 32, 8, Bf16),
+        VMfmaF3232x32x16Bf16 => (32, 16, 8, Bf16),
+        VMfmaF6416x16x4f64 | VMfmaF6416x16x4F64 => (16, 4, 1, F64),
+        VMfmaF3216x16x32Bf8Bf8
+        | VMfmaF3216x16x32Bf8Fp8
+        | VMfmaF3216x16x32Fp8Bf8
+        | VMfmaF3216x16x32Fp8Fp8 => (16, 32, 8, F8),
+        VMfmaF3232x32x16Bf8Bf8
+        | VMfmaF3232x32x16Bf8Fp8
+        | VMfmaF3232x32x16Fp8Bf8
+        | VMfmaF3232x32x16Fp8Fp8 => (32, 16, 8, F8),
         _ => return None,
     })
 }
@@ -116,9 +116,9 @@ fn shape(op: Op) -> Option<(usize, usize, usize, Ty)> {
 fn f8_kinds(op: Op) -> (bool, bool) {
     use Op::*;
     match op {
-        VMfmaF32_16x16x32Bf8Bf8 | VMfmaF32_32x32x16Bf8Bf8 => (true, true),
-        VMfmaF32_16x16x32Bf8Fp8 | VMfmaF32_32x32x16Bf8Fp8 => (true, false),
-        VMfmaF32_16x16x32Fp8Bf8 | VMfmaF32_32x32x16Fp8Bf8 => (false, true),
+        VMfmaF3216x16x32Bf8Bf8 | VMfmaF3232x32x16Bf8Bf8 => (true, true),
+        VMfmaF3216x16x32Bf8Fp8 | VMfmaF3232x32x16Bf8Fp8 => (true, false),
+        VMfmaF3216x16x32Fp8Bf8 | VMfmaF3232x32x16Fp8Bf8 => (false, true),
         _ => (false, false),
     }
 }
@@ -165,19 +165,19 @@ pub(crate) fn f8_value(x: u8, bf8: bool, ocp: bool) -> f64 {
 #[inline(never)]
 pub(crate) fn exec(w: &mut Wave, i: &Inst, target: crate::Target) -> Result<(), FaultReason> {
     let Some((n, k, kl, ty)) = shape(i.op) else {
-        return Err(FaultReason::Unimplemented(i.op.name()));
+        return Err(FaultReason::Unimplemented(i.mnemonic()));
     };
     let g = LANES / n;
     let gpb = k / kl;
     let blocks = g / gpb;
-    let cbsz = (i.w0 >> 8) & 7;
-    let abid = (i.w0 >> 11) & 0xf;
+    let cbsz = u32::from(i.mai.cbsz);
+    let abid = u32::from(i.mai.abid);
     // gfx942/gfx950 f64 MFMA: bits 63:61 are neg (A, B, C) instead of BLGP.
-    let f64_neg = ty == Ty::F64 && i.op == Op::VMfmaF64_16x16x4F64Gfx940;
+    let f64_neg = ty == Ty::F64 && i.op == Op::VMfmaF6416x16x4F64;
     let (blgp, neg) = if f64_neg {
-        (0, i.w1 >> 29)
+        (0, u32::from(i.mai.blgp))
     } else {
-        (i.w1 >> 29, 0)
+        (u32::from(i.mai.blgp), 0)
     };
     if f64_neg && (cbsz != 0 || abid != 0) {
         return Err(FaultReason::UnsupportedForm("f64 mfma with cbsz/abid"));
@@ -195,13 +195,13 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, target: crate::Target) -> Result<(), 
         3 => (l + 16) % 64,
         p => 16 * (p as usize - 4) + l % 16,
     };
-    let acc_cd = i.w0 & (1 << 15) != 0;
+    let acc_cd = i.mai.acc_cd;
     let reg = |code: u16, agpr: bool| -> Option<usize> {
         (code >= 256).then(|| (code - 256) as usize + if agpr { AGPR_BASE } else { 0 })
     };
     let (Some(ra), Some(rb)) = (
-        reg(i.src[0], i.w1 & (1 << 27) != 0),
-        reg(i.src[1], i.w1 & (1 << 28) != 0),
+        reg(i.src[0], i.mai.acc & 1 != 0),
+        reg(i.src[1], i.mai.acc & 2 != 0),
     ) else {
         return Err(FaultReason::UnsupportedForm(
             "mfma with scalar A/B operands",
