@@ -18,10 +18,10 @@
 //! control), `smem`, `valu` (VOP1/VOP2/VOPC/VOP3 operations), `vop3p`, `lane` (DPP/SDWA
 //! and cross-lane), `ds`, `flat` (FLAT/GLOBAL/SCRATCH), `mubuf` (GFX9 MUBUF and GFX12
 //! VBUFFER with both buffer-descriptor layouts), `float` (rounding and transcendental
-//! helpers).
+//! helpers), `cvt` (conversions to and from the narrow float formats of `minifloat`).
 
+mod cvt;
 mod ds;
-mod f8;
 mod flat;
 mod float;
 mod fmode;

@@ -69,10 +69,6 @@
 //! results use the same rule (documented choice: the guides' `f32_to_f16_SR` /
 //! `f32_to_bf16_SR` are not spelled out).
 
-// Phase 1 of the low-precision work: the conversions (`exec/cvt.rs`) and the f8f6f4
-// matrix operations are wired to these next; until then only the tests call them.
-#![allow(dead_code)]
-
 /// A narrow float format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Format {

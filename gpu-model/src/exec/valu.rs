@@ -65,6 +65,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VNop => {}
         VMovB32 => int1(w, i, |a| a),
         VNotB32 => int1(w, i, |a| !a),
+        VPrngB32 => int1(w, i, super::cvt::prng),
         VBfrevB32 => int1(w, i, |a| a.reverse_bits()),
         VFfbhU32 => int1(w, i, |a| if a == 0 { u32::MAX } else { a.leading_zeros() }),
         VFfblB32 => int1(w, i, |a| if a == 0 { u32::MAX } else { a.trailing_zeros() }),
