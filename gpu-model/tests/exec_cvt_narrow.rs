@@ -9,7 +9,10 @@
 //! - gfx950 `v_cvt_pk_f16_f32`, `v_cvt_pk_bf16_f32`, `v_cvt_sr_f16_f32`,
 //!   `v_cvt_sr_bf16_f32`, `v_cvt_f32_bf16`, `v_prng_b32`;
 //! - gfx950 `v_cvt_scalef32_*`: every source/destination format pair, packed, stochastic
-//!   and 32-element forms, with E8M0 scales including 2^-127 and NaN (0xff).
+//!   and 32-element forms, with E8M0 scales including 2^-127 and NaN (0xff);
+//! - MODE effects (denormal flushing, FP16_OVFL) by hand-computed values, EXEC, a typed
+//!   fault for a register tuple past v255, and the integer-source conversions
+//!   `v_cvt_off_f32_i4` (every target) and GFX12 `v_cvt_i32_i16` / `v_cvt_u32_u16`.
 //!
 //! Semantic sources (AMD CDNA4 ISA guide instruction pseudo-code and section 7.3, RDNA4
 //! ISA guide section 7.6) are cited in `gpu-model/src/exec/cvt.rs`; this file repeats the
@@ -1080,5 +1083,174 @@ v_cvt_scalef32_sr_pk32_{n}_bf16 v[234:239], v[96:111], v5, v4"
             enc(Src::Bf16, &x.bf16s, Some(x.seed)),
             "{ctx} sr_pk32 bf16"
         );
+    }
+}
+
+/// MODE effects written out by hand (see the MODE rows of `exec/fmode.rs`): with MODE = 0
+/// (every denormal flushed) and FP16_OVFL set, against MODE = 0xf0 (denormals kept) and
+/// FP16_OVFL clear.
+#[test]
+fn gfx950_mode_effects() {
+    let t = Target::Gfx950;
+    let src = "v_cvt_scalef32_pk_fp4_f32 v10, v2, v3, v4
+v_cvt_pk_f16_f32 v11, v5, v6
+v_cvt_sr_f16_f32 v12, v6, v7
+v_cvt_pk_bf16_f32 v13, v2, v2
+v_cvt_pk_fp8_f32 v14, v6, v9
+v_cvt_pk_f16_f32 v15, v9, v9";
+    for (mode, ovfl) in [(0x00u32, true), (0xf0, false)] {
+        let code = asm::assemble_wave(
+            t,
+            64,
+            &format!(
+                "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 24), {:#x}\n{src}",
+                mode | (ovfl as u32) << 23
+            ),
+        );
+        let w = asm::run(t, 64, &code, |w| {
+            for l in 0..64 {
+                w.set_vgpr(2, l, 0x0040_0000); // 2^-127, an f32 denormal
+                w.set_vgpr(3, l, 0x3f80_0000); // 1.0
+                w.set_vgpr(4, l, 0); // scale exponent 0: 2^-127
+                w.set_vgpr(5, l, 0x3586_37bd); // 1e-6: an f16 denormal (0x0011)
+                w.set_vgpr(6, l, 0x4788_b800); // 70000: past the f16 maximum
+                w.set_vgpr(7, l, 0);
+                w.set_vgpr(9, l, 0xff80_0000); // -inf
+            }
+        });
+        let keep = mode != 0;
+        // 2^-127 / 2^-127 = 1.0 (fp4 0x2) unless the f32 operand is flushed; 1.0 / 2^-127
+        // saturates fp4 (0x7).
+        let lo = if keep { 0x2 } else { 0x0 };
+        assert_eq!(
+            w.vgpr(10, 0) & 0xff,
+            lo | 0x7 << 4,
+            "mode {mode:#x} scalef32 fp4"
+        );
+        // f16: 1e-6 is 0x0011 (denormal) or flushed; 70000 overflows to infinity or, with
+        // FP16_OVFL, to 65504.
+        let den = if keep { 0x0011 } else { 0 };
+        let big = if ovfl { 0x7bff } else { 0x7c00 };
+        assert_eq!(w.vgpr(11, 0), den | big << 16, "mode {mode:#x} pk_f16");
+        assert_eq!(w.vgpr(12, 0) & 0xffff, big, "mode {mode:#x} sr_f16");
+        // bf16 of 2^-127: the denormal 0x0040, or flushed.
+        let b = if keep { 0x0040 } else { 0 };
+        assert_eq!(w.vgpr(13, 0), b | b << 16, "mode {mode:#x} pk_bf16");
+        // fp8: 70000 and -inf are NaN (0x7f / 0xff) or, with FP16_OVFL, +-448.
+        let f8 = if ovfl {
+            0x7e | 0xfe << 8
+        } else {
+            0x7f | 0xff << 8
+        };
+        assert_eq!(w.vgpr(14, 0) & 0xffff, f8, "mode {mode:#x} pk_fp8");
+        // A true infinity stays one in f16 whatever FP16_OVFL says.
+        assert_eq!(w.vgpr(15, 0), 0xfc00_fc00, "mode {mode:#x} pk_f16 -inf");
+    }
+}
+
+/// Lanes outside EXEC keep their destinations (one- and multi-register results).
+#[test]
+fn exec_mask_is_respected() {
+    for t in [Target::Gfx950, Target::Gfx1201] {
+        let mut src = String::from("v_cvt_pk_fp8_f32 v10, v2, v3\nv_cvt_sr_bf8_f32 v11, v2, v3\n");
+        if t == Target::Gfx950 {
+            src += "v_cvt_scalef32_pk32_f32_fp6 v[20:51], v[60:65], v4\n";
+            src += "v_cvt_scalef32_pk_f32_fp8 v[12:13], v2, v4\n";
+        }
+        let code = asm::assemble_wave(t, 64, &format!("s_mov_b64 exec, s[20:21]\n{src}"));
+        let mask = 0x0f0f_3c3c_5555_aaaau64;
+        let w = asm::run(t, 64, &code, |w| {
+            w.set_sgpr(20, mask as u32);
+            w.set_sgpr(21, (mask >> 32) as u32);
+            for l in 0..64 {
+                for r in 2..66 {
+                    w.set_vgpr(r, l, 0x3f80_0000 + r as u32);
+                }
+                w.set_vgpr(4, l, 0x3f80_0000);
+            }
+        });
+        for l in 0..64 {
+            let on = mask >> l & 1 != 0;
+            for r in [10usize, 11, 12, 13, 20, 35, 51] {
+                if t != Target::Gfx950 && r > 11 {
+                    continue;
+                }
+                let old = 0x3f80_0000 + r as u32;
+                assert_eq!(w.vgpr(r, l) == old, !on, "{} lane {l} v{r}", t.name());
+            }
+        }
+    }
+}
+
+/// A 32-register result past v255 is a typed fault, not a panic (the destination byte of
+/// an assembled `v_cvt_scalef32_pk32_f32_fp6 v[200:231]` patched to v240).
+#[test]
+fn tuple_past_the_register_file_faults() {
+    use gpu_model::exec::{ExecCtx, FaultReason, Program, Stop};
+    use gpu_model::memory::DeviceMemory;
+    let t = Target::Gfx950;
+    let mut code = asm::assemble(t, "v_cvt_scalef32_pk32_f32_fp6 v[200:231], v[60:65], v4");
+    code[0] = 240;
+    let prog = Program::new(t, asm::BASE, &code);
+    let mem = DeviceMemory::new();
+    let mut lds = vec![0u8; 64];
+    let mut ctx = ExecCtx {
+        prog: &prog,
+        mem: (&mem).into(),
+        lds: &mut lds,
+        observer: None,
+    };
+    let mut w = Wave::new(64, asm::BASE);
+    w.set_exec(u64::MAX);
+    match w.run(&mut ctx, 10) {
+        Stop::Fault(FaultReason::UnsupportedForm(m)) => assert!(m.contains("pk32"), "{m}"),
+        s => panic!("expected a fault, got {s:?}"),
+    }
+}
+
+/// `v_cvt_off_f32_i4` (every target: the table of the ISA guides, S0[3:0] as a signed
+/// 4-bit value over 16) and GFX12 `v_cvt_i32_i16` / `v_cvt_u32_u16` (sign / zero
+/// extension of the low or, `.h`, high half).
+#[test]
+fn integer_sources() {
+    const TABLE: [f32; 16] = [
+        0.0, 0.0625, 0.125, 0.1875, 0.25, 0.3125, 0.375, 0.4375, -0.5, -0.4375, -0.375, -0.3125,
+        -0.25, -0.1875, -0.125, -0.0625,
+    ];
+    for t in Target::ALL {
+        let mut src = String::from("v_cvt_off_f32_i4 v10, v2\n");
+        if t.family() == Family::Gfx12 {
+            src += "v_cvt_i32_i16 v11, v2.l\nv_cvt_i32_i16 v12, v2.h\n";
+            src += "v_cvt_u32_u16 v13, v2.l\nv_cvt_u32_u16_e64 v14, v2.h\n";
+        }
+        let code = asm::assemble_wave(t, 64, &src);
+        let w = asm::run(t, 64, &code, |w| {
+            for l in 0..64 {
+                w.set_vgpr(2, l, rnd(l as u32 + 5) & !0xf | (l as u32 & 0xf));
+            }
+        });
+        for l in 0..64 {
+            let x = rnd(l as u32 + 5) & !0xf | (l as u32 & 0xf);
+            let name = format!("{} lane {l} {x:#x}", t.name());
+            assert_eq!(
+                f32::from_bits(w.vgpr(10, l)),
+                TABLE[l & 0xf],
+                "{name} off_f32_i4"
+            );
+            if t.family() == Family::Gfx12 {
+                assert_eq!(
+                    w.vgpr(11, l),
+                    x as u16 as i16 as i32 as u32,
+                    "{name} i32_i16"
+                );
+                assert_eq!(
+                    w.vgpr(12, l),
+                    (x >> 16) as u16 as i16 as i32 as u32,
+                    "{name} .h"
+                );
+                assert_eq!(w.vgpr(13, l), x & 0xffff, "{name} u32_u16");
+                assert_eq!(w.vgpr(14, l), x >> 16, "{name} u32_u16 .h");
+            }
+        }
     }
 }
