@@ -512,7 +512,11 @@ fn fname(f: Fmt) -> &'static str {
 /// FP16_OVFL, fp6/bf6/fp4 always saturate.
 fn scaled_enc(f: Fmt, src: Src, x: u32, scale: u8, seed: Option<u32>, ovfl: bool) -> u32 {
     let v = src.value(x);
-    let neg = v.is_sign_negative();
+    // The sign from the bits (a NaN's too).
+    let neg = match src {
+        Src::F32 => x >> 31 != 0,
+        _ => x >> 15 & 1 != 0,
+    };
     let ovf = if ovfl { Ovf::Saturate } else { Ovf::Special };
     if v.is_nan() || scale == 0xff {
         return match f {
@@ -698,6 +702,44 @@ fn scaled_encodes(t: Target, ovfl: bool, batch: u32) {
             }
         }
     }
+    // Source modifiers and selects: the high half of a 16-bit sr operand (OPSEL[0], kind 4),
+    // neg/abs on f32 pk operands (kind 5), neg on both halves of a packed 16-bit one
+    // (kind 6).
+    for (f, n) in [(Fmt::Fp8, "fp8"), (Fmt::Bf8, "bf8")] {
+        for (src, r) in [(Src::F16, "v8"), (Src::Bf16, "v9")] {
+            let sn = src.name();
+            cases.push((
+                format!("v_cvt_scalef32_sr_{n}_{sn} v{d}, {r}, v3, v4 op_sel:[1,0,1,0]"),
+                d,
+                src,
+                f,
+                4,
+                1,
+            ));
+            d += 1;
+        }
+        cases.push((
+            format!("v_cvt_scalef32_pk_{n}_f32 v{d}, -v2, |v3|, v4"),
+            d,
+            Src::F32,
+            f,
+            5,
+            0,
+        ));
+        d += 1;
+        for (src, r) in [(Src::F16, "v5"), (Src::Bf16, "v6")] {
+            let sn = src.name();
+            cases.push((
+                format!("v_cvt_scalef32_pk_{n}_{sn} v{d}, -{r}, v4"),
+                d,
+                src,
+                f,
+                6,
+                0,
+            ));
+            d += 1;
+        }
+    }
     let src: String = cases.iter().map(|c| c.0.clone() + "\n").collect();
     // Operands per lane. v2/v3: f32 (v3 also the seed of the sr forms: the pk forms read
     // it as f32), v4 the scale, v5 packed f16, v6 packed bf16, v7/v8/v9 sr operands (f32,
@@ -765,6 +807,22 @@ fn scaled_encodes(t: Target, ovfl: bool, batch: u32) {
                         Src::Bf16 => r[9] & 0xffff,
                     };
                     (e(v, Some(seed)), 8)
+                }
+                4 => {
+                    let v = if src == Src::F16 {
+                        r[8] >> 16
+                    } else {
+                        r[9] >> 16
+                    };
+                    (e(v, Some(seed)), 8)
+                }
+                5 => (
+                    e(r[2] ^ 0x8000_0000, None) | e(r[3] & 0x7fff_ffff, None) << f.bits(),
+                    16,
+                ),
+                6 => {
+                    let p = if src == Src::F16 { r[5] } else { r[6] } ^ 0x8000_8000;
+                    (e(p & 0xffff, None) | e(p >> 16, None) << f.bits(), 16)
                 }
                 _ => {
                     let (a, b) = match src {
