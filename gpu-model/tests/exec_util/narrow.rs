@@ -262,3 +262,26 @@ pub fn stochastic(f: Fmt, v: f64, seed: u32, src_mbits: u32, ovf: Ovf) -> u32 {
 pub fn prng(x: u32) -> u32 {
     (x << 1) ^ if x >> 31 != 0 { 197 } else { 0 }
 }
+
+/// A value on the stochastic-rounding grid of `f` for operands of `src_mbits` mantissa
+/// bits: a random finite code's value plus a random number of operand places (so the
+/// reference's arithmetic is exact), with a random sign.
+pub fn sr_value(f: Fmt, src_mbits: u32, k: u32, rnd: impl Fn(u32) -> u32) -> f64 {
+    let lad = f.ladder();
+    let r = rnd(k);
+    let i = (r as usize) % lad.len();
+    let lo = lad[i].1;
+    let hi = if i + 1 < lad.len() {
+        lad[i + 1].1
+    } else {
+        lo + (lo - lad[i - 1].1)
+    };
+    let drop = src_mbits - f.mbits();
+    let steps = rnd(k + 7) & ((1 << drop) - 1);
+    let v = lo + (hi - lo) * steps as f64 / (1u64 << drop) as f64;
+    if r >> 31 != 0 {
+        -v
+    } else {
+        v
+    }
+}
