@@ -40,7 +40,7 @@ mod valu3;
 mod vop3p;
 mod wave;
 
-pub use inst::{Enc, Half, Inst, Mai, Mem, Seg, Sub};
+pub use inst::{Enc, GraphicsClass, Half, Inst, Mai, Mem, Refusal, Seg, Sub};
 pub use lower::{decode, lower};
 pub use wave::{Wave, WaveInfo, WaveState, LANES};
 

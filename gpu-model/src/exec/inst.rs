@@ -39,13 +39,73 @@ pub enum Enc {
     Mubuf,
     /// GFX12 dual-issue VALU pair (VOPD): `op` is the X half, [`Inst::y`] the Y half.
     Vopd,
-    /// An instruction of the graphics pipeline (export, interpolation, LDS-direct
-    /// parameter loads, sampled and gathered images, BVH intersection): faults with
+    /// An instruction of the graphics pipeline: faults with
     /// [`super::FaultReason::GraphicsOnly`] naming the class.
-    Graphics(&'static str),
+    Graphics(GraphicsClass),
     /// An instruction form the executor refuses (it decodes): faults with
     /// [`super::FaultReason::UnsupportedForm`] and this reason.
-    Refused(&'static str),
+    Refused(Refusal),
+}
+
+/// The graphics-pipeline classes a compute dispatch cannot run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum GraphicsClass {
+    /// Exports to render targets, position and parameter buffers (`exp`, `export`).
+    Export,
+    /// Parameter interpolation (`v_interp_*`).
+    Interpolation,
+    /// LDS-direct and parameter loads (`ds_param_load`, `ds_direct_load`).
+    LdsDirect,
+    /// Sampled and gathered images (`image_sample*`, `image_gather4*`): they need a sampler.
+    SampledImage,
+    /// Ray intersection (`image_bvh*_intersect_ray`).
+    Bvh,
+}
+
+impl GraphicsClass {
+    /// The class as fault reports name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            GraphicsClass::Export => "export",
+            GraphicsClass::Interpolation => "parameter interpolation",
+            GraphicsClass::LdsDirect => "lds-direct parameter load",
+            GraphicsClass::SampledImage => "sampled image",
+            GraphicsClass::Bvh => "bvh intersection",
+        }
+    }
+}
+
+/// Instruction forms the executor refuses (typed, so the lowered instruction stays small).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// Image instructions.
+    Images,
+    /// gfx950 scaled matrix instructions (VOP3PX2).
+    ScaledMatrix,
+    /// The global data share (`gds` forms).
+    Gds,
+    /// GFX12 buffer `tfe` (texture fail enable).
+    BufferTfe,
+    /// A true16 high-half operand of an operation whose 16-bit operands are not listed.
+    True16High,
+    /// The GFX12 VOP3 DPP form of an operation that reads a source without lane selection.
+    Vop3Dpp,
+}
+
+impl Refusal {
+    /// Why, as fault reports say it.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Refusal::Images => "image instructions",
+            Refusal::ScaledMatrix => "scaled matrix instructions (VOP3PX2)",
+            Refusal::Gds => "global data share (gds)",
+            Refusal::BufferTfe => "vbuffer tfe (texture fail enable)",
+            Refusal::True16High => "true16 high-half operand of this operation",
+            Refusal::Vop3Dpp => "vop3 dpp form of this operation",
+        }
+    }
 }
 
 /// Sub-encoding of a VOP1/VOP2/VOPC instruction (and GFX12 VOP3 DPP).

@@ -17,7 +17,7 @@
 //! - DPP16/DPP8/SDWA: the real sources replace the marker code, the extension dword goes
 //!   to [`Inst::ctl`], its source modifiers to `neg`/`abs`.
 
-use super::inst::{Enc, Half, Inst, Mai, Mem, Seg, Sub};
+use super::inst::{Enc, GraphicsClass, Half, Inst, Mai, Mem, Refusal, Seg, Sub};
 use super::wave::AGPR_BASE;
 use crate::isa::{self, layout::F, Ext, Format, Op};
 use crate::{Family, Target};
@@ -75,11 +75,11 @@ pub fn lower(d: &isa::Inst) -> Inst {
         Format::Flat | Format::Global | Format::Scratch => Enc::Flat,
         Format::Mubuf | Format::Mtbuf => Enc::Mubuf,
         Format::Vopd | Format::VopdY => Enc::Vopd,
-        Format::Exp => Enc::Graphics("export"),
-        Format::Vinterp => Enc::Graphics("parameter interpolation"),
-        Format::Vdsdir => Enc::Graphics("lds-direct parameter load"),
-        Format::Vsample => Enc::Graphics("sampled image"),
-        Format::Mimg | Format::Vimage => Enc::Refused("image instructions"),
+        Format::Exp => Enc::Graphics(GraphicsClass::Export),
+        Format::Vinterp => Enc::Graphics(GraphicsClass::Interpolation),
+        Format::Vdsdir => Enc::Graphics(GraphicsClass::LdsDirect),
+        Format::Vsample => Enc::Graphics(GraphicsClass::SampledImage),
+        Format::Mimg | Format::Vimage => Enc::Refused(Refusal::Images),
     };
     let mut i = Inst::new(d.op, enc);
     i.len = d.len;
@@ -155,7 +155,7 @@ pub fn lower(d: &isa::Inst) -> Inst {
                 acc: f(F::Acc) as u8,
             };
             if d.format == Format::Vop3px2 {
-                i.enc = Enc::Refused("scaled matrix instructions (VOP3PX2)");
+                i.enc = Enc::Refused(Refusal::ScaledMatrix);
             }
         }
         Format::Smem => smem(d, &mut i, gfx12),
@@ -168,7 +168,7 @@ pub fn lower(d: &isa::Inst) -> Inst {
             m.data1 = acc + f(F::Data1) as u16;
             i.dst = acc + f(F::Vdst) as u16;
             if f(F::Gds) != 0 {
-                i.enc = Enc::Refused("global data share (gds)");
+                i.enc = Enc::Refused(Refusal::Gds);
             }
         }
         Format::Flat | Format::Global | Format::Scratch => flat(d, &mut i, gfx12),
@@ -270,7 +270,7 @@ fn vop_short(d: &isa::Inst, i: &mut Inst, gfx12: bool, mask_dst: impl Fn(u32) ->
             let wide = |c: u16| (256..512).contains(&c) && (c - 256) & 0x80 != 0;
             let dst_vgpr = d.format != Format::Vopc;
             if wide(i.src[0]) || wide(i.src[1]) || (dst_vgpr && i.dst & 0x80 != 0) {
-                i.enc = Enc::Refused("true16 high-half operand of this operation");
+                i.enc = Enc::Refused(Refusal::True16High);
             }
         }
         // The DPP dword's src0 field carries the half bit like the VOP field, so the
@@ -292,7 +292,7 @@ fn ext_mods(d: &isa::Inst, i: &mut Inst) {
 /// are refused.
 fn vop3_dpp(d: &isa::Inst, i: &mut Inst, ext: Ext) {
     if !dpp_capable(i.op) {
-        i.enc = Enc::Refused("vop3 dpp form of this operation");
+        i.enc = Enc::Refused(Refusal::Vop3Dpp);
         return;
     }
     i.ctl = (d.bits >> 64) as u32;
@@ -443,7 +443,7 @@ fn buffer(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
     }
     if gfx12 {
         if f(F::Tfe) != 0 {
-            i.enc = Enc::Refused("vbuffer tfe (texture fail enable)");
+            i.enc = Enc::Refused(Refusal::BufferTfe);
         }
         let th = f(F::Th);
         // The descriptor quad's first SGPR (GFX12 encodes the register, not quad / 4).

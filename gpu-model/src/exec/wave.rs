@@ -414,8 +414,8 @@ impl Wave {
             Enc::Ds => ds::exec(self, ctx, i).map(|_| Flow::Next),
             Enc::Flat | Enc::Mubuf => self.vmem(ctx, i),
             Enc::Vopd => valu::exec_vopd(self, i).map(|_| Flow::Next),
-            Enc::Graphics(class) => Err(FaultReason::GraphicsOnly(class)),
-            Enc::Refused(why) => Err(FaultReason::UnsupportedForm(why)),
+            Enc::Graphics(class) => Err(FaultReason::GraphicsOnly(class.name())),
+            Enc::Refused(why) => Err(FaultReason::UnsupportedForm(why.reason())),
         }
     }
 }
