@@ -201,8 +201,13 @@ pub(crate) fn init_wave(
     let wave_off = wave_idx as u64 * l.scratch_bytes_per_wave();
     w.scratch_base = l.scratch_base + wave_off;
     w.scratch_per_lane = l.scratch_per_lane;
-    // MODE: float round/denorm from rsrc1; DX10_CLAMP bit 8, IEEE bit 9 (GFX9).
-    w.mode = d.float_mode() | (d.dx10_clamp(fam) as u32) << 8 | (d.ieee_mode(fam) as u32) << 9;
+    // MODE: float round/denorm from rsrc1; DX10_CLAMP bit 8, IEEE bit 9 (GFX9); FP16_OVFL
+    // bit 23 (LLVM AMDGPUUsage, COMPUTE_PGM_RSRC1.FP16_OVFL: "Wavefront starts execution
+    // with specified fp16 overflow mode"; it saturates f32 to fp8/bf8 conversions).
+    w.mode = d.float_mode()
+        | (d.dx10_clamp(fam) as u32) << 8
+        | (d.ieee_mode(fam) as u32) << 9
+        | (d.fp16_ovfl() as u32) << 23;
 
     // User SGPRs, in kernel_code_properties order.
     let lay = d.user_sgpr_layout();

@@ -20,10 +20,11 @@
 //! VBUFFER with both buffer-descriptor layouts), `tbuf` (formatted buffer accesses:
 //! typed MTBUF and `buffer_*_format*`), `format` (buffer/image element formats and their
 //! conversions), `image` (MIMG/VIMAGE without a sampler, with the image descriptors),
-//! `float` (rounding and transcendental helpers).
+//! `float` (rounding and transcendental helpers), `cvt` (conversions to and from the
+//! narrow float formats of `minifloat`).
 
+mod cvt;
 mod ds;
-mod f8;
 mod flat;
 mod float;
 mod fmode;
@@ -33,6 +34,7 @@ mod inst;
 mod lane;
 mod lower;
 mod mfma;
+mod minifloat;
 mod mubuf;
 mod regfile;
 mod smem;

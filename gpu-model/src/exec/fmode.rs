@@ -40,7 +40,12 @@
 //! | `v_rcp/rsq/sqrt_f64`, `v_rcp/rsq/sqrt/log/exp_f16` | in, out (LLVM: "v_rcp_f16 and v_rsq_f16 DO support denormals"); round: not applied, they are approximations computed to nearest (documented choice: the guides give their accuracy in ulp, not a rounding) |
 //! | `v_rcp/rcp_iflag/rsq/sqrt/exp/log/sin/cos_f32`, GFX12 `v_s_rcp/rsq/sqrt/exp/log_f32` | none: they flush f32 denormal operands and results in every mode ([`super::float::ftz32`] cites the sources); nearest |
 //! | `v_cvt_i32/u32_f32/f64`, `v_cvt_i16/u16_f16`, GFX12 `s_cvt_i32/u32_f32` | none: truncation, and a flushed denormal truncates to the same 0 |
-//! | `v_cvt_f64_i32/u32`, `v_cvt_f32_ubyte0..3`, `v_cvt_f32_fp8/bf8`, `v_cvt_pk_f32_fp8/bf8` (every 8-bit float is an f32 normal), `v_pack_b32_f16`, `v_cmp_class_*` | none: exact, or bits only (class examines the operand's encoding) |
+//! | `v_cvt_f64_i32/u32`, `v_cvt_f32_ubyte0..3`, `v_cvt_f32_fp8/bf8`, `v_cvt_pk_f32_fp8/bf8` (every 8-bit float is an f32 normal), `v_cvt_f32_bf16`, `v_pack_b32_f16`, `v_cmp_class_*`, `v_prng_b32` | none: exact, or bits only (class examines the operand's encoding) |
+//! | `v_cvt_pk_fp8/bf8_f32`, `v_cvt_sr_fp8/bf8_f32` | round: never (nearest even / stochastic by definition); FP16_OVFL (MODE bit 23): saturation ([`super::cvt`]) |
+//! | `v_cvt_scalef32_*` to fp8/bf8/fp6/bf6/fp4 | round: never; in: f32 operands (MODE[4]; CDNA4 guide 7.3); FP16_OVFL for fp8/bf8 results |
+//! | `v_cvt_scalef32_*` from fp8/bf8/fp6/bf6/fp4 | none ("F4/F6/F8 allows denorms regardless of MODE"); nearest even into the destination |
+//! | `v_cvt_pk_f16_f32`, `v_cvt_sr_f16_f32` | round: never (the pseudo-code forces nearest even); in (f32), out (f16); FP16_OVFL saturates finite overflow |
+//! | `v_cvt_pk_bf16_f32`, `v_cvt_sr_bf16_f32` | round: never; in and out by the f32 field (bf16 has f32's exponent range) |
 //! | `v_div_scale_f32/f64`, `v_div_fixup_f32/f64` | none (documented choice): their pseudo-code (CDNA3 guide) tests the operands' classes, denormal included, and scales by powers of two or selects special values; LLVM's f32 division sequence turns f32 denormals on around them (`SIISelLowering::LowerFDIV32`) |
 //!
 //! Not modelled under MODE (they compute as in the default mode): MFMA / SMFMAC

@@ -568,7 +568,7 @@ fn t16_fields(op: Op) -> u8 {
         };
     }
     match op {
-        VCvtF32F16 => 1,
+        VCvtF32F16 | VCvtI32I16 | VCvtU32U16 => 1,
         VCvtF16F32 => 8,
         VCvtF16U16 | VCvtF16I16 | VCvtU16F16 | VCvtI16F16 | VRcpF16 | VSqrtF16 | VRsqF16
         | VLogF16 | VExpF16 | VFloorF16 | VCeilF16 | VTruncF16 | VRndneF16 => 1 | 8,

@@ -65,6 +65,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VNop => {}
         VMovB32 => int1(w, i, |a| a),
         VNotB32 => int1(w, i, |a| !a),
+        VPrngB32 => int1(w, i, super::cvt::prng),
         VBfrevB32 => int1(w, i, |a| a.reverse_bits()),
         VFfbhU32 => int1(w, i, |a| if a == 0 { u32::MAX } else { a.leading_zeros() }),
         VFfblB32 => int1(w, i, |a| if a == 0 { u32::MAX } else { a.trailing_zeros() }),
@@ -146,6 +147,25 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
                 _ => 24,
             };
             int1(w, i, |a| (((a >> k) & 0xff) as f32).to_bits())
+        }
+        // V_CVT_OFF_F32_I4 (CDNA4 / RDNA guides): a table lookup on S0[3:0], the signed
+        // 4-bit value divided by 16 (1000b -0.5 ... 0111b +0.4375); exact.
+        VCvtOffF32I4 => int1(w, i, |a| {
+            ((((a << 28) as i32) >> 28) as f32 / 16.0).to_bits()
+        }),
+        // GFX12 16-bit integer to 32-bit: sign or zero extension of the (op_sel-selected)
+        // 16-bit operand.
+        VCvtI32I16 | VCvtU32U16 => {
+            let (a, en) = src16(w, i, 0);
+            let signed = i.op == VCvtI32I16;
+            let r: Row = a.map(|x| {
+                if signed {
+                    x as u16 as i16 as i32 as u32
+                } else {
+                    x & 0xffff
+                }
+            });
+            put(w, i, &r, en);
         }
         VCvtF64I32 | VCvtF64U32 => {
             let (a, _) = src(w, i, 0);

@@ -404,8 +404,8 @@ impl Wave {
             Enc::Smem => smem::exec(self, ctx, i).map(|_| Flow::Next),
             Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 => match valu::exec(self, i) {
                 // Off the hot path: operations that need the target come back unhandled.
-                Err(FaultReason::Unimplemented(_)) if super::f8::converts(i.op) => {
-                    super::f8::exec(self, i, ctx.prog.target())
+                Err(FaultReason::Unimplemented(_)) if super::cvt::converts(i.op) => {
+                    super::cvt::exec(self, i, ctx.prog.target())
                 }
                 r => r,
             }
