@@ -57,7 +57,7 @@ mod scalar;
 
 pub(crate) use minmax::{minmax_f16, pk_minmax_f16};
 pub(crate) use packed::exec_vop3p;
-pub(crate) use scalar::exec_scalar;
+pub(crate) use scalar::{exec_scalar, scalar_float};
 
 use super::float as fl;
 use super::inst::Inst;
