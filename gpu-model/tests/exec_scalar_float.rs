@@ -63,7 +63,7 @@ const S_POOL: [u32; 24] = [
 /// MODE settings: every round and denormal mode for both field groups, plus mixes.
 fn modes() -> Vec<u32> {
     let mut m: Vec<u32> = (0..16u32)
-        .map(|k| (k & 3) * 0b0101 | (k >> 2) * 0b0101_0000)
+        .map(|k| ((k & 3) * 0b0101) | ((k >> 2) * 0b0101_0000))
         .collect();
     m.extend([0x1e, 0x3b ^ 0xc0, 0x4d, 0xb6, 0x71, 0xe2]);
     m

@@ -160,13 +160,15 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<Flow
 }
 
 /// The byte offset the instruction adds to its base: the immediate plus the SGPR/M0
-/// offset (times 64 for scratch).
+/// offset, whose two low bits are ignored (RDNA4 guide: "the SGPR contains an UNSIGNED
+/// BYTE offset (the 2 LSBs are ignored)"; CDNA4 8.2.1.1), or for scratch the SGPR/M0
+/// offset times 64 (a multiple of 4 already).
 fn offset(w: &Wave, i: &Inst, space: Space) -> u64 {
     let soff = w.sread(i.mem.soffset as u16, 0) as u64;
     let soff = if space == Space::Scratch {
         soff * 64
     } else {
-        soff
+        soff & !3
     };
     (i.mem.offset as i64 as u64).wrapping_add(soff)
 }
@@ -218,6 +220,8 @@ fn transfer(
     };
     match width {
         Width::Sub { bytes, signed } => {
+            // Naturally aligned (documented choice); the range check is on that offset.
+            let off = off & !(bytes - 1);
             let addr = base.wrapping_add(off) & !(bytes - 1);
             observe(ctx, kind, bytes as u32, i, addr);
             let v = if !fits(off, bytes) {

@@ -30,6 +30,9 @@ use crate::isa::Op;
 /// BARRIER_STATE[-1]). Deterministic: it changes only as the waves execute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct WorkgroupSync {
+    /// Waves the workgroup was launched with (more than one: the waves are "in a
+    /// workgroup", STATUS.IN_TG).
+    pub waves: u32,
     /// Waves of the workgroup that have not ended (memberCnt).
     pub members: u32,
     /// Signals since the barrier last completed (signalCnt).
@@ -40,6 +43,7 @@ impl WorkgroupSync {
     /// The state of a workgroup of `waves` waves before any wave runs.
     pub fn new(waves: u32) -> WorkgroupSync {
         WorkgroupSync {
+            waves,
             members: waves,
             signals: 0,
         }
@@ -82,7 +86,7 @@ pub(super) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) {
     };
     let privileged = number == -2 && w.status & STATUS_PRIV == 0;
     // The workgroup barrier's state, when this wave is in a workgroup of several waves.
-    let group = ctx.group.as_deref_mut().filter(|g| g.members > 1);
+    let group = ctx.group.as_deref_mut().filter(|g| g.waves > 1);
     match i.op {
         SBarrierSignal | SBarrierSignalIsfirst => {
             let first = match group {
