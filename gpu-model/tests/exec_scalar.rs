@@ -519,14 +519,17 @@ fn clocks_and_messages() {
              s_nop 0\n\
              s_sendmsg_rtn_b32 s12, sendmsg(MSG_RTN_GET_REALTIME)\n\
              s_sendmsg_rtn_b64 s[14:15], sendmsg(MSG_RTN_GET_TMA)\n\
-             s_sendmsg_rtn_b32 s16, sendmsg(MSG_RTN_GET_DOORBELL)"
+             s_sendmsg_rtn_b32 s16, sendmsg(MSG_RTN_GET_DOORBELL)\n\
+             s_getreg_b32 s17, hwreg(HW_REG_SHADER_CYCLES_HI)\n\
+             s_getreg_b32 s18, hwreg(29, 0, 32)\n\
+             s_getreg_b32 s19, hwreg(29, 4, 4)"
         } else {
             "s_memtime s[10:11]\n\
              s_nop 0\n\
              s_memrealtime s[12:13]"
         };
         let w = asm::run(t, 64, &asm::assemble_wave(t, 64, p), |w: &mut Wave| {
-            for k in 10..17 {
+            for k in 10..20 {
                 w.set_sgpr(k, 0xffff_ffff);
             }
         });
@@ -534,6 +537,8 @@ fn clocks_and_messages() {
         assert_eq!(w.sgpr(12), 3);
         if t.family() == Family::Gfx12 {
             assert_eq!((w.sgpr64(14), w.sgpr(16)), (0, 0));
+            // SHADER_CYCLES_HI/LO (hwreg 30/29): the same clock; a field of it.
+            assert_eq!((w.sgpr(17), w.sgpr(18), w.sgpr(19)), (0, 7, 0));
         } else {
             assert_eq!(w.sgpr(13), 0);
         }

@@ -13,6 +13,7 @@ use super::super::wave::{Flow, Wave};
 use super::super::{ExecCtx, FaultReason, Stop};
 use super::vmode::{GPR_IDX_EN, VSKIP};
 use crate::isa::Op;
+use crate::Family;
 
 /// SGPR code of M0 (executor numbering).
 const M0: u16 = 124;
@@ -139,7 +140,8 @@ pub(super) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<Flow
             return Ok(Flow::Jumped);
         }
         SGetregB32 => {
-            let v = getreg(w, i.imm);
+            let gfx12 = ctx.prog.target().family() == Family::Gfx12;
+            let v = getreg(w, i.imm, gfx12);
             w.swrite(d, v);
         }
         SSetregB32 => {
@@ -257,13 +259,19 @@ fn message_return(w: &Wave, msg: u16) -> u64 {
     }
 }
 
-/// hwreg ids (GFX9): MODE 1, STATUS 2, TRAPSTS 3, HW_ID 4, GPR_ALLOC 5, LDS_ALLOC 6, IB_STS 7.
-fn hwreg_value(w: &Wave, id: u32) -> u32 {
-    match id {
-        1 => w.mode,
-        2 => w.status,
-        3 => w.trapsts,
-        4 => w.info.wave_in_group & 0xf,
+/// A hardware register (LLVM `SIDefines.h` Hwreg ids): MODE 1, STATUS 2; GFX9 TRAPSTS 3
+/// and HW_ID 4 (the wave slot: the wave's index in its workgroup); GFX12
+/// SHADER_CYCLES_LO/HI 29/30, the 64-bit shader clock ([`Wave::clock`], which LLVM reads
+/// for `llvm.readcyclecounter`). The rest (allocation, instruction-buffer, performance,
+/// trap registers) read 0: the model has no such state.
+fn hwreg_value(w: &Wave, id: u32, gfx12: bool) -> u32 {
+    match (id, gfx12) {
+        (1, _) => w.mode,
+        (2, _) => w.status,
+        (3, false) => w.trapsts,
+        (4, false) => w.info.wave_in_group & 0xf,
+        (29, true) => w.clock() as u32,
+        (30, true) => (w.clock() >> 32) as u32,
         _ => 0,
     }
 }
@@ -275,9 +283,9 @@ fn field(spec: u32) -> (u32, u32, u32) {
     (id, off, size)
 }
 
-fn getreg(w: &Wave, spec: u32) -> u32 {
+fn getreg(w: &Wave, spec: u32, gfx12: bool) -> u32 {
     let (id, off, size) = field(spec);
-    let v = hwreg_value(w, id) >> off;
+    let v = hwreg_value(w, id, gfx12) >> off;
     if size >= 32 {
         v
     } else {
