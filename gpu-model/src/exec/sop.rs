@@ -15,7 +15,7 @@ mod vmode;
 pub use barrier::WorkgroupSync;
 pub(crate) use vmode::{vector_mode, Vector, VECTOR_MODES};
 
-use super::inst::Inst;
+use super::inst::{Enc, Inst};
 use super::wave::{Flow, Wave};
 use super::{ExecCtx, FaultReason};
 use crate::isa::Op;
@@ -528,7 +528,8 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<Flow
             relative::exec(w, i, ctx.prog.target().family() == Family::Gfx12)
         }
         _ => {
-            if super::fmode::scalar_float(w, i) {
+            // Program control (SOPP: branches, waits) skips the float table.
+            if i.enc != Enc::Sopp && super::fmode::scalar_float(w, i) {
                 return Ok(Flow::Next);
             }
             return control::exec(w, ctx, i);
