@@ -32,6 +32,7 @@ fuzz_target!(|data: &[u8]| {
                 mem: (&mem).into(),
                 lds: &mut lds,
                 observer: None,
+                group: None,
             };
             let mut w = Wave::new(wave_size, 0x1000);
             for s in (0..104).step_by(2) {

@@ -134,6 +134,7 @@ fn probe(
         mem: mem.into(),
         lds,
         observer: None,
+        group: None,
     };
     match w.run(&mut ctx, 1) {
         Stop::Fault(
@@ -238,6 +239,7 @@ pub fn isa_coverage(target: Target, wave: u32) -> IsaCoverage {
             mem: (&mem).into(),
             lds: &mut lds,
             observer: None,
+            group: None,
         };
         match w.run(&mut ctx, 1) {
             Stop::Fault(FaultReason::GraphicsOnly(class)) => {

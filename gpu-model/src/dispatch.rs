@@ -12,7 +12,7 @@
 
 pub mod kernarg;
 
-use crate::exec::{describe, ExecCtx, FaultReason, Program, Stop, Wave, WaveState};
+use crate::exec::{describe, ExecCtx, FaultReason, Program, Stop, Wave, WaveState, WorkgroupSync};
 use crate::loader::KernelDescriptor;
 use crate::memory::DeviceMemory;
 use crate::{Family, Target};
@@ -362,11 +362,13 @@ fn run_workgroup(
     opts: &RunOptions,
     stats: &mut DispatchStats,
 ) -> Result<u64, (usize, FaultReason)> {
+    let mut sync = WorkgroupSync::new(waves.len() as u32);
     let mut ctx = ExecCtx {
         prog,
         mem: mem.into(),
         lds,
         observer: None,
+        group: Some(&mut sync),
     };
     loop {
         let mut live = 0;

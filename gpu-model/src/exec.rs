@@ -47,6 +47,7 @@ mod wave;
 
 pub use inst::{Enc, GraphicsClass, Half, Img, Inst, Mai, Mem, Refusal, Seg, Sub};
 pub use lower::{decode, lower};
+pub use sop::WorkgroupSync;
 pub use wave::{Wave, WaveInfo, WaveState, LANES};
 
 use crate::isa::DecodeError;
@@ -223,6 +224,11 @@ pub enum FaultReason {
     /// (the class: export, parameter interpolation, ...).
     #[error("graphics-pipeline instruction ({0}) in a compute dispatch")]
     GraphicsOnly(&'static str),
+    /// The instruction raises the illegal-instruction exception on the hardware (GFX12
+    /// `s_code_end`, `s_alloc_vgpr` outside dynamic-VGPR mode): behaviour the ISA defines,
+    /// not a gap of the executor. The text says which and why.
+    #[error("illegal instruction exception: {0}")]
+    IllegalInstruction(&'static str),
     /// PC left the code object.
     #[error("pc {pc:#x} is outside the code object")]
     PcOutOfCode {
@@ -308,6 +314,9 @@ pub struct ExecCtx<'a> {
     pub lds: &'a mut [u8],
     /// Optional observer of global memory accesses.
     pub observer: Option<&'a mut dyn MemObserver>,
+    /// The workgroup's barrier state (GFX12 `s_barrier_signal_isfirst`,
+    /// `s_get_barrier_state`), lent by a workgroup runner; `None` where waves run alone.
+    pub group: Option<&'a mut WorkgroupSync>,
 }
 
 impl fmt::Debug for ExecCtx<'_> {

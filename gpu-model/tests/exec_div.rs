@@ -99,6 +99,7 @@ fn run(target: Target, words: &[u32], wave_size: u32) -> Wave {
         mem: (&mem).into(),
         lds: &mut lds,
         observer: None,
+        group: None,
     };
     let mut w = Wave::new(wave_size, base);
     w.set_exec(0x1ff);

@@ -139,6 +139,7 @@ fn run_words(words: &[u32]) -> (Stop, Wave) {
         mem: (&mem).into(),
         lds: &mut lds,
         observer: None,
+        group: None,
     };
     let mut w = Wave::new(64, base);
     w.set_exec(u64::MAX);

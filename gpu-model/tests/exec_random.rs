@@ -137,6 +137,7 @@ fn run_target(t: Target, wave_size: u32) -> (u64, u64) {
             mem: (&mem).into(),
             lds: &mut lds,
             observer: None,
+            group: None,
         };
         let mut w = Wave::new(wave_size, BASE);
         setup(&mut w, &mut rng, buf, wave_size);

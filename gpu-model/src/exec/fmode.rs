@@ -34,7 +34,12 @@
 //! | `v_cvt_f32_f64`, `v_cvt_f16_f32` | round (destination's field), in (source's), out (destination's) |
 //! | `v_cvt_f64_f32`, `v_cvt_f32_f16` | in (source's field); exact |
 //! | `v_cvt_pkrtz_f16_f32` | always toward zero (the instruction's definition); in (f32), out (f16) |
-//! | `v_min/max/min3/max3/med3_f32`, `v_min/max_f64`, `v_min/max_f16`, `v_pk_min/max_f16`, GFX12 `s_min/max_num_f32` | in, out; exact. IEEE bit: a signalling NaN operand gives it quieted (all formats, f16 included) |
+//! | `v_min/max/min3/max3/med3_f32`, `v_min/max_f64`, `v_min/max_f16`, `v_pk_min/max_f16` | in, out; exact. IEEE bit: a signalling NaN operand gives it quieted (all formats, f16 included) |
+//! | GFX12 `s_add/sub/mul/fmac_f16` | round, in, out (f16 fields) |
+//! | GFX12 `s_min/max_num_f16/f32`, `s_minimum/maximum_f16/f32` | in, out; exact (their NaN rules: `fmode/scalar.rs`) |
+//! | GFX12 `s_cmp_*_f32/f16` | in; exact |
+//! | GFX12 `s_cvt_f16_f32` | round (f16 field), in (f32), out (f16); `s_cvt_pk_rtz_f16_f32` the same toward zero; `s_cvt_f32_f16`, `s_cvt_hi_f32_f16`: in (f16); exact |
+//! | GFX12 `s_ceil/floor/trunc/rndne_f16` | in; results integral |
 //! | f32/f64/f16 compares (`valu::cmp`) | in; exact |
 //! | `v_trunc/ceil/floor/rndne_f32/f64/f16`, GFX12 `s_trunc/ceil/floor/rndne_f32`, `v_frexp_mant/exp`, `v_cvt_flr/rpi_i32_f32` | in; results are integral (or in [0.5, 1)) so never rounded or denormal |
 //! | `v_rcp/rsq/sqrt_f64`, `v_rcp/rsq/sqrt/log/exp_f16` | in, out (LLVM: "v_rcp_f16 and v_rsq_f16 DO support denormals"); round: not applied, they are approximations computed to nearest (documented choice: the guides give their accuracy in ulp, not a rounding) |
@@ -62,7 +67,7 @@ mod scalar;
 
 pub(crate) use minmax::{minmax_f16, pk_minmax_f16};
 pub(crate) use packed::exec_vop3p;
-pub(crate) use scalar::exec_scalar;
+pub(crate) use scalar::{exec_scalar, scalar_float};
 
 use super::float as fl;
 use super::inst::Inst;

@@ -361,6 +361,10 @@ fn smem(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
         return;
     }
     m.policy = f(F::Glc) as u8;
+    // Scalar atomics return the pre-operation value when GLC is set.
+    if f(F::Glc) != 0 {
+        m.flags |= Mem::RETURN;
+    }
     if f(F::Imm) != 0 {
         m.flags |= Mem::IMM;
         // 20-bit unsigned for buffer loads, 21-bit signed otherwise.

@@ -506,6 +506,7 @@ mod tests {
             mem: (&mem).into(),
             lds: &mut lds,
             observer: Some(&mut seen),
+            group: None,
         };
         w.run(&mut ctx, 2);
         assert_eq!(

@@ -1,14 +1,26 @@
 //! Scalar ALU (SOP1, SOP2, SOPC, SOPK) and program control (SOPP).
+//!
+//! This file computes the integer, bit and GFX12 f32 operations; [`control`] the program
+//! flow, hardware registers, messages and mode switches; [`barrier`] the GFX12 split
+//! barriers; [`relative`] the M0-relative SGPR moves; the GFX12 f16 operations, float
+//! compares, conversions and IEEE minimum/maximum run in `fmode::scalar`, MODE-aware in
+//! every mode; [`vmode`] applies the GFX9 GPR-indexing and VSKIP modes to vector
+//! instructions.
 
-use super::inst::Inst;
+mod barrier;
+mod control;
+mod relative;
+mod vmode;
+
+pub use barrier::WorkgroupSync;
+pub(crate) use vmode::{vector_mode, Vector, VECTOR_MODES};
+
+use super::inst::{Enc, Inst};
 use super::wave::{Flow, Wave};
-use super::{FaultReason, Stop};
+use super::{ExecCtx, FaultReason};
 use crate::isa::Op;
-
-/// Sign-extends the low 16 bits of an instruction word.
-fn simm16(w: u32) -> i32 {
-    w as u16 as i16 as i32
-}
+use crate::Family;
+use control::simm16;
 
 /// Bit-field extract: `spec` holds offset in 5:0 (or 5:0 for 64-bit) and width in 22:16.
 fn bfe32(v: u32, spec: u32, signed: bool) -> u32 {
@@ -54,7 +66,7 @@ fn apply<T, R>(f: impl Fn(T, T) -> R, a: T, b: T) -> R {
 }
 
 /// Executes a scalar instruction.
-pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
+pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<Flow, FaultReason> {
     use Op::*;
     // GFX12 float ops under a non-default MODE: off the fast path (one compare).
     if w.mode & 0xff != super::fmode::DEFAULT && super::fmode::exec_scalar(w, i) {
@@ -247,6 +259,8 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
         SPackLlB32B16 => w.swrite(d, (s0() & 0xffff) | s1() << 16),
         SPackLhB32B16 => w.swrite(d, (s0() & 0xffff) | (s1() & 0xffff_0000)),
         SPackHhB32B16 => w.swrite(d, (s0() >> 16) | (s1() & 0xffff_0000)),
+        // D = { S1[15:0], S0[31:16] } (RDNA4 guide S_PACK_HL_B32_B16).
+        SPackHlB32B16 => w.swrite(d, (s0() >> 16) | s1() << 16),
         // ---- SOP1 ----
         SMovB32 => w.swrite(d, s0()),
         SMovB64 => {
@@ -316,17 +330,17 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
             let a = w.sread64(i.src[0], i.lit, false);
             w.swrite(d, if a == 0 { u32::MAX } else { a.leading_zeros() });
         }
+        // Leading bits equal to the sign bit, the sign bit included; -1 when all bits are
+        // (RDNA4 guide S_CLS_I32: S_CLS_I32(0x0000cccc) = 16, (0x7fffffff) = 1).
         SFlbitI32 => {
             let a = s0();
-            let a = if (a as i32) < 0 { !a } else { a };
-            w.swrite(
-                d,
-                if a == 0 {
-                    u32::MAX
-                } else {
-                    a.leading_zeros() - 1
-                },
-            );
+            let x = if (a as i32) < 0 { !a } else { a };
+            w.swrite(d, if x == 0 { u32::MAX } else { x.leading_zeros() });
+        }
+        SFlbitI32I64 => {
+            let a = w.sread64(i.src[0], i.lit, false);
+            let x = if (a as i64) < 0 { !a } else { a };
+            w.swrite(d, if x == 0 { u32::MAX } else { x.leading_zeros() });
         }
         SSextI32I8 => w.swrite(d, s0() as i8 as i32 as u32),
         SSextI32I16 => w.swrite(d, s0() as i16 as i32 as u32),
@@ -362,8 +376,19 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
             w.swrite64(d, r);
             w.scc = r != 0;
         }
+        // D[i] = OR(S0[4i+3:4i]), SCC = D != 0 (RDNA4 guide S_QUADMASK_B32).
+        SQuadmaskB32 => {
+            let a = s0();
+            let r = (0..8).fold(0u32, |r, q| r | u32::from(a >> (4 * q) & 0xf != 0) << q);
+            w.swrite(d, r);
+            w.scc = r != 0;
+        }
         SWqmB32 | SWqmB64 => {
-            let a = w.sread64(i.src[0], i.lit, false);
+            let a = if i.op == SWqmB32 {
+                u64::from(s0())
+            } else {
+                w.sread64(i.src[0], i.lit, false)
+            };
             let mut r = 0u64;
             for q in 0..16 {
                 if (a >> (4 * q)) & 0xf != 0 {
@@ -397,6 +422,18 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
         SXnorSaveexecB64 | SXnorSaveexecB32 => saveexec!(|s, e| !(s ^ e)),
         SAndn1SaveexecB64 | SAndNot0SaveexecB32 => saveexec!(|s, e| !s & e),
         SOrn1SaveexecB64 | SOrNot0SaveexecB32 => saveexec!(|s, e| !s | e),
+        // GFX12 wave32 forms: EXEC_LO only (RDNA4 guide S_AND_NOT0/1_WREXEC_B32).
+        SAndNot0WrexecB32 | SAndNot1WrexecB32 => {
+            let (a, e) = (s0(), w.exec() as u32);
+            let n = if i.op == SAndNot0WrexecB32 {
+                !a & e
+            } else {
+                a & !e
+            };
+            w.set_exec(w.exec() & !0xffff_ffff | u64::from(n));
+            w.swrite(d, n);
+            w.scc = n != 0;
+        }
         SAndn1WrexecB64 | SAndn2WrexecB64 => {
             let a = w.sread64(i.src[0], i.lit, false);
             let e = w.exec();
@@ -421,11 +458,6 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
         SAddF32 => w.swrite(d, (f0() + f1()).to_bits()),
         SSubF32 => w.swrite(d, (f0() - f1()).to_bits()),
         SMulF32 => w.swrite(d, (f0() * f1()).to_bits()),
-        // IEEE 754-2019 minimumNumber/maximumNumber (a NaN loses, -0 below +0).
-        SMinNumF32 | SMaxNumF32 => {
-            let m = super::float::minmax32(f0(), f1(), i.op == SMaxNumF32, false);
-            w.swrite(d, m.to_bits())
-        }
         SFmacF32 => {
             let c = f32::from_bits(w.sread(d, 0));
             w.swrite(d, f0().mul_add(f1(), c).to_bits())
@@ -442,23 +474,6 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
                 _ => a.wrapping_mul(b),
             };
             w.swrite64(d, r);
-        }
-        // GFX12 splits s_barrier into signal and wait; the wait is where the wave blocks.
-        SBarrierSignal => {}
-        SGetpcB64 => {
-            let v = w.pc.wrapping_add(4);
-            w.swrite64(d, v)
-        }
-        SSetpcB64 => {
-            w.pc = w.sread64(i.src[0], i.lit, false);
-            return Ok(Flow::Jumped);
-        }
-        SSwappcB64 => {
-            let target = w.sread64(i.src[0], i.lit, false);
-            let ret = w.pc.wrapping_add(i.len as u64);
-            w.swrite64(d, ret);
-            w.pc = target;
-            return Ok(Flow::Jumped);
         }
         // ---- SOPC ----
         SCmpEqI32 | SCmpEqU32 => cmp!(u32, |a, b| a == b),
@@ -509,53 +524,16 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
             let a = w.sread(d, 0) as i32;
             w.swrite(d, a.wrapping_mul(simm16(i.imm)) as u32);
         }
-        SGetregB32 => {
-            let v = getreg(w, i.imm);
-            w.swrite(d, v);
+        SMovrelsB32 | SMovrelsB64 | SMovreldB32 | SMovreldB64 | SMovrelsd2B32 => {
+            relative::exec(w, i, ctx.prog.target().family() == Family::Gfx12)
         }
-        SSetregB32 => {
-            let v = w.sread(d, 0);
-            setreg(w, i.imm, v);
+        _ => {
+            // Program control (SOPP: branches, waits) skips the float table.
+            if i.enc != Enc::Sopp && super::fmode::scalar_float(w, i) {
+                return Ok(Flow::Next);
+            }
+            return control::exec(w, ctx, i);
         }
-        SSetregImm32B32 => setreg(w, i.imm, i.lit),
-        // GFX12 (RDNA4 ISA guide, SOPP): MODE[3:0] = SIMM16[3:0] (round modes),
-        // MODE[7:4] = SIMM16[3:0] (denormal modes).
-        SRoundMode => w.mode = (w.mode & !0xf) | (i.imm & 0xf),
-        SDenormMode => w.mode = (w.mode & !0xf0) | (i.imm & 0xf) << 4,
-        SCallB64 => {
-            let ret = w.pc.wrapping_add(4);
-            w.swrite64(d, ret);
-            w.pc = ret.wrapping_add_signed(4 * simm16(i.imm) as i64);
-            return Ok(Flow::Jumped);
-        }
-        // ---- SOPP ----
-        SNop | SSetkill | SSethalt | SSetprio | SIcacheInv | SIncperflevel | SDecperflevel
-        | STtracedata | SWakeup => {}
-        SWaitAlu | SDelayAlu | SClause => {}
-        SWaitcnt | SWaitLoadcnt | SWaitStorecnt | SWaitDscnt | SWaitKmcnt | SWaitLoadcntDscnt
-        | SWaitStorecntDscnt | SWaitSamplecnt | SWaitBvhcnt | SWaitExpcnt | SWaitIdle => {
-            // Memory completes immediately: a wait leaves nothing outstanding.
-            w.counters = Default::default();
-        }
-        SEndpgm | SEndpgmSaved => return Ok(Flow::Stop(Stop::Endpgm)),
-        SBarrier | SBarrierWait => {
-            // A barrier in a workgroup of one wave is a no-op.
-            return Ok(Flow::Stop(Stop::Barrier));
-        }
-        SSleep => return Ok(Flow::Stop(Stop::Sleep)),
-        SSendmsg | SSendmsghalt => {
-            // Messages (interrupts, GS/dealloc) have no effect on a compute kernel's
-            // results; MSG_DEALLOC_VGPRS / halt-like messages are ignored.
-        }
-        STrap => return Err(FaultReason::Trap(i.imm & 0xff)),
-        SBranch => return Ok(branch(w, i, true)),
-        SCbranchScc0 => return Ok(branch(w, i, !w.scc)),
-        SCbranchScc1 => return Ok(branch(w, i, w.scc)),
-        SCbranchVccz => return Ok(branch(w, i, w.vcc() == 0)),
-        SCbranchVccnz => return Ok(branch(w, i, w.vcc() != 0)),
-        SCbranchExecz => return Ok(branch(w, i, w.exec() == 0)),
-        SCbranchExecnz => return Ok(branch(w, i, w.exec() != 0)),
-        _ => return Err(FaultReason::Unimplemented(i.mnemonic())),
     }
     Ok(Flow::Next)
 }
@@ -576,58 +554,4 @@ fn saveexec_b32(op: Op) -> bool {
             | SAndNot0SaveexecB32
             | SOrNot0SaveexecB32
     )
-}
-
-fn branch(w: &mut Wave, i: &Inst, taken: bool) -> Flow {
-    if taken {
-        w.pc =
-            w.pc.wrapping_add(4)
-                .wrapping_add_signed(4 * simm16(i.imm) as i64);
-        Flow::Jumped
-    } else {
-        Flow::Next
-    }
-}
-
-/// hwreg ids (GFX9): MODE 1, STATUS 2, TRAPSTS 3, HW_ID 4, GPR_ALLOC 5, LDS_ALLOC 6, IB_STS 7.
-fn hwreg_value(w: &Wave, id: u32) -> u32 {
-    match id {
-        1 => w.mode,
-        2 => w.status,
-        3 => w.trapsts,
-        4 => w.info.wave_in_group & 0xf,
-        _ => 0,
-    }
-}
-
-fn field(spec: u32) -> (u32, u32, u32) {
-    let id = spec & 0x3f;
-    let off = (spec >> 6) & 0x1f;
-    let size = ((spec >> 11) & 0x1f) + 1;
-    (id, off, size)
-}
-
-fn getreg(w: &Wave, spec: u32) -> u32 {
-    let (id, off, size) = field(spec);
-    let v = hwreg_value(w, id) >> off;
-    if size >= 32 {
-        v
-    } else {
-        v & ((1 << size) - 1)
-    }
-}
-
-fn setreg(w: &mut Wave, spec: u32, v: u32) {
-    let (id, off, size) = field(spec);
-    let mask = if size >= 32 {
-        u32::MAX
-    } else {
-        (1 << size) - 1
-    } << off;
-    let apply = |old: u32| (old & !mask) | ((v << off) & mask);
-    match id {
-        1 => w.mode = apply(w.mode),
-        3 => w.trapsts = apply(w.trapsts),
-        _ => {}
-    }
 }

@@ -337,6 +337,17 @@ impl Wave {
         self.swrite(c + 1, (v >> 32) as u32);
     }
 
+    /// The wave's clock, read by `s_memtime`, `s_memrealtime` and GFX12
+    /// `s_sendmsg_rtn_b64 MSG_RTN_GET_REALTIME`: the number of instructions the wave has
+    /// issued, the reading one included. The model has no shader clock a wave can see, so
+    /// this stands in for both the core clock and the 100 MHz real-time clock: it is
+    /// deterministic (the same on any number of host threads), monotonic, and strictly
+    /// larger at a later read, but it is per wave, not comparable across waves.
+    #[inline]
+    pub fn clock(&self) -> u64 {
+        self.classes.iter().sum()
+    }
+
     /// Device address of byte `offset` of `lane`'s private memory: the hardware swizzle
     /// interleaves dwords of the lanes of a wave (dword k of lane l at
     /// `base + (k * wave_size + l) * 4`), so consecutive lanes' same-offset dwords are
@@ -399,9 +410,24 @@ impl Wave {
     /// Executes one instruction.
     #[inline(always)]
     fn step(&mut self, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<Flow, FaultReason> {
+        // GFX9 GPR indexing and VSKIP (MODE[28:27], set by scalar instructions) change
+        // how vector instructions execute: off the hot path.
+        if self.mode & sop::VECTOR_MODES != 0 {
+            match sop::vector_mode(self, ctx.prog.target(), i) {
+                sop::Vector::Plain => {}
+                sop::Vector::Skip => return Ok(Flow::Next),
+                sop::Vector::Indexed(j) => return self.issue(ctx, &j),
+            }
+        }
+        self.issue(ctx, i)
+    }
+
+    /// Executes one instruction as given.
+    #[inline(always)]
+    fn issue(&mut self, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<Flow, FaultReason> {
         match i.enc {
-            Enc::Sop1 | Enc::Sop2 | Enc::Sopc | Enc::Sopk | Enc::Sopp => sop::exec(self, i),
-            Enc::Smem => smem::exec(self, ctx, i).map(|_| Flow::Next),
+            Enc::Sop1 | Enc::Sop2 | Enc::Sopc | Enc::Sopk | Enc::Sopp => sop::exec(self, ctx, i),
+            Enc::Smem => smem::exec(self, ctx, i),
             Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 => match valu::exec(self, i) {
                 // Off the hot path: operations that need the target come back unhandled.
                 Err(FaultReason::Unimplemented(_)) if super::cvt::converts(i.op) => {

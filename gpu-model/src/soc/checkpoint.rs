@@ -25,7 +25,7 @@ use super::launch::Module;
 use super::{LiveDispatch, Soc, SocError};
 
 /// Format version of [`SocImage`]; bump when the layout of any saved state changes.
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 
 /// Everything outside the engine, plus the engine's own image.
 #[derive(Serialize, Deserialize)]
@@ -271,6 +271,7 @@ enum ReasonImage {
     Trap(u32),
     Budget(u64),
     Deadlock,
+    IllegalInstruction(String),
 }
 
 /// [`DecodeError`] with owned strings (word, offset, then the variant's fields).
@@ -326,6 +327,7 @@ impl Serialize for Fault {
             FaultReason::Trap(t) => ReasonImage::Trap(*t),
             FaultReason::Budget(b) => ReasonImage::Budget(*b),
             FaultReason::Deadlock => ReasonImage::Deadlock,
+            FaultReason::IllegalInstruction(m) => ReasonImage::IllegalInstruction((*m).into()),
         };
         FaultImage {
             kernel: self.kernel.clone(),
@@ -375,6 +377,7 @@ impl<'de> Deserialize<'de> for Fault {
             ReasonImage::Trap(t) => FaultReason::Trap(t),
             ReasonImage::Budget(b) => FaultReason::Budget(b),
             ReasonImage::Deadlock => FaultReason::Deadlock,
+            ReasonImage::IllegalInstruction(m) => FaultReason::IllegalInstruction(intern(m)),
         };
         Ok(Fault {
             kernel: f.kernel,

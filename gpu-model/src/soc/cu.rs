@@ -2,7 +2,7 @@
 
 use crate::cache::Cache;
 use crate::dispatch::{init_wave, Fault};
-use crate::exec::{describe, ExecCtx, FaultReason, Stop, Wave, WaveState};
+use crate::exec::{describe, ExecCtx, FaultReason, Stop, Wave, WaveState, WorkgroupSync};
 use crate::memory::coherence::Coherence;
 use crate::memory::{DeviceMemory, MemView};
 use crate::occupancy::{WaveAlloc, WorkgroupAlloc};
@@ -29,6 +29,8 @@ struct Group {
     waves: Vec<WaveAlloc>,
     #[serde(with = "super::checkpoint::blob")]
     lds: Vec<u8>,
+    /// The workgroup barrier's state (GFX12 `s_barrier_signal_isfirst`, ...).
+    sync: WorkgroupSync,
     live: u32,
     scratch_slot: u32,
     fault: Option<Box<Fault>>,
@@ -217,6 +219,7 @@ impl ComputeUnit {
         self.activity.peak_waves = self.activity.peak_waves.max(self.waves.len() as u32);
         self.groups[gi] = Some(Group {
             lds: vec![0; dispatch.packet.group_segment_size as usize],
+            sync: WorkgroupSync::new(n as u32),
             live: n as u32,
             dispatch,
             id,
@@ -279,6 +282,7 @@ impl ComputeUnit {
                 mem: MemView::buffered(&mem, domain, r.serial, now.0),
                 lds: &mut g.lds,
                 observer: Some(&mut self.l1),
+                group: Some(&mut g.sync),
             };
             // Never run past the wave's budget; exceeding it is a fault.
             let left = self.budget.saturating_sub(r.wave.retired);

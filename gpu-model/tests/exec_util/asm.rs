@@ -87,6 +87,7 @@ pub fn run_with(
         mem: mem.into(),
         lds,
         observer: None,
+        group: None,
     };
     let mut w = Wave::new(wave_size, BASE);
     w.set_exec(if wave_size == 32 {
