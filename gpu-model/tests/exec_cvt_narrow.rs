@@ -519,6 +519,7 @@ fn tuple_past_the_register_file_faults() {
         mem: (&mem).into(),
         lds: &mut lds,
         observer: None,
+        group: None,
     };
     let mut w = Wave::new(64, asm::BASE);
     w.set_exec(u64::MAX);

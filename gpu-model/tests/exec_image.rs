@@ -491,6 +491,7 @@ fn unbound_and_swizzled_images() {
             mem: (&mem).into(),
             lds: &mut lds,
             observer: None,
+            group: None,
         };
         let mut w = Wave::new(wave, asm::BASE);
         w.set_exec(u64::MAX);
@@ -543,6 +544,7 @@ fn image_atomics_follow_the_deferred_atomic_protocol() {
                 mem: MemView::buffered(&mem, &d, 0, 1),
                 lds: &mut lds,
                 observer: None,
+                group: None,
             };
             assert_eq!(w.run(&mut ctx, 10), Stop::SyncWait, "{}", t.name());
         }
@@ -554,6 +556,7 @@ fn image_atomics_follow_the_deferred_atomic_protocol() {
                 mem: MemView::buffered(&mem, &d, 0, 2),
                 lds: &mut lds,
                 observer: None,
+                group: None,
             };
             assert_eq!(w.run(&mut ctx, 10), Stop::Endpgm, "{}", t.name());
         }
@@ -599,6 +602,7 @@ fn image_accesses_reach_the_cache_observer() {
         mem: (&mem).into(),
         lds: &mut lds,
         observer: Some(&mut seen),
+        group: None,
     };
     let mut w = Wave::new(64, asm::BASE);
     w.set_exec(u64::MAX);

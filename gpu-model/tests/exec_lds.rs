@@ -465,6 +465,7 @@ fn bvh_stack_operations_are_graphics_only() {
                 mem: (&mem).into(),
                 lds: &mut lds,
                 observer: None,
+                group: None,
             };
             let mut w = Wave::new(ws, asm::BASE);
             w.set_exec(u64::MAX);

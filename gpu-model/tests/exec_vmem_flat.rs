@@ -322,6 +322,7 @@ fn gfx12_transposing_loads() {
             mem: (&mem).into(),
             lds: &mut lds,
             observer: None,
+            group: None,
         };
         let mut w = Wave::new(64, asm::BASE);
         w.set_exec(u64::MAX);
