@@ -73,15 +73,18 @@ pub(crate) const DEFAULT: u32 = 0xf0;
 
 /// The float environment of one format, decoded from MODE.
 #[derive(Clone, Copy)]
-struct Env {
-    round: Round,
-    keep_in: bool,
-    keep_out: bool,
+pub(crate) struct Env {
+    /// Rounding direction.
+    pub(crate) round: Round,
+    /// Denormal operands are kept (else read as zero of the same sign).
+    pub(crate) keep_in: bool,
+    /// Denormal results are kept (else written as zero of the same sign).
+    pub(crate) keep_out: bool,
 }
 
 impl Env {
     /// f32 (`wide` false) or f64/f16 (`wide` true) fields of `mode`.
-    fn of(mode: u32, wide: bool) -> Env {
+    pub(crate) fn of(mode: u32, wide: bool) -> Env {
         let (r, d) = if wide {
             ((mode >> 2) & 3, (mode >> 6) & 3)
         } else {
@@ -103,7 +106,7 @@ impl Env {
 
 /// Flushes an f32 bit pattern if it is a denormal (keeps the sign).
 #[inline]
-fn flush32(x: u32, keep: bool) -> u32 {
+pub(crate) fn flush32(x: u32, keep: bool) -> u32 {
     if !keep && x & 0x7f80_0000 == 0 {
         x & 0x8000_0000
     } else {
@@ -112,7 +115,7 @@ fn flush32(x: u32, keep: bool) -> u32 {
 }
 
 #[inline]
-fn flush64(x: u64, keep: bool) -> u64 {
+pub(crate) fn flush64(x: u64, keep: bool) -> u64 {
     if !keep && x & 0x7ff0_0000_0000_0000 == 0 {
         x & 0x8000_0000_0000_0000
     } else {
@@ -121,7 +124,7 @@ fn flush64(x: u64, keep: bool) -> u64 {
 }
 
 #[inline]
-fn flush16(x: u32, keep: bool) -> u32 {
+pub(crate) fn flush16(x: u32, keep: bool) -> u32 {
     let x = x & 0xffff;
     if !keep && x & 0x7c00 == 0 {
         x & 0x8000
@@ -130,15 +133,15 @@ fn flush16(x: u32, keep: bool) -> u32 {
     }
 }
 
-fn s(x: u32) -> Single {
+pub(crate) fn s(x: u32) -> Single {
     Single::from_bits(x as u128)
 }
 
-fn d(x: u64) -> Double {
+pub(crate) fn d(x: u64) -> Double {
     Double::from_bits(x as u128)
 }
 
-fn h(x: u32) -> Half {
+pub(crate) fn h(x: u32) -> Half {
     Half::from_bits((x & 0xffff) as u128)
 }
 
@@ -206,7 +209,7 @@ fn arith16(env: Env, op: u8, a: u32, b: u32) -> u32 {
 }
 
 /// `x` with a denormal flushed to zero of the same sign unless `keep`.
-fn ftz<F: Float>(x: F, keep: bool) -> F {
+pub(crate) fn ftz<F: Float>(x: F, keep: bool) -> F {
     if !keep && x.is_denormal() {
         F::ZERO.copy_sign(x)
     } else {
@@ -215,7 +218,7 @@ fn ftz<F: Float>(x: F, keep: bool) -> F {
 }
 
 /// `x` (any narrower IEEE format) exactly as an IEEE quad.
-fn quad<F: FloatConvert<Quad>>(x: F) -> Quad {
+pub(crate) fn quad<F: FloatConvert<Quad>>(x: F) -> Quad {
     let mut loses = false;
     x.convert(&mut loses).value
 }
@@ -225,7 +228,7 @@ fn quad<F: FloatConvert<Quad>>(x: F) -> Quad {
 /// precision (f64 and narrower) gives the correctly rounded result in any direction, so
 /// the operands may be f64 products (106 bits, exact in quad's 113). `round` is the final
 /// direction: it decides the sign of an exact zero sum (-0 only toward -inf).
-fn fma_odd(a: Quad, b: Quad, c: Quad, round: Round) -> Quad {
+pub(crate) fn fma_odd(a: Quad, b: Quad, c: Quad, round: Round) -> Quad {
     let r = a.mul_add_r(b, c, Round::TowardZero);
     if r.value.is_zero() {
         // Exact (quad cannot underflow here), so the real direction gives the right sign.
@@ -239,7 +242,7 @@ fn fma_odd(a: Quad, b: Quad, c: Quad, round: Round) -> Quad {
 }
 
 /// Rounds `x` (exact in `F`) into `T` in `env`; NaNs are left to the host conversion.
-fn convert<F: FloatConvert<T>, T: Float>(x: F, env: Env) -> T {
+pub(crate) fn convert<F: FloatConvert<T>, T: Float>(x: F, env: Env) -> T {
     let mut loses = false;
     x.convert_r(env.round, &mut loses).value
 }
