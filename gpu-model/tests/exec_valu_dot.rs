@@ -97,13 +97,23 @@ struct Mods {
 }
 
 impl Mods {
+    /// The modifiers as llvm-mc-22 takes them (defaults left out: gfx942/gfx950 reject
+    /// any `op_sel`/`op_sel_hi` on a dot instruction, even the default one).
     fn text(self) -> String {
         let arr = |name: &str, v: u32| format!(" {name}:[{},{},{}]", v & 1, v >> 1 & 1, v >> 2 & 1);
         let mut s = String::new();
-        s += &arr("op_sel", self.os);
-        s += &arr("op_sel_hi", self.osh);
-        s += &arr("neg_lo", self.nl);
-        s += &arr("neg_hi", self.nh);
+        if self.os != 0 {
+            s += &arr("op_sel", self.os);
+        }
+        if self.osh != 7 {
+            s += &arr("op_sel_hi", self.osh);
+        }
+        if self.nl != 0 {
+            s += &arr("neg_lo", self.nl);
+        }
+        if self.nh != 0 {
+            s += &arr("neg_hi", self.nh);
+        }
         if self.clamp {
             s += " clamp";
         }
@@ -111,7 +121,17 @@ impl Mods {
     }
 }
 
-const VARIANTS: [Mods; 4] = [
+/// The variants llvm-mc-22 accepts on `t`: LLVM's assembler rejects operand selects on
+/// gfx942/gfx950 dot instructions ("invalid op_sel operand").
+fn variants(t: Target) -> Vec<Mods> {
+    let no_sel = matches!(t, Target::Gfx942 | Target::Gfx950);
+    VARIANTS
+        .into_iter()
+        .filter(|m| !no_sel || (m.os == 0 && m.osh == 7))
+        .collect()
+}
+
+const VARIANTS: [Mods; 6] = [
     Mods {
         os: 0,
         osh: 7,
@@ -140,6 +160,20 @@ const VARIANTS: [Mods; 4] = [
         nh: 4,
         clamp: false,
     },
+    Mods {
+        os: 0,
+        osh: 7,
+        nl: 5,
+        nh: 2,
+        clamp: true,
+    },
+    Mods {
+        os: 0,
+        osh: 7,
+        nl: 2,
+        nh: 5,
+        clamp: false,
+    },
 ];
 
 /// Element `hi` of packed source `n` under `m`: the half op_sel/op_sel_hi picks, negated
@@ -164,7 +198,7 @@ fn same(got: u32, want: f32) -> bool {
 fn dot2_f32_f16() {
     for (t, wave) in targets_with(Op::VDot2F32F16) {
         let gfx12 = t.family() == Family::Gfx12;
-        for m in VARIANTS {
+        for m in variants(t) {
             let src = format!("v_dot2_f32_f16 v10, v0, v1, v2{}", m.text());
             let cases = f16_cases();
             sweep(
@@ -232,7 +266,7 @@ fn dot2_f32_bf16() {
         .collect();
     for (t, wave) in targets_with(Op::VDot2F32Bf16) {
         let gfx12 = t.family() == Family::Gfx12;
-        for m in VARIANTS {
+        for m in variants(t) {
             let src = format!("v_dot2_f32_bf16 v10, v0, v1, v2{}", m.text());
             sweep(
                 t,
@@ -370,7 +404,7 @@ fn integer_dots_vop3p() {
             };
             for (mods, sa, sb, clamp) in forms {
                 // 16-bit forms: swap the halves of S0 with op_sel to check the selects.
-                let sel = if bits == 16 && !clamp {
+                let sel = if bits == 16 && !clamp && !matches!(t, Target::Gfx942 | Target::Gfx950) {
                     " op_sel:[1,0,0] op_sel_hi:[0,1,1]"
                 } else {
                     ""
@@ -652,7 +686,7 @@ fn dot2_f16_f16_and_bf16_bf16_gfx12() {
 fn vopd_dot2acc_gfx12() {
     let cases = f16_cases();
     for t in [Target::Gfx1200, Target::Gfx1201] {
-        let src = "v_dual_dot2acc_f32_f16 v2, v0, v1 :: v_dual_mov_b32 v3, v0";
+        let src = "v_dual_dot2acc_f32_f16 v2, v0, v1 :: v_dual_mov_b32 v3, v5";
         sweep(
             t,
             32,
@@ -663,6 +697,7 @@ fn vopd_dot2acc_gfx12() {
                 for (k, &x) in c.iter().enumerate() {
                     w.set_vgpr(k, l, x);
                 }
+                w.set_vgpr(5, l, c[0]);
             },
             |w, l, &[a, b, c], ctx| {
                 let p = |sh: u32| h2f(ftz16((a >> sh) & 0xffff)) * h2f(ftz16((b >> sh) & 0xffff));

@@ -281,9 +281,11 @@ fn dot2_16(w: &mut Wave, i: &Inst) {
             let f = |v: u32| BFloat::from_bits(u128::from(flush_bf16(v & 0xffff)));
             let mut t = f(z);
             for s in [0, 16] {
+                // No denormal anywhere: the product is flushed as well as the sum.
                 let p = f(x >> s).mul_r(f(y >> s), Round::NearestTiesToEven).value;
+                let p = f(p.to_bits() as u32);
                 t = t.add_r(p, Round::NearestTiesToEven).value;
-                t = BFloat::from_bits(u128::from(flush_bf16(t.to_bits() as u32)));
+                t = f(t.to_bits() as u32);
             }
             if t.is_nan() {
                 return nan16(x, y, z, true);
