@@ -214,11 +214,19 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Option<Result<(), FaultReason>> {
         }
         VSinF16 | VCosF16 => {
             // sin/cos(S0 * 2 pi): an approximation, computed in f64 and rounded once to
-            // nearest f16 (as the other f16 transcendentals); denormals per MODE.
+            // nearest f16 (as the other f16 transcendentals); denormals per MODE. The
+            // argument is reduced first, 2 pi (x - round(x)), exactly in f64 (every f16 is),
+            // so that the guide's table holds: V_SIN_F16(+-0x7bff) = +0, V_COS = 1
+            // (CDNA3 guide, V_SIN_F16 / V_COS_F16); a zero input keeps its sign for sin.
             let (a, en) = hs(w, i, 0, e);
             let r: Row = std::array::from_fn(|l| {
-                let x = f64::from(fl::h2f(a[l])) * std::f64::consts::TAU;
-                let v = if i.op == VSinF16 { x.sin() } else { x.cos() };
+                let x = f64::from(fl::h2f(a[l]));
+                let t = if x == 0.0 {
+                    x
+                } else {
+                    (x - x.round()) * std::f64::consts::TAU
+                };
+                let v = if i.op == VSinF16 { t.sin() } else { t.cos() };
                 out16(i, flush16(fl::d2h(v), e.keep_out))
             });
             put_h(w, i, &r, en);
