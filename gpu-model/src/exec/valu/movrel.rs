@@ -63,7 +63,10 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Option<Result<(), FaultReason>> {
         reg(i.dst, doff)
     };
     if i.op == VSwaprelB32 {
-        // Both registers are written: each only if in range.
+        // Both registers are written. VDST + M0[25:16] out of range: nothing is written
+        // (the guide: "does not write the results"); SRC0 + M0[9:0] out of range: it
+        // reads as v0 and is not written back (documented choice where the two rules of
+        // 7.2.7 meet).
         let (Some(d), src) = (dst, (s0 >= 256).then(|| reg(s0 - 256, soff)).flatten()) else {
             return Some(Ok(()));
         };
