@@ -148,7 +148,7 @@ mod operand;
 mod plan;
 mod print;
 mod sym;
-mod table;
+pub(crate) mod table;
 
 pub use decode::{decode, DecodeError, Inst};
 pub use encode::{encode, EncodeError};

@@ -26,39 +26,50 @@
 //! |---|---|
 //! | f32 `v_add/sub/subrev/mul/fma/fmac/fmamk/fmaak/mad/mac/madmk/madak/mad_legacy`, GFX12 `s_add/sub/mul/fmac/fmaak/fmamk_f32`, `v_pk_add/mul/fma_f32` | round, in, out |
 //! | f64 `v_add/mul/fma/fmac`; f16 `v_add/sub/subrev/mul/fma`, `v_pk_add/mul/fma_f16` | round, in, out |
+//! | f16 `v_mad/mad_legacy/mac/madmk/madak_f16` (product and sum each rounded), `v_fma_legacy_f16`, GFX12 `v_fmac/fmamk/fmaak_f16`, `v_pk_fmac_f16` (`valu/half.rs`) | round, in, out |
+//! | `v_mul_legacy_f32` (GFX9), `v_mul_dx9_zero_f32`, `v_fma_dx9_zero_f32`, `v_mullit_f32` (`valu/misc.rs`) | round, in, out; the zero and -MAX_FLOAT tests see the flushed operands |
 //! | `v_fma_mix_f32`, `v_fma_mixlo/mixhi_f16` | each operand flushed by its own format's field; round and out by the result's format |
 //! | `v_div_fmas_f32/f64` | round, in, out; the 2^32 / 2^64 scale is applied before the one rounding |
 //! | `v_ldexp_f32/f64/f16` | round, in, out |
-//! | `v_fract_f32/f64` | round (the subtraction `x - floor(x)`), in, out |
+//! | `v_fract_f32/f64/f16` | round (the subtraction `x - floor(x)`), in, out |
 //! | `v_cvt_f32_i32/u32`, GFX12 `s_cvt_f32_i32/u32`, `v_cvt_f16_u16/i16` | round |
 //! | `v_cvt_f32_f64`, `v_cvt_f16_f32` | round (destination's field), in (source's), out (destination's) |
 //! | `v_cvt_f64_f32`, `v_cvt_f32_f16` | in (source's field); exact |
 //! | `v_cvt_pkrtz_f16_f32` | always toward zero (the instruction's definition); in (f32), out (f16) |
 //! | `v_min/max/min3/max3/med3_f32`, `v_min/max_f64`, `v_min/max_f16`, `v_pk_min/max_f16` | in, out; exact. IEEE bit: a signalling NaN operand gives it quieted (all formats, f16 included) |
+//! | `v_min3/max3/med3_f16`, GFX12 `v_min3/max3/med3_num_f16/f32`, `v_minmax/maxmin_num_f16/f32`, `v_minimum/maximum_f16/f32/f64`, `v_minimum3/maximum3_f16/f32`, `v_minimummaximum/maximumminimum_f16/f32`, `v_pk_minimum/maximum_f16`, gfx950 `v_pk_minimum3/maximum3_f16` (`valu/minmax.rs`) | in, out (the format's field); exact |
 //! | GFX12 `s_add/sub/mul/fmac_f16` | round, in, out (f16 fields) |
 //! | GFX12 `s_min/max_num_f16/f32`, `s_minimum/maximum_f16/f32` | in, out; exact (their NaN rules: `fmode/scalar.rs`) |
 //! | GFX12 `s_cmp_*_f32/f16` | in; exact |
 //! | GFX12 `s_cvt_f16_f32` | round (f16 field), in (f32), out (f16); `s_cvt_pk_rtz_f16_f32` the same toward zero; `s_cvt_f32_f16`, `s_cvt_hi_f32_f16`: in (f16); exact |
 //! | GFX12 `s_ceil/floor/trunc/rndne_f16` | in; results integral |
+//! | `v_cube{id,sc,tc,ma}_f32` | in, out (f32 field); exact (selections, negations and `2 * major axis`) |
 //! | f32/f64/f16 compares (`valu::cmp`) | in; exact |
 //! | `v_trunc/ceil/floor/rndne_f32/f64/f16`, GFX12 `s_trunc/ceil/floor/rndne_f32`, `v_frexp_mant/exp`, `v_cvt_flr/rpi_i32_f32` | in; results are integral (or in [0.5, 1)) so never rounded or denormal |
-//! | `v_rcp/rsq/sqrt_f64`, `v_rcp/rsq/sqrt/log/exp_f16` | in, out (LLVM: "v_rcp_f16 and v_rsq_f16 DO support denormals"); round: not applied, they are approximations computed to nearest (documented choice: the guides give their accuracy in ulp, not a rounding) |
-//! | `v_rcp/rcp_iflag/rsq/sqrt/exp/log/sin/cos_f32`, GFX12 `v_s_rcp/rsq/sqrt/exp/log_f32` | none: they flush f32 denormal operands and results in every mode ([`super::float::ftz32`] cites the sources); nearest |
-//! | `v_cvt_i32/u32_f32/f64`, `v_cvt_i16/u16_f16`, GFX12 `s_cvt_i32/u32_f32` | none: truncation, and a flushed denormal truncates to the same 0 |
-//! | `v_cvt_f64_i32/u32`, `v_cvt_f32_ubyte0..3`, `v_cvt_f32_fp8/bf8`, `v_cvt_pk_f32_fp8/bf8` (every 8-bit float is an f32 normal), `v_cvt_f32_bf16`, `v_pack_b32_f16`, `v_cmp_class_*`, `v_prng_b32` | none: exact, or bits only (class examines the operand's encoding) |
+//! | `v_rcp/rsq/sqrt_f64`, `v_rcp/rsq/sqrt/log/exp/sin/cos_f16`, GFX12 `v_s_rcp/rsq/sqrt/log/exp_f16` | in, out (LLVM: "v_rcp_f16 and v_rsq_f16 DO support denormals"); round: not applied, they are approximations computed to nearest (documented choice: the guides give their accuracy in ulp, not a rounding) |
+//! | `v_rcp/rcp_iflag/rsq/sqrt/exp/log/sin/cos_f32`, `v_exp/log_legacy_f32`, GFX12 `v_s_rcp/rsq/sqrt/exp/log_f32` | none: they flush f32 denormal operands and results in every mode ([`super::float::ftz32`] cites the sources); nearest |
+//! | `v_cvt_i32/u32_f32/f64`, `v_cvt_i16/u16_f16`, GFX12 `s_cvt_i32/u32_f32`, GFX12 `v_cvt_pk_i16/u16_f32` | none: truncation, and a flushed denormal truncates to the same 0 (the pack conversions flush their operands per MODE[5:4], with the same result) |
+//! | `v_cvt_pk_u8_f32`, `v_cvt_pkaccum_u8_f32` | round (to an integer, MODE[1:0]; CLRX: "with rounding mode from MODE register"), in |
+//! | `v_cvt_pknorm_i16/u16_f32/f16` (GFX12 `v_cvt_pk_norm_*`), `v_cvt_norm_i16/u16_f16` | in (the source's field); round: not applied, nearest even (documented choice: the guides' `f32_to_snorm` / `f16_to_unorm` name no rounding) |
+//! | `v_dot2_f32_f16`, `v_dot2c_f32_f16`, `v_dot2_f32_bf16`, `v_dot2c_f32_bf16`, GFX12 `v_dot4_f32_fp8/bf8_*`, VOPD `v_dual_dot2acc_f32_f16/bf16` (`valu/dot.rs`) | none: nearest even, every f32/f16/bf16 denormal operand and result flushed, whatever MODE says (CDNA4 guide 6.4: the dot instructions "ignore the denormal and rounding modes. They flush input and output denorms"; LLVM `SIISelLowering.cpp`) |
+//! | GFX12 `v_dot2_f16_f16`, `v_dot2_bf16_bf16` | none: nearest even; f16 keeps denormals, bf16 flushes them (RDNA3 guide 7.2.4) |
+//! | `v_trig_preop_f64` | none: a 53-bit segment of 2/pi scaled by a power of two (a result below the normal range rounds to nearest) |
+//! | `v_cvt_off_f32_i4`, `v_cvt_f64_i32/u32`, `v_cvt_f32_ubyte0..3`, `v_cvt_f32_fp8/bf8`, `v_cvt_pk_f32_fp8/bf8` (every 8-bit float is an f32 normal), `v_cvt_f32_bf16`, `v_pack_b32_f16`, `v_cmp_class_*`, `v_prng_b32` | none: exact, or bits only (class examines the operand's encoding) |
 //! | `v_cvt_pk_fp8/bf8_f32`, `v_cvt_sr_fp8/bf8_f32` | round: never (nearest even / stochastic by definition); FP16_OVFL (MODE bit 23): saturation ([`super::cvt`]) |
 //! | `v_cvt_scalef32_*` to fp8/bf8/fp6/bf6/fp4 | round: never; in: f32 operands (MODE[4]; CDNA4 guide 7.3); FP16_OVFL for fp8/bf8 results |
 //! | `v_cvt_scalef32_*` from fp8/bf8/fp6/bf6/fp4 | none ("F4/F6/F8 allows denorms regardless of MODE"); nearest even into the destination |
 //! | `v_cvt_pk_f16_f32`, `v_cvt_sr_f16_f32` | round: never (the pseudo-code forces nearest even); in (f32), out (f16); FP16_OVFL saturates finite overflow |
 //! | `v_cvt_pk_bf16_f32`, `v_cvt_sr_bf16_f32` | round: never; in and out by the f32 field (bf16 has f32's exponent range) |
-//! | `v_div_scale_f32/f64`, `v_div_fixup_f32/f64` | none (documented choice): their pseudo-code (CDNA3 guide) tests the operands' classes, denormal included, and scales by powers of two or selects special values; LLVM's f32 division sequence turns f32 denormals on around them (`SIISelLowering::LowerFDIV32`) |
+//! | `v_div_scale_f32/f64`, `v_div_fixup_f32/f64/f16`, `v_div_fixup_legacy_f16` | none (documented choice): their pseudo-code (CDNA3 guide) tests the operands' classes, denormal included, and scales by powers of two or selects special values; LLVM's f32 division sequence turns f32 denormals on around them (`SIISelLowering::LowerFDIV32`) |
 //!
 //! Not modelled under MODE (they compute as in the default mode): MFMA / SMFMAC
 //! (`exec/mfma.rs`) and the float atomics of LDS and memory (`ds_add/min/max_f32`,
 //! `*_atomic_add_f32`), which are not VALU arithmetic.
 //!
-//! Tests: `tests/exec_fmode.rs` (the basic arithmetic and conversions) and
-//! `tests/exec_mode.rs` (everything else above), against an exact reference.
+//! Tests: `tests/exec_fmode.rs` (the basic arithmetic and conversions),
+//! `tests/exec_mode.rs`, and for the `valu/` operations `tests/exec_valu_half.rs`,
+//! `exec_valu_minmax.rs`, `exec_valu_misc.rs`, `exec_valu_pack.rs` and
+//! `exec_valu_dot.rs`, against an exact reference.
 
 mod minmax;
 mod packed;
@@ -83,15 +94,18 @@ pub(crate) const DEFAULT: u32 = 0xf0;
 
 /// The float environment of one format, decoded from MODE.
 #[derive(Clone, Copy)]
-struct Env {
-    round: Round,
-    keep_in: bool,
-    keep_out: bool,
+pub(crate) struct Env {
+    /// Rounding direction.
+    pub(crate) round: Round,
+    /// Denormal operands are kept (else read as zero of the same sign).
+    pub(crate) keep_in: bool,
+    /// Denormal results are kept (else written as zero of the same sign).
+    pub(crate) keep_out: bool,
 }
 
 impl Env {
     /// f32 (`wide` false) or f64/f16 (`wide` true) fields of `mode`.
-    fn of(mode: u32, wide: bool) -> Env {
+    pub(crate) fn of(mode: u32, wide: bool) -> Env {
         let (r, d) = if wide {
             ((mode >> 2) & 3, (mode >> 6) & 3)
         } else {
@@ -113,7 +127,7 @@ impl Env {
 
 /// Flushes an f32 bit pattern if it is a denormal (keeps the sign).
 #[inline]
-fn flush32(x: u32, keep: bool) -> u32 {
+pub(crate) fn flush32(x: u32, keep: bool) -> u32 {
     if !keep && x & 0x7f80_0000 == 0 {
         x & 0x8000_0000
     } else {
@@ -122,7 +136,7 @@ fn flush32(x: u32, keep: bool) -> u32 {
 }
 
 #[inline]
-fn flush64(x: u64, keep: bool) -> u64 {
+pub(crate) fn flush64(x: u64, keep: bool) -> u64 {
     if !keep && x & 0x7ff0_0000_0000_0000 == 0 {
         x & 0x8000_0000_0000_0000
     } else {
@@ -131,7 +145,7 @@ fn flush64(x: u64, keep: bool) -> u64 {
 }
 
 #[inline]
-fn flush16(x: u32, keep: bool) -> u32 {
+pub(crate) fn flush16(x: u32, keep: bool) -> u32 {
     let x = x & 0xffff;
     if !keep && x & 0x7c00 == 0 {
         x & 0x8000
@@ -140,15 +154,15 @@ fn flush16(x: u32, keep: bool) -> u32 {
     }
 }
 
-fn s(x: u32) -> Single {
+pub(crate) fn s(x: u32) -> Single {
     Single::from_bits(x as u128)
 }
 
-fn d(x: u64) -> Double {
+pub(crate) fn d(x: u64) -> Double {
     Double::from_bits(x as u128)
 }
 
-fn h(x: u32) -> Half {
+pub(crate) fn h(x: u32) -> Half {
     Half::from_bits((x & 0xffff) as u128)
 }
 
@@ -216,7 +230,7 @@ fn arith16(env: Env, op: u8, a: u32, b: u32) -> u32 {
 }
 
 /// `x` with a denormal flushed to zero of the same sign unless `keep`.
-fn ftz<F: Float>(x: F, keep: bool) -> F {
+pub(crate) fn ftz<F: Float>(x: F, keep: bool) -> F {
     if !keep && x.is_denormal() {
         F::ZERO.copy_sign(x)
     } else {
@@ -225,7 +239,7 @@ fn ftz<F: Float>(x: F, keep: bool) -> F {
 }
 
 /// `x` (any narrower IEEE format) exactly as an IEEE quad.
-fn quad<F: FloatConvert<Quad>>(x: F) -> Quad {
+pub(crate) fn quad<F: FloatConvert<Quad>>(x: F) -> Quad {
     let mut loses = false;
     x.convert(&mut loses).value
 }
@@ -235,7 +249,7 @@ fn quad<F: FloatConvert<Quad>>(x: F) -> Quad {
 /// precision (f64 and narrower) gives the correctly rounded result in any direction, so
 /// the operands may be f64 products (106 bits, exact in quad's 113). `round` is the final
 /// direction: it decides the sign of an exact zero sum (-0 only toward -inf).
-fn fma_odd(a: Quad, b: Quad, c: Quad, round: Round) -> Quad {
+pub(crate) fn fma_odd(a: Quad, b: Quad, c: Quad, round: Round) -> Quad {
     let r = a.mul_add_r(b, c, Round::TowardZero);
     if r.value.is_zero() {
         // Exact (quad cannot underflow here), so the real direction gives the right sign.
@@ -249,7 +263,7 @@ fn fma_odd(a: Quad, b: Quad, c: Quad, round: Round) -> Quad {
 }
 
 /// Rounds `x` (exact in `F`) into `T` in `env`; NaNs are left to the host conversion.
-fn convert<F: FloatConvert<T>, T: Float>(x: F, env: Env) -> T {
+pub(crate) fn convert<F: FloatConvert<T>, T: Float>(x: F, env: Env) -> T {
     let mut loses = false;
     x.convert_r(env.round, &mut loses).value
 }

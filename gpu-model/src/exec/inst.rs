@@ -94,8 +94,6 @@ pub enum Refusal {
     Gds,
     /// GFX12 buffer `tfe` (texture fail enable).
     BufferTfe,
-    /// A true16 high-half operand of an operation whose 16-bit operands are not listed.
-    True16High,
     /// The GFX12 VOP3 DPP form of an operation that reads a source without lane selection.
     Vop3Dpp,
 }
@@ -107,7 +105,6 @@ impl Refusal {
             Refusal::ScaledMatrix => "scaled matrix instructions (VOP3PX2)",
             Refusal::Gds => "global data share (gds)",
             Refusal::BufferTfe => "vbuffer tfe (texture fail enable)",
-            Refusal::True16High => "true16 high-half operand of this operation",
             Refusal::Vop3Dpp => "vop3 dpp form of this operation",
         }
     }
@@ -199,7 +196,9 @@ pub struct Inst {
     pub op_sel_hi: u8,
     /// The 32-bit literal (a source code 255, or the K of `v_fmamk`/`s_fmaak`/...).
     pub lit: u32,
-    /// SOPP/SOPK 16-bit immediate (`simm16`, zero-extended).
+    /// SOPP/SOPK 16-bit immediate (`simm16`, zero-extended); gfx950 `v_bitop3_b16/b32`:
+    /// the 8-bit truth table ([`crate::isa::Inst::bitop3`], whose neg/abs/omod fields
+    /// then lower to no modifiers).
     pub imm: u32,
     /// DPP16/DPP8/SDWA control: the extension dword as the hardware lays it out
     /// (`isa::layout::DPP16`, `DPP8`, `SDWA` from bit 32; for GFX12 VOP3 DPP the third

@@ -248,3 +248,22 @@ pub(crate) fn permlane_swap(w: &mut Wave, i: &Inst, half: usize) {
         }
     }
 }
+
+/// GFX12 `v_permlane64_b32` (RDNA4 ISA guide): in wave64 every active lane `l` reads
+/// lane `l ^ 32` of src0 (the two halves swap; the source is read whole first, so vdst
+/// may be src0); in wave32 it is a no-op ("treated as scalar NOP in wave32").
+pub(crate) fn permlane64(w: &mut Wave, i: &Inst) {
+    if w.wave_size != 64 {
+        return;
+    }
+    let src = if i.src[0] >= 256 {
+        w.v[(i.src[0] - 256) as usize % w.v.len()]
+    } else {
+        [w.sread(i.src[0], i.lit); LANES]
+    };
+    let exec = w.exec();
+    let d = i.dst as usize % w.v.len();
+    for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+        w.v[d][l] = src[l ^ 32];
+    }
+}

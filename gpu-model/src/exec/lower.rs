@@ -134,6 +134,11 @@ pub fn lower(d: &isa::Inst) -> Inst {
             if let Some(ext) = d.ext() {
                 vop3_dpp(d, &mut i, ext);
             }
+            // gfx950 v_bitop3: the truth table lives in the neg/abs/omod fields.
+            if let Some(t) = d.bitop3() {
+                i.imm = u32::from(t);
+                (i.neg, i.abs, i.omod) = (0, 0, 0);
+            }
         }
         Format::Vop3p => {
             i.dst = f(F::Vdst) as u16;
@@ -214,6 +219,11 @@ pub fn lower(d: &isa::Inst) -> Inst {
             | Op::VSSqrtF32
             | Op::VSExpF32
             | Op::VSLogF32
+            | Op::VSRcpF16
+            | Op::VSRsqF16
+            | Op::VSSqrtF16
+            | Op::VSExpF16
+            | Op::VSLogF16
     ) {
         i.dst = sreg(u32::from(i.dst));
     }
@@ -276,19 +286,9 @@ fn vop_short(d: &isa::Inst, i: &mut Inst, gfx12: bool, mask_dst: impl Fn(u32) ->
         }
     }
     if gfx12 {
-        let mask = t16_fields(i.op);
-        if mask == 0 && i.op.name().ends_with("16") {
-            // A 16-bit operation whose operand halves this table does not list: refuse a
-            // `.h` operand rather than read v128+ in its place.
-            let wide = |c: u16| (256..512).contains(&c) && (c - 256) & 0x80 != 0;
-            let dst_vgpr = d.format != Format::Vopc;
-            if wide(i.src[0]) || wide(i.src[1]) || (dst_vgpr && i.dst & 0x80 != 0) {
-                i.enc = Enc::Refused(Refusal::True16High);
-            }
-        }
         // The DPP dword's src0 field carries the half bit like the VOP field, so the
         // extension's source already holds it.
-        half_split(i, mask);
+        half_split(i, t16_fields(d));
     }
 }
 
@@ -341,6 +341,21 @@ fn dpp_capable(op: Op) -> bool {
                 | VSSqrtF32
                 | VSExpF32
                 | VSLogF32
+                | VSRcpF16
+                | VSRsqF16
+                | VSSqrtF16
+                | VSExpF16
+                | VSLogF16
+                | VPermlane64B32
+                | VMovrelsB32
+                | VMovreldB32
+                | VMovrelsdB32
+                | VMovrelsd2B32
+                | VSwaprelB32
+                | VSwapB16
+                | VQsadPkU16U8
+                | VMqsadPkU16U8
+                | VMqsadU32U8
                 | VFmaF16
                 | VMovB64
                 | VSwapB32
@@ -557,28 +572,27 @@ fn buffer(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
     }
 }
 
-/// Which register fields of a GFX12 VOP1/VOP2/VOPC operation are 16-bit operands, as
-/// `op_sel` bits (1 src0, 2 vsrc1, 8 vdst). With `-mattr=+real-true16` semantics such a
-/// field is `hi << 7 | vgpr` (../shared/ISA-ENCODINGS.md 2.4; checked with llvm-mc-22:
-/// `v_cvt_f32_f16 v200, v1.h` keeps an 8-bit destination, `v_ldexp_f16` and
-/// `v_cmp_class_f16` take 16-bit second sources).
-fn t16_fields(op: Op) -> u8 {
-    use Op::*;
-    if let Some(c) = op.compare() {
-        use crate::isa::CmpType as C;
-        return match c.ty {
-            C::F16 | C::I16 | C::U16 | C::ClassF16 => 1 | 2,
-            _ => 0,
-        };
-    }
-    match op {
-        VCvtF32F16 | VCvtI32I16 | VCvtU32U16 => 1,
-        VCvtF16F32 => 8,
-        VCvtF16U16 | VCvtF16I16 | VCvtU16F16 | VCvtI16F16 | VRcpF16 | VSqrtF16 | VRsqF16
-        | VLogF16 | VExpF16 | VFloorF16 | VCeilF16 | VTruncF16 | VRndneF16 => 1 | 8,
-        VAddF16 | VSubF16 | VSubrevF16 | VMulF16 | VMaxF16 | VMinF16 | VLdexpF16 => 1 | 2 | 8,
-        _ => 0,
-    }
+/// Which register fields of a GFX12 VOP1/VOP2/VOPC instruction are 16-bit operands, as
+/// `op_sel` bits (1 src0, 2 vsrc1, 8 vdst): the operands LLVM prints as `vN.l`/`vN.h`
+/// (register class `l` in the generated tables, learned from llvm-mc-22 with
+/// `-mattr=+real-true16`). Such a field is `hi << 7 | vgpr` (../shared/ISA-ENCODINGS.md
+/// 2.4); every other VGPR field is a whole 32-bit register (`v_cvt_f32_f16 v200, v1.h`
+/// keeps an 8-bit destination).
+fn t16_fields(d: &isa::Inst) -> u8 {
+    use isa::table::Opnd;
+    d.syntax().iter().fold(0, |m, o| match *o {
+        Opnd::Reg {
+            field, cls: b'l', ..
+        } => {
+            m | match field {
+                F::Src0 => 1,
+                F::Vsrc1 => 2,
+                F::Vdst => 8,
+                _ => 0,
+            }
+        }
+        _ => m,
+    })
 }
 
 /// Moves the true16 half bit (bit 7 of a VGPR field) of the operands in `mask` (see

@@ -5,13 +5,19 @@
 //! compares; this file maps opcodes onto them.
 
 mod cmp;
+pub(crate) mod dot;
+mod half;
 mod kernels;
+pub(crate) mod minmax;
+mod misc;
+mod movrel;
 mod rows;
+mod sad;
 
 pub(crate) use kernels::{
     d2, d3, dfma3, dsrc, f2, f3, f3_split, fma3, fma_lanes, fsrc, hsrc, int2, int3,
 };
-pub(crate) use rows::{put, put16, put64, src, src16, src64, Opnd, Row, Row64};
+pub(crate) use rows::{put, put16, put16_keep, put64, src, src16, src64, Opnd, Row, Row64};
 
 use super::float::{self as fl, mod32};
 use super::inst::Enc;
@@ -21,6 +27,7 @@ use super::wave::{Wave, AGPR_BASE, LANES};
 use super::FaultReason;
 use crate::isa::Op;
 use kernels::{carry, d1, f1, f3_ops, h1, h2, h_from, int1, int2_16};
+pub(crate) use misc::bitop3;
 use rows::{fmods, operands};
 
 /// Executes a GFX12 VOPD pair. Both halves read their sources before either writes: Y
@@ -313,6 +320,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VPermlanex16B32 => lane::permlane16(w, i, true, false),
         VPermlane16VarB32 => lane::permlane16(w, i, false, true),
         VPermlanex16VarB32 => lane::permlane16(w, i, true, true),
+        VPermlane64B32 => lane::permlane64(w, i),
         // ---- VOP2 ----
         VCndmaskB32 => {
             let (a, en) = src(w, i, 0);
@@ -472,6 +480,27 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         _ => return super::valu3::exec(w, i),
     }
     Ok(())
+}
+
+/// The operations of this module's less common families (dot products, sums of absolute
+/// differences, min/max forms, 16-bit operations, M0-relative moves, the rest), tried in
+/// turn; `Unimplemented` when none has `i.op`.
+pub(crate) fn exec_rare(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
+    type Unit = fn(&mut Wave, &Inst) -> Option<Result<(), FaultReason>>;
+    const UNITS: [Unit; 6] = [
+        sad::exec,
+        minmax::exec,
+        half::exec,
+        dot::exec,
+        movrel::exec,
+        misc::exec,
+    ];
+    for unit in UNITS {
+        if let Some(r) = unit(w, i) {
+            return r;
+        }
+    }
+    Err(FaultReason::Unimplemented(i.mnemonic()))
 }
 
 /// The exponent operand of `v_ldexp_f16`, as i32 per lane: GFX12 (true16 operand) reads

@@ -5,8 +5,8 @@ use super::float as fl;
 use super::inst::Inst;
 use super::lane;
 use super::valu::{
-    d2, d3, dfma3, dsrc, f3, f3_split, fma3, fsrc, ieee_mode, int2, int3, put, put64, src, src64,
-    Row, Row64,
+    d2, d3, dfma3, dsrc, f3, f3_split, fma3, fsrc, ieee_mode, int2, int3, put, put16_keep, put64,
+    src, src16, src64, Row, Row64,
 };
 use super::wave::{Wave, LANES};
 use super::FaultReason;
@@ -52,12 +52,34 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VMadU32U24 => int3(w, i, |a, b, c| {
             (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff).wrapping_add(c)
         }),
-        VMadU32U16 => int3(w, i, |a, b, c| {
-            ((a & 0xffff) * (b & 0xffff)).wrapping_add(c)
-        }),
-        VMadI32I16 => int3(w, i, |a, b, c| {
-            ((a as i16 as i32) * (b as i16 as i32)).wrapping_add(c as i32) as u32
-        }),
+        // 16-bit S0/S1 (op_sel picks their halves), 32-bit S2; clamp saturates.
+        VMadU32U16 | VMadI32I16 => {
+            let signed = i.op == VMadI32I16;
+            let (a, en) = src16(w, i, 0);
+            let (b, _) = src16(w, i, 1);
+            let (c, _) = src(w, i, 2);
+            let r: Row = std::array::from_fn(|l| {
+                let k = |x: u32| {
+                    if signed {
+                        x as u16 as i16 as i64
+                    } else {
+                        x as i64
+                    }
+                };
+                let c = if signed {
+                    c[l] as i32 as i64
+                } else {
+                    c[l] as i64
+                };
+                let v = k(a[l]) * k(b[l]) + c;
+                match (i.clamp, signed) {
+                    (false, _) => v as u32,
+                    (true, true) => v.clamp(i32::MIN as i64, i32::MAX as i64) as u32,
+                    (true, false) => v.clamp(0, u32::MAX as i64) as u32,
+                }
+            });
+            put(w, i, &r, en)
+        }
         VBfeU32 => int3(w, i, |a, b, c| bfe(a, b, c, false)),
         VBfeI32 => int3(w, i, |a, b, c| bfe(a, b, c, true)),
         VBfiB32 => int3(w, i, |a, b, c| (a & b) | (!a & c)),
@@ -76,16 +98,10 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VOr3B32 => int3(w, i, |a, b, c| a | b | c),
         VXor3B32 => int3(w, i, |a, b, c| a ^ b ^ c),
         VXadU32 => int3(w, i, |a, b, c| (a ^ b).wrapping_add(c)),
+        // The truth table comes from the lowering ([`Inst::imm`]).
         VBitop3B32 => {
-            let ttbl = (i.neg & 7) as u32 | ((i.abs & 7) as u32) << 3 | (i.omod as u32) << 6;
-            int3(w, i, move |a, b, c| {
-                let mut r = 0u32;
-                for k in 0..32 {
-                    let idx = ((a >> k) & 1) << 2 | ((b >> k) & 1) << 1 | ((c >> k) & 1);
-                    r |= ((ttbl >> idx) & 1) << k;
-                }
-                r
-            })
+            let t = i.imm;
+            int3(w, i, move |a, b, c| super::valu::bitop3(t, a, b, c))
         }
         VMulLoU32 => int2(w, i, |a, b| a.wrapping_mul(b)),
         VMulHiU32 => int2(w, i, |a, b| ((a as u64 * b as u64) >> 32) as u32),
@@ -151,13 +167,8 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
                 let v = (ops[0][l] as f64).mul_add(ops[1][l] as f64, ops[2][l] as f64);
                 fl::d2h(fl::out64(v, i.omod, i.clamp))
             });
-            let old = w.v[i.dst as usize];
-            let r: Row = if i.op_sel & 8 != 0 {
-                std::array::from_fn(|l| (old[l] & 0xffff) | r[l] << 16)
-            } else {
-                r
-            };
-            put(w, i, &r, u64::MAX)
+            // A gfx9 op_sel operation: writes only its half ([`put16_keep`]).
+            put16_keep(w, i, &r, u64::MAX)
         }
         VAddF64 => d2(w, i, |a, b| a + b),
         VMulF64 => d2(w, i, |a, b| a * b),
@@ -279,7 +290,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             fl::div_fixup(q as f64, d as f64, n as f64) as f32
         }),
         VDivFixupF64 => d3(w, i, fl::div_fixup),
-        _ => return Err(FaultReason::Unimplemented(i.mnemonic())),
+        _ => return super::valu::exec_rare(w, i),
     }
     Ok(())
 }

@@ -63,16 +63,33 @@ fn pk_f16<const N: usize>(w: &mut Wave, i: &Inst, f: impl Fn([f32; N]) -> f32) {
     write(w, i.dst as usize, &r);
 }
 
-/// Packed u16 op.
-fn pk_u16(w: &mut Wave, i: &Inst, f: impl Fn(u16, u16) -> u16) {
-    let (a, b) = (raw(w, i, 0, false), raw(w, i, 1, false));
+/// Packed 16-bit integer op over `N` sources: `f` per half on the halves the operand
+/// selects pick (the integer forms take no negation), giving the exact result, which is
+/// wrapped into 16 bits, or with clamp saturated to the signed/unsigned 16-bit range
+/// ("for integer operations, it clamps the result to the largest and smallest
+/// representable value", CDNA4 guide 6.5; LLVM selects `v_pk_add_u16 ... clamp` for
+/// `uaddsat`).
+fn pk_i16<const N: usize>(w: &mut Wave, i: &Inst, signed: bool, f: impl Fn([i64; N]) -> i64) {
+    let srcs: [Row; N] = std::array::from_fn(|n| raw(w, i, n, false));
     let r: Row = std::array::from_fn(|l| {
         let mut out = 0;
         for h in 0..2 {
             let sel = if h == 0 { i.op_sel } else { i.op_sel_hi };
-            let x = half(a[l], sel & 1 != 0) as u16;
-            let y = half(b[l], sel & 2 != 0) as u16;
-            out |= (f(x, y) as u32) << (16 * h);
+            let args: [i64; N] = std::array::from_fn(|n| {
+                let x = half(srcs[n][l], sel >> n & 1 != 0);
+                if signed {
+                    x as u16 as i16 as i64
+                } else {
+                    x as i64
+                }
+            });
+            let v = f(args);
+            let v = match (i.clamp, signed) {
+                (false, _) => v as u32 & 0xffff,
+                (true, true) => v.clamp(i16::MIN as i64, i16::MAX as i64) as u32 & 0xffff,
+                (true, false) => v.clamp(0, 0xffff) as u32,
+            };
+            out |= v << (16 * h);
         }
         out
     });
@@ -149,8 +166,23 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, target: Target) -> Result<(), FaultRe
         VPkFmaF16 => pk_f16(w, i, |[a, b, c]| {
             (a as f64).mul_add(b as f64, c as f64) as f32
         }),
-        VPkAddU16 => pk_u16(w, i, |a, b| a.wrapping_add(b)),
-        VPkMulLoU16 => pk_u16(w, i, |a, b| a.wrapping_mul(b)),
+        VPkAddU16 => pk_i16(w, i, false, |[a, b]| a + b),
+        VPkSubU16 => pk_i16(w, i, false, |[a, b]| a - b),
+        VPkAddI16 => pk_i16(w, i, true, |[a, b]| a + b),
+        VPkSubI16 => pk_i16(w, i, true, |[a, b]| a - b),
+        // The low 16 bits of the product; clamp does not apply (the guide's pseudocode
+        // has no saturation; LLVM selects it for `mul`).
+        VPkMulLoU16 => pk_i16(w, i, false, |[a, b]| (a * b) & 0xffff),
+        VPkMadU16 => pk_i16(w, i, false, |[a, b, c]| a * b + c),
+        VPkMadI16 => pk_i16(w, i, true, |[a, b, c]| a * b + c),
+        VPkMinU16 => pk_i16(w, i, false, |[a, b]| a.min(b)),
+        VPkMaxU16 => pk_i16(w, i, false, |[a, b]| a.max(b)),
+        VPkMinI16 => pk_i16(w, i, true, |[a, b]| a.min(b)),
+        VPkMaxI16 => pk_i16(w, i, true, |[a, b]| a.max(b)),
+        // S1 >> S0[3:0] per half (the shift amount is the low 4 bits of S0's half).
+        VPkLshlrevB16 => pk_i16(w, i, false, |[a, b]| (b << (a & 15)) & 0xffff),
+        VPkLshrrevB16 => pk_i16(w, i, false, |[a, b]| b >> (a & 15)),
+        VPkAshrrevI16 => pk_i16(w, i, true, |[a, b]| b >> (a & 15)),
         VPkAddF32 => pk_f32(w, i, |[a, b]| a + b),
         VPkMulF32 => pk_f32(w, i, |[a, b]| a * b),
         VPkFmaF32 => pk_f32(w, i, |[a, b, c]| a.mul_add(b, c)),
@@ -202,7 +234,16 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, target: Target) -> Result<(), FaultRe
             let r = raw(w, i, 0, false);
             write(w, AGPR_BASE + i.dst as usize, &r);
         }
-        _ => return super::mfma::exec(w, i, target),
+        _ => {
+            let gfx12 = target.family() == crate::Family::Gfx12;
+            if let Some(r) = super::valu::dot::exec_vop3p(w, i, gfx12) {
+                return r;
+            }
+            if let Some(r) = super::valu::minmax::exec(w, i) {
+                return r;
+            }
+            return super::mfma::exec(w, i, target);
+        }
     }
     Ok(())
 }

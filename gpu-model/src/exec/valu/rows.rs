@@ -319,6 +319,28 @@ pub(crate) fn put16(w: &mut Wave, i: &Inst, r: &Row, en: u64) {
     }
 }
 
+/// Writes a 16-bit result into the half `op_sel[3]` names (VOP3, or any GFX12
+/// encoding), keeping the other half, on both families. [`put16`] zeroes the high half on
+/// GFX9 for the GFX8-era operations (LLVM `GCNSubtarget::zeroesHigh16BitsOfDest` lists
+/// them, "mostly derived from experimentation": `v_add_f16`, `v_mad_legacy_f16`, ...);
+/// the 16-bit operations gfx9 added with `op_sel` (`v_mad_f16`, `v_fma_f16`,
+/// `v_div_fixup_f16`, `v_mad_u16/i16`, `v_min3/max3/med3_*16`, ...) are not in that list
+/// and write only their half ("In gfx9, ... Some instructions changed to preserving the
+/// high bits", same source).
+#[inline(always)]
+pub(crate) fn put16_keep(w: &mut Wave, i: &Inst, r: &Row, en: u64) {
+    let hi = (i.enc == Enc::Vop3 || i.t16) && i.op_sel & 8 != 0;
+    let old = w.v[i.dst as usize % w.v.len()];
+    let merged: Row = std::array::from_fn(|l| {
+        if hi {
+            (old[l] & 0xffff) | (r[l] & 0xffff) << 16
+        } else {
+            (old[l] & 0xffff_0000) | (r[l] & 0xffff)
+        }
+    });
+    put(w, i, &merged, en);
+}
+
 /// Lane mask of a per-lane predicate over active lanes.
 #[inline(always)]
 pub(crate) fn mask_of(w: &Wave, f: impl Fn(usize) -> bool) -> u64 {
