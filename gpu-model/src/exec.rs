@@ -28,6 +28,9 @@ mod flat;
 mod float;
 mod fmode;
 mod lane;
+// The WMMA/SWMMAC/SMFMAC/f8f6f4 shapes are wired to instructions with the `isa::Op` lowering.
+#[allow(dead_code)]
+mod matrix;
 mod mfma;
 mod mubuf;
 mod op;

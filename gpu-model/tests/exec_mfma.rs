@@ -248,7 +248,12 @@ fn run(c: &Case<'_>) {
         let grp = l / n;
         (grp / gpb, l % n, (grp % gpb) * kl + j)
     };
+    // f64 results are one register pair per row group: pair v holds rows 4v .. 4v + 3,
+    // one per 16 lanes (calculator `__get_output_reg_lanes`; AMD lab notes dgemm_16x16x16).
     let out_pos = |v: usize, l: usize| {
+        if ty == F64 {
+            return (0, 4 * v + l / n, l % n);
+        }
         let r = 4 * g * (v / 4) + 4 * (l / n) + v % 4;
         (r / n, r % n, l % n)
     };
