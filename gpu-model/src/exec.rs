@@ -20,20 +20,17 @@
 //! VBUFFER with both buffer-descriptor layouts), `float` (rounding and transcendental
 //! helpers).
 
-mod decode;
-mod decode12;
 mod ds;
 mod f8;
 mod flat;
 mod float;
 mod fmode;
+mod inst;
 mod lane;
-// The WMMA/SWMMAC/SMFMAC/f8f6f4 shapes are wired to instructions with the `isa::Op` lowering.
-#[allow(dead_code)]
+mod lower;
 mod matrix;
 mod mfma;
 mod mubuf;
-mod op;
 mod regfile;
 mod smem;
 mod sop;
@@ -43,11 +40,11 @@ mod valu3;
 mod vop3p;
 mod wave;
 
-pub use decode::{decode_gfx9, DecodeFail, Half, Inst, Mem, Seg, Sub};
-pub use decode12::decode_gfx12;
-pub use op::{Enc, Op};
+pub use inst::{Enc, Half, Inst, Mai, Mem, Seg, Sub};
+pub use lower::{decode, lower};
 pub use wave::{Wave, WaveInfo, WaveState, LANES};
 
+use crate::isa::DecodeError;
 use crate::memory::{MemFault, MemView};
 use crate::Target;
 use std::fmt;
@@ -58,16 +55,17 @@ pub const SHARED_APERTURE_HI: u32 = 0x1000_0000;
 /// High 32 bits of the private (scratch) aperture.
 pub const PRIVATE_APERTURE_HI: u32 = 0x2000_0000;
 
-/// Pre-decoded instructions of one code object placed in device memory, indexed by PC.
+/// Lowered instructions of one code object placed in device memory, indexed by PC.
 ///
-/// One entry per dword of `.text` (instructions are 4-byte aligned); entries that start
-/// inside a literal or at bytes that are not an instruction hold the decode failure,
+/// One entry per dword of `.text` (instructions are 4-byte aligned), decoded by the shared
+/// decoder ([`crate::isa::decode`]) and lowered once ([`lower()`]); entries that start
+/// inside a literal or at bytes that are not an instruction hold the decode error,
 /// reported only if a wave ever executes there.
 #[derive(Debug)]
 pub struct Program {
     target: Target,
     base: u64,
-    insts: Vec<Result<Inst, DecodeFail>>,
+    insts: Vec<Result<Inst, DecodeError>>,
     /// The code bytes, for LLVM-identical disassembly in fault reports.
     text: Vec<u8>,
 }
@@ -75,28 +73,8 @@ pub struct Program {
 impl Program {
     /// Decodes `text` (the `.text` bytes) placed at device address `base`.
     pub fn new(target: Target, base: u64, text: &[u8]) -> Program {
-        let words: Vec<u32> = text
-            .chunks(4)
-            .map(|c| {
-                let mut b = [0u8; 4];
-                b[..c.len()].copy_from_slice(c);
-                u32::from_le_bytes(b)
-            })
-            .collect();
-        let insts = (0..words.len())
-            .map(|i| match target.family() {
-                crate::Family::Gfx9 => decode_gfx9(target, &words[i..]).map_err(|e| {
-                    // A real instruction the executor has no semantics for is reported
-                    // by name, not as illegal bytes.
-                    match crate::isa::decode(target, &text[4 * i..], false) {
-                        Ok(x) if e != DecodeFail::Truncated => {
-                            DecodeFail::Unimplemented(x.mnemonic())
-                        }
-                        _ => e,
-                    }
-                }),
-                crate::Family::Gfx12 => decode_gfx12(target, &text[4 * i..]),
-            })
+        let insts = (0..text.len().div_ceil(4))
+            .map(|i| decode(target, &text[4 * i..]))
             .collect();
         Program {
             target,
@@ -125,7 +103,6 @@ impl Program {
         }
         match self.insts.get((off >> 2) as usize) {
             Some(Ok(i)) => Ok(i),
-            Some(Err(DecodeFail::Unimplemented(m))) => Err(FaultReason::Unimplemented(m)),
             Some(Err(e)) => Err(FaultReason::Illegal(*e)),
             None => Err(FaultReason::PcOutOfCode { pc }),
         }
@@ -199,6 +176,8 @@ impl Enc {
             Enc::Vop3p => InstClass::Vop3p,
             Enc::Ds => InstClass::Lds,
             Enc::Flat | Enc::Mubuf => InstClass::Vmem,
+            // Never retired (they fault); counted where they would issue.
+            Enc::Graphics(_) | Enc::Refused(_) => InstClass::Control,
         }
     }
 }
@@ -226,15 +205,19 @@ pub enum Stop {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum FaultReason {
-    /// The bytes at PC are not an instruction the executor can decode.
-    #[error("illegal instruction: {0:?}")]
-    Illegal(DecodeFail),
+    /// The bytes at PC are not an instruction (the shared decoder's error).
+    #[error("illegal instruction: {0}")]
+    Illegal(DecodeError),
     /// The instruction decodes but has no semantics in the executor yet.
     #[error("unimplemented instruction `{0}`")]
     Unimplemented(&'static str),
     /// An operand or modifier combination the executor does not support.
     #[error("unsupported operand form: {0}")]
     UnsupportedForm(&'static str),
+    /// An instruction of the graphics pipeline, which a compute dispatch cannot run
+    /// (the class: export, parameter interpolation, ...).
+    #[error("graphics-pipeline instruction ({0}) in a compute dispatch")]
+    GraphicsOnly(&'static str),
     /// PC left the code object.
     #[error("pc {pc:#x} is outside the code object")]
     PcOutOfCode {
@@ -342,19 +325,7 @@ pub fn describe(prog: &Program, pc: u64) -> String {
         }
     }
     match prog.fetch(pc) {
-        Ok(i) => {
-            let mut s = i.mnemonic();
-            s.push_str(&format!(" // {:08X}", i.w0));
-            if i.len >= 8 {
-                let second = if i.len == 8 && i.lit != 0 && i.w1 == 0 {
-                    i.lit
-                } else {
-                    i.w1
-                };
-                s.push_str(&format!(" {second:08X}"));
-            }
-            s
-        }
+        Ok(i) => i.mnemonic().to_string(),
         Err(e) => format!("<{e}>"),
     }
 }

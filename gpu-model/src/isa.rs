@@ -128,6 +128,7 @@
 
 mod decode;
 mod encode;
+mod equiv;
 mod ext;
 #[allow(missing_docs)]
 mod generated;
@@ -142,6 +143,7 @@ mod table;
 
 pub use decode::{decode, DecodeError, Inst};
 pub use encode::{encode, EncodeError};
+pub use equiv::{CmpType, Compare};
 pub use ext::Ext;
 pub use generated::Op;
 pub use layout::Format;

@@ -7,7 +7,7 @@
 //! The programs must also get somewhere: the test asserts a floor on the instructions
 //! retired, so it cannot pass by faulting on the first one.
 
-use gpu_model::exec::{decode_gfx12, decode_gfx9, describe, ExecCtx, Program, Stop, Wave};
+use gpu_model::exec::{decode, describe, ExecCtx, Program, Stop, Wave};
 use gpu_model::memory::DeviceMemory;
 use gpu_model::{Family, Target};
 
@@ -43,14 +43,8 @@ impl Rng {
 
 /// The byte length of the executor's decoding of `words`, if it decodes them.
 fn decodes(t: Target, words: &[u32; 4]) -> Option<usize> {
-    let len = match t.family() {
-        Family::Gfx9 => decode_gfx9(t, words).ok()?.len,
-        Family::Gfx12 => {
-            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-            decode_gfx12(t, &bytes).ok()?.len
-        }
-    };
-    Some(len as usize)
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    Some(decode(t, &bytes).ok()?.len as usize)
 }
 
 /// A program of `SLOTS` random instructions the executor decodes, then `s_endpgm`.

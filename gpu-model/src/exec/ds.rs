@@ -4,10 +4,10 @@
 //! Out-of-range LDS addresses do not fault on the hardware: reads return 0 and writes are
 //! dropped. The executor does the same. Atomics of a wave run lane by lane in lane order.
 
-use super::decode::Inst;
-use super::op::Op;
+use super::inst::Inst;
 use super::wave::{Wave, LANES};
 use super::FaultReason;
+use crate::isa::Op;
 
 fn rd(lds: &[u8], a: u64, n: usize) -> u64 {
     let a = a as usize;
@@ -311,7 +311,7 @@ fn atomic32(
             |o, s, _| f32::from_bits(o).max(f32::from_bits(s)).to_bits(),
             true,
         ),
-        _ => return Err(FaultReason::Unimplemented(i.op.name())),
+        _ => return Err(FaultReason::Unimplemented(i.mnemonic())),
     };
     let _ = f;
     let exec = w.exec();

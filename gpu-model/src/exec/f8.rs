@@ -12,13 +12,14 @@
 //! 8-bit float is exact in f32; the VOP3 output modifiers (`mul:`, `clamp`, GFX9 only)
 //! apply to the result.
 
-use super::decode::Inst;
 use super::float as fl;
+use super::inst::Enc;
+use super::inst::Inst;
 use super::mfma::f8_value;
-use super::op::{Enc, Op};
 use super::valu::{put, src, Row};
 use super::wave::{Wave, LANES};
 use super::FaultReason;
+use crate::isa::Op;
 use crate::{Family, Target};
 
 /// Whether `op` is one of this module's conversions.

@@ -4,11 +4,11 @@
 //! workgroup's LDS, the private aperture to the lane's swizzled scratch, anything else is
 //! a global device address. SCRATCH addresses are per-lane private offsets.
 
-use super::decode::{Inst, Mem, Seg};
-use super::op::Op;
+use super::inst::{Inst, Mem, Seg};
 use super::wave::{Wave, LANES};
 use super::{AccessKind, ExecCtx, FaultReason, MemRecord};
 use super::{PRIVATE_APERTURE_HI, SHARED_APERTURE_HI};
+use crate::isa::Op;
 use crate::memory::AtomicOp;
 
 /// Where one lane's access goes.
@@ -165,24 +165,24 @@ fn check_private(w: &Wave, lane: usize, off: u64, n: usize) -> Result<(), FaultR
 fn shape(op: Op) -> Option<(usize, usize, bool, u8)> {
     use Op::*;
     Some(match op {
-        FLoadUbyte | FStoreByte => (1, 1, false, 0),
-        FLoadSbyte => (1, 1, true, 0),
-        FLoadUshort | FStoreShort => (2, 1, false, 0),
-        FLoadSshort => (2, 1, true, 0),
-        FLoadShortD16 => (2, 1, false, 1),
-        FLoadShortD16Hi | FStoreShortD16Hi => (2, 1, false, 2),
-        FStoreByteD16Hi => (1, 1, false, 2),
-        FLoadDword | FStoreDword => (4, 1, false, 0),
-        FLoadDwordx2 | FStoreDwordx2 => (4, 2, false, 0),
-        FLoadDwordx3 | FStoreDwordx3 => (4, 3, false, 0),
-        FLoadDwordx4 | FStoreDwordx4 => (4, 4, false, 0),
-        FLoadLdsUbyte => (1, 1, false, 0),
-        FLoadLdsSbyte => (1, 1, true, 0),
-        FLoadLdsUshort => (2, 1, false, 0),
-        FLoadLdsSshort => (2, 1, true, 0),
-        FLoadLdsDword => (4, 1, false, 0),
-        FLoadLdsDwordx3 => (4, 3, false, 0),
-        FLoadLdsDwordx4 => (4, 4, false, 0),
+        FlatLoadUbyte | FlatStoreByte => (1, 1, false, 0),
+        FlatLoadSbyte => (1, 1, true, 0),
+        FlatLoadUshort | FlatStoreShort => (2, 1, false, 0),
+        FlatLoadSshort => (2, 1, true, 0),
+        FlatLoadShortD16 => (2, 1, false, 1),
+        FlatLoadShortD16Hi | FlatStoreShortD16Hi => (2, 1, false, 2),
+        FlatStoreByteD16Hi => (1, 1, false, 2),
+        FlatLoadDword | FlatStoreDword => (4, 1, false, 0),
+        FlatLoadDwordx2 | FlatStoreDwordx2 => (4, 2, false, 0),
+        FlatLoadDwordx3 | FlatStoreDwordx3 => (4, 3, false, 0),
+        FlatLoadDwordx4 | FlatStoreDwordx4 => (4, 4, false, 0),
+        GlobalLoadLdsUbyte => (1, 1, false, 0),
+        GlobalLoadLdsSbyte => (1, 1, true, 0),
+        GlobalLoadLdsUshort => (2, 1, false, 0),
+        GlobalLoadLdsSshort => (2, 1, true, 0),
+        GlobalLoadLdsDword => (4, 1, false, 0),
+        GlobalLoadLdsDwordx3 => (4, 3, false, 0),
+        GlobalLoadLdsDwordx4 => (4, 4, false, 0),
         _ => return None,
     })
 }
@@ -191,36 +191,36 @@ fn shape(op: Op) -> Option<(usize, usize, bool, u8)> {
 fn atomic_kind(op: Op) -> Option<(AtomicOp, bool)> {
     use Op::*;
     Some(match op {
-        FAtomicSwap => (AtomicOp::Swap, false),
-        FAtomicCmpswap => (AtomicOp::CmpSwap, false),
-        FAtomicAdd => (AtomicOp::Add, false),
-        FAtomicSub => (AtomicOp::Sub, false),
-        FAtomicSmin => (AtomicOp::MinS, false),
-        FAtomicUmin => (AtomicOp::MinU, false),
-        FAtomicSmax => (AtomicOp::MaxS, false),
-        FAtomicUmax => (AtomicOp::MaxU, false),
-        FAtomicAnd => (AtomicOp::And, false),
-        FAtomicOr => (AtomicOp::Or, false),
-        FAtomicXor => (AtomicOp::Xor, false),
-        FAtomicInc => (AtomicOp::IncWrap, false),
-        FAtomicDec => (AtomicOp::DecWrap, false),
-        FAtomicAddF32 => (AtomicOp::FAdd, false),
-        FAtomicAddF64 => (AtomicOp::FAdd, true),
-        FAtomicMinF64 => (AtomicOp::FMin, true),
-        FAtomicMaxF64 => (AtomicOp::FMax, true),
-        FAtomicSwapX2 => (AtomicOp::Swap, true),
-        FAtomicCmpswapX2 => (AtomicOp::CmpSwap, true),
-        FAtomicAddX2 => (AtomicOp::Add, true),
-        FAtomicSubX2 => (AtomicOp::Sub, true),
-        FAtomicSminX2 => (AtomicOp::MinS, true),
-        FAtomicUminX2 => (AtomicOp::MinU, true),
-        FAtomicSmaxX2 => (AtomicOp::MaxS, true),
-        FAtomicUmaxX2 => (AtomicOp::MaxU, true),
-        FAtomicAndX2 => (AtomicOp::And, true),
-        FAtomicOrX2 => (AtomicOp::Or, true),
-        FAtomicXorX2 => (AtomicOp::Xor, true),
-        FAtomicIncX2 => (AtomicOp::IncWrap, true),
-        FAtomicDecX2 => (AtomicOp::DecWrap, true),
+        FlatAtomicSwap => (AtomicOp::Swap, false),
+        FlatAtomicCmpswap => (AtomicOp::CmpSwap, false),
+        FlatAtomicAdd => (AtomicOp::Add, false),
+        FlatAtomicSub => (AtomicOp::Sub, false),
+        FlatAtomicSmin => (AtomicOp::MinS, false),
+        FlatAtomicUmin => (AtomicOp::MinU, false),
+        FlatAtomicSmax => (AtomicOp::MaxS, false),
+        FlatAtomicUmax => (AtomicOp::MaxU, false),
+        FlatAtomicAnd => (AtomicOp::And, false),
+        FlatAtomicOr => (AtomicOp::Or, false),
+        FlatAtomicXor => (AtomicOp::Xor, false),
+        FlatAtomicInc => (AtomicOp::IncWrap, false),
+        FlatAtomicDec => (AtomicOp::DecWrap, false),
+        FlatAtomicAddF32 => (AtomicOp::FAdd, false),
+        FlatAtomicAddF64 => (AtomicOp::FAdd, true),
+        FlatAtomicMinF64 => (AtomicOp::FMin, true),
+        FlatAtomicMaxF64 => (AtomicOp::FMax, true),
+        FlatAtomicSwapX2 => (AtomicOp::Swap, true),
+        FlatAtomicCmpswapX2 => (AtomicOp::CmpSwap, true),
+        FlatAtomicAddX2 => (AtomicOp::Add, true),
+        FlatAtomicSubX2 => (AtomicOp::Sub, true),
+        FlatAtomicSminX2 => (AtomicOp::MinS, true),
+        FlatAtomicUminX2 => (AtomicOp::MinU, true),
+        FlatAtomicSmaxX2 => (AtomicOp::MaxS, true),
+        FlatAtomicUmaxX2 => (AtomicOp::MaxU, true),
+        FlatAtomicAndX2 => (AtomicOp::And, true),
+        FlatAtomicOrX2 => (AtomicOp::Or, true),
+        FlatAtomicXorX2 => (AtomicOp::Xor, true),
+        FlatAtomicIncX2 => (AtomicOp::IncWrap, true),
+        FlatAtomicDecX2 => (AtomicOp::DecWrap, true),
         _ => return None,
     })
 }
@@ -249,13 +249,13 @@ fn rmw_local(
 
 /// Executes a FLAT/GLOBAL/SCRATCH instruction.
 pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), FaultReason> {
-    if matches!(i.op, Op::FInv | Op::FWb | Op::FWbinv) {
+    if matches!(i.op, Op::GlobalInv | Op::GlobalWb | Op::GlobalWbinv) {
         // GFX12 global_inv/wb: device memory is coherent in functional mode; the cache
         // models are told.
         if let Some(obs) = ctx.observer.as_deref_mut() {
             let name = match i.op {
-                Op::FInv => "global_inv",
-                Op::FWb => "global_wb",
+                Op::GlobalInv => "global_inv",
+                Op::GlobalWb => "global_wb",
                 _ => "global_wbinv",
             };
             obs.maintenance(name, i.mem.policy);
@@ -381,7 +381,7 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
         return Ok(());
     }
     let Some((op, wide)) = atomic_kind(i.op) else {
-        return Err(FaultReason::Unimplemented(i.op.name()));
+        return Err(FaultReason::Unimplemented(i.mnemonic()));
     };
     let cmpswap = op == AtomicOp::CmpSwap;
     for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
@@ -422,13 +422,13 @@ fn is_lds_dma(op: Op) -> bool {
     use Op::*;
     matches!(
         op,
-        FLoadLdsUbyte
-            | FLoadLdsSbyte
-            | FLoadLdsUshort
-            | FLoadLdsSshort
-            | FLoadLdsDword
-            | FLoadLdsDwordx3
-            | FLoadLdsDwordx4
+        GlobalLoadLdsUbyte
+            | GlobalLoadLdsSbyte
+            | GlobalLoadLdsUshort
+            | GlobalLoadLdsSshort
+            | GlobalLoadLdsDword
+            | GlobalLoadLdsDwordx3
+            | GlobalLoadLdsDwordx4
     )
 }
 
@@ -460,13 +460,13 @@ fn is_store(op: Op) -> bool {
     use Op::*;
     matches!(
         op,
-        FStoreByte
-            | FStoreByteD16Hi
-            | FStoreShort
-            | FStoreShortD16Hi
-            | FStoreDword
-            | FStoreDwordx2
-            | FStoreDwordx3
-            | FStoreDwordx4
+        FlatStoreByte
+            | FlatStoreByteD16Hi
+            | FlatStoreShort
+            | FlatStoreShortD16Hi
+            | FlatStoreDword
+            | FlatStoreDwordx2
+            | FlatStoreDwordx3
+            | FlatStoreDwordx4
     )
 }

@@ -59,12 +59,12 @@ pub(crate) use minmax::{minmax_f16, pk_minmax_f16};
 pub(crate) use packed::exec_vop3p;
 pub(crate) use scalar::exec_scalar;
 
-use super::decode::Inst;
 use super::float as fl;
-use super::op::Op;
+use super::inst::Inst;
 use super::valu::{dsrc, fsrc, hsrc, put, put16, put64, src, Row, Row64};
 use super::wave::{Wave, LANES};
 use super::FaultReason;
+use crate::isa::Op;
 use rustc_apfloat::ieee::{Double, Half, Quad, Single};
 use rustc_apfloat::{Float, FloatConvert, Round, Status};
 

@@ -2,7 +2,7 @@
 //! permutations (GFX9 DPP, GFX12 DPP16 and DPP8), plus helpers shared by cross-lane
 //! instructions.
 
-use super::decode::{Inst, Sub};
+use super::inst::{Inst, Sub};
 use super::wave::{Wave, LANES};
 
 /// Extracts an SDWA source select (`sel`: 0..3 bytes, 4/5 words, 6 dword).
@@ -25,9 +25,9 @@ pub(crate) fn sdwa_sel(x: u32, sel: u32, sext: bool) -> u32 {
 /// Applies the SDWA select of source `n` (0 or 1) to every lane.
 pub(crate) fn sdwa_src(vals: &mut [u32; LANES], i: &Inst, n: usize) {
     let (sel, sext) = if n == 0 {
-        ((i.w1 >> 16) & 7, i.w1 & (1 << 19) != 0)
+        ((i.ctl >> 16) & 7, i.ctl & (1 << 19) != 0)
     } else if n == 1 {
-        ((i.w1 >> 24) & 7, i.w1 & (1 << 27) != 0)
+        ((i.ctl >> 24) & 7, i.ctl & (1 << 27) != 0)
     } else {
         return;
     };
@@ -109,11 +109,11 @@ fn dpp_source(ctrl: u32, l: usize) -> Option<usize> {
 /// lane counts as out of range unless fetch-inactive (GFX10+ `fi`, bit 18; reserved and 0
 /// on GFX9) is set: LLVM AMDGPUModifierSyntax, `fi` for dpp16.
 pub(crate) fn dpp_src(w: &Wave, vals: &mut [u32; LANES], i: &Inst) -> u64 {
-    let ctrl = (i.w1 >> 8) & 0x1ff;
-    let bound_ctrl = i.w1 & (1 << 19) != 0;
-    let bank_mask = (i.w1 >> 24) & 15;
-    let row_mask = (i.w1 >> 28) & 15;
-    let exec = if i.w1 & (1 << 18) != 0 {
+    let ctrl = (i.ctl >> 8) & 0x1ff;
+    let bound_ctrl = i.ctl & (1 << 19) != 0;
+    let bank_mask = (i.ctl >> 24) & 15;
+    let row_mask = (i.ctl >> 28) & 15;
+    let exec = if i.ctl & (1 << 18) != 0 {
         u64::MAX
     } else {
         w.exec()
@@ -151,7 +151,7 @@ pub(crate) fn dpp8_src(w: &Wave, vals: &mut [u32; LANES], i: &Inst) {
     };
     let src = *vals;
     for (l, v) in vals.iter_mut().enumerate() {
-        let s = (l & !7) | ((i.w1 >> (8 + 3 * (l & 7))) & 7) as usize;
+        let s = (l & !7) | ((i.ctl >> (8 + 3 * (l & 7))) & 7) as usize;
         *v = if exec >> s & 1 != 0 { src[s] } else { 0 };
     }
 }

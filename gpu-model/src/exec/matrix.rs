@@ -62,11 +62,15 @@ mod elem;
 mod gather;
 mod kernel;
 mod layout;
+mod ops;
 
 pub(crate) use elem::Elem;
 
-use super::wave::{Wave, LANES, VGPR_ROWS};
+use super::inst::Inst;
+use super::wave::{Wave, AGPR_BASE, LANES, VGPR_ROWS};
 use super::FaultReason;
+use crate::isa::Op;
+use crate::{Family as IsaFamily, Target};
 
 /// Which lane-layout family an operation uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -396,6 +400,109 @@ pub(crate) fn exec(w: &mut Wave, sh: &Shape, o: &Operands) -> Result<(), FaultRe
     debug_assert!(p.d_regs <= 32 && p.lanes <= LANES);
     kernel::run(w, &p, o);
     Ok(())
+}
+
+/// Executes a matrix instruction of `target` (MFMA, SMFMAC, scaled MFMA, WMMA, SWMMAC):
+/// its [`Shape`] from [`ops::shape`], its registers and modifiers from the lowered
+/// instruction.
+pub(crate) fn exec_inst(w: &mut Wave, i: &Inst, target: Target) -> Result<(), FaultReason> {
+    let Some(sh) = ops::shape(i.op) else {
+        return Err(match i.op {
+            Op::VMfmaLdScaleB32 => unsupported("v_mfma_ld_scale_b32 outside a scaled mfma"),
+            _ => FaultReason::Unimplemented(i.mnemonic()),
+        });
+    };
+    let o = match target.family() {
+        IsaFamily::Gfx9 => cdna_operands(w, i, &sh, target)?,
+        IsaFamily::Gfx12 => gfx12_operands(w, i, &sh)?,
+    };
+    exec(w, &sh, &o)
+}
+
+/// A VGPR row from a 9-bit source code (256 + n), `None` for a scalar source.
+fn vgpr(code: u16) -> Option<usize> {
+    (code >= 256).then(|| (code - 256) as usize)
+}
+
+/// Operands of a GFX9 MAI or VOP3PX2 instruction. A and B (AGPRs by `acc`) must be vector
+/// registers; C may be a scalar or inline constant; C and D are AGPRs under `acc_cd`.
+fn cdna_operands(w: &Wave, i: &Inst, sh: &Shape, target: Target) -> Result<Operands, FaultReason> {
+    let m = i.mai;
+    let agpr = |on: bool| if on { AGPR_BASE } else { 0 };
+    let (Some(a), Some(b)) = (vgpr(i.src[0]), vgpr(i.src[1])) else {
+        return Err(unsupported("mfma with scalar A/B operands"));
+    };
+    let (a, b) = (a + agpr(m.acc & 1 != 0), b + agpr(m.acc & 2 != 0));
+    let d = i.dst as usize + agpr(m.acc_cd);
+    let c = if sh.sparse {
+        CSrc::Rows(d)
+    } else {
+        match vgpr(i.src[2]) {
+            Some(r) => CSrc::Rows(r + agpr(m.acc_cd)),
+            None if sh.out == Out::F64 => CSrc::Splat(w.sread64(i.src[2], i.lit, true)),
+            None => CSrc::Splat(w.sread(i.src[2], i.lit) as u64),
+        }
+    };
+    let mut o = Operands::new(a, b, c, d);
+    (o.cbsz, o.abid) = (u32::from(m.cbsz), u32::from(m.abid));
+    o.fnuz = target == Target::Gfx942;
+    let blgp = u32::from(m.blgp);
+    match (sh.out == Out::F64, target) {
+        (true, Target::Gfx90a) if blgp != 0 => {
+            return Err(unsupported("gfx90a f64 mfma with blgp"))
+        }
+        (true, _) => o.neg = blgp,
+        _ => o.blgp = blgp,
+    }
+    if sh.sparse {
+        // The compression index is an architectural VGPR (calculator README, SMFMAC).
+        o.index = vgpr(i.src[2]).ok_or(unsupported("smfmac index in a scalar operand"))?;
+    }
+    if let Some([s0, s1]) = m.scale {
+        let src = |c: u16| match vgpr(c) {
+            Some(r) => ScaleSrc::Row(r),
+            None => ScaleSrc::Splat(w.sread(c, i.lit)),
+        };
+        let byte = |n: u32| u32::from(i.op_sel >> n & 1 | (i.op_sel_hi >> n & 1) << 1);
+        o.scale = Some([(src(s0), byte(0)), (src(s1), byte(1))]);
+    }
+    Ok(o)
+}
+
+/// Operands of a GFX12 WMMA/SWMMAC (VOP3P): A and B VGPRs, C a VGPR tuple or an inline
+/// constant (f16 results: its f16 pattern; bf16 results: a float constant's bf16 pattern,
+/// the top half of its f32 one, a documented choice), NEG/NEG_HI/CLAMP as encoded, OPSEL
+/// the SWMMAC index set.
+fn gfx12_operands(w: &Wave, i: &Inst, sh: &Shape) -> Result<Operands, FaultReason> {
+    let (Some(a), Some(b)) = (vgpr(i.src[0]), vgpr(i.src[1])) else {
+        return Err(unsupported("wmma with scalar A/B operands"));
+    };
+    let d = i.dst as usize;
+    let c = if sh.sparse {
+        CSrc::Rows(d)
+    } else {
+        match vgpr(i.src[2]) {
+            Some(r) => CSrc::Rows(r),
+            None => CSrc::Splat(match sh.out {
+                Out::F16 => w.sread16(i.src[2], i.lit) as u64 & 0xffff,
+                Out::Bf16 if (240..=248).contains(&i.src[2]) => {
+                    (w.sread(i.src[2], i.lit) >> 16) as u64
+                }
+                Out::Bf16 => w.sread(i.src[2], i.lit) as u64 & 0xffff,
+                _ => w.sread(i.src[2], i.lit) as u64,
+            }),
+        }
+    };
+    let mut o = Operands::new(a, b, c, d);
+    o.neg = u32::from(i.neg);
+    o.neg_hi = u32::from(i.abs);
+    o.clamp = i.clamp;
+    o.wave64 = w.wave_size == 64;
+    if sh.sparse {
+        o.index = vgpr(i.src[2]).ok_or(unsupported("swmmac index in a scalar operand"))?;
+        o.index_key = u32::from(i.op_sel & 3);
+    }
+    Ok(o)
 }
 
 #[cfg(test)]

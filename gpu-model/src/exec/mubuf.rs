@@ -32,11 +32,11 @@
 //! part of the checked offset. Per the RDNA ISA range-checking rules, multi-dword loads and
 //! stores are checked per dword, atomics all or nothing.
 
-use super::decode::{Inst, Mem};
 use super::flat::{load, store, Place};
-use super::op::Op;
+use super::inst::{Inst, Mem};
 use super::wave::{Wave, LANES};
 use super::{AccessKind, ExecCtx, FaultReason, MemRecord};
+use crate::isa::Op;
 use crate::memory::AtomicOp;
 use crate::Family;
 
@@ -167,28 +167,28 @@ impl Rsrc {
 fn shape(op: Op) -> Option<(usize, usize, bool, u8, bool)> {
     use Op::*;
     Some(match op {
-        BLoadUbyte => (1, 1, false, 0, false),
-        BLoadSbyte => (1, 1, true, 0, false),
-        BLoadUshort => (2, 1, false, 0, false),
-        BLoadSshort => (2, 1, true, 0, false),
-        BLoadDword => (4, 1, false, 0, false),
-        BLoadDwordx2 => (4, 2, false, 0, false),
-        BLoadDwordx3 => (4, 3, false, 0, false),
-        BLoadDwordx4 => (4, 4, false, 0, false),
-        BLoadUbyteD16 => (1, 1, false, 1, false),
-        BLoadUbyteD16Hi => (1, 1, false, 2, false),
-        BLoadSbyteD16 => (1, 1, true, 1, false),
-        BLoadSbyteD16Hi => (1, 1, true, 2, false),
-        BLoadShortD16 => (2, 1, false, 1, false),
-        BLoadShortD16Hi => (2, 1, false, 2, false),
-        BStoreByte => (1, 1, false, 0, true),
-        BStoreByteD16Hi => (1, 1, false, 2, true),
-        BStoreShort => (2, 1, false, 0, true),
-        BStoreShortD16Hi => (2, 1, false, 2, true),
-        BStoreDword => (4, 1, false, 0, true),
-        BStoreDwordx2 => (4, 2, false, 0, true),
-        BStoreDwordx3 => (4, 3, false, 0, true),
-        BStoreDwordx4 => (4, 4, false, 0, true),
+        BufferLoadUbyte => (1, 1, false, 0, false),
+        BufferLoadSbyte => (1, 1, true, 0, false),
+        BufferLoadUshort => (2, 1, false, 0, false),
+        BufferLoadSshort => (2, 1, true, 0, false),
+        BufferLoadDword => (4, 1, false, 0, false),
+        BufferLoadDwordx2 => (4, 2, false, 0, false),
+        BufferLoadDwordx3 => (4, 3, false, 0, false),
+        BufferLoadDwordx4 => (4, 4, false, 0, false),
+        BufferLoadUbyteD16 => (1, 1, false, 1, false),
+        BufferLoadUbyteD16Hi => (1, 1, false, 2, false),
+        BufferLoadSbyteD16 => (1, 1, true, 1, false),
+        BufferLoadSbyteD16Hi => (1, 1, true, 2, false),
+        BufferLoadShortD16 => (2, 1, false, 1, false),
+        BufferLoadShortD16Hi => (2, 1, false, 2, false),
+        BufferStoreByte => (1, 1, false, 0, true),
+        BufferStoreByteD16Hi => (1, 1, false, 2, true),
+        BufferStoreShort => (2, 1, false, 0, true),
+        BufferStoreShortD16Hi => (2, 1, false, 2, true),
+        BufferStoreDword => (4, 1, false, 0, true),
+        BufferStoreDwordx2 => (4, 2, false, 0, true),
+        BufferStoreDwordx3 => (4, 3, false, 0, true),
+        BufferStoreDwordx4 => (4, 4, false, 0, true),
         _ => return None,
     })
 }
@@ -197,43 +197,46 @@ fn shape(op: Op) -> Option<(usize, usize, bool, u8, bool)> {
 fn atomic_kind(op: Op) -> Option<(AtomicOp, bool)> {
     use Op::*;
     Some(match op {
-        BAtomicSwap => (AtomicOp::Swap, false),
-        BAtomicCmpswap => (AtomicOp::CmpSwap, false),
-        BAtomicAdd => (AtomicOp::Add, false),
-        BAtomicSub => (AtomicOp::Sub, false),
-        BAtomicSmin => (AtomicOp::MinS, false),
-        BAtomicUmin => (AtomicOp::MinU, false),
-        BAtomicSmax => (AtomicOp::MaxS, false),
-        BAtomicUmax => (AtomicOp::MaxU, false),
-        BAtomicAnd => (AtomicOp::And, false),
-        BAtomicOr => (AtomicOp::Or, false),
-        BAtomicXor => (AtomicOp::Xor, false),
-        BAtomicInc => (AtomicOp::IncWrap, false),
-        BAtomicDec => (AtomicOp::DecWrap, false),
-        BAtomicAddF32 => (AtomicOp::FAdd, false),
-        BAtomicAddF64 => (AtomicOp::FAdd, true),
-        BAtomicMinF64 => (AtomicOp::FMin, true),
-        BAtomicMaxF64 => (AtomicOp::FMax, true),
-        BAtomicSwapX2 => (AtomicOp::Swap, true),
-        BAtomicCmpswapX2 => (AtomicOp::CmpSwap, true),
-        BAtomicAddX2 => (AtomicOp::Add, true),
-        BAtomicSubX2 => (AtomicOp::Sub, true),
-        BAtomicSminX2 => (AtomicOp::MinS, true),
-        BAtomicUminX2 => (AtomicOp::MinU, true),
-        BAtomicSmaxX2 => (AtomicOp::MaxS, true),
-        BAtomicUmaxX2 => (AtomicOp::MaxU, true),
-        BAtomicAndX2 => (AtomicOp::And, true),
-        BAtomicOrX2 => (AtomicOp::Or, true),
-        BAtomicXorX2 => (AtomicOp::Xor, true),
-        BAtomicIncX2 => (AtomicOp::IncWrap, true),
-        BAtomicDecX2 => (AtomicOp::DecWrap, true),
+        BufferAtomicSwap => (AtomicOp::Swap, false),
+        BufferAtomicCmpswap => (AtomicOp::CmpSwap, false),
+        BufferAtomicAdd => (AtomicOp::Add, false),
+        BufferAtomicSub => (AtomicOp::Sub, false),
+        BufferAtomicSmin => (AtomicOp::MinS, false),
+        BufferAtomicUmin => (AtomicOp::MinU, false),
+        BufferAtomicSmax => (AtomicOp::MaxS, false),
+        BufferAtomicUmax => (AtomicOp::MaxU, false),
+        BufferAtomicAnd => (AtomicOp::And, false),
+        BufferAtomicOr => (AtomicOp::Or, false),
+        BufferAtomicXor => (AtomicOp::Xor, false),
+        BufferAtomicInc => (AtomicOp::IncWrap, false),
+        BufferAtomicDec => (AtomicOp::DecWrap, false),
+        BufferAtomicAddF32 => (AtomicOp::FAdd, false),
+        BufferAtomicAddF64 => (AtomicOp::FAdd, true),
+        BufferAtomicMinF64 => (AtomicOp::FMin, true),
+        BufferAtomicMaxF64 => (AtomicOp::FMax, true),
+        BufferAtomicSwapX2 => (AtomicOp::Swap, true),
+        BufferAtomicCmpswapX2 => (AtomicOp::CmpSwap, true),
+        BufferAtomicAddX2 => (AtomicOp::Add, true),
+        BufferAtomicSubX2 => (AtomicOp::Sub, true),
+        BufferAtomicSminX2 => (AtomicOp::MinS, true),
+        BufferAtomicUminX2 => (AtomicOp::MinU, true),
+        BufferAtomicSmaxX2 => (AtomicOp::MaxS, true),
+        BufferAtomicUmaxX2 => (AtomicOp::MaxU, true),
+        BufferAtomicAndX2 => (AtomicOp::And, true),
+        BufferAtomicOrX2 => (AtomicOp::Or, true),
+        BufferAtomicXorX2 => (AtomicOp::Xor, true),
+        BufferAtomicIncX2 => (AtomicOp::IncWrap, true),
+        BufferAtomicDecX2 => (AtomicOp::DecWrap, true),
         _ => return None,
     })
 }
 
 /// Executes a MUBUF (GFX9) or VBUFFER (GFX12) instruction.
 pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), FaultReason> {
-    if matches!(i.op, Op::BWbl2 | Op::BInv | Op::BWbinvl1 | Op::BWbinvl1Vol) {
+    if matches!(
+        i.op,
+        Op::BufferWbl2 | Op::BufferInv | Op::BufferWbinvl1 | Op::BufferWbinvl1Vol
+    ) {
         // Device memory is coherent in functional mode; the cache models are told.
         if let Some(obs) = ctx.observer.as_deref_mut() {
             obs.maintenance(i.op.name(), i.mem.policy);
@@ -247,7 +250,7 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
     let shp = shape(i.op);
     let atom = atomic_kind(i.op);
     if shp.is_none() && atom.is_none() {
-        return Err(FaultReason::Unimplemented(i.op.name()));
+        return Err(FaultReason::Unimplemented(i.mnemonic()));
     }
     let m = &i.mem;
     let lds_dma = m.has(Mem::LDS_DMA);

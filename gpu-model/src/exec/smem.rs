@@ -1,9 +1,9 @@
 //! Scalar memory: s_load, s_buffer_load, s_store, cache control, s_memtime.
 
-use super::decode::Inst;
-use super::op::Op;
+use super::inst::Inst;
 use super::wave::{Wave, LANES};
 use super::{AccessKind, ExecCtx, FaultReason, MemRecord};
+use crate::isa::Op;
 
 /// Executes an SMEM instruction.
 pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), FaultReason> {
@@ -16,13 +16,13 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
             | SBufferLoadDwordx4
             | SBufferLoadDwordx8
             | SBufferLoadDwordx16
-            | SBufferLoadDwordx3
+            | SBufferLoadB96
     );
     let offset = (i.mem.offset as i64 as u64).wrapping_add(w.sread(i.mem.soffset as u16, 0) as u64);
     let n = match i.op {
         SLoadDword | SBufferLoadDword | SStoreDword => 1,
         SLoadDwordx2 | SBufferLoadDwordx2 | SStoreDwordx2 => 2,
-        SLoadDwordx3 | SBufferLoadDwordx3 => 3,
+        SLoadB96 | SBufferLoadB96 => 3,
         SLoadDwordx4 | SBufferLoadDwordx4 | SStoreDwordx4 => 4,
         SLoadDwordx8 | SBufferLoadDwordx8 => 8,
         SLoadDwordx16 | SBufferLoadDwordx16 => 16,
@@ -39,7 +39,7 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
             w.swrite64(i.dst, t);
             return Ok(());
         }
-        _ => return Err(FaultReason::Unimplemented(i.op.name())),
+        _ => return Err(FaultReason::Unimplemented(i.mnemonic())),
     };
     let (addr, limit) = if buffer {
         let d0 = w.sgpr(sbase) as u64;

@@ -1,9 +1,9 @@
 //! Scalar ALU (SOP1, SOP2, SOPC, SOPK) and program control (SOPP).
 
-use super::decode::Inst;
-use super::op::Op;
+use super::inst::Inst;
 use super::wave::{Flow, Wave};
 use super::{FaultReason, Stop};
+use crate::isa::Op;
 
 /// Sign-extends the low 16 bits of an instruction word.
 fn simm16(w: u32) -> i32 {
@@ -89,9 +89,9 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
         ($t:ty, $e:expr) => {{
             let a = w.sread(d, 0) as $t;
             let k = if stringify!($t) == "i32" {
-                simm16(i.w0) as $t
+                simm16(i.imm) as $t
             } else {
-                (i.w0 & 0xffff) as $t
+                i.imm as $t
             };
             w.scc = apply::<$t, bool>($e, a, k);
         }};
@@ -390,13 +390,13 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
         SAndSaveexecB64 | SAndSaveexecB32 => saveexec!(|s, e| s & e),
         SOrSaveexecB64 | SOrSaveexecB32 => saveexec!(|s, e| s | e),
         SXorSaveexecB64 | SXorSaveexecB32 => saveexec!(|s, e| s ^ e),
-        SAndn2SaveexecB64 | SAndn2SaveexecB32 => saveexec!(|s, e| s & !e),
-        SOrn2SaveexecB64 | SOrn2SaveexecB32 => saveexec!(|s, e| s | !e),
+        SAndn2SaveexecB64 | SAndNot1SaveexecB32 => saveexec!(|s, e| s & !e),
+        SOrn2SaveexecB64 | SOrNot1SaveexecB32 => saveexec!(|s, e| s | !e),
         SNandSaveexecB64 | SNandSaveexecB32 => saveexec!(|s, e| !(s & e)),
         SNorSaveexecB64 | SNorSaveexecB32 => saveexec!(|s, e| !(s | e)),
         SXnorSaveexecB64 | SXnorSaveexecB32 => saveexec!(|s, e| !(s ^ e)),
-        SAndn1SaveexecB64 | SAndn1SaveexecB32 => saveexec!(|s, e| !s & e),
-        SOrn1SaveexecB64 | SOrn1SaveexecB32 => saveexec!(|s, e| !s | e),
+        SAndn1SaveexecB64 | SAndNot0SaveexecB32 => saveexec!(|s, e| !s & e),
+        SOrn1SaveexecB64 | SOrNot0SaveexecB32 => saveexec!(|s, e| !s | e),
         SAndn1WrexecB64 | SAndn2WrexecB64 => {
             let a = w.sread64(i.src[0], i.lit, false);
             let e = w.exec();
@@ -481,10 +481,10 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
             w.scc = (a == b) == (i.op == SCmpEqU64);
         }
         // ---- SOPK ----
-        SMovkI32 => w.swrite(d, simm16(i.w0) as u32),
+        SMovkI32 => w.swrite(d, simm16(i.imm) as u32),
         SCmovkI32 => {
             if w.scc {
-                w.swrite(d, simm16(i.w0) as u32)
+                w.swrite(d, simm16(i.imm) as u32)
             }
         }
         SCmpkEqI32 => cmpk!(i32, |a, b| a == b),
@@ -501,31 +501,31 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
         SCmpkLeU32 => cmpk!(u32, |a, b| a <= b),
         SAddkI32 => {
             let a = w.sread(d, 0) as i32;
-            let (r, o) = a.overflowing_add(simm16(i.w0));
+            let (r, o) = a.overflowing_add(simm16(i.imm));
             w.swrite(d, r as u32);
             w.scc = o;
         }
         SMulkI32 => {
             let a = w.sread(d, 0) as i32;
-            w.swrite(d, a.wrapping_mul(simm16(i.w0)) as u32);
+            w.swrite(d, a.wrapping_mul(simm16(i.imm)) as u32);
         }
         SGetregB32 => {
-            let v = getreg(w, i.w0 & 0xffff);
+            let v = getreg(w, i.imm);
             w.swrite(d, v);
         }
         SSetregB32 => {
             let v = w.sread(d, 0);
-            setreg(w, i.w0 & 0xffff, v);
+            setreg(w, i.imm, v);
         }
-        SSetregImm32B32 => setreg(w, i.w0 & 0xffff, i.lit),
+        SSetregImm32B32 => setreg(w, i.imm, i.lit),
         // GFX12 (RDNA4 ISA guide, SOPP): MODE[3:0] = SIMM16[3:0] (round modes),
         // MODE[7:4] = SIMM16[3:0] (denormal modes).
-        SRoundMode => w.mode = (w.mode & !0xf) | (i.w0 & 0xf),
-        SDenormMode => w.mode = (w.mode & !0xf0) | (i.w0 & 0xf) << 4,
+        SRoundMode => w.mode = (w.mode & !0xf) | (i.imm & 0xf),
+        SDenormMode => w.mode = (w.mode & !0xf0) | (i.imm & 0xf) << 4,
         SCallB64 => {
             let ret = w.pc.wrapping_add(4);
             w.swrite64(d, ret);
-            w.pc = ret.wrapping_add_signed(4 * simm16(i.w0) as i64);
+            w.pc = ret.wrapping_add_signed(4 * simm16(i.imm) as i64);
             return Ok(Flow::Jumped);
         }
         // ---- SOPP ----
@@ -547,7 +547,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
             // Messages (interrupts, GS/dealloc) have no effect on a compute kernel's
             // results; MSG_DEALLOC_VGPRS / halt-like messages are ignored.
         }
-        STrap => return Err(FaultReason::Trap(i.w0 & 0xff)),
+        STrap => return Err(FaultReason::Trap(i.imm & 0xff)),
         SBranch => return Ok(branch(w, i, true)),
         SCbranchScc0 => return Ok(branch(w, i, !w.scc)),
         SCbranchScc1 => return Ok(branch(w, i, w.scc)),
@@ -555,7 +555,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<Flow, FaultReason> {
         SCbranchVccnz => return Ok(branch(w, i, w.vcc() != 0)),
         SCbranchExecz => return Ok(branch(w, i, w.exec() == 0)),
         SCbranchExecnz => return Ok(branch(w, i, w.exec() != 0)),
-        _ => return Err(FaultReason::Unimplemented(i.op.name())),
+        _ => return Err(FaultReason::Unimplemented(i.mnemonic())),
     }
     Ok(Flow::Next)
 }
@@ -568,13 +568,13 @@ fn saveexec_b32(op: Op) -> bool {
         SAndSaveexecB32
             | SOrSaveexecB32
             | SXorSaveexecB32
-            | SAndn2SaveexecB32
-            | SOrn2SaveexecB32
+            | SAndNot1SaveexecB32
+            | SOrNot1SaveexecB32
             | SNandSaveexecB32
             | SNorSaveexecB32
             | SXnorSaveexecB32
-            | SAndn1SaveexecB32
-            | SOrn1SaveexecB32
+            | SAndNot0SaveexecB32
+            | SOrNot0SaveexecB32
     )
 }
 
@@ -582,7 +582,7 @@ fn branch(w: &mut Wave, i: &Inst, taken: bool) -> Flow {
     if taken {
         w.pc =
             w.pc.wrapping_add(4)
-                .wrapping_add_signed(4 * simm16(i.w0) as i64);
+                .wrapping_add_signed(4 * simm16(i.imm) as i64);
         Flow::Jumped
     } else {
         Flow::Next

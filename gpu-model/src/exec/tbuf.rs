@@ -29,12 +29,12 @@
 //! Addressing and range checking are those of the untyped buffer instructions
 //! ([`super::mubuf`]) with the whole element as the access (all or nothing).
 
-use super::decode::Inst;
 use super::flat::{load, store, Place};
+use super::inst::Inst;
 use super::mubuf::Rsrc;
-use super::op::Op;
 use super::wave::{Wave, LANES};
 use super::{AccessKind, ExecCtx, FaultReason, MemRecord};
+use crate::isa::Op;
 
 /// The shape of a typed buffer operation.
 #[derive(Debug, Clone, Copy)]
@@ -50,22 +50,22 @@ pub(crate) struct Typed {
 pub(crate) fn typed(op: Op) -> Option<Typed> {
     use Op::*;
     let (comps, is_store, d16) = match op {
-        TLoadFormatX => (1, false, false),
-        TLoadFormatXy => (2, false, false),
-        TLoadFormatXyz => (3, false, false),
-        TLoadFormatXyzw => (4, false, false),
-        TStoreFormatX => (1, true, false),
-        TStoreFormatXy => (2, true, false),
-        TStoreFormatXyz => (3, true, false),
-        TStoreFormatXyzw => (4, true, false),
-        TLoadFormatD16X => (1, false, true),
-        TLoadFormatD16Xy => (2, false, true),
-        TLoadFormatD16Xyz => (3, false, true),
-        TLoadFormatD16Xyzw => (4, false, true),
-        TStoreFormatD16X => (1, true, true),
-        TStoreFormatD16Xy => (2, true, true),
-        TStoreFormatD16Xyz => (3, true, true),
-        TStoreFormatD16Xyzw => (4, true, true),
+        TbufferLoadFormatX => (1, false, false),
+        TbufferLoadFormatXy => (2, false, false),
+        TbufferLoadFormatXyz => (3, false, false),
+        TbufferLoadFormatXyzw => (4, false, false),
+        TbufferStoreFormatX => (1, true, false),
+        TbufferStoreFormatXy => (2, true, false),
+        TbufferStoreFormatXyz => (3, true, false),
+        TbufferStoreFormatXyzw => (4, true, false),
+        TbufferLoadFormatD16X => (1, false, true),
+        TbufferLoadFormatD16Xy => (2, false, true),
+        TbufferLoadFormatD16Xyz => (3, false, true),
+        TbufferLoadFormatD16Xyzw => (4, false, true),
+        TbufferStoreFormatD16X => (1, true, true),
+        TbufferStoreFormatD16Xy => (2, true, true),
+        TbufferStoreFormatD16Xyz => (3, true, true),
+        TbufferStoreFormatD16Xyzw => (4, true, true),
         _ => return None,
     };
     Some(Typed {

@@ -13,12 +13,13 @@ pub(crate) use kernels::{
 };
 pub(crate) use rows::{put, put16, put64, src, src16, src64, Opnd, Row, Row64};
 
-use super::decode::Inst;
 use super::float::{self as fl, mod32};
+use super::inst::Enc;
+use super::inst::Inst;
 use super::lane;
-use super::op::{Enc, Op};
 use super::wave::{Wave, AGPR_BASE, LANES};
 use super::FaultReason;
+use crate::isa::Op;
 use kernels::{carry, d1, f1, f3_ops, h1, h2, h_from, int1, int2_16};
 use rows::{fmods, operands};
 

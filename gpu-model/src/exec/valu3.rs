@@ -1,16 +1,16 @@
 //! Vector ALU operations that exist only in the VOP3 encoding (three sources, 64-bit
 //! results, carry-out forms).
 
-use super::decode::Inst;
 use super::float as fl;
+use super::inst::Inst;
 use super::lane;
-use super::op::Op;
 use super::valu::{
     d2, d3, dfma3, dsrc, f3, f3_split, fma3, fsrc, ieee_mode, int2, int3, put, put64, src, src64,
     Row, Row64,
 };
 use super::wave::{Wave, LANES};
 use super::FaultReason;
+use crate::isa::Op;
 
 /// Executes a VOP3-only operation.
 pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
@@ -279,7 +279,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             fl::div_fixup(q as f64, d as f64, n as f64) as f32
         }),
         VDivFixupF64 => d3(w, i, fl::div_fixup),
-        _ => return Err(FaultReason::Unimplemented(i.op.name())),
+        _ => return Err(FaultReason::Unimplemented(i.mnemonic())),
     }
     Ok(())
 }

@@ -4,11 +4,11 @@
 //! half when `op_sel` (h = 0) or `op_sel_hi` (h = 1) bit `n` is set; `neg_lo`/`neg_hi`
 //! negate per half.
 
-use super::decode::Inst;
 use super::float as fl;
-use super::op::Op;
+use super::inst::Inst;
 use super::wave::{Wave, AGPR_BASE, LANES};
 use super::FaultReason;
+use crate::isa::Op;
 use crate::Target;
 
 type Row = [u32; LANES];
@@ -94,12 +94,20 @@ pub(crate) fn write_mix(w: &mut Wave, i: &Inst, r: &Row) {
 
 /// Packed f32 (64-bit register pairs) op: `f` per half of each lane, on the operands
 /// with `op_sel`/`op_sel_hi` and `neg_lo`/`neg_hi` applied; `clamp` on the result.
+///
+/// Every source is 64 bits (gfx90a/gfx94x/gfx950: LLVM's operand classes are VReg_64 /
+/// SReg_64): a VGPR pair, or an SGPR pair `s[n:n+1]` — the high element is `s[n+1]`
+/// (clang-22 passes a `float2` kernel argument as `v_pk_mul_f32 v[4:5], v[4:5], s[4:5]`).
+/// An inline constant is the f32 value in both elements (LLVM canonicalizes a `v2f32` as
+/// `V_PK_MUL_F32` by the inline constant 1.0, which needs 1.0 in both elements).
 pub(crate) fn pk_f32<const N: usize>(w: &mut Wave, i: &Inst, f: impl Fn([f32; N]) -> f32) {
     let srcs: [[u64; LANES]; N] = std::array::from_fn(|n| {
         let c = i.src[n];
         if c >= 256 {
             let r = (c - 256) as usize;
             std::array::from_fn(|l| w.v[r][l] as u64 | (w.v[r + 1][l] as u64) << 32)
+        } else if c < 128 {
+            [w.sgpr64(c as usize); LANES]
         } else {
             let v = w.sread(c, i.lit) as u64;
             [v | v << 32; LANES]
@@ -194,7 +202,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, target: Target) -> Result<(), FaultRe
             let r = raw(w, i, 0, false);
             write(w, AGPR_BASE + i.dst as usize, &r);
         }
-        _ => return super::mfma::exec(w, i, target),
+        _ => return super::matrix::exec_inst(w, i, target),
     }
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! Wave state (registers, EXEC, SCC, MODE, counters, PC) and the per-wave run loop.
 
-use super::decode::Inst;
-use super::op::Enc;
+use super::inst::Enc;
+use super::inst::Inst;
 use super::regfile::RegFile;
 use super::{ds, flat, mubuf, smem, sop, valu, vop3p, ExecCtx, FaultReason, Stop};
 use super::{PRIVATE_APERTURE_HI, SHARED_APERTURE_HI};
@@ -414,6 +414,8 @@ impl Wave {
             Enc::Ds => ds::exec(self, ctx, i).map(|_| Flow::Next),
             Enc::Flat | Enc::Mubuf => self.vmem(ctx, i),
             Enc::Vopd => valu::exec_vopd(self, i).map(|_| Flow::Next),
+            Enc::Graphics(class) => Err(FaultReason::GraphicsOnly(class)),
+            Enc::Refused(why) => Err(FaultReason::UnsupportedForm(why)),
         }
     }
 }

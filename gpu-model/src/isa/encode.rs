@@ -66,7 +66,104 @@ impl Inst {
     /// (and LLVM's default modifier bits); set operands with [`Inst::set_operand`].
     pub fn build(target: Target, op: Op, format: Format) -> Result<Inst, EncodeError> {
         let tab = table(target, false);
+        let no = EncodeError::NoEncoding {
+            op,
+            format: format.name(),
+            target,
+        };
+        let ei = tab
+            .entries
+            .iter()
+            .position(|e| e.op == op && e.format == format)
+            .ok_or(no)?;
+        let variant = tab.entries[ei]
+            .variants
+            .iter()
+            .position(|v| v.is_some())
+            .ok_or(no)?;
+        Inst::build_entry(target, false, ei, variant)
+    }
+
+    /// Every instruction form of a target's tables: one instance per opcode entry and
+    /// operand-syntax variant (GFX12 VOPD: each X operation paired with `v_dual_mov_b32`
+    /// and each Y operation with it), every operand field zero (register 0, `off` where
+    /// the variant says so) — the shapes `gfxsim coverage --isa` executes. Each instance
+    /// is encoded and decoded again, so it is exactly what [`super::decode`] reads.
+    pub fn instances(target: Target, wave32: bool) -> Vec<Inst> {
         let gfx12 = target.family() == Family::Gfx12;
+        let tab = table(target, wave32);
+        let mut out = Vec::new();
+        let mut buf = [0u8; 20];
+        let mut push = |bits: u128, len: usize, lit: Option<u32>| {
+            buf[..16].copy_from_slice(&bits.to_le_bytes());
+            let n = len - usize::from(lit.is_some()) * 4;
+            if let Some(l) = lit {
+                buf[n..n + 4].copy_from_slice(&l.to_le_bytes());
+            }
+            buf[len..].fill(0);
+            if let Ok(i) = super::decode(target, &buf[..len.max(4)], wave32) {
+                out.push(i);
+            }
+        };
+        let mov_y = tab
+            .entries
+            .iter()
+            .find(|e| e.format == Format::VopdY && e.op == Op::VMovB32)
+            .map(|e| e.opcode);
+        let mov_x = tab
+            .entries
+            .iter()
+            .find(|e| e.format == Format::Vopd && e.op == Op::VMovB32)
+            .map(|e| e.opcode);
+        for (ei, e) in tab.entries.iter().enumerate() {
+            if matches!(e.format, Format::Vopd | Format::VopdY) {
+                let (Some(lay), Some(mx), Some(my)) =
+                    (layout::layout(gfx12, Format::Vopd), mov_x, mov_y)
+                else {
+                    continue;
+                };
+                let (x, y) = if e.format == Format::Vopd {
+                    (e.opcode, my)
+                } else {
+                    (mx, e.opcode)
+                };
+                let mut bits = u128::from(lay.value);
+                bits = layout::put(bits, lay.op_field(), u32::from(x));
+                if let Some(fy) = lay.field(layout::F::OpY) {
+                    bits = layout::put(bits, fy, u32::from(y));
+                }
+                // fmaak/fmamk take a K literal.
+                push(bits, 12, Some(0));
+                continue;
+            }
+            for (v, syn) in e.variants.iter().enumerate() {
+                if syn.is_none() {
+                    continue;
+                }
+                if let Ok(i) = Inst::build_entry(target, wave32, ei, v) {
+                    let lit = i.literal;
+                    push(i.bits, usize::from(i.len), lit);
+                }
+            }
+        }
+        out
+    }
+
+    /// An instance of table entry `ei` in operand-syntax variant `variant` (see
+    /// [`Inst::build`]).
+    fn build_entry(
+        target: Target,
+        wave32: bool,
+        ei: usize,
+        variant: usize,
+    ) -> Result<Inst, EncodeError> {
+        let tab = table(target, wave32);
+        let gfx12 = target.family() == Family::Gfx12;
+        let e = tab
+            .entries
+            .get(ei)
+            .ok_or(EncodeError::NoOperand { index: ei })?;
+        let (op, format) = (e.op, e.format);
         let no = EncodeError::NoEncoding {
             op,
             format: format.name(),
@@ -76,14 +173,10 @@ impl Inst {
         if matches!(format, Format::Vopd | Format::VopdY) {
             return Err(no);
         }
-        let (ei, e) = tab
-            .entries
-            .iter()
-            .enumerate()
-            .find(|(_, e)| e.op == op && e.format == format)
-            .ok_or(no)?;
         let lay = layout::layout(gfx12, format).ok_or(no)?;
-        let variant = e.variants.iter().position(|v| v.is_some()).ok_or(no)?;
+        if e.variants.get(variant).copied().flatten().is_none() {
+            return Err(no);
+        }
         let mut bits: u128 = 0;
         if let Some(fx) = lay.field(layout::F::Fixed) {
             bits = layout::put(bits, fx, lay.value >> fx.lo);
@@ -123,7 +216,7 @@ impl Inst {
             op,
             format,
             len: len as u8,
-            wave32: false,
+            wave32: wave32 && gfx12,
             variant: variant as u8,
             entry: ei as u16,
             entry_y: u16::MAX,

@@ -9,7 +9,8 @@
 //! [`Simulation::checkpoint_bytes`]: simkit::engine::Simulation::checkpoint_bytes
 
 use crate::dispatch::Fault;
-use crate::exec::{DecodeFail, FaultReason, Program, Wave, WaveInfo, WaveState, LANES};
+use crate::exec::{FaultReason, Program, Wave, WaveInfo, WaveState, LANES};
+use crate::isa::DecodeError;
 use crate::loader::CodeObject;
 use crate::memory::coherence::CoherenceImage;
 use crate::memory::{DeviceMemory, LoadedCodeObject, MemFault};
@@ -260,9 +261,10 @@ fn intern(s: String) -> &'static str {
 /// [`FaultReason`] with owned strings.
 #[derive(Serialize, Deserialize)]
 enum ReasonImage {
-    Illegal(DecodeFailImage),
+    Illegal(DecodeImage),
     Unimplemented(String),
     UnsupportedForm(String),
+    GraphicsOnly(String),
     PcOutOfCode(u64),
     Memory(u32, MemFault),
     Scratch(u32, u64, u64),
@@ -271,13 +273,13 @@ enum ReasonImage {
     Deadlock,
 }
 
-/// [`DecodeFail`] with owned strings.
+/// [`DecodeError`] with owned strings (word, offset, then the variant's fields).
 #[derive(Serialize, Deserialize)]
-enum DecodeFailImage {
-    Format(String),
-    Opcode(String, u16),
-    Truncated,
-    Unimplemented(String),
+enum DecodeImage {
+    Truncated(u32, usize, usize),
+    InvalidOpcode(u32, usize, String, u32),
+    InvalidField(u32, usize, String),
+    Unsupported(u32, usize, String),
 }
 
 /// [`Fault`] with owned strings.
@@ -295,15 +297,27 @@ impl Serialize for Fault {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let reason = match &self.reason {
             FaultReason::Illegal(d) => ReasonImage::Illegal(match *d {
-                DecodeFail::Format(f) => DecodeFailImage::Format(f.into()),
-                DecodeFail::Opcode { format, opcode } => {
-                    DecodeFailImage::Opcode(format.into(), opcode)
+                DecodeError::Truncated { word, offset, need } => {
+                    DecodeImage::Truncated(word, offset, need)
                 }
-                DecodeFail::Truncated => DecodeFailImage::Truncated,
-                DecodeFail::Unimplemented(m) => DecodeFailImage::Unimplemented(m.into()),
+                DecodeError::InvalidOpcode {
+                    word,
+                    offset,
+                    format,
+                    opcode,
+                } => DecodeImage::InvalidOpcode(word, offset, format.into(), opcode),
+                DecodeError::InvalidField {
+                    word,
+                    offset,
+                    field,
+                } => DecodeImage::InvalidField(word, offset, field.into()),
+                DecodeError::Unsupported { word, offset, what } => {
+                    DecodeImage::Unsupported(word, offset, what.into())
+                }
             }),
             FaultReason::Unimplemented(m) => ReasonImage::Unimplemented((*m).into()),
             FaultReason::UnsupportedForm(m) => ReasonImage::UnsupportedForm((*m).into()),
+            FaultReason::GraphicsOnly(m) => ReasonImage::GraphicsOnly((*m).into()),
             FaultReason::PcOutOfCode { pc } => ReasonImage::PcOutOfCode(*pc),
             FaultReason::Memory { lane, fault } => ReasonImage::Memory(*lane, *fault),
             FaultReason::Scratch { lane, offset, size } => {
@@ -330,16 +344,31 @@ impl<'de> Deserialize<'de> for Fault {
         let f = FaultImage::deserialize(d)?;
         let reason = match f.reason {
             ReasonImage::Illegal(d) => FaultReason::Illegal(match d {
-                DecodeFailImage::Format(f) => DecodeFail::Format(intern(f)),
-                DecodeFailImage::Opcode(format, opcode) => DecodeFail::Opcode {
-                    format: intern(format),
-                    opcode,
+                DecodeImage::Truncated(word, offset, need) => {
+                    DecodeError::Truncated { word, offset, need }
+                }
+                DecodeImage::InvalidOpcode(word, offset, format, opcode) => {
+                    DecodeError::InvalidOpcode {
+                        word,
+                        offset,
+                        format: intern(format),
+                        opcode,
+                    }
+                }
+                DecodeImage::InvalidField(word, offset, field) => DecodeError::InvalidField {
+                    word,
+                    offset,
+                    field: intern(field),
                 },
-                DecodeFailImage::Truncated => DecodeFail::Truncated,
-                DecodeFailImage::Unimplemented(m) => DecodeFail::Unimplemented(intern(m)),
+                DecodeImage::Unsupported(word, offset, what) => DecodeError::Unsupported {
+                    word,
+                    offset,
+                    what: intern(what),
+                },
             }),
             ReasonImage::Unimplemented(m) => FaultReason::Unimplemented(intern(m)),
             ReasonImage::UnsupportedForm(m) => FaultReason::UnsupportedForm(intern(m)),
+            ReasonImage::GraphicsOnly(m) => FaultReason::GraphicsOnly(intern(m)),
             ReasonImage::PcOutOfCode(pc) => FaultReason::PcOutOfCode { pc },
             ReasonImage::Memory(lane, fault) => FaultReason::Memory { lane, fault },
             ReasonImage::Scratch(lane, offset, size) => FaultReason::Scratch { lane, offset, size },

@@ -17,6 +17,12 @@ pub struct Args {
     /// List every used instruction with its count (default: only refused ones).
     #[arg(long)]
     pub all: bool,
+    /// Instead of code objects: instantiate every entry of the ISA tables with the encoder
+    /// and execute each once in a sandbox wave (all five targets, or the one named;
+    /// GFX12 in wave32 and wave64). Exits with status 4 if any compute instruction is
+    /// refused.
+    #[arg(long, value_name = "TARGET", num_args = 0..=1, default_missing_value = "all")]
+    pub isa: Option<String>,
 }
 
 /// The corpus folder: `corpus/build` under the working directory, else the one next to
@@ -56,6 +62,9 @@ fn collect(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), CliError> {
 
 /// Runs `gfxsim coverage`.
 pub fn main(args: Args) -> Result<(), CliError> {
+    if let Some(t) = &args.isa {
+        return isa(t, args.all);
+    }
     let paths = if args.paths.is_empty() {
         vec![default_corpus()]
     } else {
@@ -125,6 +134,78 @@ pub fn render(reports: &[Coverage], all: bool) -> String {
             for (name, u) in &r.used {
                 let mark = if u.implemented() { "" } else { "  (refused)" };
                 let _ = writeln!(s, "  {name:<32} {:>6}x{mark}", u.count);
+            }
+        }
+    }
+    s
+}
+
+/// `gfxsim coverage --isa [TARGET]`.
+fn isa(target: &str, all: bool) -> Result<(), CliError> {
+    let targets: Vec<Target> = if target == "all" {
+        Target::ALL.to_vec()
+    } else {
+        vec![Target::from_name(target).ok_or_else(|| {
+            CliError::BadInput(format!(
+                "unknown target `{target}` (expected one of {})",
+                Target::ALL.map(|t| t.name()).join(", ")
+            ))
+        })?]
+    };
+    let mut reports = Vec::new();
+    for t in targets {
+        let waves: &[u32] = if t.family() == gpu_model::Family::Gfx12 {
+            &[32, 64]
+        } else {
+            &[64]
+        };
+        for &w in waves {
+            reports.push(gpu_model::coverage::isa_coverage(t, w));
+        }
+    }
+    print!("{}", render_isa(&reports, all));
+    if reports.iter().any(|r| !r.refused.is_empty()) {
+        return Err(CliError::CheckFailed(format!(
+            "{} instruction forms refused",
+            reports.iter().map(|r| r.refused.len()).sum::<usize>()
+        )));
+    }
+    Ok(())
+}
+
+/// The printed `--isa` report: a table per target and wave size, then every refusal
+/// (and with `all`, every graphics-only form).
+pub fn render_isa(reports: &[gpu_model::coverage::IsaCoverage], all: bool) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<8} {:>4} {:>7} {:>6} {:>8} {:>8} {:>7}",
+        "target", "wave", "entries", "forms", "executed", "graphics", "refused"
+    );
+    for r in reports {
+        let _ = writeln!(
+            s,
+            "{:<8} {:>4} {:>7} {:>6} {:>8} {:>8} {:>7}",
+            r.target.name(),
+            r.wave,
+            r.entries,
+            r.forms,
+            r.executed,
+            r.graphics.len(),
+            r.refused.len()
+        );
+    }
+    for r in reports {
+        if !r.refused.is_empty() {
+            let _ = writeln!(s, "\n{} wave{}: refused", r.target.name(), r.wave);
+            for x in &r.refused {
+                let _ = writeln!(s, "  {:<56} {}", x.text, x.reason);
+            }
+        }
+        if all && !r.graphics.is_empty() {
+            let _ = writeln!(s, "\n{} wave{}: graphics pipeline", r.target.name(), r.wave);
+            for (class, text) in &r.graphics {
+                let _ = writeln!(s, "  {text:<56} {class}");
             }
         }
     }

@@ -3,12 +3,12 @@
 //! the flushing in one place).
 
 use super::{flush16, flush32, Env};
-use crate::exec::decode::Inst;
 use crate::exec::float as fl;
-use crate::exec::op::Op;
+use crate::exec::inst::Inst;
 use crate::exec::valu::{fsrc, ieee_mode, put, put16, src16, Row};
 use crate::exec::vop3p::{half, raw, write};
 use crate::exec::wave::Wave;
+use crate::isa::Op;
 
 /// `v_med3_f32` (GFX12 `v_med3_num_f32`): [`fl::med3`] on operands flushed per MODE's f32
 /// input field, the result flushed per its output field.

@@ -2,12 +2,12 @@
 //! the mixed-precision FMAs.
 
 use super::{arith32, flush16, flush32, fma_odd, ftz, h, quad, s, Env};
-use crate::exec::decode::Inst;
 use crate::exec::float as fl;
-use crate::exec::op::Op;
+use crate::exec::inst::Inst;
 use crate::exec::vop3p::{half, pk_f32, raw, write, write_mix};
 use crate::exec::wave::{Wave, LANES};
 use crate::exec::FaultReason;
+use crate::isa::Op;
 use rustc_apfloat::ieee::{Half, Single};
 use rustc_apfloat::{Float, FloatConvert};
 

@@ -3,13 +3,13 @@
 //! transcendentals and `v_div_fmas`.
 
 use super::{d, flush16, flush32, flush64, fma_odd, ftz, h, quad, s, Env};
-use crate::exec::decode::Inst;
 use crate::exec::float as fl;
-use crate::exec::op::Op;
+use crate::exec::inst::Inst;
 use crate::exec::valu::{
     dsrc, fsrc, hsrc, ldexp16_exponent, put, put16, put64, src, src16, Row, Row64,
 };
 use crate::exec::wave::{Wave, LANES};
+use crate::isa::Op;
 use rustc_apfloat::ieee::{Half, Quad};
 use rustc_apfloat::{Float, FloatConvert, Round};
 

@@ -1,10 +1,10 @@
 //! GFX12 scalar float operations (SOP1/SOP2/SOPK f32 in SGPRs) under a non-default MODE.
 
 use super::{arith32, flush_f32, Env};
-use crate::exec::decode::Inst;
 use crate::exec::float as fl;
-use crate::exec::op::Op;
+use crate::exec::inst::Inst;
 use crate::exec::wave::Wave;
+use crate::isa::Op;
 use rustc_apfloat::ieee::Single;
 use rustc_apfloat::Float;
 

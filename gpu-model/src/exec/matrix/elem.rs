@@ -77,6 +77,7 @@ impl Elem {
     }
 
     /// The value of raw code `x` (the low [`Elem::bits`] bits) as f64, exactly.
+    #[cfg(test)]
     pub(crate) fn value(self, x: u64) -> f64 {
         match self {
             Elem::F64 => f64::from_bits(x),

@@ -5,10 +5,10 @@ use super::rows::{
     each, finish32, fmods, lanes, operands, put16, put64, src, src16, src64, wide, Chunk, Opnd,
     Row, Row64, CH,
 };
-use crate::exec::decode::Inst;
 use crate::exec::float::{self as fl, mod16, mod32, mod64};
-use crate::exec::op::Op;
+use crate::exec::inst::Inst;
 use crate::exec::wave::{Wave, LANES};
+use crate::isa::Op;
 
 wide! {
     pub(crate) fn int1(w: &mut Wave, i: &Inst, f: impl Fn(u32) -> u32) {

@@ -11,9 +11,9 @@
 //! DPP permutations, which read other lanes) are staged in spare rows first
 //! ([`operands`]), so the loop reads every source the same way.
 
-use crate::exec::decode::{Inst, Sub};
+use crate::exec::inst::Enc;
+use crate::exec::inst::{Inst, Sub};
 use crate::exec::lane;
-use crate::exec::op::Enc;
 use crate::exec::wave::{Wave, LANES, OPERAND_ROWS};
 
 pub(crate) type Row = [u32; LANES];
@@ -135,7 +135,7 @@ fn stage_dpp(w: &mut Wave, i: &Inst) -> u64 {
 #[inline(never)]
 fn stage_sdwa(w: &mut Wave, i: &Inst, n: usize) -> Opnd {
     let c = i.src[n];
-    let sel = (i.w1 >> if n == 0 { 16 } else { 24 }) & 7;
+    let sel = (i.ctl >> if n == 0 { 16 } else { 24 }) & 7;
     if c >= 256 && sel >= 6 {
         return Opnd((c - 256) as usize);
     }
@@ -155,7 +155,7 @@ pub(crate) fn lanes(
     exec: u64,
     mut f: impl FnMut(&Wave, usize) -> Chunk,
 ) {
-    if i.sub == Sub::Sdwa && (i.w1 >> 8) & 7 < 6 {
+    if i.sub == Sub::Sdwa && (i.ctl >> 8) & 7 < 6 {
         // A separate loop, so that the select's masks are not set up for every other
         // instruction.
         for c in 0..LANES / CH {
@@ -165,7 +165,7 @@ pub(crate) fn lanes(
                 let d = &mut w.v[dst].as_chunks_mut::<CH>().0[c];
                 for k in 0..CH {
                     if m >> k & 1 != 0 {
-                        d[k] = lane::sdwa_dst(r[k], d[k], i.w1);
+                        d[k] = lane::sdwa_dst(r[k], d[k], i.ctl);
                     }
                 }
             }
@@ -269,7 +269,7 @@ pub(crate) fn put(w: &mut Wave, i: &Inst, r: &Row, en: u64) {
     if i.sub == Sub::Sdwa {
         for l in 0..LANES {
             if exec >> l & 1 != 0 {
-                row[l] = lane::sdwa_dst(r[l], row[l], i.w1);
+                row[l] = lane::sdwa_dst(r[l], row[l], i.ctl);
             }
         }
     } else if exec == u64::MAX {

@@ -1,0 +1,525 @@
+//! Lowering: the shared decoder's [`isa::Inst`] (the one ISA description, generated from
+//! LLVM) into the executor's compact [`Inst`], once per program, the same way for both
+//! families. Every operand and modifier is read through [`isa::Inst::field`]; nothing here
+//! knows an opcode number or a bit position.
+//!
+//! What is normalised:
+//! - operations: [`isa::Op::canonical`] (GFX12 renames, GLOBAL/SCRATCH onto FLAT) and
+//!   [`isa::Op::compare`] (the `v_cmp*` families) — both data of the isa layer;
+//! - register codes: GFX12 puts M0 at 125 and NULL at 124. The executor keeps the GFX9
+//!   numbering (M0 = 124); NULL becomes code 128, which reads as the inline constant 0
+//!   and is never written (codes >= 128 are not writable);
+//! - GFX12 `v_cmpx_*` writes EXEC only (GFX9 also writes the SGPR destination);
+//! - memory fields (offsets of every width, `glc/slc/scc` or `th`/`scope`, `sve`, buffer
+//!   `srsrc`/`soffset`/`offen`/`idxen`, AGPR data) go into [`Mem`];
+//! - GFX12 true16 operands (`v1.h`): the half bit of a 16-bit operand's VGPR field moves
+//!   into `op_sel` ([`t16_fields`]);
+//! - DPP16/DPP8/SDWA: the real sources replace the marker code, the extension dword goes
+//!   to [`Inst::ctl`], its source modifiers to `neg`/`abs`.
+
+use super::inst::{Enc, Half, Inst, Mai, Mem, Seg, Sub};
+use super::wave::AGPR_BASE;
+use crate::isa::{self, layout::F, Ext, Format, Op};
+use crate::{Family, Target};
+
+/// First AGPR row, as a register-row offset.
+const AGPR_ROWS: u16 = AGPR_BASE as u16;
+
+/// Scalar register code in the executor's (GFX9) numbering.
+#[inline]
+fn sreg(gfx12: bool, c: u32) -> u16 {
+    match (gfx12, c) {
+        (true, 124) => 128,
+        (true, 125) => 124,
+        _ => c as u16,
+    }
+}
+
+/// A 9-bit source code in the executor's numbering.
+#[inline]
+fn src9(gfx12: bool, c: u32) -> u16 {
+    if c < 256 {
+        sreg(gfx12, c)
+    } else {
+        c as u16
+    }
+}
+
+/// Sign-extends the low `bits` bits of `v`.
+#[inline]
+fn sext(v: u32, bits: u32) -> i32 {
+    ((v << (32 - bits)) as i32) >> (32 - bits)
+}
+
+/// Lowers a decoded instruction. Never fails: instructions without semantics lower to a
+/// unit that faults when executed ([`Enc::Graphics`], [`Enc::Refused`]), or fault in the
+/// semantics as [`super::FaultReason::Unimplemented`].
+pub fn lower(d: &isa::Inst) -> Inst {
+    let gfx12 = d.target.family() == Family::Gfx12;
+    let f = |x: F| d.field(x);
+    let sreg = |c: u32| sreg(gfx12, c);
+    let src9 = |c: u32| src9(gfx12, c);
+    let enc = match d.format {
+        Format::Sop1 => Enc::Sop1,
+        Format::Sop2 => Enc::Sop2,
+        Format::Sopc => Enc::Sopc,
+        Format::Sopk => Enc::Sopk,
+        Format::Sopp => Enc::Sopp,
+        Format::Smem => Enc::Smem,
+        Format::Vop1 => Enc::Vop1,
+        Format::Vop2 => Enc::Vop2,
+        Format::Vopc => Enc::Vopc,
+        Format::Vop3 | Format::Vop3b => Enc::Vop3,
+        Format::Vop3p | Format::Mai | Format::Vop3px2 => Enc::Vop3p,
+        Format::Ds => Enc::Ds,
+        Format::Flat | Format::Global | Format::Scratch => Enc::Flat,
+        Format::Mubuf | Format::Mtbuf => Enc::Mubuf,
+        Format::Vopd | Format::VopdY => Enc::Vopd,
+        Format::Exp => Enc::Graphics("export"),
+        Format::Vinterp => Enc::Graphics("parameter interpolation"),
+        Format::Vdsdir => Enc::Graphics("lds-direct parameter load"),
+        Format::Vsample => Enc::Graphics("sampled image"),
+        Format::Mimg | Format::Vimage => Enc::Refused("image instructions"),
+    };
+    let mut i = Inst::new(d.op, enc);
+    i.len = d.len;
+    i.lit = d.literal.unwrap_or(0);
+    i.t16 = gfx12;
+    if let Some(c) = d.op.compare() {
+        i.cmp = true;
+        i.cond = c.cond;
+        i.cty = c.ty;
+        i.cmpx = c.writes_exec;
+    }
+    // GFX12 v_cmpx writes EXEC only: its mask destination is a discarded code.
+    let exec_only = gfx12 && i.cmpx;
+    let mask_dst = |code: u32| {
+        if exec_only {
+            128
+        } else {
+            sreg(code) as u8
+        }
+    };
+    match d.format {
+        Format::Sop1 => {
+            i.dst = sreg(f(F::Sdst));
+            i.src[0] = sreg(f(F::Src0));
+        }
+        Format::Sop2 => {
+            i.dst = sreg(f(F::Sdst));
+            i.src = [sreg(f(F::Src0)), sreg(f(F::Src1)), 0];
+        }
+        Format::Sopc => i.src = [sreg(f(F::Src0)), sreg(f(F::Src1)), 0],
+        Format::Sopk => {
+            i.dst = sreg(f(F::Sdst));
+            i.imm = f(F::Simm16);
+        }
+        Format::Sopp => i.imm = f(F::Simm16),
+        Format::Vop1 | Format::Vop2 | Format::Vopc => vop_short(d, &mut i, gfx12, mask_dst),
+        Format::Vop3 | Format::Vop3b => {
+            i.dst = f(F::Vdst) as u16;
+            i.src = [src9(f(F::Src0)), src9(f(F::Src1)), src9(f(F::Src2))];
+            i.neg = f(F::Neg) as u8;
+            i.omod = f(F::Omod) as u8;
+            i.clamp = f(F::Clamp) != 0;
+            if d.format == Format::Vop3b {
+                i.sdst = sreg(f(F::Sdst)) as u8;
+            } else {
+                i.abs = f(F::Abs) as u8;
+                i.op_sel = f(F::OpSel) as u8;
+                if i.cmp {
+                    i.sdst = mask_dst(f(F::Vdst));
+                }
+            }
+            if let Some(ext) = d.ext() {
+                vop3_dpp(d, &mut i, ext);
+            }
+        }
+        Format::Vop3p => {
+            i.dst = f(F::Vdst) as u16;
+            i.src = [src9(f(F::Src0)), src9(f(F::Src1)), src9(f(F::Src2))];
+            i.neg = f(F::Neg) as u8;
+            i.abs = f(F::NegHi) as u8;
+            i.op_sel = f(F::OpSel) as u8;
+            i.op_sel_hi = (f(F::OpSelHi) | f(F::OpSelHi2) << 2) as u8;
+            i.clamp = f(F::Clamp) != 0;
+        }
+        Format::Mai | Format::Vop3px2 => {
+            i.dst = f(F::Vdst) as u16;
+            i.src = [src9(f(F::Src0)), src9(f(F::Src1)), src9(f(F::Src2))];
+            i.mai = Mai {
+                cbsz: f(F::Cbsz) as u8,
+                abid: f(F::Abid) as u8,
+                blgp: f(F::Blgp) as u8,
+                acc_cd: f(F::AccCd) != 0,
+                acc: f(F::Acc) as u8,
+                scale: None,
+            };
+            // gfx950 scaled MFMA: the scale operands and their byte selects.
+            if d.format == Format::Vop3px2 {
+                i.mai.scale = Some([src9(f(F::ScaleSrc0)), src9(f(F::ScaleSrc1))]);
+                i.op_sel = f(F::OpSel) as u8;
+                i.op_sel_hi = f(F::OpSelHi) as u8;
+            }
+        }
+        Format::Smem => smem(d, &mut i, gfx12),
+        Format::Ds => {
+            let acc = if f(F::Acc) != 0 { AGPR_ROWS } else { 0 };
+            let m = &mut i.mem;
+            m.offset = (f(F::Offset0) | f(F::Offset1) << 8) as i32;
+            m.vaddr = f(F::Addr) as u16;
+            m.data = acc + f(F::Data0) as u16;
+            m.data1 = acc + f(F::Data1) as u16;
+            i.dst = acc + f(F::Vdst) as u16;
+            if f(F::Gds) != 0 {
+                i.enc = Enc::Refused("global data share (gds)");
+            }
+        }
+        Format::Flat | Format::Global | Format::Scratch => flat(d, &mut i, gfx12),
+        Format::Mubuf | Format::Mtbuf => buffer(d, &mut i, gfx12),
+        Format::Vopd | Format::VopdY => {
+            i.dst = f(F::Vdst) as u16;
+            i.src = [src9(f(F::Src0)), 256 + f(F::Vsrc1) as u16, 106];
+            i.sdst = 106;
+            let y = d.vopd().map_or(Op::VNop, |(_, y)| y);
+            i.y = Half {
+                op: y.canonical(),
+                dst: f(F::VdstY) as u16,
+                src: [src9(f(F::Src0Y)), 256 + f(F::Vsrc1Y) as u16],
+            };
+        }
+        Format::Exp
+        | Format::Vinterp
+        | Format::Vdsdir
+        | Format::Vsample
+        | Format::Mimg
+        | Format::Vimage => {}
+    }
+    // VALU operations whose destination field names an SGPR.
+    if matches!(
+        i.op,
+        Op::VReadfirstlaneB32
+            | Op::VReadlaneB32
+            | Op::VSRcpF32
+            | Op::VSRsqF32
+            | Op::VSSqrtF32
+            | Op::VSExpF32
+            | Op::VSLogF32
+    ) {
+        i.dst = sreg(u32::from(i.dst));
+    }
+    i
+}
+
+/// VOP1/VOP2/VOPC, with their DPP16/DPP8/SDWA extensions and GFX12 true16 halves.
+fn vop_short(d: &isa::Inst, i: &mut Inst, gfx12: bool, mask_dst: impl Fn(u32) -> u8) {
+    let f = |x: F| d.field(x);
+    i.src[0] = src9(gfx12, f(F::Src0));
+    match d.format {
+        Format::Vop1 => i.dst = f(F::Vdst) as u16,
+        Format::Vop2 => {
+            i.dst = f(F::Vdst) as u16;
+            // Implicit VCC: carry in/out and cndmask's mask.
+            i.src[1] = 256 + f(F::Vsrc1) as u16;
+            i.src[2] = 106;
+            i.sdst = 106;
+        }
+        _ => {
+            i.src[1] = 256 + f(F::Vsrc1) as u16;
+            i.sdst = mask_dst(106);
+        }
+    }
+    let ext = d.ext();
+    if let Some(ext) = ext {
+        i.ctl = (d.bits >> 32) as u32;
+        i.lit = 0;
+        match ext {
+            Ext::Sdwa => {
+                i.sub = Sub::Sdwa;
+                let s0 = f(F::ExtSrc0) as u16;
+                i.src[0] = if f(F::SdwaS0) != 0 { s0 } else { 256 + s0 };
+                if d.format != Format::Vop1 && f(F::SdwaS1) != 0 {
+                    i.src[1] -= 256;
+                }
+                if d.format == Format::Vopc {
+                    if f(F::SdwaSd) != 0 {
+                        i.sdst = f(F::Sdst) as u8;
+                    }
+                } else {
+                    i.clamp = f(F::Clamp) != 0;
+                    i.omod = f(F::Omod) as u8;
+                }
+                ext_mods(d, i);
+            }
+            Ext::Dpp16 => {
+                i.sub = Sub::Dpp;
+                i.src[0] = 256 + f(F::ExtSrc0) as u16;
+                ext_mods(d, i);
+            }
+            Ext::Dpp8 => {
+                i.sub = if f(F::Fi) != 0 {
+                    Sub::Dpp8Fi
+                } else {
+                    Sub::Dpp8
+                };
+                i.src[0] = 256 + f(F::ExtSrc0) as u16;
+            }
+        }
+    }
+    if gfx12 {
+        let mask = t16_fields(i.op);
+        if mask == 0 && i.op.name().ends_with("16") {
+            // A 16-bit operation whose operand halves this table does not list: refuse a
+            // `.h` operand rather than read v128+ in its place.
+            let wide = |c: u16| (256..512).contains(&c) && (c - 256) & 0x80 != 0;
+            let dst_vgpr = d.format != Format::Vopc;
+            if wide(i.src[0]) || wide(i.src[1]) || (dst_vgpr && i.dst & 0x80 != 0) {
+                i.enc = Enc::Refused("true16 high-half operand of this operation");
+            }
+        }
+        // The DPP dword's src0 field carries the half bit like the VOP field, so the
+        // extension's source already holds it.
+        half_split(i, mask);
+    }
+}
+
+/// neg/abs of src0 and src1 from a DPP16 or SDWA dword.
+fn ext_mods(d: &isa::Inst, i: &mut Inst) {
+    let f = |x: F| d.field(x) as u8;
+    i.neg = f(F::Src0Neg) | f(F::Src1Neg) << 1;
+    i.abs = f(F::Src0Abs) | f(F::Src1Abs) << 1;
+}
+
+/// GFX12 VOP3/VOP3B with DPP16/DPP8 (`v_add3_u32_e64_dpp`): the DPP dword is the third;
+/// the source modifiers stay in the VOP3 fields. Operations whose semantics read a source
+/// without the lane selection (64-bit operands, scalar-source and cross-lane operations)
+/// are refused.
+fn vop3_dpp(d: &isa::Inst, i: &mut Inst, ext: Ext) {
+    if !dpp_capable(i.op) {
+        i.enc = Enc::Refused("vop3 dpp form of this operation");
+        return;
+    }
+    i.ctl = (d.bits >> 64) as u32;
+    i.lit = 0;
+    i.src[0] = 256 + d.field(F::ExtSrc0) as u16;
+    i.sub = match ext {
+        Ext::Dpp8 if d.field(F::Fi) != 0 => Sub::Dpp8Fi,
+        Ext::Dpp8 => Sub::Dpp8,
+        _ => Sub::Dpp,
+    };
+}
+
+/// Whether the executor reads source 0 of `op` through the lane-selecting path (DPP).
+fn dpp_capable(op: Op) -> bool {
+    use Op::*;
+    let name = op.name();
+    !(name.ends_with("f64")
+        || name.ends_with("b64")
+        || name.ends_with("u64")
+        || name.ends_with("i64")
+        || name.contains("64_")
+        || matches!(
+            op,
+            VReadlaneB32
+                | VWritelaneB32
+                | VReadfirstlaneB32
+                | VPermlane16B32
+                | VPermlanex16B32
+                | VPermlane16VarB32
+                | VPermlanex16VarB32
+                | VSRcpF32
+                | VSRsqF32
+                | VSSqrtF32
+                | VSExpF32
+                | VSLogF32
+                | VFmaF16
+                | VMovB64
+                | VSwapB32
+        ))
+}
+
+/// Scalar memory.
+fn smem(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
+    let f = |x: F| d.field(x);
+    i.dst = sreg(gfx12, f(F::Sdata));
+    let m = &mut i.mem;
+    m.sbase = (f(F::Sbase) * 2) as u8;
+    if gfx12 {
+        m.offset = sext(f(F::Offset), 24);
+        m.soffset = sreg(gfx12, f(F::Soffset)) as u8;
+        m.flags |= Mem::IMM;
+        m.policy = (f(F::Th) | f(F::Scope) << 3) as u8;
+        return;
+    }
+    m.policy = f(F::Glc) as u8;
+    if f(F::Imm) != 0 {
+        m.flags |= Mem::IMM;
+        // 20-bit unsigned for buffer loads, 21-bit signed otherwise.
+        m.offset = if d.op.name().starts_with("s_buffer_") {
+            (f(F::Offset) & 0xf_ffff) as i32
+        } else {
+            sext(f(F::Offset), 21)
+        };
+        if f(F::Soe) != 0 {
+            m.soffset = f(F::Soffset) as u8;
+        }
+    } else {
+        m.soffset = f(F::SoffsetLo) as u8;
+    }
+}
+
+/// FLAT, GLOBAL and SCRATCH.
+fn flat(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
+    let f = |x: F| d.field(x);
+    let acc = if !gfx12 && f(F::Acc) != 0 {
+        AGPR_ROWS
+    } else {
+        0
+    };
+    let m = &mut i.mem;
+    m.seg = match d.format {
+        Format::Global => Seg::Global,
+        Format::Scratch => Seg::Scratch,
+        _ => Seg::Flat,
+    };
+    m.vaddr = f(F::Addr) as u16;
+    m.data = acc + f(F::Data) as u16;
+    i.dst = acc + f(F::Vdst) as u16;
+    let saddr = f(F::Saddr);
+    let off = if gfx12 { 124 } else { 0x7f };
+    m.sbase = if saddr == off {
+        Mem::NO_SGPR
+    } else {
+        saddr as u8
+    };
+    if gfx12 {
+        m.offset = sext(f(F::Offset), 24);
+        let th = f(F::Th);
+        m.policy = (th | f(F::Scope) << 3) as u8;
+        // Atomics return the pre-operation value when th[0] (TH_ATOMIC_RETURN) is set.
+        if th & 1 != 0 {
+            m.flags |= Mem::RETURN;
+        }
+        if f(F::Sve) != 0 {
+            m.flags |= Mem::VADDR;
+        }
+        return;
+    }
+    // FLAT: 12-bit unsigned offset; GLOBAL/SCRATCH: 13-bit signed.
+    m.offset = match m.seg {
+        Seg::Flat => (f(F::Offset) & 0xfff) as i32,
+        _ => sext(f(F::Offset), 13),
+    };
+    let glc = f(F::Glc);
+    m.policy = (glc | f(F::Slc) << 1 | f(F::Scc) << 2) as u8;
+    if glc != 0 {
+        m.flags |= Mem::RETURN;
+    }
+    // Scratch VGPR address: gfx90a uses it when saddr is off, the targets with
+    // architected flat scratch when the SVE bit (the `lds` field's position) is set.
+    let use_v = if d.target == Target::Gfx90a {
+        saddr == 0x7f
+    } else {
+        f(F::Lds) != 0
+    };
+    if use_v {
+        m.flags |= Mem::VADDR;
+    }
+}
+
+/// MUBUF/MTBUF (GFX9) and VBUFFER (GFX12).
+fn buffer(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
+    let f = |x: F| d.field(x);
+    let acc = if !gfx12 && f(F::Acc) != 0 {
+        AGPR_ROWS
+    } else {
+        0
+    };
+    let m = &mut i.mem;
+    m.vaddr = f(F::Vaddr) as u16;
+    m.data = acc + f(F::Vdata) as u16;
+    m.soffset = sreg(gfx12, f(F::Soffset)) as u8;
+    if f(F::Offen) != 0 {
+        m.flags |= Mem::OFFEN;
+    }
+    if f(F::Idxen) != 0 {
+        m.flags |= Mem::IDXEN;
+    }
+    if gfx12 {
+        if f(F::Tfe) != 0 {
+            i.enc = Enc::Refused("vbuffer tfe (texture fail enable)");
+        }
+        let th = f(F::Th);
+        // The descriptor quad's first SGPR (GFX12 encodes the register, not quad / 4).
+        m.sbase = sreg(gfx12, f(F::Srsrc)) as u8;
+        // 24-bit field; LLVM accepts 0..=0x7FFFFF (an unsigned offset).
+        m.offset = f(F::Offset) as i32;
+        m.policy = (th | f(F::Scope) << 3) as u8;
+        if d.format == Format::Mtbuf {
+            m.fmt = super::tbuf::gfx12_format(d.target, f(F::Fmt));
+        }
+        if th & 1 != 0 && i.op.name().starts_with("buffer_atomic") {
+            m.flags |= Mem::RETURN;
+        }
+        return;
+    }
+    m.sbase = (f(F::Srsrc) * 4) as u8;
+    m.offset = f(F::Offset) as i32;
+    let glc = f(F::Glc);
+    m.policy = (glc | f(F::Slc) << 1 | f(F::Scc) << 2) as u8;
+    if glc != 0 {
+        m.flags |= Mem::RETURN;
+    }
+    if f(F::Lds) != 0 {
+        m.flags |= Mem::LDS_DMA;
+    }
+    if d.format == Format::Mtbuf {
+        m.fmt = (f(F::Dfmt) | f(F::Nfmt) << 4) as u8;
+    }
+}
+
+/// Which register fields of a GFX12 VOP1/VOP2/VOPC operation are 16-bit operands, as
+/// `op_sel` bits (1 src0, 2 vsrc1, 8 vdst). With `-mattr=+real-true16` semantics such a
+/// field is `hi << 7 | vgpr` (../shared/ISA-ENCODINGS.md 2.4; checked with llvm-mc-22:
+/// `v_cvt_f32_f16 v200, v1.h` keeps an 8-bit destination, `v_ldexp_f16` and
+/// `v_cmp_class_f16` take 16-bit second sources).
+fn t16_fields(op: Op) -> u8 {
+    use Op::*;
+    if let Some(c) = op.compare() {
+        use crate::isa::CmpType as C;
+        return match c.ty {
+            C::F16 | C::I16 | C::U16 | C::ClassF16 => 1 | 2,
+            _ => 0,
+        };
+    }
+    match op {
+        VCvtF32F16 => 1,
+        VCvtF16F32 => 8,
+        VCvtF16U16 | VCvtF16I16 | VCvtU16F16 | VCvtI16F16 | VRcpF16 | VSqrtF16 | VRsqF16
+        | VLogF16 | VExpF16 | VFloorF16 | VCeilF16 | VTruncF16 | VRndneF16 => 1 | 8,
+        VAddF16 | VSubF16 | VSubrevF16 | VMulF16 | VMaxF16 | VMinF16 | VLdexpF16 => 1 | 2 | 8,
+        _ => 0,
+    }
+}
+
+/// Moves the true16 half bit (bit 7 of a VGPR field) of the operands in `mask` (see
+/// [`t16_fields`]) into `op_sel`, leaving the VGPR index.
+fn half_split(i: &mut Inst, mask: u8) {
+    for n in 0..2 {
+        let c = i.src[n];
+        if mask >> n & 1 != 0 && (256..512).contains(&c) {
+            let v = c - 256;
+            i.op_sel |= ((v >> 7) as u8 & 1) << n;
+            i.src[n] = 256 + (v & 0x7f);
+        }
+    }
+    if mask & 8 != 0 {
+        i.op_sel |= ((i.dst >> 7) as u8 & 1) << 3;
+        i.dst &= 0x7f;
+    }
+}
+
+/// Decodes and lowers the instruction at the start of `bytes`.
+pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, isa::DecodeError> {
+    isa::decode(target, bytes, true).map(|d| lower(&d))
+}
