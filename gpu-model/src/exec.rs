@@ -30,6 +30,7 @@ mod lane;
 mod lower;
 mod matrix;
 mod mfma;
+mod minifloat;
 mod mubuf;
 mod regfile;
 mod smem;
