@@ -1,11 +1,12 @@
 //! Matrix source element formats and their decoding to the accumulation type.
 //!
-//! Every narrow format (8-, 6- and 4-bit floats) is decoded through a 256-entry table built
-//! once, so a matrix operand costs one lookup per element. Values of all formats here are
-//! exact in f32 (and f64), so decoding never rounds; only [`Elem::Xf32`] rounds, by design
-//! of the format (see [`xf32`]).
+//! The narrow float formats (8-, 6- and 4-bit floats, E8M0 scales) decode through
+//! [`crate::exec::minifloat`]'s lookup tables, so a matrix operand costs one lookup per
+//! element. Values of all formats here are exact in f32 (and f64), so decoding never
+//! rounds; only [`Elem::Xf32`] rounds, by design of the format (see [`xf32`]).
 
-use std::sync::LazyLock;
+#[cfg(test)]
+use crate::exec::minifloat::Format;
 
 /// One concrete source element format (after the instruction's modifiers chose it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,16 +63,17 @@ impl Elem {
         matches!(self, Elem::I8 | Elem::U8 | Elem::I4 | Elem::U4)
     }
 
-    /// The decode table of a narrow float format (indexed by the raw code), or `None`.
-    pub(crate) fn table(self) -> Option<&'static [f32; 256]> {
+    /// The narrow float format of [`crate::exec::minifloat`] this is, if any.
+    #[cfg(test)]
+    pub(crate) fn mini(self) -> Option<Format> {
         Some(match self {
-            Elem::Fp8 => &FP8,
-            Elem::Bf8 => &BF8,
-            Elem::Fp8Fnuz => &FP8_FNUZ,
-            Elem::Bf8Fnuz => &BF8_FNUZ,
-            Elem::Fp6 => &FP6,
-            Elem::Bf6 => &BF6,
-            Elem::Fp4 => &FP4,
+            Elem::Fp8 => Format::Fp8,
+            Elem::Bf8 => Format::Bf8,
+            Elem::Fp8Fnuz => Format::Fp8Fnuz,
+            Elem::Bf8Fnuz => Format::Bf8Fnuz,
+            Elem::Fp6 => Format::Fp6,
+            Elem::Bf6 => Format::Bf6,
+            Elem::Fp4 => Format::Fp4,
             _ => return None,
         })
     }
@@ -89,7 +91,9 @@ impl Elem {
             Elem::U8 => (x & 0xff) as f64,
             Elem::I4 => (((x as u8) << 4) as i8 >> 4) as f64,
             Elem::U4 => (x & 0xf) as f64,
-            _ => self.table().map_or(0.0, |t| t[(x & 0xff) as usize] as f64),
+            _ => self
+                .mini()
+                .map_or(0.0, |f| crate::exec::minifloat::decode(f, x as u32) as f64),
         }
     }
 
@@ -128,69 +132,9 @@ pub(crate) fn xf32(x: u32) -> f32 {
     f32::from_bits(r)
 }
 
-/// Value of a finite-only minifloat code (OCP MX FP6/BF6/FP4: no infinities, no NaN):
-/// `(-1)^s * 2^(e - bias) * 1.m`, subnormal `2^(1 - bias) * 0.m` for `e == 0`.
-fn finite_minifloat(x: u32, ebits: u32, mbits: u32, bias: i32) -> f32 {
-    let e = (x >> mbits) & ((1 << ebits) - 1);
-    let m = x & ((1 << mbits) - 1);
-    let (sig, exp) = if e == 0 {
-        (m, 1 - bias)
-    } else {
-        (m | 1 << mbits, e as i32 - bias)
-    };
-    let v = sig as f32 * 2f32.powi(exp - mbits as i32);
-    if x >> (ebits + mbits) & 1 != 0 {
-        -v
-    } else {
-        v
-    }
-}
-
-fn table(f: impl Fn(u32) -> f32) -> [f32; 256] {
-    std::array::from_fn(|x| f(x as u32))
-}
-
-// 8-bit floats (`super::super::mfma::f8_value` holds the definitions and their sources).
-static FP8: LazyLock<[f32; 256]> =
-    LazyLock::new(|| table(|x| super::super::mfma::f8_value(x as u8, false, true) as f32));
-static BF8: LazyLock<[f32; 256]> =
-    LazyLock::new(|| table(|x| super::super::mfma::f8_value(x as u8, true, true) as f32));
-static FP8_FNUZ: LazyLock<[f32; 256]> =
-    LazyLock::new(|| table(|x| super::super::mfma::f8_value(x as u8, false, false) as f32));
-static BF8_FNUZ: LazyLock<[f32; 256]> =
-    LazyLock::new(|| table(|x| super::super::mfma::f8_value(x as u8, true, false) as f32));
-// OCP Microscaling Formats (MX) v1.0, section 5.3.2: E2M3 bias 1, E3M2 bias 3, E2M1 bias
-// 1, no special values. Codes past the format's width repeat (only the low bits count).
-static FP6: LazyLock<[f32; 256]> = LazyLock::new(|| table(|x| finite_minifloat(x & 63, 2, 3, 1)));
-static BF6: LazyLock<[f32; 256]> = LazyLock::new(|| table(|x| finite_minifloat(x & 63, 3, 2, 3)));
-static FP4: LazyLock<[f32; 256]> = LazyLock::new(|| table(|x| finite_minifloat(x & 15, 2, 1, 1)));
-
-/// The value of an E8M0 block scale byte as a power-of-two exponent: `x - 127`, or `None`
-/// for `0xff`, the format's NaN (OCP MX v1.0, section 5.4).
-pub(crate) fn e8m0_exp(x: u8) -> Option<i32> {
-    (x != 0xff).then_some(x as i32 - 127)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Extremes of the MX formats from the OCP MX v1.0 tables (max normal, min subnormal).
-    #[test]
-    #[allow(clippy::unusual_byte_groupings)] // sign | exponent | mantissa
-    fn mx_format_edges() {
-        assert_eq!(FP6[0b0_11_111], 7.5);
-        assert_eq!(FP6[0b0_00_001], 0.125);
-        assert_eq!(FP6[0b1_01_000], -1.0);
-        assert_eq!(BF6[0b0_111_11], 28.0);
-        assert_eq!(BF6[0b0_000_01], 0.0625);
-        assert_eq!(FP4[0b0111], 6.0);
-        assert_eq!(FP4[0b0001], 0.5);
-        assert_eq!(FP4[0b1010], -1.0);
-        assert_eq!(e8m0_exp(127), Some(0));
-        assert_eq!(e8m0_exp(0), Some(-127));
-        assert_eq!(e8m0_exp(0xff), None);
-    }
 
     #[test]
     fn xf32_rounds_to_ten_mantissa_bits() {

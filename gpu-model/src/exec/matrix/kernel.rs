@@ -5,6 +5,7 @@
 use super::elem::{self, Elem};
 use super::gather::{self, Tuple};
 use super::{Family, Operands, Out, Plan, ScaleSrc, Ty, MAX};
+use crate::exec::minifloat;
 use crate::exec::wave::{Wave, LANES};
 use std::cell::RefCell;
 
@@ -165,8 +166,9 @@ fn mul_n<A: Arith, const N: usize>(p: &Plan, o: &Operands, m: &mut Mats<'_, A::V
 }
 
 /// The f8f6f4 datapath: per 32-wide k block, products summed from zero in f32, the block
-/// sum scaled by `2^(ea + eb)` (E8M0 scales; NaN for a NaN scale) and added to D.
-fn multiply_blocked(p: &Plan, m: &mut Mats<'_, f32>, scales: &[[Option<i32>; LANES]; 2]) {
+/// sum times the A and B block scales (E8M0 values, NaN for a NaN scale; the product is
+/// exact in f64, one rounding to f32) added to D.
+fn multiply_blocked(p: &Plan, m: &mut Mats<'_, f32>, scales: &[[f32; LANES]; 2]) {
     let sh = &p.sh;
     let (rows, n, k) = (sh.m, sh.n, sh.k);
     let mut part = [0f32; 32];
@@ -182,43 +184,36 @@ fn multiply_blocked(p: &Plan, m: &mut Mats<'_, f32>, scales: &[[Option<i32>; LAN
                 }
             }
             let d = &mut m.d[i * n..][..n];
-            let ea = scales[0][kb * rows + i];
+            let sa = scales[0][kb * rows + i] as f64;
             for (j, dj) in d.iter_mut().enumerate() {
-                let s = match (ea, scales[1][kb * n + j]) {
-                    (Some(x), Some(y)) => (part[j] as f64 * 2f64.powi(x + y)) as f32,
-                    _ => f32::NAN,
-                };
-                *dj += s;
+                let sb = scales[1][kb * n + j] as f64;
+                *dj += (part[j] as f64 * sa * sb) as f32;
             }
         }
     }
 }
 
+fn conv(raw: &[u64], out: &mut [f32], f: impl Fn(u64) -> f32) {
+    raw.iter().zip(out).for_each(|(&r, o)| *o = f(r));
+}
+
 /// Decodes raw codes to f32, with the GFX12 16-bit NEG/NEG_HI flips (`neg` bit 0 for the
-/// low half, bit 1 for the high half).
+/// low half, bit 1 for the high half). One loop per format (no per-element dispatch).
 fn to_f32(e: Elem, raw: &[u64], out: &mut [f32], neg: u32) {
+    use minifloat::{decode, Format as F};
     let flip = |v: f32, r: u64| if neg >> (r >> 63) & 1 != 0 { -v } else { v };
-    match (e, e.table()) {
-        (_, Some(t)) => raw
-            .iter()
-            .zip(out)
-            .for_each(|(&r, o)| *o = t[(r & 0xff) as usize]),
-        (Elem::F16, _) => raw
-            .iter()
-            .zip(out)
-            .for_each(|(&r, o)| *o = flip(half::f16::from_bits(r as u16).to_f32(), r)),
-        (Elem::Bf16, _) => raw
-            .iter()
-            .zip(out)
-            .for_each(|(&r, o)| *o = flip(f32::from_bits((r as u32 & 0xffff) << 16), r)),
-        (Elem::Xf32, _) => raw
-            .iter()
-            .zip(out)
-            .for_each(|(&r, o)| *o = elem::xf32(r as u32)),
-        _ => raw
-            .iter()
-            .zip(out)
-            .for_each(|(&r, o)| *o = f32::from_bits(r as u32)),
+    match e {
+        Elem::Fp8 => conv(raw, out, |r| decode(F::Fp8, r as u32)),
+        Elem::Bf8 => conv(raw, out, |r| decode(F::Bf8, r as u32)),
+        Elem::Fp8Fnuz => conv(raw, out, |r| decode(F::Fp8Fnuz, r as u32)),
+        Elem::Bf8Fnuz => conv(raw, out, |r| decode(F::Bf8Fnuz, r as u32)),
+        Elem::Fp6 => conv(raw, out, |r| decode(F::Fp6, r as u32)),
+        Elem::Bf6 => conv(raw, out, |r| decode(F::Bf6, r as u32)),
+        Elem::Fp4 => conv(raw, out, |r| decode(F::Fp4, r as u32)),
+        Elem::F16 => conv(raw, out, |r| flip(decode(F::F16, r as u32), r)),
+        Elem::Bf16 => conv(raw, out, |r| flip(decode(F::Bf16, r as u32), r)),
+        Elem::Xf32 => conv(raw, out, |r| elem::xf32(r as u32)),
+        _ => conv(raw, out, |r| f32::from_bits(r as u32)),
     }
 }
 
@@ -302,7 +297,7 @@ fn run_f32(w: &mut Wave, p: &Plan, o: &Operands, s: &mut Scratch) {
     }
     let mut m = Mats { a, ks: &s.ks, b, d };
     if sh.a == Ty::F8f6f4 {
-        let mut scales = [[Some(0); LANES]; 2];
+        let mut scales = [[1f32; LANES]; 2];
         if let Some(sc) = o.scale {
             for (n, (src, byte)) in sc.iter().enumerate() {
                 for (l, e) in scales[n].iter_mut().enumerate() {
@@ -310,7 +305,7 @@ fn run_f32(w: &mut Wave, p: &Plan, o: &Operands, s: &mut Scratch) {
                         ScaleSrc::Row(row) => w.v[*row][l],
                         ScaleSrc::Splat(x) => *x,
                     };
-                    *e = elem::e8m0_exp((word >> (8 * (byte & 3))) as u8);
+                    *e = minifloat::decode_e8m0((word >> (8 * (byte & 3))) as u8);
                 }
             }
         }
