@@ -15,7 +15,9 @@
 //! i8-like layout; fp4 and, our documented choice, fp6: 32 consecutive k per lane) and
 //! E8M0 scales (lane `kb * M + i`), the calculator's compression-index layout for SMFMAC.
 //! The values are decoded with this file's own decoders (`exec_util/mma.rs`), so a wrong
-//! bias, a transposed operand or a swapped half fails.
+//! bias, a transposed operand or a swapped half fails. (A k order A and B share is
+//! invisible in `A * B`; it shows where k blocks matter: sparse groups, E8M0 scale blocks,
+//! `f8f6f4` operands of different formats, all tested here.)
 
 #[path = "exec_util/asm.rs"]
 mod asm;

@@ -30,9 +30,15 @@
 //! float sources NEG[0]/NEG[1] negate A/B values in bits 15:0 and NEG_HI[0]/[1] those in
 //! bits 31:16; NEG[2] negates C and NEG_HI[2] takes |C| first; integer sources read
 //! NEG[0]/NEG[1] as "signed"; CLAMP saturates integer results; SWMMAC's OPSEL
-//! (`index_key`) picks the index set. Modifier bits the hardware leaves undefined (NEG on
-//! 8-bit floats or integers' C, ABID on `f8f6f4`, an index set past the register) are
-//! refused with [`FaultReason::UnsupportedForm`].
+//! (`index_key`) picks the index set; CLAMP does not affect float results.
+//!
+//! Refused with [`FaultReason::UnsupportedForm`] (LLVM rejects them and our sources give
+//! them no meaning): NEG/NEG_HI on 8-bit float sources, on integer C, or on a SWMMAC's
+//! index operand; ABID on `f8f6f4`; BLGP on SMFMAC and on gfx90a f64; `f8f6f4` format
+//! codes 5-7; an ABID naming a block the shape lacks; an index set past the register;
+//! scalar A/B operands; tuples past the register file; `v_mfma_ld_scale_b32` alone. The
+//! scale operands are 9-bit source codes: a VGPR gives per-lane scales, an SGPR or inline
+//! constant one word for every lane (LLVM 22's assembler takes only VGPRs there).
 //!
 //! Sparse A (4:2): each 4-wide k group stores two values and a 2-bit index per value
 //! naming its column in the group. Documents do not say what two equal indices do; we
@@ -55,8 +61,8 @@
 //! * GFX12 f16/bf16 results: accumulated in f32 from C, rounded once to nearest even at
 //!   the end (a hardware that rounds per step differs by up to about K half-ulps).
 //!
-//! EXEC is ignored: the instructions require all lanes enabled (the CDNA3 and RDNA4 guides
-//! make other masks undefined); every lane of the result is written.
+//! EXEC is ignored (documented choice): a matrix instruction is one operation of the whole
+//! wave, every lane of the result is written (GFX12 wave32: lanes 0-31).
 
 mod elem;
 mod gather;
@@ -349,7 +355,11 @@ impl Plan {
         } else {
             let int = a.is_int();
             let f8 = matches!(sh.a, Ty::Fp8 | Ty::Bf8);
-            if (int && (o.neg & 4 != 0 || o.neg_hi != 0)) || (f8 && (o.neg | o.neg_hi) & 3 != 0) {
+            // SWMMAC's src2 is the index (C is D): NEG[2]/NEG_HI[2] name nothing.
+            if (int && (o.neg & 4 != 0 || o.neg_hi != 0))
+                || (f8 && (o.neg | o.neg_hi) & 3 != 0)
+                || (sh.sparse && (o.neg | o.neg_hi) & 4 != 0)
+            {
                 return Err(unsupported(
                     "wmma neg/neg_hi bits the source format does not have",
                 ));

@@ -140,7 +140,8 @@ fn mul_n<A: Arith, const N: usize>(p: &Plan, o: &Operands, m: &mut Mats<'_, A::V
     let (rows, k, kc) = (sh.m, sh.k, p.kc);
     let cbsz = o.cbsz.min(31);
     for blk in 0..sh.blocks {
-        let ab = if sh.sparse || sh.a == Ty::F8f6f4 {
+        // CBSZ/ABID broadcast A blocks of the dense CDNA shapes only (checked by the plan).
+        let ab = if sh.sparse || sh.a == Ty::F8f6f4 || sh.family == Family::Gfx12 {
             blk
         } else {
             (blk >> cbsz << cbsz) + o.abid as usize

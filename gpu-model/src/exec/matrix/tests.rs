@@ -603,3 +603,57 @@ fn specials() {
     exec(&mut w, &wm, &ops(0, 16, 40, 80)).unwrap();
     assert!(f32::from_bits(w.v[80][0]).is_nan());
 }
+
+/// Any register numbers and modifier values on every operation: a result or a typed
+/// fault, never a panic (run in the test profile: overflow checks on).
+#[test]
+fn any_operands_no_panic() {
+    let mut r = Rng(11);
+    let mut w = Wave::new(64, 0);
+    for row in 0..super::VGPR_ROWS {
+        for l in 0..64 {
+            w.v[row][l] = r.next() as u32;
+        }
+    }
+    let shapes: Vec<Shape> = crate::Target::ALL
+        .iter()
+        .flat_map(|&t| crate::isa::ops(t))
+        .filter_map(super::ops::shape)
+        .collect();
+    for sh in shapes {
+        for _ in 0..16 {
+            let mut x = || r.next();
+            let reg = |v: u64| (v % 540) as usize;
+            let src = |v: u64| {
+                if v & 1 == 0 {
+                    ScaleSrc::Row(reg(v))
+                } else {
+                    ScaleSrc::Splat(v as u32)
+                }
+            };
+            let o = Operands {
+                a: reg(x()),
+                b: reg(x()),
+                c: if x() & 3 == 0 {
+                    CSrc::Splat(x())
+                } else {
+                    CSrc::Rows(reg(x()))
+                },
+                d: reg(x()),
+                index: reg(x()),
+                cbsz: (x() % 8) as u32,
+                abid: (x() % 16) as u32,
+                blgp: (x() % 8) as u32,
+                neg: (x() % 8) as u32,
+                neg_hi: (x() % 8) as u32,
+                index_key: (x() % 4) as u32,
+                clamp: x() & 1 != 0,
+                scale: (x() & 1 != 0)
+                    .then(|| [(src(x()), (x() % 4) as u32), (src(x()), (x() % 4) as u32)]),
+                wave64: x() & 1 != 0,
+                fnuz: x() & 1 != 0,
+            };
+            let _ = exec(&mut w, &sh, &o);
+        }
+    }
+}
