@@ -153,6 +153,8 @@ struct Case {
     in_place: bool,
     /// Scaled MFMA: (A byte, B byte) and where the scales come from.
     scale: Option<(u32, u32, ScaleFrom)>,
+    /// A few infinities and NaNs among the sources.
+    specials: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -243,9 +245,10 @@ fn case(target: Target, name: &'static str, blocks: usize) -> Case {
         neg: 0,
         agpr: false,
         in_place: false,
-        scale: None.or(name
+        scale: name
             .starts_with("v_mfma_scale")
-            .then_some((0, 0, ScaleFrom::Vgprs))),
+            .then_some((0, 0, ScaleFrom::Vgprs)),
+        specials: false,
     }
 }
 
@@ -379,8 +382,12 @@ impl Case {
                 })
                 .collect()
         };
-        let ta = fill(self.a, ra, self.kl(self.sparse));
-        let tb = fill(self.b, rb, self.kl(false));
+        let mut ta = fill(self.a, ra, self.kl(self.sparse));
+        let mut tb = fill(self.b, rb, self.kl(false));
+        if self.specials {
+            mma::sprinkle(&mut ta, self.a, self.kl(self.sparse), 3, &mut rng);
+            mma::sprinkle(&mut tb, self.b, self.kl(false), 3, &mut rng);
+        }
         let out_regs = rd * 32 / self.out.bits();
         let tc: Vec<Vec<u64>> = (0..lanes)
             .map(|_| (0..out_regs).map(|_| self.out.random(&mut rng)).collect())
@@ -419,9 +426,9 @@ impl Case {
         });
         // The matrices, read from the registers through the layout.
         let (m, k, blocks) = (self.m, self.k, self.blocks);
-        let mut amat = vec![f64::NAN; blocks * m * k];
+        let mut amat = vec![None; blocks * m * k];
         // Sparse: the stored values of row i as (dense k, value), in stored order.
-        let mut sparse: Vec<Vec<(usize, f64)>> = vec![Vec::new(); m];
+        let mut sparse: Vec<Vec<(usize, usize, f64)>> = vec![Vec::new(); m];
         for l in 0..lanes {
             for e in 0..self.kl(self.sparse) {
                 let v = self
@@ -438,15 +445,16 @@ impl Case {
                         self.abid as usize
                     };
                     let pos = (index[l] >> (set * 2 * kl + 2 * e)) & 3;
-                    sparse[i].push((4 * (c / 2) + pos as usize, v));
+                    sparse[i].push((c, 4 * (c / 2) + pos as usize, v));
                 } else {
-                    amat[(b * m + i) * k + c] = v;
+                    amat[(b * m + i) * k + c] = Some(v);
                 }
             }
         }
-        for row in sparse.iter_mut() {
+        for row in sparse.iter_mut().filter(|_| self.sparse) {
             // Stored order is the compressed column order.
-            row.sort_by_key(|&(kk, _)| kk);
+            row.sort_by_key(|&(c, _, _)| c);
+            assert_eq!(row.len(), k / 2, "sparse A fully placed");
         }
         let src_lane = |l: usize| match self.blgp {
             0 => l,
@@ -455,14 +463,21 @@ impl Case {
             3 => (l + 16) % 64,
             g => 16 * (g as usize - 4) + l % 16,
         };
-        let mut bmat = vec![f64::NAN; blocks * k * m];
+        let mut bmat = vec![None; blocks * k * m];
         for l in 0..lanes {
             for e in 0..self.kl(false) {
                 let (b, j, kk) = self.place(true, l, e);
                 let code = mma::unpack(&tb[src_lane(l)], e * self.b.bits(), self.b.bits());
-                bmat[(b * k + kk) * m + j] = self.b.value(code);
+                bmat[(b * k + kk) * m + j] = Some(self.b.value(code));
             }
         }
+        assert!(
+            self.sparse || amat.iter().all(Option::is_some),
+            "A fully placed"
+        );
+        assert!(bmat.iter().all(Option::is_some), "B fully placed");
+        let amat: Vec<f64> = amat.into_iter().map(|v| v.unwrap_or(0.0)).collect();
+        let bmat: Vec<f64> = bmat.into_iter().map(|v| v.unwrap_or(0.0)).collect();
         let sign = |bit: u32| if self.neg >> bit & 1 != 0 { -1.0 } else { 1.0 };
         let scale_of = |which: usize, lane: usize, byte: u32| -> f64 {
             let word = match self.scale {
@@ -486,7 +501,7 @@ impl Case {
                 let terms: Vec<f64> = if self.sparse {
                     sparse[i]
                         .iter()
-                        .map(|&(kk, a)| a * bmat[kk * m + j])
+                        .map(|&(_, kk, a)| a * bmat[kk * m + j])
                         .collect()
                 } else {
                     (0..k)
@@ -692,5 +707,19 @@ fn sparse_index_sets() {
             ..c
         });
     }
+    run_all(&cases);
+}
+
+/// Infinities and NaNs in the sources propagate (products with them, inf - inf, 0 * inf),
+/// in every format that has them.
+#[test]
+fn special_values() {
+    let cases: Vec<Case> = every()
+        .filter(|c| !c.a.specials().is_empty() || c.f8f6f4)
+        .map(|c| Case {
+            specials: true,
+            ..c
+        })
+        .collect();
     run_all(&cases);
 }

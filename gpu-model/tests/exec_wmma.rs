@@ -73,6 +73,8 @@ struct Case {
     c_const: Option<(&'static str, u64)>,
     /// D is C's registers.
     in_place: bool,
+    /// A few infinities and NaNs among the sources.
+    specials: bool,
 }
 
 fn case(target: Target, wave: usize, name: &'static str) -> Case {
@@ -103,6 +105,7 @@ fn case(target: Target, wave: usize, name: &'static str) -> Case {
         index_key: 0,
         c_const: None,
         in_place: false,
+        specials: false,
     }
 }
 
@@ -300,8 +303,12 @@ impl Case {
                 })
                 .collect()
         };
-        let ta = fill(fa, ra);
-        let tb = fill(fb, rb);
+        let mut ta = fill(fa, ra);
+        let mut tb = fill(fb, rb);
+        if self.specials {
+            mma::sprinkle(&mut ta, fa, ra * 32 / fa.bits(), 3, &mut rng);
+            mma::sprinkle(&mut tb, fb, rb * 32 / fb.bits(), 3, &mut rng);
+        }
         let tc: Vec<Vec<u32>> = (0..lanes)
             .map(|_| {
                 (0..rd)
@@ -338,7 +345,7 @@ impl Case {
         };
         let k = self.k;
         // A: dense a[i][k]; sparse: per row (k, value) in stored order.
-        let mut amat = vec![f64::NAN; 16 * k];
+        let mut amat = vec![None; 16 * k];
         let mut sparse: Vec<Vec<(usize, usize, f64)>> = vec![Vec::new(); 16];
         let wa = fa.bits();
         for l in 0..lanes {
@@ -352,7 +359,7 @@ impl Case {
                             sparse[l % 16].push((kk / 2 + s, kk + pos as usize, v));
                         }
                     } else if let Some(kk) = self.dense_k(l, r, y) {
-                        amat[(l % 16) * k + kk] = v;
+                        amat[(l % 16) * k + kk] = Some(v);
                     }
                 }
             }
@@ -361,7 +368,7 @@ impl Case {
             row.sort_by_key(|&(c, _, _)| c);
             assert_eq!(row.len(), k / 2, "sparse A fully placed");
         }
-        let mut bmat = vec![f64::NAN; k * 16];
+        let mut bmat = vec![None; k * 16];
         let wb = fb.bits();
         for l in 0..lanes {
             for r in 0..rb {
@@ -373,16 +380,18 @@ impl Case {
                     };
                     if let Some(kk) = kk {
                         let code = mma::unpack(&tb[l], r * 32 + y * wb, wb);
-                        bmat[kk * 16 + l % 16] = signed(fb.value(code), fb, (y * wb) / 16, 1);
+                        bmat[kk * 16 + l % 16] = Some(signed(fb.value(code), fb, (y * wb) / 16, 1));
                     }
                 }
             }
         }
         assert!(
-            self.sparse || amat.iter().all(|v| !v.is_nan()),
+            self.sparse || amat.iter().all(Option::is_some),
             "A fully placed"
         );
-        assert!(bmat.iter().all(|v| !v.is_nan()), "B fully placed");
+        assert!(bmat.iter().all(Option::is_some), "B fully placed");
+        let amat: Vec<f64> = amat.into_iter().map(|v| v.unwrap_or(0.0)).collect();
+        let bmat: Vec<f64> = bmat.into_iter().map(|v| v.unwrap_or(0.0)).collect();
         let d0 = if self.in_place || self.sparse { C0 } else { D0 };
         let per = 32 / self.out.bits();
         for l in 0..lanes {
@@ -534,5 +543,18 @@ fn sparse_index_sets() {
             });
         }
     }
+    run_all(&cases);
+}
+
+/// Infinities and NaNs in f16, bf16, fp8 and bf8 sources propagate.
+#[test]
+fn special_values() {
+    let cases: Vec<Case> = every()
+        .filter(|c| c.out != Out::I32)
+        .map(|c| Case {
+            specials: true,
+            ..c
+        })
+        .collect();
     run_all(&cases);
 }

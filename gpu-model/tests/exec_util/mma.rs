@@ -161,6 +161,42 @@ impl Fmt {
     }
 }
 
+impl Fmt {
+    /// Codes of the format's infinities and NaNs (none for the finite-only formats and
+    /// integers).
+    pub fn specials(self) -> &'static [u64] {
+        match self {
+            Fmt::F32 | Fmt::Xf32 => &[0x7f80_0000, 0xff80_0000, 0x7fc0_0000],
+            Fmt::F64 => &[0x7ff0_0000_0000_0000, 0x7ff8_0000_0000_0000],
+            Fmt::F16 => &[0x7c00, 0xfc00, 0x7e00],
+            Fmt::Bf16 => &[0x7f80, 0xff80, 0x7fc0],
+            Fmt::Fp8 => &[0x7f, 0xff],
+            Fmt::Bf8 => &[0x7c, 0xfc, 0x7e],
+            Fmt::Fp8Fnuz | Fmt::Bf8Fnuz => &[0x80],
+            _ => &[],
+        }
+    }
+}
+
+/// Replaces a few random elements of each lane group's tuples with special values:
+/// `count` slots over all lanes of a tuple of `per` elements per lane.
+pub fn sprinkle(t: &mut [Vec<u32>], fmt: Fmt, per: usize, count: usize, r: &mut Rng) {
+    let sp = fmt.specials();
+    if sp.is_empty() {
+        return;
+    }
+    for _ in 0..count {
+        let l = r.below(t.len() as u64) as usize;
+        let e = r.below(per as u64) as usize;
+        pack(
+            &mut t[l],
+            e * fmt.bits(),
+            fmt.bits(),
+            sp[r.below(sp.len() as u64) as usize],
+        );
+    }
+}
+
 /// A result element format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Out {
