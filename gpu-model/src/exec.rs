@@ -17,14 +17,18 @@
 //! Semantics are split by encoding family: [`sop`](self::sop) (scalar ALU and program
 //! control), `smem`, `valu` (VOP1/VOP2/VOPC/VOP3 operations), `vop3p`, `lane` (DPP/SDWA
 //! and cross-lane), `ds`, `flat` (FLAT/GLOBAL/SCRATCH), `mubuf` (GFX9 MUBUF and GFX12
-//! VBUFFER with both buffer-descriptor layouts), `float` (rounding and transcendental
-//! helpers).
+//! VBUFFER with both buffer-descriptor layouts), `tbuf` (formatted buffer accesses:
+//! typed MTBUF and `buffer_*_format*`), `format` (buffer/image element formats and their
+//! conversions), `image` (MIMG/VIMAGE without a sampler, with the image descriptors),
+//! `float` (rounding and transcendental helpers).
 
 mod ds;
 mod f8;
 mod flat;
 mod float;
 mod fmode;
+mod format;
+mod image;
 mod inst;
 mod lane;
 mod lower;
@@ -41,7 +45,7 @@ mod valu3;
 mod vop3p;
 mod wave;
 
-pub use inst::{Enc, Half, Inst, Mai, Mem, Seg, Sub};
+pub use inst::{Enc, GraphicsClass, Half, Img, Inst, Mai, Mem, Refusal, Seg, Sub};
 pub use lower::{decode, lower};
 pub use wave::{Wave, WaveInfo, WaveState, LANES};
 
@@ -176,7 +180,7 @@ impl Enc {
             Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 | Enc::Vopd => InstClass::Valu,
             Enc::Vop3p => InstClass::Vop3p,
             Enc::Ds => InstClass::Lds,
-            Enc::Flat | Enc::Mubuf => InstClass::Vmem,
+            Enc::Flat | Enc::Mubuf | Enc::Image => InstClass::Vmem,
             // Never retired (they fault); counted where they would issue.
             Enc::Graphics(_) | Enc::Refused(_) => InstClass::Control,
         }

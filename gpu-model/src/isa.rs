@@ -52,6 +52,14 @@
 //! 10. GFX12 BVH ray intersection (`image_bvh*_intersect_ray`): VIMAGE opcodes
 //!     without an entry are probed in the one shape LLVM accepts (r128, dmask 0xF, dim
 //!     0), with and without a16, giving each address tuple's size (module `refine`).
+//! 11. what each opcode does (module `meta` of the generator): every entry's probe is
+//!     given to `llvm-mca-22` as assembly text (module `mca` of `llvm-oracle`), whose
+//!     scheduling model tells the issue class, how many registers the instruction
+//!     defines and, by the cycles a dependent sequence takes, which registers it reads
+//!     and writes (implicit SCC, VCC, EXEC and MODE included); the rest (M0, wait
+//!     counters, the graphics flag, what the latencies hide) follows documented rules.
+//!     Read it with [`Inst::accesses`], [`Inst::issue_class`], [`Inst::wait_counters`]
+//!     and [`Inst::is_graphics`].
 //!
 //! The result is written to `gpu-model/src/isa/generated/` ("generated, do not edit").
 //! A single cross-target [`Op`] enum has one variant per distinct mnemonic (encoding
@@ -134,6 +142,7 @@ mod ext;
 mod generated;
 mod image;
 pub mod layout;
+mod meta;
 mod mimg;
 mod operand;
 mod plan;
@@ -147,6 +156,9 @@ pub use equiv::{CmpType, Compare};
 pub use ext::Ext;
 pub use generated::Op;
 pub use layout::Format;
+pub use meta::{
+    samples, Access, AccessKind, Accesses, Counter, Counters, IssueClass, RegFile, Special,
+};
 pub use operand::Operand;
 
 impl Op {

@@ -1,6 +1,6 @@
-//! The executor's GFX9 decoder against llvm-objdump-22: every instruction of every GFX9
-//! corpus code object must decode to LLVM's mnemonic (encoding suffixes `_e32`, `_e64`,
-//! `_sdwa`, `_dpp` removed) with LLVM's length.
+//! The executor's program (shared decoder + lowering) against llvm-objdump-22: every
+//! instruction of every GFX9 corpus code object must lower to an instruction that keeps
+//! LLVM's mnemonic (encoding suffixes `_e32`, `_e64`, `_sdwa`, `_dpp` removed) and length.
 
 use gpu_model::exec::Program;
 use gpu_model::loader::CodeObject;

@@ -185,7 +185,8 @@ fn inexact_d16_typed_buffer_load_is_refused_by_name() {
     assert_eq!(
         stop,
         Stop::Fault(FaultReason::UnsupportedForm(
-            "tbuffer d16 conversion other than 16-bit uint/sint/float or 8-bit uint/sint"
+            "d16 formatted load whose narrowing to 16 bits is not exact \
+             (32-bit or unorm/snorm components)"
         ))
     );
     assert_eq!(w.pc, 0x1000);

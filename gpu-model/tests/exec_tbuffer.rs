@@ -209,7 +209,13 @@ fn check(t: Target) {
                 } else {
                     0
                 };
-                convert(raw, bits, n)
+                // d16: the 16-bit value itself (an f16 component is moved unchanged, an
+                // integer one zero/sign-extended to 16 bits).
+                if d16 && n == "FLOAT" {
+                    raw
+                } else {
+                    convert(raw, bits, n)
+                }
             };
             if !d16 {
                 for k in 0..c {

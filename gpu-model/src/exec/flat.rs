@@ -11,6 +11,8 @@ use super::{PRIVATE_APERTURE_HI, SHARED_APERTURE_HI};
 use crate::isa::Op;
 use crate::memory::AtomicOp;
 
+mod special;
+
 /// Where one lane's access goes.
 #[derive(Clone, Copy)]
 pub(crate) enum Place {
@@ -170,6 +172,24 @@ fn shape(op: Op) -> Option<(usize, usize, bool, u8)> {
         FlatLoadUshort | FlatStoreShort => (2, 1, false, 0),
         FlatLoadSshort => (2, 1, true, 0),
         FlatLoadShortD16 => (2, 1, false, 1),
+        // The d16 byte loads (GFX12 `*_load_d16_u8`, ...; GLOBAL/SCRATCH names listed
+        // because `Op::canonical` has no FLAT alias for them): the byte zero/sign-
+        // extended to 16 bits into one half, the other half kept (CDNA3/RDNA4
+        // pseudocode `VDATA[15:0].i16 = 16'I(signext(MEM[addr].i8))`).
+        FlatLoadUbyteD16 | GlobalLoadUbyteD16 | GlobalLoadD16U8 | ScratchLoadUbyteD16
+        | ScratchLoadD16U8 => (1, 1, false, 1),
+        FlatLoadUbyteD16Hi
+        | GlobalLoadUbyteD16Hi
+        | GlobalLoadD16HiU8
+        | ScratchLoadUbyteD16Hi
+        | ScratchLoadD16HiU8 => (1, 1, false, 2),
+        FlatLoadSbyteD16 | GlobalLoadSbyteD16 | GlobalLoadD16I8 | ScratchLoadSbyteD16
+        | ScratchLoadD16I8 => (1, 1, true, 1),
+        FlatLoadSbyteD16Hi
+        | GlobalLoadSbyteD16Hi
+        | GlobalLoadD16HiI8
+        | ScratchLoadSbyteD16Hi
+        | ScratchLoadD16HiI8 => (1, 1, true, 2),
         FlatLoadShortD16Hi | FlatStoreShortD16Hi => (2, 1, false, 2),
         FlatStoreByteD16Hi => (1, 1, false, 2),
         FlatLoadDword | FlatStoreDword => (4, 1, false, 0),
@@ -221,6 +241,12 @@ fn atomic_kind(op: Op) -> Option<(AtomicOp, bool)> {
         FlatAtomicXorX2 => (AtomicOp::Xor, true),
         FlatAtomicIncX2 => (AtomicOp::IncWrap, true),
         FlatAtomicDecX2 => (AtomicOp::DecWrap, true),
+        FlatAtomicPkAddF16 | GlobalAtomicPkAddF16 => (AtomicOp::PkAddF16, false),
+        FlatAtomicPkAddBf16 | GlobalAtomicPkAddBf16 => (AtomicOp::PkAddBf16, false),
+        GlobalAtomicSubClampU32 => (AtomicOp::SubClamp, false),
+        GlobalAtomicCondSubU32 => (AtomicOp::CondSub, false),
+        GlobalAtomicMinNumF32 => (AtomicOp::FMinNum, false),
+        GlobalAtomicMaxNumF32 => (AtomicOp::FMaxNum, false),
         _ => return None,
     })
 }
@@ -308,6 +334,9 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
                 Place::Private((o as u32 as u64).wrapping_add_signed(offset) & 0xffff_ffff)
             }
         };
+    }
+    if let Some(r) = special::exec(w, ctx, i, &places) {
+        return r;
     }
     if let Some(obs) = ctx.observer.as_deref_mut() {
         let addrs: [u64; LANES] = std::array::from_fn(|l| match places[l] {

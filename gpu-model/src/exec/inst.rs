@@ -37,15 +37,77 @@ pub enum Enc {
     Flat,
     /// Untyped and typed buffer (GFX9 MUBUF/MTBUF, GFX12 VBUFFER).
     Mubuf,
+    /// Image load, store, atomic and resource query without a sampler (GFX9 MIMG, GFX12
+    /// VIMAGE); the image operands are [`Mem::img`].
+    Image,
     /// GFX12 dual-issue VALU pair (VOPD): `op` is the X half, [`Inst::y`] the Y half.
     Vopd,
-    /// An instruction of the graphics pipeline (export, interpolation, LDS-direct
-    /// parameter loads, sampled and gathered images, BVH intersection): faults with
+    /// An instruction of the graphics pipeline: faults with
     /// [`super::FaultReason::GraphicsOnly`] naming the class.
-    Graphics(&'static str),
+    Graphics(GraphicsClass),
     /// An instruction form the executor refuses (it decodes): faults with
     /// [`super::FaultReason::UnsupportedForm`] and this reason.
-    Refused(&'static str),
+    Refused(Refusal),
+}
+
+/// The graphics-pipeline classes a compute dispatch cannot run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum GraphicsClass {
+    /// Exports to render targets, position and parameter buffers (`exp`, `export`).
+    Export,
+    /// Parameter interpolation (`v_interp_*`).
+    Interpolation,
+    /// LDS-direct and parameter loads (`ds_param_load`, `ds_direct_load`).
+    LdsDirect,
+    /// Sampled and gathered images (`image_sample*`, `image_gather4*`): they need a sampler.
+    SampledImage,
+    /// Ray tracing: BVH intersection (`image_bvh*_intersect_ray`) and the traversal stack
+    /// (`ds_bvh_stack_*`).
+    Bvh,
+    /// GFX12 `global_atomic_ordered_add_b64`: the ordered count of streamout, keyed by the
+    /// geometry pipeline's wave ids (VGT_GS_MAX_WAVE_ID; RDNA4 ISA guide).
+    OrderedStreamout,
+}
+
+impl GraphicsClass {
+    /// The class as fault reports name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            GraphicsClass::Export => "export",
+            GraphicsClass::Interpolation => "parameter interpolation",
+            GraphicsClass::LdsDirect => "lds-direct parameter load",
+            GraphicsClass::SampledImage => "sampled image",
+            GraphicsClass::Bvh => "ray tracing (bvh)",
+            GraphicsClass::OrderedStreamout => "ordered streamout add",
+        }
+    }
+}
+
+/// Instruction forms the executor refuses (typed, so the lowered instruction stays small).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// The global data share (`gds` forms).
+    Gds,
+    /// GFX12 buffer `tfe` (texture fail enable).
+    BufferTfe,
+    /// A true16 high-half operand of an operation whose 16-bit operands are not listed.
+    True16High,
+    /// The GFX12 VOP3 DPP form of an operation that reads a source without lane selection.
+    Vop3Dpp,
+}
+
+impl Refusal {
+    /// Why, as fault reports say it.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Refusal::Gds => "global data share (gds)",
+            Refusal::BufferTfe => "vbuffer tfe (texture fail enable)",
+            Refusal::True16High => "true16 high-half operand of this operation",
+            Refusal::Vop3Dpp => "vop3 dpp form of this operation",
+        }
+    }
 }
 
 /// Sub-encoding of a VOP1/VOP2/VOPC instruction (and GFX12 VOP3 DPP).
@@ -184,6 +246,43 @@ pub struct Mem {
     /// Typed buffer (MTBUF) format in GFX9 terms, `dfmt | nfmt << 4` (GFX12's unified
     /// format code is translated when lowering; 0 is the invalid format).
     pub fmt: u8,
+    /// Image operands (`Enc::Image`).
+    pub img: Img,
+}
+
+/// Operands of an image instruction (GFX9 MIMG, GFX12 VIMAGE) besides [`Mem::vaddr`] (the
+/// first address VGPR), [`Mem::data`] (the data tuple) and [`Mem::sbase`] (the first SGPR
+/// of the resource descriptor).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Img {
+    /// GFX12 (NSA): the second to fifth address VGPRs; GFX9 addresses are consecutive.
+    pub vaddr: [u8; 4],
+    /// Data channel mask.
+    pub dmask: u8,
+    /// GFX12 `dim` (0 1D, 1 2D, 2 3D, 3 cube, 4 1D array, 5 2D array, 6 2D MSAA, 7 2D MSAA
+    /// array); GFX9 has none (the descriptor's type decides).
+    pub dim: u8,
+    /// Flag bits ([`Img::D16`], ...).
+    pub flags: u8,
+}
+
+impl Img {
+    /// 16-bit data, two values per VGPR.
+    pub const D16: u8 = 1;
+    /// 16-bit addresses, two per VGPR.
+    pub const A16: u8 = 2;
+    /// Texture-fail / LOD-warning status: one more data register (`tfe`, `lwe`).
+    pub const STATUS: u8 = 4;
+    /// GFX12 `r128`: a 128-bit (4-SGPR) resource descriptor.
+    pub const R128: u8 = 8;
+    /// GFX12: the address VGPRs are [`Mem::vaddr`] then [`Img::vaddr`].
+    pub const NSA: u8 = 16;
+
+    /// Whether flag bit(s) `f` are set.
+    #[inline(always)]
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
 }
 
 impl Mem {
@@ -213,6 +312,12 @@ impl Mem {
         policy: 0,
         seg: Seg::Flat,
         fmt: 0,
+        img: Img {
+            vaddr: [0; 4],
+            dmask: 0,
+            dim: 0,
+            flags: 0,
+        },
     };
 
     /// Whether flag bit(s) `f` are set.

@@ -17,7 +17,7 @@
 //! - DPP16/DPP8/SDWA: the real sources replace the marker code, the extension dword goes
 //!   to [`Inst::ctl`], its source modifiers to `neg`/`abs`.
 
-use super::inst::{Enc, Half, Inst, Mai, Mem, Seg, Sub};
+use super::inst::{Enc, GraphicsClass, Half, Inst, Mai, Mem, Refusal, Seg, Sub};
 use super::wave::AGPR_BASE;
 use crate::isa::{self, layout::F, Ext, Format, Op};
 use crate::{Family, Target};
@@ -75,11 +75,11 @@ pub fn lower(d: &isa::Inst) -> Inst {
         Format::Flat | Format::Global | Format::Scratch => Enc::Flat,
         Format::Mubuf | Format::Mtbuf => Enc::Mubuf,
         Format::Vopd | Format::VopdY => Enc::Vopd,
-        Format::Exp => Enc::Graphics("export"),
-        Format::Vinterp => Enc::Graphics("parameter interpolation"),
-        Format::Vdsdir => Enc::Graphics("lds-direct parameter load"),
-        Format::Vsample => Enc::Graphics("sampled image"),
-        Format::Mimg | Format::Vimage => Enc::Refused("image instructions"),
+        Format::Exp => Enc::Graphics(GraphicsClass::Export),
+        Format::Vinterp => Enc::Graphics(GraphicsClass::Interpolation),
+        Format::Vdsdir => Enc::Graphics(GraphicsClass::LdsDirect),
+        Format::Vsample => Enc::Graphics(GraphicsClass::SampledImage),
+        Format::Mimg | Format::Vimage => image_unit(d.op),
     };
     let mut i = Inst::new(d.op, enc);
     i.len = d.len;
@@ -172,11 +172,29 @@ pub fn lower(d: &isa::Inst) -> Inst {
             m.data1 = acc + f(F::Data1) as u16;
             i.dst = acc + f(F::Vdst) as u16;
             if f(F::Gds) != 0 {
-                i.enc = Enc::Refused("global data share (gds)");
+                i.enc = Enc::Refused(Refusal::Gds);
+            }
+            // Ray-tracing traversal stacks (see `exec/ds.rs`).
+            if matches!(
+                d.op,
+                Op::DsBvhStackPush4Pop1RtnB32
+                    | Op::DsBvhStackPush8Pop1RtnB32
+                    | Op::DsBvhStackPush8Pop2RtnB64
+            ) {
+                i.enc = Enc::Graphics(GraphicsClass::Bvh);
             }
         }
-        Format::Flat | Format::Global | Format::Scratch => flat(d, &mut i, gfx12),
+        Format::Flat | Format::Global | Format::Scratch => {
+            flat(d, &mut i, gfx12);
+            // The ordered streamout add (RDNA4 pseudocode: increments an ordered GS wave
+            // id modulo the graphics register VGT_GS_MAX_WAVE_ID, "add the streamout
+            // offset") belongs to the geometry pipeline.
+            if d.op == Op::GlobalAtomicOrderedAddB64 {
+                i.enc = Enc::Graphics(GraphicsClass::OrderedStreamout);
+            }
+        }
         Format::Mubuf | Format::Mtbuf => buffer(d, &mut i, gfx12),
+        Format::Mimg | Format::Vimage => image(d, &mut i, gfx12),
         Format::Vopd | Format::VopdY => {
             i.dst = f(F::Vdst) as u16;
             i.src = [src9(f(F::Src0)), 256 + f(F::Vsrc1) as u16, 106];
@@ -188,12 +206,7 @@ pub fn lower(d: &isa::Inst) -> Inst {
                 src: [src9(f(F::Src0Y)), 256 + f(F::Vsrc1Y) as u16],
             };
         }
-        Format::Exp
-        | Format::Vinterp
-        | Format::Vdsdir
-        | Format::Vsample
-        | Format::Mimg
-        | Format::Vimage => {}
+        Format::Exp | Format::Vinterp | Format::Vdsdir | Format::Vsample => {}
     }
     // VALU operations whose destination field names an SGPR.
     if matches!(
@@ -274,7 +287,7 @@ fn vop_short(d: &isa::Inst, i: &mut Inst, gfx12: bool, mask_dst: impl Fn(u32) ->
             let wide = |c: u16| (256..512).contains(&c) && (c - 256) & 0x80 != 0;
             let dst_vgpr = d.format != Format::Vopc;
             if wide(i.src[0]) || wide(i.src[1]) || (dst_vgpr && i.dst & 0x80 != 0) {
-                i.enc = Enc::Refused("true16 high-half operand of this operation");
+                i.enc = Enc::Refused(Refusal::True16High);
             }
         }
         // The DPP dword's src0 field carries the half bit like the VOP field, so the
@@ -296,7 +309,7 @@ fn ext_mods(d: &isa::Inst, i: &mut Inst) {
 /// are refused.
 fn vop3_dpp(d: &isa::Inst, i: &mut Inst, ext: Ext) {
     if !dpp_capable(i.op) {
-        i.enc = Enc::Refused("vop3 dpp form of this operation");
+        i.enc = Enc::Refused(Refusal::Vop3Dpp);
         return;
     }
     i.ctl = (d.bits >> 64) as u32;
@@ -427,6 +440,72 @@ fn flat(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
     }
 }
 
+/// The unit of a GFX9 MIMG or GFX12 VIMAGE operation: the sampler-based ones (GFX9
+/// `image_sample*`, `image_gather4*`, `image_get_lod`) and the BVH ray intersections are
+/// graphics-pipeline classes; the loads, stores, atomics and `image_get_resinfo` run.
+fn image_unit(op: Op) -> Enc {
+    let name = op.name();
+    if name.starts_with("image_bvh") {
+        Enc::Graphics(GraphicsClass::Bvh)
+    } else if name.starts_with("image_sample")
+        || name.starts_with("image_gather")
+        || name == "image_get_lod"
+    {
+        Enc::Graphics(GraphicsClass::SampledImage)
+    } else {
+        Enc::Image
+    }
+}
+
+/// MIMG (GFX9) and VIMAGE (GFX12) operands into [`Mem`] and [`super::inst::Img`].
+fn image(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
+    use super::inst::Img;
+    let f = |x: F| d.field(x);
+    let acc = if !gfx12 && f(F::Acc) != 0 {
+        AGPR_ROWS
+    } else {
+        0
+    };
+    let m = &mut i.mem;
+    m.vaddr = f(F::Vaddr) as u16;
+    m.data = acc + f(F::Vdata) as u16;
+    i.dst = m.data;
+    m.img.dmask = f(F::Dmask) as u8;
+    let mut flags = 0;
+    if f(F::D16) != 0 {
+        flags |= Img::D16;
+    }
+    if f(F::A16) != 0 {
+        flags |= Img::A16;
+    }
+    if f(F::Tfe) != 0 || f(F::Lwe) != 0 {
+        flags |= Img::STATUS;
+    }
+    let atomic = i.op.name().starts_with("image_atomic");
+    if gfx12 {
+        m.sbase = sreg(gfx12, f(F::ImgRsrc)) as u8;
+        m.img.dim = f(F::Dim) as u8;
+        m.img.vaddr = [F::Vaddr1, F::Vaddr2, F::Vaddr3, F::Vaddr4].map(|x| f(x) as u8);
+        flags |= Img::NSA;
+        if f(F::R128) != 0 {
+            flags |= Img::R128;
+        }
+        let th = f(F::Th);
+        m.policy = (th | f(F::Scope) << 3) as u8;
+        if atomic && th & 1 != 0 {
+            m.flags |= Mem::RETURN;
+        }
+    } else {
+        m.sbase = (f(F::Srsrc) * 4) as u8;
+        let glc = f(F::Glc);
+        m.policy = (glc | f(F::Slc) << 1 | f(F::Scc) << 2) as u8;
+        if atomic && glc != 0 {
+            m.flags |= Mem::RETURN;
+        }
+    }
+    m.img.flags = flags;
+}
+
 /// MUBUF/MTBUF (GFX9) and VBUFFER (GFX12).
 fn buffer(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
     let f = |x: F| d.field(x);
@@ -447,7 +526,7 @@ fn buffer(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
     }
     if gfx12 {
         if f(F::Tfe) != 0 {
-            i.enc = Enc::Refused("vbuffer tfe (texture fail enable)");
+            i.enc = Enc::Refused(Refusal::BufferTfe);
         }
         let th = f(F::Th);
         // The descriptor quad's first SGPR (GFX12 encodes the register, not quad / 4).

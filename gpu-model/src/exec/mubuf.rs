@@ -65,6 +65,9 @@ pub(super) struct Rsrc {
     swizzle: Option<(u64, u64)>,
     pub(super) add_tid: bool,
     oob: Oob,
+    /// Descriptor dword 3 (destination selects and format of the formatted accesses).
+    word3: u32,
+    family: Family,
 }
 
 impl Rsrc {
@@ -72,18 +75,27 @@ impl Rsrc {
     pub(super) fn read(w: &Wave, s: usize, family: Family) -> Result<Rsrc, FaultReason> {
         let d = [w.sgpr(s), w.sgpr(s + 1), w.sgpr(s + 2), w.sgpr(s + 3)];
         let base = d[0] as u64 | ((d[1] & 0xffff) as u64) << 32;
-        let stride = ((d[1] >> 16) & 0x3fff) as u64;
+        let mut stride = ((d[1] >> 16) & 0x3fff) as u64;
         let istride = 8u64 << ((d[3] >> 21) & 3);
         let add_tid = d[3] & (1 << 23) != 0;
         Ok(match family {
-            Family::Gfx9 => Rsrc {
-                base,
-                stride,
-                num_records: d[2] as u64,
-                swizzle: (d[1] >> 31 != 0).then(|| (2u64 << ((d[3] >> 19) & 3), istride)),
-                add_tid,
-                oob: Oob::Gfx9,
-            },
+            Family::Gfx9 => {
+                // GFX8/GFX9: with ADD_TID_ENABLE, DATA_FORMAT (dword3[18:15]) holds
+                // STRIDE[17:14] (Mesa `ac_set_buf_desc_word3`).
+                if add_tid {
+                    stride |= (((d[3] >> 15) & 0xf) as u64) << 14;
+                }
+                Rsrc {
+                    base,
+                    stride,
+                    num_records: d[2] as u64,
+                    swizzle: (d[1] >> 31 != 0).then(|| (2u64 << ((d[3] >> 19) & 3), istride)),
+                    add_tid,
+                    oob: Oob::Gfx9,
+                    word3: d[3],
+                    family,
+                }
+            }
             Family::Gfx12 => {
                 if (d[3] >> 18) & 3 != 0 {
                     return Err(FaultReason::UnsupportedForm(
@@ -103,9 +115,40 @@ impl Rsrc {
                         2 => Oob::Empty,
                         _ => Oob::Raw,
                     },
+                    word3: d[3],
+                    family,
                 }
             }
         })
+    }
+
+    /// The element format and destination selects of the formatted accesses
+    /// (`buffer_load_format_*`, `buffer_store_format_*`): GFX9 DST_SEL_X..W =
+    /// dword3[11:0], NUM_FORMAT = dword3[14:12], DATA_FORMAT = dword3[18:15] (ROCr
+    /// `resource_ai.h` `SQ_BUF_RSRC_WORD3`); GFX12 the same selects and the unified FORMAT
+    /// = dword3[17:12] (ROCr `resource_gfx12.h`). Selects: 0 zero, 1 one, 4..7 x..w.
+    pub(super) fn format(
+        &self,
+        target: crate::Target,
+    ) -> Result<(super::format::Decoded, [u8; 4]), FaultReason> {
+        let d = self.word3;
+        let sel = [0, 3, 6, 9].map(|s| ((d >> s) & 7) as u8);
+        let (dfmt, nfmt) = match self.family {
+            Family::Gfx9 => {
+                if self.add_tid {
+                    return Err(FaultReason::UnsupportedForm(
+                        "formatted buffer access through a GFX9 descriptor with \
+                         ADD_TID_ENABLE (its DATA_FORMAT bits are the stride's high bits)",
+                    ));
+                }
+                ((d >> 15) & 0xf, (d >> 12) & 7)
+            }
+            Family::Gfx12 => {
+                let f = super::tbuf::gfx12_format(target, (d >> 12) & 0x3f);
+                (u32::from(f & 0xf), u32::from(f >> 4))
+            }
+        };
+        Ok((super::format::gfx9(dfmt, nfmt)?, sel))
     }
 
     /// Whether `payload` bytes at `offset` (VGPR + instruction offset) of record `index`
@@ -227,6 +270,12 @@ fn atomic_kind(op: Op) -> Option<(AtomicOp, bool)> {
         BufferAtomicXorX2 => (AtomicOp::Xor, true),
         BufferAtomicIncX2 => (AtomicOp::IncWrap, true),
         BufferAtomicDecX2 => (AtomicOp::DecWrap, true),
+        BufferAtomicPkAddF16 => (AtomicOp::PkAddF16, false),
+        BufferAtomicPkAddBf16 => (AtomicOp::PkAddBf16, false),
+        BufferAtomicSubClampU32 => (AtomicOp::SubClamp, false),
+        BufferAtomicCondSubU32 => (AtomicOp::CondSub, false),
+        BufferAtomicMinNumF32 => (AtomicOp::FMinNum, false),
+        BufferAtomicMaxNumF32 => (AtomicOp::FMaxNum, false),
         _ => return None,
     })
 }
@@ -235,7 +284,7 @@ fn atomic_kind(op: Op) -> Option<(AtomicOp, bool)> {
 pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), FaultReason> {
     if matches!(
         i.op,
-        Op::BufferWbl2 | Op::BufferInv | Op::BufferWbinvl1 | Op::BufferWbinvl1Vol
+        Op::BufferWbl2 | Op::BufferInv | Op::BufferWbinvl1 | Op::BufferWbinvl1Vol | Op::BufferInvl2
     ) {
         // Device memory is coherent in functional mode; the cache models are told.
         if let Some(obs) = ctx.observer.as_deref_mut() {
@@ -244,8 +293,11 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
         ctx.mem.fence();
         return Ok(());
     }
-    if let Some(t) = super::tbuf::typed(i.op) {
+    if let Some(t) = super::tbuf::formatted(i.op) {
         return super::tbuf::exec(w, ctx, i, t);
+    }
+    if i.op == Op::BufferStoreLdsDword {
+        return store_lds_dword(w, ctx, i);
     }
     let shp = shape(i.op);
     let atom = atomic_kind(i.op);
@@ -357,6 +409,47 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), 
         obs.access(&MemRecord {
             kind,
             bytes,
+            policy: m.policy,
+            exec: seen,
+            addrs: &addrs,
+        });
+    }
+    Ok(())
+}
+
+/// gfx90a `buffer_store_lds_dword`: "Store one DWORD from LDS memory to system memory
+/// without utilizing VGPRs" (CDNA2 ISA guide, via gem5's `.arch` descriptions). The
+/// LDS side is addressed as the LDS-DMA loads address it in the other direction
+/// ([`super::flat::lds_dma_addr`]: M0 + instruction offset, then 4 bytes per lane); the
+/// memory side as every buffer access (the instruction has no VGPR address, so only the
+/// instruction offset, `soffset` and ADD_TID place it), range checked per dword. An LDS
+/// address outside the allocation reads 0, as DS loads do.
+fn store_lds_dword(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), FaultReason> {
+    let m = &i.mem;
+    let r = Rsrc::read(w, m.sbase as usize, ctx.prog.target().family())?;
+    let soffset = w.sread(m.soffset as u16, 0) as u64;
+    let lds0 = super::flat::lds_dma_addr(w, m.offset);
+    let exec = w.exec();
+    w.counters.vm += 1;
+    let mut addrs = [0u64; LANES];
+    let mut seen = 0u64;
+    for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+        let (index, off) = r.lane(w, m, l);
+        if !r.in_range(index, off, 4, 4) {
+            continue;
+        }
+        let mut v = [0u32; 1];
+        let at = lds0.wrapping_add(4 * l as u64);
+        load(w, ctx, l, Place::Lds(at), &mut v, 4)?;
+        let a = r.addr(soffset, index, off);
+        store(w, ctx, l, Place::Global(a), &v, 4)?;
+        addrs[l] = a;
+        seen |= 1 << l;
+    }
+    if let Some(obs) = ctx.observer.as_deref_mut() {
+        obs.access(&MemRecord {
+            kind: AccessKind::Store,
+            bytes: 4,
             policy: m.policy,
             exec: seen,
             addrs: &addrs,

@@ -1,83 +1,113 @@
-//! Typed buffer loads and stores (MTBUF `tbuffer_load_format_*`, `tbuffer_store_format_*`
-//! and their d16 forms, GFX9 and GFX12): the instruction's format converts between a
-//! memory element and up to four VGPR components.
+//! Formatted buffer loads and stores: typed ones (MTBUF `tbuffer_load_format_*`,
+//! `tbuffer_store_format_*` and their d16 forms, GFX9 and GFX12), whose format is in the
+//! instruction, and the formatted untyped ones (`buffer_load_format_*`,
+//! `buffer_store_format_*`, their d16 and d16_hi forms), whose format and destination
+//! selects are in the buffer descriptor. The element formats and the conversions are
+//! [`super::format`]'s.
 //!
-//! Formats (Vega / CDNA3 ISA guides, "Buffer Data Formats" and "Numeric Formats"; LLVM
-//! `SIDefines.h` `DFMT_*`/`NFMT_*`): dfmt 1 `8`, 2 `16`, 3 `8_8`, 4 `32`, 5 `16_16`,
-//! 10 `8_8_8_8`, 11 `32_32`, 12 `16_16_16_16`, 13 `32_32_32`, 14 `32_32_32_32`, components
-//! x, y, z, w from the lowest address up; nfmt 0 unorm (`v / (2^b - 1)`), 1 snorm
-//! (`max(v / (2^(b-1) - 1), -1)`), 2 uscaled, 3 sscaled (the integer as a float), 4 uint,
-//! 5 sint (zero/sign-extended), 7 float (16- and 32-bit components). GFX12 has one 7-bit
-//! unified format code instead; its meaning is read off the name llvm-mc-22 prints for it
-//! (`BUF_FMT_<component bits>_<numeric format>`, learned by `tools/isa-gen` into the
-//! opcode tables; code 1, which LLVM omits, is `BUF_FMT_8_UNORM` per LLVM's
-//! `gfx12_asm_vbuffer_mtbuf.s`) and translated into the GFX9 pair when decoding
-//! ([`gfx12_format`]).
+//! What moves (Vega/CDNA3/RDNA4 pseudocode: `VDATA[31:0] = ConvertFromFormat(MEM[addr +
+//! ChannelOffsetX()])`, ... one register per component; the d16 forms
+//! `VDATA[15:0].b16 = 16'B(ConvertFromFormat(...))`, two components per register, x in the
+//! low half, the unwritten half of an odd count's last register preserved; `d16_hi_x`
+//! writes the high half and keeps the low one). Which component lands in register `j`
+//! (CLRX `GcnMemHandling.md`, "MUBUF/MTBUF format conversion": typed accesses take the
+//! identity, formatted untyped ones the descriptor's DST_SEL): select 0 gives 0, select
+//! 1 the constant one of the numeric format, selects 4..7 the format's component x..w.
+//! A select of a component the format lacks, reserved selects 2 and 3, typed loads of more
+//! components than the format has, and stores of other than all the format's components
+//! in identity order are refused (the guides describe none of them).
 //!
-//! Loads convert every component read; stores are modelled for uint, sint and float
-//! (truncation to the component width, f32 to f16 rounding to nearest even). The d16 forms
-//! move 16-bit components packed two per VGPR (x in the low half; LLVM: "converted to a
-//! 16-bit format", packed on GFX9 and later); they are modelled where that conversion is
-//! exact: 16-bit uint/sint/float components (moved unchanged) and 8-bit uint/sint ones
-//! (zero/sign-extended on loads, truncated on stores). A d16 load leaves the high half of
-//! the last register unchanged when the component count is odd, as the d16 MUBUF loads do
-//! with the half they do not write. Not modelled, refused by name: the packed formats
-//! (10_11_11, 11_11_10, 10_10_10_2, 2_10_10_10), nfmt 6, loads of more components than the
-//! format has, stores of fewer, the float-to-normalized stores (their rounding is not given
-//! by the ISA guides) and d16 conversions other than the exact ones above.
+//! An `INVALID` or reserved format (see [`super::format`]) makes the access one to an
+//! unbound resource: loads write 0 to every register they name (d16: every half they
+//! name), stores write nothing, and the cache observer sees no access.
 //!
 //! Addressing and range checking are those of the untyped buffer instructions
-//! ([`super::mubuf`]) with the whole element as the access (all or nothing).
+//! ([`super::mubuf`]) with the whole element as the access (all or nothing); an
+//! out-of-range load converts an all-zero element (then the selects apply).
 
 use super::flat::{load, store, Place};
-use super::inst::Inst;
+use super::format::{Decoded, Fmt};
+use super::inst::{Inst, Mem};
 use super::mubuf::Rsrc;
 use super::wave::{Wave, LANES};
 use super::{AccessKind, ExecCtx, FaultReason, MemRecord};
 use crate::isa::Op;
 
-/// The shape of a typed buffer operation.
+/// Where the 16-bit values of a d16 form go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum D16 {
+    /// Full 32-bit registers.
+    No,
+    /// Two per register, x in the low half.
+    Packed,
+    /// One value in the high half (`*_d16_hi_x`).
+    Hi,
+}
+
+/// The shape of a formatted buffer operation.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Typed {
+pub(crate) struct Formatted {
     /// Components moved.
     comps: usize,
     is_store: bool,
-    /// 16-bit components packed two per VGPR.
-    d16: bool,
+    d16: D16,
+    /// The format is the instruction's (MTBUF), not the descriptor's.
+    typed: bool,
 }
 
-/// The shape of a typed buffer operation, `None` for every other operation.
-pub(crate) fn typed(op: Op) -> Option<Typed> {
+/// The shape of a formatted buffer operation, `None` for every other operation.
+pub(crate) fn formatted(op: Op) -> Option<Formatted> {
     use Op::*;
-    let (comps, is_store, d16) = match op {
-        TbufferLoadFormatX => (1, false, false),
-        TbufferLoadFormatXy => (2, false, false),
-        TbufferLoadFormatXyz => (3, false, false),
-        TbufferLoadFormatXyzw => (4, false, false),
-        TbufferStoreFormatX => (1, true, false),
-        TbufferStoreFormatXy => (2, true, false),
-        TbufferStoreFormatXyz => (3, true, false),
-        TbufferStoreFormatXyzw => (4, true, false),
-        TbufferLoadFormatD16X => (1, false, true),
-        TbufferLoadFormatD16Xy => (2, false, true),
-        TbufferLoadFormatD16Xyz => (3, false, true),
-        TbufferLoadFormatD16Xyzw => (4, false, true),
-        TbufferStoreFormatD16X => (1, true, true),
-        TbufferStoreFormatD16Xy => (2, true, true),
-        TbufferStoreFormatD16Xyz => (3, true, true),
-        TbufferStoreFormatD16Xyzw => (4, true, true),
+    let (comps, is_store, d16, typed) = match op {
+        TbufferLoadFormatX => (1, false, D16::No, true),
+        TbufferLoadFormatXy => (2, false, D16::No, true),
+        TbufferLoadFormatXyz => (3, false, D16::No, true),
+        TbufferLoadFormatXyzw => (4, false, D16::No, true),
+        TbufferStoreFormatX => (1, true, D16::No, true),
+        TbufferStoreFormatXy => (2, true, D16::No, true),
+        TbufferStoreFormatXyz => (3, true, D16::No, true),
+        TbufferStoreFormatXyzw => (4, true, D16::No, true),
+        TbufferLoadFormatD16X => (1, false, D16::Packed, true),
+        TbufferLoadFormatD16Xy => (2, false, D16::Packed, true),
+        TbufferLoadFormatD16Xyz => (3, false, D16::Packed, true),
+        TbufferLoadFormatD16Xyzw => (4, false, D16::Packed, true),
+        TbufferStoreFormatD16X => (1, true, D16::Packed, true),
+        TbufferStoreFormatD16Xy => (2, true, D16::Packed, true),
+        TbufferStoreFormatD16Xyz => (3, true, D16::Packed, true),
+        TbufferStoreFormatD16Xyzw => (4, true, D16::Packed, true),
+        BufferLoadFormatX => (1, false, D16::No, false),
+        BufferLoadFormatXy => (2, false, D16::No, false),
+        BufferLoadFormatXyz => (3, false, D16::No, false),
+        BufferLoadFormatXyzw => (4, false, D16::No, false),
+        BufferStoreFormatX => (1, true, D16::No, false),
+        BufferStoreFormatXy => (2, true, D16::No, false),
+        BufferStoreFormatXyz => (3, true, D16::No, false),
+        BufferStoreFormatXyzw => (4, true, D16::No, false),
+        BufferLoadFormatD16X | BufferLoadD16FormatX => (1, false, D16::Packed, false),
+        BufferLoadFormatD16Xy | BufferLoadD16FormatXy => (2, false, D16::Packed, false),
+        BufferLoadFormatD16Xyz | BufferLoadD16FormatXyz => (3, false, D16::Packed, false),
+        BufferLoadFormatD16Xyzw | BufferLoadD16FormatXyzw => (4, false, D16::Packed, false),
+        BufferStoreFormatD16X | BufferStoreD16FormatX => (1, true, D16::Packed, false),
+        BufferStoreFormatD16Xy | BufferStoreD16FormatXy => (2, true, D16::Packed, false),
+        BufferStoreFormatD16Xyz | BufferStoreD16FormatXyz => (3, true, D16::Packed, false),
+        BufferStoreFormatD16Xyzw | BufferStoreD16FormatXyzw => (4, true, D16::Packed, false),
+        BufferLoadFormatD16HiX | BufferLoadD16HiFormatX => (1, false, D16::Hi, false),
+        BufferStoreFormatD16HiX | BufferStoreD16HiFormatX => (1, true, D16::Hi, false),
         _ => return None,
     };
-    Some(Typed {
+    Some(Formatted {
         comps,
         is_store,
         d16,
+        typed,
     })
 }
 
 /// GFX9 `dfmt | nfmt << 4` of GFX12 unified format `code` on `target`, from the format's
-/// name (`BUF_FMT_16_16_FLOAT` is dfmt 5 `16_16`, nfmt 7 float); 0 (invalid, refused when
-/// executed) for the invalid, reserved and packed formats.
+/// name (`BUF_FMT_16_16_FLOAT` is dfmt 5 `16_16`, nfmt 7 float; the packed
+/// `BUF_FMT_2_10_10_10_UINT` dfmt 9 `2_10_10_10`, nfmt 4); 0 (`INVALID`) for the invalid
+/// code and the codes LLVM names no format for (reserved). Code 1, which LLVM prints
+/// without a `format:`, is `BUF_FMT_8_UNORM` per LLVM's `gfx12_asm_vbuffer_mtbuf.s`.
 pub(crate) fn gfx12_format(target: crate::Target, code: u32) -> u8 {
     let Some(text) = crate::isa::mtbuf_format_text(target, code) else {
         return 0;
@@ -106,147 +136,127 @@ pub(crate) fn gfx12_format(target: crate::Target, code: u32) -> u8 {
         "FLOAT" => 7,
         _ => return 0,
     };
-    let mut n = 0;
-    let mut bits = 0;
-    for b in sizes.split('_') {
-        let Ok(b) = b.parse::<u32>() else { return 0 };
-        if n > 0 && b != bits {
-            // A packed format (10_11_11, 2_10_10_10, ...): not modelled.
-            return 0;
-        }
-        (n, bits) = (n + 1, b);
-    }
-    let dfmt = match (n, bits) {
-        (1, 8) => 1,
-        (1, 16) => 2,
-        (2, 8) => 3,
-        (1, 32) => 4,
-        (2, 16) => 5,
-        (4, 8) => 10,
-        (2, 32) => 11,
-        (4, 16) => 12,
-        (3, 32) => 13,
-        (4, 32) => 14,
+    let dfmt = match sizes {
+        "8" => 1,
+        "16" => 2,
+        "8_8" => 3,
+        "32" => 4,
+        "16_16" => 5,
+        "10_11_11" => 6,
+        "11_11_10" => 7,
+        "10_10_10_2" => 8,
+        "2_10_10_10" => 9,
+        "8_8_8_8" => 10,
+        "32_32" => 11,
+        "16_16_16_16" => 12,
+        "32_32_32" => 13,
+        "32_32_32_32" => 14,
         _ => return 0,
     };
     dfmt | nfmt << 4
 }
 
-/// (component count, bits per component) of a data format.
-fn data_format(dfmt: u32) -> Option<(usize, u32)> {
-    Some(match dfmt {
-        1 => (1, 8),
-        2 => (1, 16),
-        3 => (2, 8),
-        4 => (1, 32),
-        5 => (2, 16),
-        10 => (4, 8),
-        11 => (2, 32),
-        12 => (4, 16),
-        13 => (3, 32),
-        14 => (4, 32),
-        _ => return None,
-    })
-}
+/// Identity destination selects.
+const IDENTITY: [u8; 4] = [4, 5, 6, 7];
 
-/// A memory component (`bits` wide) as the VGPR value of numeric format `nfmt`.
-fn to_vgpr(raw: u32, bits: u32, nfmt: u32) -> u32 {
-    let max = if bits == 32 {
-        u32::MAX
-    } else {
-        (1u32 << bits) - 1
-    };
-    let u = raw & max;
-    let s = ((u << (32 - bits)) as i32 >> (32 - bits)) as i64;
-    match nfmt {
-        0 => ((u as f64 / max as f64) as f32).to_bits(),
-        1 => {
-            let m = ((1u64 << (bits - 1)) - 1) as f64;
-            ((s as f64 / m).max(-1.0) as f32).to_bits()
+/// Refuses what the guides do not describe (see the module doc); run before any lane.
+fn validate(t: Formatted, f: &Fmt, sel: &[u8; 4]) -> Result<(), FaultReason> {
+    let d16 = t.d16 != D16::No;
+    if t.is_store {
+        if t.comps != f.n || sel[..f.n] != IDENTITY[..f.n] {
+            return Err(FaultReason::UnsupportedForm(
+                "formatted store of other than all the format's components in identity \
+                 order (destination selects)",
+            ));
         }
-        2 => (u as f32).to_bits(),
-        3 => (s as f32).to_bits(),
-        4 => u,
-        5 => s as u32,
-        // float: 16-bit halves, 32-bit as they are.
-        _ if bits == 16 => half::f16::from_bits(u as u16).to_f32().to_bits(),
-        _ => u,
+        for c in 0..f.n {
+            f.check(c, d16, true)?;
+        }
+        return Ok(());
+    }
+    for &s in &sel[..t.comps] {
+        match s {
+            0 | 1 => {}
+            4..=7 if usize::from(s - 4) < f.n => f.check(usize::from(s - 4), d16, false)?,
+            _ if t.typed => {
+                return Err(FaultReason::UnsupportedForm(
+                    "tbuffer load of more components than its data format has",
+                ))
+            }
+            _ => {
+                return Err(FaultReason::UnsupportedForm(
+                    "buffer format load whose destination select names a component the \
+                     data format lacks (or a reserved select)",
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Register and bit shift of the 32- or 16-bit value of component slot `j`.
+#[inline]
+fn slot(d16: D16, vdata: usize, j: usize) -> (usize, u32) {
+    match d16 {
+        D16::No => (vdata + j, 0),
+        D16::Packed => (vdata + j / 2, 16 * (j % 2) as u32),
+        D16::Hi => (vdata, 16),
     }
 }
 
-/// The low `bits` bits set.
-fn mask(bits: u32) -> u32 {
-    if bits == 32 {
-        u32::MAX
-    } else {
-        (1u32 << bits) - 1
-    }
-}
-
-/// A VGPR value as the memory component of numeric format `nfmt` (uint, sint, float).
-fn to_memory(v: u32, bits: u32, nfmt: u32) -> u32 {
-    match (nfmt, bits) {
-        (7, 16) => half::f16::from_f32(f32::from_bits(v)).to_bits() as u32,
-        (_, 32) => v,
-        _ => v & ((1u32 << bits) - 1),
-    }
-}
-
-/// Whether a d16 form converts exactly between a `bits`-wide component of numeric format
-/// `nfmt` and 16 bits (see the module doc).
-fn d16_exact(bits: u32, nfmt: u32) -> bool {
-    match bits {
-        16 => matches!(nfmt, 4 | 5 | 7),
-        8 => matches!(nfmt, 4 | 5),
-        _ => false,
-    }
-}
-
-/// Executes a typed buffer load or store.
+/// Executes a formatted buffer load or store.
 #[inline(never)]
 pub(crate) fn exec(
     w: &mut Wave,
     ctx: &mut ExecCtx<'_>,
     i: &Inst,
-    t: Typed,
+    t: Formatted,
 ) -> Result<(), FaultReason> {
-    let Typed {
-        comps,
-        is_store,
-        d16,
-    } = t;
-    let (dfmt, nfmt) = ((i.mem.fmt & 0xf) as u32, (i.mem.fmt >> 4) as u32);
-    let Some((n, bits)) = data_format(dfmt) else {
-        return Err(FaultReason::UnsupportedForm(
-            "tbuffer data format (packed 10/11-bit formats and reserved values)",
-        ));
-    };
-    let float_ok = bits >= 16 || nfmt != 7;
-    if nfmt == 6 || !float_ok {
-        return Err(FaultReason::UnsupportedForm("tbuffer numeric format"));
-    }
-    if !is_store && comps > n {
-        return Err(FaultReason::UnsupportedForm(
-            "tbuffer load of more components than its data format has",
-        ));
-    }
-    if is_store && (comps != n || nfmt < 4 || nfmt == 6) {
-        return Err(FaultReason::UnsupportedForm(
-            "tbuffer store other than uint/sint/float of the format's full component count",
-        ));
-    }
-    if d16 && !d16_exact(bits, nfmt) {
-        return Err(FaultReason::UnsupportedForm(
-            "tbuffer d16 conversion other than 16-bit uint/sint/float or 8-bit uint/sint",
-        ));
-    }
     let m = &i.mem;
-    let elem = n * bits as usize / 8;
-    let vdata = m.data as usize;
-    let soffset = w.sread(m.soffset as u16, 0) as u64;
     let r = Rsrc::read(w, m.sbase as usize, ctx.prog.target().family())?;
+    let (decoded, sel) = if t.typed {
+        let (dfmt, nfmt) = ((m.fmt & 0xf) as u32, (m.fmt >> 4) as u32);
+        (super::format::gfx9(dfmt, nfmt)?, IDENTITY)
+    } else {
+        r.format(ctx.prog.target())?
+    };
+    let vdata = m.data as usize;
     let exec = w.exec();
+    // GFX9 `lds`: the one converted dword goes to LDS, as the untyped LDS-DMA loads do
+    // (CLRX `GcnMemHandling.md`: LDS loads work for ... `BUFFER_LOAD_FORMAT_X`).
+    let lds_dma = m.has(Mem::LDS_DMA);
+    if lds_dma && (t.typed || t.is_store || t.comps != 1 || t.d16 != D16::No) {
+        return Err(FaultReason::UnsupportedForm(
+            "mubuf lds bit (LDS DMA) on a formatted access other than buffer_load_format_x",
+        ));
+    }
+    let lds0 = super::flat::lds_dma_addr(w, m.offset);
     w.counters.vm += 1;
+    let Decoded::Fmt(f) = decoded else {
+        // Unbound: loads read zeros, stores do nothing.
+        if lds_dma {
+            for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+                let at = lds0.wrapping_add(4 * l as u64);
+                store(w, ctx, l, Place::Lds(at), &[0], 4)?;
+            }
+            return Ok(());
+        }
+        if !t.is_store {
+            for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
+                for j in 0..t.comps {
+                    let (reg, sh) = slot(t.d16, vdata, j);
+                    let keep = if t.d16 == D16::No { 0 } else { !(0xffff << sh) };
+                    let v = w.vgpr(reg, l) & keep;
+                    w.set_vgpr(reg, l, v);
+                }
+            }
+        }
+        return Ok(());
+    };
+    validate(t, &f, &sel)?;
+    let d16 = t.d16 != D16::No;
+    let soffset = w.sread(m.soffset as u16, 0) as u64;
+    let elem = f.bytes;
     let mut addrs = [0u64; LANES];
     let mut seen = 0u64;
     for l in (0..LANES).filter(|l| exec >> l & 1 != 0) {
@@ -257,35 +267,48 @@ pub(crate) fn exec(
             addrs[l] = a;
             seen |= 1 << l;
         }
-        let step = (bits / 8) as u64;
-        for c in 0..comps {
-            let p = Place::Global(a + step * c as u64);
-            // d16: component c in half c % 2 of register c / 2.
-            let (reg, shift) = if d16 {
-                (vdata + c / 2, 16 * (c % 2) as u32)
-            } else {
-                (vdata + c, 0)
-            };
-            if is_store {
-                if ok {
-                    let v = w.vgpr(reg, l) >> shift;
-                    let v = if d16 {
-                        v & 0xffff
-                    } else {
-                        to_memory(v, bits, nfmt)
-                    };
-                    store(w, ctx, l, p, &[v & mask(bits)], step as usize)?;
-                }
+        let mut e = [0u8; 16];
+        if t.is_store {
+            if !ok {
                 continue;
             }
-            let mut b = [0u32; 1];
-            if ok {
-                load(w, ctx, l, p, &mut b, step as usize)?;
+            for c in 0..f.n {
+                let (reg, sh) = slot(t.d16, vdata, c);
+                let v = w.vgpr(reg, l) >> sh;
+                let raw = if d16 {
+                    f.store16(c, v as u16)
+                } else {
+                    f.store32(c, v)
+                };
+                f.put(&mut e, c, raw);
             }
-            let v = to_vgpr(b[0], bits, nfmt);
-            if d16 {
-                let old = w.vgpr(reg, l) & !(0xffff << shift);
-                w.set_vgpr(reg, l, old | (v & 0xffff) << shift);
+            write_element(w, ctx, l, a, &e[..elem])?;
+            continue;
+        }
+        if ok {
+            read_element(w, ctx, l, a, &mut e[..elem])?;
+        }
+        for (j, &s) in sel[..t.comps].iter().enumerate() {
+            let v = match s {
+                0 => 0,
+                1 => f.one(d16),
+                _ => {
+                    let c = usize::from(s - 4);
+                    let raw = f.raw(&e, c);
+                    if d16 {
+                        u32::from(f.load16(c, raw))
+                    } else {
+                        f.load32(c, raw)
+                    }
+                }
+            };
+            let (reg, sh) = slot(t.d16, vdata, j);
+            if lds_dma {
+                let at = lds0.wrapping_add(4 * l as u64);
+                store(w, ctx, l, Place::Lds(at), &[v], 4)?;
+            } else if d16 {
+                let old = w.vgpr(reg, l) & !(0xffff << sh);
+                w.set_vgpr(reg, l, old | (v & 0xffff) << sh);
             } else {
                 w.set_vgpr(reg, l, v);
             }
@@ -293,7 +316,7 @@ pub(crate) fn exec(
     }
     if let Some(obs) = ctx.observer.as_deref_mut() {
         obs.access(&MemRecord {
-            kind: if is_store {
+            kind: if t.is_store {
                 AccessKind::Store
             } else {
                 AccessKind::Load
@@ -305,4 +328,51 @@ pub(crate) fn exec(
         });
     }
     Ok(())
+}
+
+/// Reads one element (1, 2 or a multiple of 4 bytes) of global memory.
+pub(crate) fn read_element(
+    w: &Wave,
+    ctx: &ExecCtx<'_>,
+    l: usize,
+    a: u64,
+    e: &mut [u8],
+) -> Result<(), FaultReason> {
+    let p = Place::Global(a);
+    if e.len() < 4 {
+        let mut b = [0u32; 1];
+        load(w, ctx, l, p, &mut b, e.len())?;
+        let n = e.len();
+        e.copy_from_slice(&b[0].to_le_bytes()[..n]);
+        return Ok(());
+    }
+    let mut b = [0u32; 4];
+    let n = e.len() / 4;
+    load(w, ctx, l, p, &mut b[..n], 4)?;
+    for (d, v) in e.chunks_exact_mut(4).zip(&b) {
+        d.copy_from_slice(&v.to_le_bytes());
+    }
+    Ok(())
+}
+
+/// Writes one element (1, 2 or a multiple of 4 bytes) to global memory.
+pub(crate) fn write_element(
+    w: &Wave,
+    ctx: &mut ExecCtx<'_>,
+    l: usize,
+    a: u64,
+    e: &[u8],
+) -> Result<(), FaultReason> {
+    let p = Place::Global(a);
+    if e.len() < 4 {
+        let mut b = [0u8; 4];
+        b[..e.len()].copy_from_slice(e);
+        return store(w, ctx, l, p, &[u32::from_le_bytes(b)], e.len());
+    }
+    let mut b = [0u32; 4];
+    let n = e.len() / 4;
+    for (v, d) in b.iter_mut().zip(e.chunks_exact(4)) {
+        *v = u32::from_le_bytes([d[0], d[1], d[2], d[3]]);
+    }
+    store(w, ctx, l, p, &b[..n], 4)
 }

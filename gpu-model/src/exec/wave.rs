@@ -412,10 +412,10 @@ impl Wave {
             .map(|_| Flow::Next),
             Enc::Vop3p => vop3p::exec(self, i, ctx.prog.target()).map(|_| Flow::Next),
             Enc::Ds => ds::exec(self, ctx, i).map(|_| Flow::Next),
-            Enc::Flat | Enc::Mubuf => self.vmem(ctx, i),
+            Enc::Flat | Enc::Mubuf | Enc::Image => self.vmem(ctx, i),
             Enc::Vopd => valu::exec_vopd(self, i).map(|_| Flow::Next),
-            Enc::Graphics(class) => Err(FaultReason::GraphicsOnly(class)),
-            Enc::Refused(why) => Err(FaultReason::UnsupportedForm(why)),
+            Enc::Graphics(class) => Err(FaultReason::GraphicsOnly(class.name())),
+            Enc::Refused(why) => Err(FaultReason::UnsupportedForm(why.reason())),
         }
     }
 }
@@ -429,10 +429,10 @@ impl Wave {
     fn vmem(&mut self, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<Flow, FaultReason> {
         let replay = ctx.mem.replaying();
         let observer = if replay { ctx.observer.take() } else { None };
-        let r = if i.enc == Enc::Flat {
-            flat::exec(self, ctx, i)
-        } else {
-            mubuf::exec(self, ctx, i)
+        let r = match i.enc {
+            Enc::Flat => flat::exec(self, ctx, i),
+            Enc::Image => super::image::exec(self, ctx, i),
+            _ => mubuf::exec(self, ctx, i),
         };
         if replay {
             ctx.observer = observer;

@@ -151,7 +151,7 @@ impl Inst {
 
     /// An instance of table entry `ei` in operand-syntax variant `variant` (see
     /// [`Inst::build`]).
-    fn build_entry(
+    pub(crate) fn build_entry(
         target: Target,
         wave32: bool,
         ei: usize,
@@ -213,7 +213,7 @@ impl Inst {
             bits,
             literal: klit.then_some(0),
             target,
-            op,
+            op: e.op,
             format,
             len: len as u8,
             wave32: wave32 && gfx12,

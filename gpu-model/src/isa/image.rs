@@ -226,6 +226,44 @@ pub(crate) fn data_regs(i: &Inst) -> u32 {
     n + u32::from(i.field(F::Tfe) != 0)
 }
 
+/// The VGPRs the address field `f` holds (0: unused), as [`write`] prints them: BVH
+/// tuples of their learned sizes; otherwise one register per field, the last field
+/// holding the rest of a longer address.
+pub(crate) fn addr_regs(i: &Inst, f: F) -> u32 {
+    let e = i.entry();
+    let Some(j) = VADDR.iter().position(|x| *x == f) else {
+        return 0;
+    };
+    if let Some(sizes) = bvh(e) {
+        let a = if i.field(F::A16) != 0 {
+            &sizes[6..11]
+        } else {
+            &sizes[1..6]
+        };
+        return a.get(j).map_or(0, |&n| u32::from(n));
+    }
+    let (n, _) = addr(e, i.bits);
+    let n = if gather4_tfe_d16(e, i.bits) || fallback(e, i.bits).is_some() {
+        4
+    } else {
+        n
+    };
+    let nf = nfields(i.format);
+    let j = j as u32;
+    if j >= n.min(nf) {
+        0
+    } else if j == nf - 1 && n > nf {
+        n - (nf - 1)
+    } else {
+        1
+    }
+}
+
+/// The address fields of an image instruction's format.
+pub(crate) fn addr_fields(i: &Inst) -> &'static [F] {
+    &VADDR[..nfields(i.format) as usize]
+}
+
 /// Writes operands and modifiers after the mnemonic.
 pub(crate) fn write(w: &mut dyn Write, i: &Inst) -> fmt::Result {
     let e = i.entry();

@@ -1,6 +1,7 @@
 //! Types of the generated opcode tables (the data lives in `generated/`).
 
 use super::layout::{Format, F};
+use super::meta::{Counters, IssueClass};
 use super::Op;
 
 /// One operand of an instruction's assembly syntax, as learned from LLVM.
@@ -103,6 +104,30 @@ pub struct Entry {
     pub ext_ok: u32,
     /// Extension probes whose modifier LLVM prints (bit 0: the GFX9 64-bit DPP comment).
     pub ext_shown: u32,
+    /// What the operation does besides its syntax (module `meta`).
+    pub meta: Meta,
+}
+
+/// What an opcode does besides its syntax, learned by `tools/isa-gen` (from llvm-mca-22
+/// where LLVM can be asked, else from the rules written next to the generator's code):
+/// the [`Inst`](super::Inst) methods of module `meta` read it.
+#[derive(Debug, Clone, Copy)]
+pub struct Meta {
+    /// Issue class.
+    pub class: IssueClass,
+    /// Wait counters incremented with the default modifiers (no atomic return, no
+    /// `gds`).
+    pub waits: Counters,
+    /// `meta::flag` bits.
+    pub flags: u8,
+    /// Implicit registers read (`meta::imp` bits).
+    pub imp_rd: u8,
+    /// Implicit registers written (`meta::imp` bits).
+    pub imp_wr: u8,
+    /// Register fields read (bit `F as u8`; fields of neither mask are read).
+    pub rd: u128,
+    /// Register fields written (bit `F as u8`).
+    pub wr: u128,
 }
 
 /// The opcode tables of one target.

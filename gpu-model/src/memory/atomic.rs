@@ -40,6 +40,48 @@ pub enum AtomicOp {
     FMin,
     /// Float maximum at the access width (IEEE maxNum).
     FMax,
+    /// GFX12 `*_atomic_min_num_f32` / `image_atomic_min_flt` (RDNA4 ISA pseudocode): a NaN
+    /// operand loses; two NaNs give the operand quieted; -0 is less than +0.
+    FMinNum,
+    /// GFX12 `*_atomic_max_num_f32` / `image_atomic_max_flt`: as [`AtomicOp::FMinNum`],
+    /// +0 greater than -0.
+    FMaxNum,
+    /// `*_atomic_pk_add_f16`: two f16 halves added independently (IEEE round to nearest
+    /// even, denormals kept). 32-bit; at 64 bits each 32-bit half is such a pair.
+    PkAddF16,
+    /// `*_atomic_pk_add_bf16`: as [`AtomicOp::PkAddF16`] with bf16 halves.
+    PkAddBf16,
+    /// `*_atomic_csub` / GFX12 `*_atomic_sub_clamp_u32`: new = old < src ? 0 : old - src.
+    SubClamp,
+    /// GFX12 `*_atomic_cond_sub_u32`: new = old >= src ? old - src : old.
+    CondSub,
+}
+
+/// Two packed 16-bit floats (`to`/`from` f32 of the format) added half by half: the f32
+/// sum of two 16-bit values rounded once more to 16 bits equals the correctly rounded
+/// 16-bit sum (f32 has at least 2p + 2 bits for both formats, so double rounding is
+/// innocuous).
+#[inline]
+fn pk_add16(a: u32, b: u32, to: fn(u16) -> f32, from: fn(f32) -> u16) -> u32 {
+    let lane = |s: u32| {
+        let x = (a >> s) as u16;
+        let y = (b >> s) as u16;
+        u32::from(from(to(x) + to(y))) << s
+    };
+    lane(0) | lane(16)
+}
+
+fn f16_to(x: u16) -> f32 {
+    half::f16::from_bits(x).to_f32()
+}
+fn f16_from(x: f32) -> u16 {
+    half::f16::from_f32(x).to_bits()
+}
+fn bf16_to(x: u16) -> f32 {
+    half::bf16::from_bits(x).to_f32()
+}
+fn bf16_from(x: f32) -> u16 {
+    half::bf16::from_f32(x).to_bits()
 }
 
 /// One definition of every operation, instantiated per access width.
@@ -84,6 +126,48 @@ macro_rules! apply_at_width {
                 AtomicOp::FAdd => (f(old) + f(src)).to_bits(),
                 AtomicOp::FMin => f(old).min(f(src)).to_bits(),
                 AtomicOp::FMax => f(old).max(f(src)).to_bits(),
+                AtomicOp::FMinNum | AtomicOp::FMaxNum => {
+                    let (t, s) = (f(old), f(src));
+                    let quiet: $u = 1 << (<$f>::MANTISSA_DIGITS - 2);
+                    let sign = |x: $u| x >> (<$u>::BITS - 1) != 0;
+                    let zeros = t == 0.0 && s == 0.0;
+                    let take_src = if self == AtomicOp::FMinNum {
+                        s < t || (zeros && sign(src) && !sign(old))
+                    } else {
+                        s > t || (zeros && !sign(src) && sign(old))
+                    };
+                    match (s.is_nan(), t.is_nan()) {
+                        (true, true) => src | quiet,
+                        (true, false) => old,
+                        (false, true) => src,
+                        _ if take_src => src,
+                        _ => old,
+                    }
+                }
+                AtomicOp::PkAddF16 | AtomicOp::PkAddBf16 => {
+                    let (to, from): (fn(u16) -> f32, fn(f32) -> u16) =
+                        if self == AtomicOp::PkAddF16 {
+                            (f16_to, f16_from)
+                        } else {
+                            (bf16_to, bf16_from)
+                        };
+                    let mut r: $u = 0;
+                    let mut sh = 0;
+                    while sh < <$u>::BITS {
+                        let w = pk_add16((old >> sh) as u32, (src >> sh) as u32, to, from);
+                        r |= (w as $u) << sh;
+                        sh += 32;
+                    }
+                    r
+                }
+                AtomicOp::SubClamp => old.saturating_sub(src),
+                AtomicOp::CondSub => {
+                    if old >= src {
+                        old - src
+                    } else {
+                        old
+                    }
+                }
             }
         }
     };

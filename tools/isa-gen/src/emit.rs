@@ -240,7 +240,7 @@ pub fn emit(learned: &[(&str, bool, Tables)]) -> Vec<(String, String)> {
 /// The body of a target's table module (everything after the banner and its title line).
 fn emit_target(gfx12: bool, t: &Tables, idents: &BTreeMap<String, String>) -> String {
     let mut s = String::new();
-    s.push_str("use crate::isa::layout::{Format, F};\nuse crate::isa::table::{Class, Entry, LitRule, Opnd, Table};\nuse crate::isa::Op;\n\n");
+    s.push_str("use crate::isa::layout::{Format, F};\nuse crate::isa::table::{Class, Entry, LitRule, Meta, Opnd, Table};\nuse crate::isa::{Counters, IssueClass, Op};\n\n");
     // String pool.
     let mut pool: BTreeMap<String, usize> = BTreeMap::new();
     pool.insert(String::new(), 0);
@@ -316,7 +316,8 @@ fn emit_target(gfx12: bool, t: &Tables, idents: &BTreeMap<String, String>) -> St
         let _ = writeln!(s, "#[rustfmt::skip]\nstatic O{i}: &[Opnd] = {r};");
     }
     s.push_str("\n#[rustfmt::skip]\nstatic ENTRIES: &[Entry] = &[\n");
-    for e in &t.entries {
+    for (ei, e) in t.entries.iter().enumerate() {
+        let meta = t.meta.get(ei).cloned().unwrap_or_default();
         let vars: Vec<String> = e
             .variants
             .iter()
@@ -327,7 +328,7 @@ fn emit_target(gfx12: bool, t: &Tables, idents: &BTreeMap<String, String>) -> St
             .collect();
         let _ = writeln!(
             s,
-            "    Entry {{ op: Op::{}, format: {}, opcode: {:#x}, mnemonic: {:?}, variants: &[{}], mods: {:#x}, bad: {:#x}, vbad: &[{}], addr: &[{}], zero: {:#x}, ext_ok: {:#x}, ext_shown: {:#x} }},",
+            "    Entry {{ op: Op::{}, format: {}, opcode: {:#x}, mnemonic: {:?}, variants: &[{}], mods: {:#x}, bad: {:#x}, vbad: &[{}], addr: &[{}], zero: {:#x}, ext_ok: {:#x}, ext_shown: {:#x}, meta: Meta {{ class: IssueClass::{}, waits: Counters::from_bits({:#x}), flags: {:#x}, imp_rd: {:#x}, imp_wr: {:#x}, rd: {:#x}, wr: {:#x} }} }},",
             idents[&op_base(&e.mnemonic)],
             fmt_name(e.format),
             e.opcode,
@@ -347,7 +348,14 @@ fn emit_target(gfx12: bool, t: &Tables, idents: &BTreeMap<String, String>) -> St
                 .join(", "),
             zero_mask(e, gfx12),
             e.ext_ok,
-            e.ext_shown
+            e.ext_shown,
+            meta.class,
+            meta.waits,
+            meta.flags,
+            meta.imp_rd,
+            meta.imp_wr,
+            meta.rd,
+            meta.wr
         );
     }
     s.push_str("];\n\n");

@@ -97,6 +97,8 @@ pub struct Tables {
     pub classes: Vec<Class>,
     /// GFX12 MTBUF: the `format:` text per format code (empty: not printed).
     pub mtbuf_formats: Vec<String>,
+    /// What each entry does (parallel to `entries`; module `meta`).
+    pub meta: Vec<crate::meta::Meta>,
 }
 
 /// Base probe value of a field (distinct numbers so printed registers map back to fields).
@@ -293,7 +295,9 @@ pub fn tokens(l: &Layout, vals: &BTreeMap<F, u32>, ops: &[String]) -> Vec<Tok> {
     out
 }
 
-fn token(l: &Layout, vals: &BTreeMap<F, u32>, t: &str) -> Tok {
+/// The token of one printed operand: a register or immediate mapped back to the field
+/// holding its number, else fixed text.
+pub fn token(l: &Layout, vals: &BTreeMap<F, u32>, t: &str) -> Tok {
     // The probe padding dword (s_nop 0) read as a K literal.
     // (`s_setreg_imm32_b32` types its literal as f32: the padding prints as `-1.0`.)
     if t == "0xbf800000" || (l.format == Format::Sopk && t == "-1.0") {

@@ -12,6 +12,7 @@ mod emit;
 mod ext;
 mod learn;
 mod llvm;
+mod meta;
 mod refine;
 mod vopd;
 
@@ -43,19 +44,64 @@ fn main() -> ExitCode {
         .collect();
     // Targets are independent: learn them on rayon's pool, each with its own oracle
     // processes; `collect` keeps the table order.
-    let tables: Vec<learn::Tables> = todo
+    let mut work: Vec<(llvm::Oracle, learn::Tables, f64)> = todo
         .par_iter()
         .map(|&(cpu, gfx12, mattr)| {
             let t0 = std::time::Instant::now();
             let mut o = llvm::Oracle::new(cpu.split('+').next().unwrap_or(cpu), mattr);
             o.load();
             let t = learn::learn(&mut o, gfx12);
+            (o, t, t0.elapsed().as_secs_f64())
+        })
+        .collect();
+    // What the opcodes do (module `meta`). A target whose llvm-mca instruction tables
+    // agree with another's of the same attributes on every line the other asked about
+    // (gfx1201 and gfx1200 share LLVM's GFX12 scheduling model) reuses its simulations:
+    // they depend on nothing else.
+    let twin = |i: usize| -> Option<usize> {
+        let (cpu, _, mattr) = todo[i];
+        let rest = cpu.strip_prefix("gfx1201")?;
+        todo.iter()
+            .position(|(c, _, m)| *m == mattr && c.strip_prefix("gfx1200") == Some(rest))
+    };
+    let twins: Vec<Option<usize>> = (0..todo.len()).map(twin).collect();
+    work.par_iter_mut()
+        .enumerate()
+        .filter(|(i, _)| twins[*i].is_none())
+        .for_each(|(i, (o, t, secs))| {
+            let (cpu, gfx12, _) = todo[i];
+            let t0 = std::time::Instant::now();
+            meta::learn(o, gfx12, gfx12 && !cpu.contains("w64"), t);
+            *secs += t0.elapsed().as_secs_f64();
+        });
+    for i in 0..todo.len() {
+        let Some(j) = twins[i] else { continue };
+        let (cpu, gfx12, _) = todo[i];
+        let t0 = std::time::Instant::now();
+        let (a, b) = work.split_at_mut(i.max(j));
+        let (mine, other) = if i > j {
+            (&mut b[0], &mut a[j])
+        } else {
+            (&mut a[i], &mut b[0])
+        };
+        mine.0.adopt(&mut other.0);
+        meta::learn(
+            &mut mine.0,
+            gfx12,
+            gfx12 && !cpu.contains("w64"),
+            &mut mine.1,
+        );
+        mine.2 += t0.elapsed().as_secs_f64();
+    }
+    let tables: Vec<learn::Tables> = work
+        .into_iter()
+        .zip(&todo)
+        .map(|((o, t, secs), (cpu, _, _))| {
             o.save();
             eprintln!(
-                "isa-gen: {cpu}: {} opcodes, {} operand classes ({:.1}s)",
+                "isa-gen: {cpu}: {} opcodes, {} operand classes ({secs:.1}s)",
                 t.entries.len(),
                 t.classes.len(),
-                t0.elapsed().as_secs_f64()
             );
             t
         })

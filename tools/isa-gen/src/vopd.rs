@@ -20,6 +20,19 @@ const VSRCY1: u32 = 10;
 /// VdstY field value 4 gives v9 (bit 0 = NOT vdstx bit 0).
 const VDSTY_FIELD: u32 = 4;
 
+/// The field of a probe register number (either half).
+pub fn field_of_reg(n: u32) -> Option<F> {
+    Some(match n {
+        VDSTX => F::Vdst,
+        SRCX0 => F::Src0,
+        VSRCX1 => F::Vsrc1,
+        SRCY0 => F::Src0Y,
+        VSRCY1 => F::Vsrc1Y,
+        n if n == 2 * VDSTY_FIELD + 1 => F::VdstY,
+        _ => return None,
+    })
+}
+
 /// The text of one half of a VOPD answer (`x :: y`).
 pub fn half(text: &str, y: bool) -> &str {
     match text.split_once(" :: ") {

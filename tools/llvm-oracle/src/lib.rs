@@ -13,6 +13,13 @@
 //!   costs one rerun of the probes before it, not a bisection.
 //!
 //! Batches run on rayon's pool (one worker thread per core).
+//!
+//! Module [`mca`] asks `llvm-mca-22` the same way (instruction tables, one-iteration
+//! simulations): what LLVM's scheduling model says about assembly text.
+
+pub mod mca;
+
+pub use mca::{Analyzer, InstInfo, RegionStats};
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -36,6 +43,9 @@ pub enum OracleError {
     /// llvm-mc-22 could not be started.
     #[error("cannot run llvm-mc-22 ({0}); install LLVM 22 (scripts/install-deps.sh)")]
     Spawn(std::io::Error),
+    /// llvm-mca-22 could not be started.
+    #[error("cannot run llvm-mca-22 ({0}); install LLVM 22 (scripts/install-deps.sh)")]
+    SpawnMca(std::io::Error),
 }
 
 /// The disassembler oracle for one target and attribute set.
