@@ -30,7 +30,8 @@
 //! float sources NEG[0]/NEG[1] negate A/B values in bits 15:0 and NEG_HI[0]/[1] those in
 //! bits 31:16; NEG[2] negates C and NEG_HI[2] takes |C| first; integer sources read
 //! NEG[0]/NEG[1] as "signed"; CLAMP saturates integer results; SWMMAC's OPSEL
-//! (`index_key`) picks the index set; CLAMP does not affect float results.
+//! (`index_key`) picks the index set; CLAMP does not affect float results; OPSEL_HI, and
+//! OPSEL outside SWMMAC, are unused (the README's VOP3P encoding section).
 //!
 //! Refused with [`FaultReason::UnsupportedForm`] (LLVM rejects them and our sources give
 //! them no meaning): NEG/NEG_HI on 8-bit float sources, on integer C, or on a SWMMAC's
