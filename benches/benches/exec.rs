@@ -1,13 +1,17 @@
 //! Functional execution throughput: simulated wave-instructions per second per host thread
 //! on (a) the ALU loop kernel, (b) the memory-streaming kernel, (c) the LDS-tiled matmul,
 //! all real corpus code objects for gfx942; plus the slowdown of the simulated vector add
-//! against a native Rust vector add.
+//! against a native Rust vector add; (d) matrix-core instructions (`matrix`): host time per
+//! instruction, multiply-accumulates per second and the time a 1024^3 GEMM made of that
+//! instruction would take.
 //!
 //!     cargo bench -p gfxsim-benches --bench exec
 //!
 //! Optional argument: a target name (default gfx942; gfx90a and gfx950 also work).
 
 use gpu_model::device::{ArgValue, Device, LaunchConfig};
+use gpu_model::exec::{ExecCtx, Program, Stop, Wave};
+use gpu_model::memory::DeviceMemory;
 use gpu_model::Target;
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -143,6 +147,9 @@ fn main() {
         );
         report("matmul_tiled", i, s);
     }
+    if want("matrix") {
+        matrix();
+    }
     if !want("vadd") {
         return;
     }
@@ -186,4 +193,87 @@ fn main() {
         sim * 1e3,
         sim / native
     );
+}
+
+/// (d) One wave running 2000 copies of a matrix instruction (encodings from llvm-mc-22
+/// `-show-encoding`), operands of random bits.
+fn matrix() {
+    // (target, wave size, text, encoding, multiply-accumulates)
+    let cases: &[(Target, u32, &str, &[u8], u64)] = &[
+        (
+            Target::Gfx942,
+            64,
+            "v_mfma_f32_32x32x16_fp8_fp8 v[0:15], v[16:17], v[18:19], v[0:15]",
+            &[0x00, 0x00, 0xf7, 0xd3, 0x10, 0x25, 0x02, 0x04],
+            32 * 32 * 16,
+        ),
+        (
+            Target::Gfx950,
+            64,
+            "v_mfma_f32_32x32x64_f8f6f4 v[0:15], v[16:23], v[24:31], v[0:15]",
+            &[0x00, 0x00, 0xae, 0xd3, 0x10, 0x31, 0x02, 0x04],
+            32 * 32 * 64,
+        ),
+        (
+            Target::Gfx950,
+            64,
+            "v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[0:3], v24, v25",
+            &[
+                0x00, 0x00, 0xac, 0xd3, 0x18, 0x33, 0x02, 0x00, 0x00, 0x08, 0xad, 0xd3, 0x04, 0x19,
+                0x02, 0x04,
+            ],
+            16 * 16 * 128,
+        ),
+        (
+            Target::Gfx1201,
+            32,
+            "v_wmma_f32_16x16x16_fp8_fp8 v[0:7], v[8:9], v[12:13], v[0:7]",
+            &[0x00, 0x40, 0x46, 0xcc, 0x08, 0x19, 0x02, 0x1c],
+            16 * 16 * 16,
+        ),
+    ];
+    const N: usize = 2000;
+    for &(target, wave, text, enc, macs) in cases {
+        let mut code: Vec<u8> = enc.repeat(N);
+        // s_endpgm
+        code.extend_from_slice(if target.family() == gpu_model::Family::Gfx12 {
+            &[0x00, 0x00, 0xb0, 0xbf]
+        } else {
+            &[0x00, 0x00, 0x81, 0xbf]
+        });
+        let prog = Program::new(target, 0x1000, &code);
+        let mem = DeviceMemory::new();
+        let mut lds = vec![0u8; 64];
+        let mut best = f64::INFINITY;
+        for _ in 0..5 {
+            let mut w = Wave::new(wave, 0x1000);
+            w.set_exec(u64::MAX);
+            for r in 0..32 {
+                for l in 0..64 {
+                    // Small exponents: finite sums however many instructions accumulate.
+                    let x = (r * 64 + l) as u32;
+                    w.set_vgpr(r, l, x.wrapping_mul(0x9e37_79b9) & 0x3f3f_3f3f);
+                }
+            }
+            let mut ctx = ExecCtx {
+                prog: &prog,
+                mem: (&mem).into(),
+                lds: &mut lds,
+                observer: None,
+                group: None,
+            };
+            let start = Instant::now();
+            let stop = w.run(&mut ctx, N as u64 + 1);
+            best = best.min(start.elapsed().as_secs_f64());
+            assert_eq!(stop, Stop::Endpgm, "{text}");
+        }
+        let per = best / N as f64;
+        println!(
+            "{:<8} {text}: {:>7.2} us/instruction, {:>6.2} G MAC/s, 1024^3 GEMM {:>6.2} s",
+            target.name(),
+            per * 1e6,
+            macs as f64 / per / 1e9,
+            (1u64 << 30) as f64 / macs as f64 * per
+        );
+    }
 }

@@ -33,6 +33,7 @@ mod image;
 mod inst;
 mod lane;
 mod lower;
+mod matrix;
 mod mfma;
 mod minifloat;
 mod mubuf;

@@ -88,8 +88,6 @@ impl GraphicsClass {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Refusal {
-    /// gfx950 scaled matrix instructions (VOP3PX2).
-    ScaledMatrix,
     /// The global data share (`gds` forms).
     Gds,
     /// GFX12 buffer `tfe` (texture fail enable).
@@ -102,7 +100,6 @@ impl Refusal {
     /// Why, as fault reports say it.
     pub fn reason(self) -> &'static str {
         match self {
-            Refusal::ScaledMatrix => "scaled matrix instructions (VOP3PX2)",
             Refusal::Gds => "global data share (gds)",
             Refusal::BufferTfe => "vbuffer tfe (texture fail enable)",
             Refusal::Vop3Dpp => "vop3 dpp form of this operation",
@@ -151,6 +148,10 @@ pub struct Mai {
     pub acc_cd: bool,
     /// A (bit 0) and B (bit 1) are AGPRs.
     pub acc: u8,
+    /// gfx950 VOP3PX2 (`v_mfma_scale_*`): the scale operands of A and B as source codes
+    /// (their byte selects are [`Inst::op_sel`] and [`Inst::op_sel_hi`], bit 0 for A, bit
+    /// 1 for B).
+    pub scale: Option<[u16; 2]>,
 }
 
 /// A lowered instruction. `Copy`, fixed size: the program table holds one per dword.

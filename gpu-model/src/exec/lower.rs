@@ -158,9 +158,13 @@ pub fn lower(d: &isa::Inst) -> Inst {
                 blgp: f(F::Blgp) as u8,
                 acc_cd: f(F::AccCd) != 0,
                 acc: f(F::Acc) as u8,
+                scale: None,
             };
+            // gfx950 scaled MFMA: the scale operands and their byte selects.
             if d.format == Format::Vop3px2 {
-                i.enc = Enc::Refused(Refusal::ScaledMatrix);
+                i.mai.scale = Some([src9(f(F::ScaleSrc0)), src9(f(F::ScaleSrc1))]);
+                i.op_sel = f(F::OpSel) as u8;
+                i.op_sel_hi = f(F::OpSelHi) as u8;
             }
         }
         Format::Smem => smem(d, &mut i, gfx12),
@@ -614,5 +618,13 @@ fn half_split(i: &mut Inst, mask: u8) {
 
 /// Decodes and lowers the instruction at the start of `bytes`.
 pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, isa::DecodeError> {
-    isa::decode(target, bytes, true).map(|d| lower(&d))
+    match isa::decode(target, bytes, true) {
+        // The program does not know its wave size when it is decoded, and GFX12's tables
+        // differ by wave size only in what they accept (e.g. SWMMAC `index_key` 2 and 3
+        // exist in wave64 only): an encoding the wave64 table accepts is an instruction.
+        Err(e) if target.family() == Family::Gfx12 => isa::decode(target, bytes, false)
+            .map(|d| lower(&d))
+            .map_err(|_| e),
+        r => r.map(|d| lower(&d)),
+    }
 }

@@ -242,7 +242,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, target: Target) -> Result<(), FaultRe
             if let Some(r) = super::valu::minmax::exec(w, i) {
                 return r;
             }
-            return super::mfma::exec(w, i, target);
+            return super::matrix::exec_inst(w, i, target);
         }
     }
     Ok(())

@@ -64,6 +64,57 @@ pub fn assemble_wave(target: Target, wave: u32, src: &str) -> Vec<u8> {
     bytes
 }
 
+/// Machine code of each line of `lines` (one instruction each), assembled by one
+/// llvm-mc-22 run for `target` and wave size `wave`: one process for a whole table of
+/// test instructions.
+pub fn assemble_each(target: Target, wave: u32, lines: &[String]) -> Vec<Vec<u8>> {
+    let mut cmd = Command::new("llvm-mc-22");
+    cmd.args([
+        "-arch=amdgcn",
+        &format!("-mcpu={}", target.name()),
+        "-show-encoding",
+    ]);
+    if target.family() == gpu_model::Family::Gfx12 {
+        cmd.arg(if wave == 64 {
+            "-mattr=+real-true16,+wavefrontsize64"
+        } else {
+            "-mattr=+real-true16"
+        });
+    }
+    let input = lines.join("\n") + "\n";
+    let out = cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(input.as_bytes())?;
+            c.wait_with_output()
+        })
+        .expect("llvm-mc-22 runs (install LLVM 22: ../shared/TOOLCHAIN.md)");
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "llvm-mc-22 -mcpu={} rejected test code:\n{}",
+        target.name(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let codes: Vec<Vec<u8>> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| line.split("encoding: [").nth(1))
+        .map(|enc| {
+            enc.trim_end_matches(']')
+                .split(',')
+                .map(|b| {
+                    u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).expect("hex byte")
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(codes.len(), lines.len(), "one encoding per line");
+    codes
+}
+
 /// Runs `code` as one wave of `wave_size` lanes after `setup` has set its registers;
 /// asserts that it reaches `s_endpgm` within 1000 instructions.
 pub fn run(target: Target, wave_size: u32, code: &[u8], setup: impl FnOnce(&mut Wave)) -> Wave {
