@@ -87,6 +87,9 @@ pub fn variant_probes(gfx12: bool, format: Format) -> &'static [&'static [(F, u3
             &[(F::Saddr, 50), (F::Sve, 1)],
             &[(F::Saddr, 0x7C), (F::Sve, 1)],
         ],
+        // GFX12 FLAT has no scalar base: llvm-mc-22 decodes `flat_load_b32` only with the
+        // saddr field NULL (0x7C), and rejects any other value.
+        (true, Format::Flat) => &[&[(F::Saddr, 0x7C)], &[(F::Saddr, 50)]],
         (false, Format::Mubuf) => &[
             &[(F::Offen, 0), (F::Idxen, 0), (F::Lds, 0)],
             &[(F::Offen, 1), (F::Idxen, 0), (F::Lds, 0)],
@@ -129,6 +132,7 @@ pub fn variant(gfx12: bool, layout: &Layout, bits: u128) -> usize {
         (true, Format::Global | Format::Scratch) => {
             usize::from(g(F::Saddr) == 0x7C) | ((g(F::Sve) as usize) << 1)
         }
+        (true, Format::Flat) => usize::from(g(F::Saddr) != 0x7C),
         (false, Format::Mubuf) => {
             (g(F::Offen) as usize) | ((g(F::Idxen) as usize) << 1) | ((g(F::Lds) as usize) << 2)
         }
