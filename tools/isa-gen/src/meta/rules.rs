@@ -287,6 +287,15 @@ pub fn flags(e: &Entry) -> u8 {
         || m.starts_with("v_interp")
         || sampler
         || m.starts_with("image_bvh")
+        // The ray-tracing traversal stack (RDNA4 guide, "Ray tracing": LDS stack
+        // management for BVH traversal).
+        || m.starts_with("ds_bvh_stack")
+        // The ordered count of streamout (RDNA4 pseudocode: modulo the geometry
+        // pipeline's VGT_GS_MAX_WAVE_ID register).
+        || m == "global_atomic_ordered_add_b64"
+        // Screen partitioning across shader engines for the rasterizer (listed in the
+        // CDNA4 XML, described by no guide's instruction chapter).
+        || m == "v_screen_partition_4se_b32"
     {
         f |= flag::GRAPHICS;
     }
