@@ -123,9 +123,11 @@ CASES = [
          [buf("out", "U32", 16 * 64 * 16, ZERO, "Out")],
          (100, 3, 2), (32, 2, 1), EXACT,
          "per work-item, with groups (ngx, ngy, ngz) = (ceil(100/32), ceil(3/2), ceil(2/1)) = (4, 2, 2), g = gx + ngx*(gy + ngy*gz), l = lx + 32*(ly + 2*lz), o = out + 16*(64*g + l): "
-         "o[0..3] = hidden_block_count_x/y/z = (4, 2, 2); o[3..6] = hidden_group_size_x/y/z = (32, 2, 1); o[6..9] = hidden_remainder_x/y/z = grid % workgroup per dimension = (4, 1, 0); "
+         "o[0..3] = hidden_block_count_x/y/z = the number of FULL workgroups per dimension, grid / workgroup rounded down = (3, 1, 2) (what ROCm's runtime writes: the device libraries "
+         "take group_id < block_count as a full group); o[3..6] = hidden_group_size_x/y/z = (32, 2, 1); o[6..9] = hidden_remainder_x/y/z = grid % workgroup per dimension = (4, 1, 0); "
          "o[9] = hidden_grid_dims = 3; o[10] = dispatch packet workgroup_size_x = 32; o[11..14] = packet grid_size_x/y/z = (100, 3, 2); "
-         "o[14] = 32*65536 + 2*256 + 1 (blockDim through the builtins); o[15] = packet setup dimensions = 3. "
+         "o[14] = sx*65536 + sy*256 + sz with s_d = gd < block_count_d ? group_size_d : remainder_d (this group's size as the device libraries compute it: 4 in x for gx = 3, 1 in y for gy = 1); "
+         "o[15] = packet setup dimensions = 3. "
          "Work-items outside the grid do not exist (partial groups in x and y), their 16 words stay 0. Code object v5/v6 only"),
 ]
 
@@ -366,7 +368,7 @@ CASES += [
     case("hidden_args_uniform", "Hip",
          [buf("out", "U32", 16 * 64 * 16, ZERO, "Out")],
          (64, 2, 2), (32, 2, 1), EXACT,
-         "same kernel as hidden_args with a grid that is a multiple of the workgroup: groups (2, 1, 2); o[0..3] = (2, 1, 2); o[3..6] = (32, 2, 1); o[6..9] = remainders (0, 0, 0); "
+         "same kernel as hidden_args with a grid that is a multiple of the workgroup: groups (2, 1, 2), all full; o[0..3] = (2, 1, 2); o[3..6] = (32, 2, 1); o[6..9] = remainders (0, 0, 0); "
          "o[9] = 3; o[10] = 32; o[11..14] = (64, 2, 2); o[14] = 32*65536 + 2*256 + 1; o[15] = 3; index o = out + 16*(64*g + l) as in hidden_args (unused words stay 0)",
          stem="hidden_args", symbol="hidden_args"),
 ]

@@ -1,6 +1,7 @@
 // hidden_args: reads the launch geometry three ways (code object v5/v6 only):
 // the implicit kernarg block (hidden_block_count/group_size/remainder/grid_dims), the AQL
-// dispatch packet (workgroup_size, grid_size), and the builtins the compiler uses for blockDim.
+// dispatch packet (workgroup_size, grid_size), and the size of each workgroup as ROCm's
+// device libraries derive it from the hidden arguments.
 #include "prelude.h"
 
 GFX_KERNEL void hidden_args(uint *out) {
@@ -25,6 +26,12 @@ GFX_KERNEL void hidden_args(uint *out) {
   o[11] = dp32[3];          // dispatch packet grid_size_x
   o[12] = dp32[4];          // dispatch packet grid_size_y
   o[13] = dp32[5];          // dispatch packet grid_size_z
-  o[14] = get_local_size(0) * 65536u + get_local_size(1) * 256u + get_local_size(2);
+  // The size of THIS workgroup as ROCm's device libraries compute it under code object
+  // v5 (ockl get_local_size): full groups come before the block count, the last (partial)
+  // group takes the remainder.
+  uint ls[3];
+  for (uint d = 0; d < 3; ++d)
+    ls[d] = get_group_id(d) < ia[d] ? (uint)ia16[6 + d] : (uint)ia16[9 + d];
+  o[14] = ls[0] * 65536u + ls[1] * 256u + ls[2];
   o[15] = dp16[1] & 3u;     // dispatch packet setup.dimensions
 }

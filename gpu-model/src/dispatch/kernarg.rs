@@ -108,12 +108,15 @@ pub fn build_kernargs<'a>(
         put(&mut kernargs, a.offset, v);
     }
     let (grid, wg) = (shape.grid, shape.workgroup);
-    let counts = shape.workgroup_counts();
     for a in md.hidden_args() {
         let v: u64 = match a.value_kind {
-            ValueKind::HiddenBlockCountX => u64::from(counts[0]),
-            ValueKind::HiddenBlockCountY => u64::from(counts[1]),
-            ValueKind::HiddenBlockCountZ => u64::from(counts[2]),
+            // The number of FULL workgroups (rounded down), as ROCm's runtime writes it: the
+            // device libraries' get_local_size is `group_id < block_count ? group_size :
+            // remainder` (code object v5+), so a rounded-up count would give the last,
+            // partial group the full size.
+            ValueKind::HiddenBlockCountX => u64::from(grid[0] / wg[0].max(1)),
+            ValueKind::HiddenBlockCountY => u64::from(grid[1] / wg[1].max(1)),
+            ValueKind::HiddenBlockCountZ => u64::from(grid[2] / wg[2].max(1)),
             ValueKind::HiddenGroupSizeX => u64::from(wg[0]),
             ValueKind::HiddenGroupSizeY => u64::from(wg[1]),
             ValueKind::HiddenGroupSizeZ => u64::from(wg[2]),

@@ -578,14 +578,22 @@ fn find_note(data: &[u8], base: u64) -> Result<Option<&[u8]>> {
     Ok(None)
 }
 
-/// Checks that `amdhsa.target` (`amdgcn-amd-amdhsa--gfx950:sramecc+:xnack-`) names the
-/// same processor as `e_flags`.
+/// The processor of an `amdhsa.target` string. The string is a target triple of four
+/// components (`arch-vendor-os-environment`, the environment often empty) followed by the
+/// target ID (`processor[:feature+|-]...`; LLVM AMDGPUUsage, "Target Triple" and "Target
+/// ID"): clang writes `amdgcn-amd-amdhsa--gfx950:sramecc+:xnack-`, Triton 3.9 writes
+/// `amdgcn-amd-amdhsa-unknown-gfx942` and names the architecture by version on newer
+/// LLVMs (`amdgpu9.42-amd-amdhsa-unknown-gfx942`). Features may contain `-` (`xnack-`),
+/// so only the first four `-` separate components.
+fn metadata_processor(target_str: &str) -> &str {
+    let mut parts = target_str.splitn(5, '-');
+    let id = parts.nth(4).unwrap_or("");
+    id.split(':').next().unwrap_or("")
+}
+
+/// Checks that `amdhsa.target` names the same processor as `e_flags`.
 fn check_metadata_target(target_str: &str, target: Target) -> Result<()> {
-    let processor = target_str
-        .rsplit("--")
-        .next()
-        .and_then(|s| s.split(':').next())
-        .unwrap_or("");
+    let processor = metadata_processor(target_str);
     if processor != target.name() {
         return Err(LoadError::BadMetadata {
             path: "amdhsa.target".into(),
@@ -684,4 +692,19 @@ fn kernel(
         entry_address: entry,
         metadata: meta.cloned(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::metadata_processor;
+
+    #[test]
+    fn target_strings_of_every_producer() {
+        assert_eq!(metadata_processor("amdgcn-amd-amdhsa--gfx950:sramecc+:xnack-"), "gfx950");
+        assert_eq!(metadata_processor("amdgcn-amd-amdhsa--gfx1201"), "gfx1201");
+        assert_eq!(metadata_processor("amdgcn-amd-amdhsa-unknown-gfx942"), "gfx942");
+        assert_eq!(metadata_processor("amdgpu9.42-amd-amdhsa-unknown-gfx942"), "gfx942");
+        assert_eq!(metadata_processor("amdgcn-amd-amdhsa--gfx90a:xnack-"), "gfx90a");
+        assert_eq!(metadata_processor("gfx942"), "");
+    }
 }

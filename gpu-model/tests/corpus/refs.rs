@@ -752,6 +752,8 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
                 ([64, 2, 2], [32, 2, 1])
             };
             let ng: [u32; 3] = std::array::from_fn(|d| grid[d].div_ceil(wg[d]));
+            // ROCm's hidden_block_count: full workgroups (rounded down).
+            let full: [u32; 3] = std::array::from_fn(|d| grid[d] / wg[d]);
             let mut o = vec![0u32; 16384];
             for z in 0..grid[2] {
                 for y in 0..grid[1] {
@@ -761,10 +763,17 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
                         let g = gx + ng[0] * (gy + ng[1] * gz);
                         let l = lx + 32 * (ly + 2 * lz);
                         let base = (16 * (64 * g + l)) as usize;
+                        let size = |d: usize, gd: u32| {
+                            if gd < full[d] {
+                                wg[d]
+                            } else {
+                                grid[d] % wg[d]
+                            }
+                        };
                         let vals = [
-                            ng[0],
-                            ng[1],
-                            ng[2],
+                            full[0],
+                            full[1],
+                            full[2],
                             wg[0],
                             wg[1],
                             wg[2],
@@ -776,7 +785,7 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
                             grid[0],
                             grid[1],
                             grid[2],
-                            32 * 65536 + 2 * 256 + 1,
+                            size(0, gx) * 65536 + size(1, gy) * 256 + size(2, gz),
                             3,
                         ];
                         o[base..base + 16].copy_from_slice(&vals);
