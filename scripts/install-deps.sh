@@ -2,7 +2,7 @@
 # Installs LLVM 22 (the oracle and kernel compiler the tests use) when it is missing.
 set -euo pipefail
 if command -v llvm-mc-22 >/dev/null 2>&1 && command -v clang-22 >/dev/null 2>&1 \
-   && command -v ld.lld-22 >/dev/null 2>&1; then
+   && command -v ld.lld-22 >/dev/null 2>&1 && command -v llvm-mca-22 >/dev/null 2>&1; then
   exit 0
 fi
 if [ "$(id -u)" = 0 ]; then
