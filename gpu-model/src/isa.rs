@@ -110,6 +110,17 @@
 //! [`Inst`] keeps the encoding bits, so
 //! [`encode`] is exact; [`Inst::build`] and [`Inst::set_operand`] encode from typed
 //! [`Operand`]s. `Display` prints the text `llvm-objdump-22 -d` prints.
+//! [`Inst::instances`] builds every instruction form of a target's tables (one per
+//! entry and operand-syntax variant), which `gfxsim coverage --isa` executes.
+//!
+//! # One vocabulary for the whole workspace
+//!
+//! [`Op`] is the only operation vocabulary: the executor lowers [`Inst`] once per program
+//! and matches on `Op`. What the executor needs to know across names is data here, not a
+//! second table there: [`Op::canonical`] maps operations that compute the same thing
+//! under different names (AMD's GFX12 renames, which llvm-mc-22 accepts as aliases;
+//! GLOBAL/SCRATCH onto FLAT) to one representative (module `equiv`), and [`Op::compare`]
+//! reads a vector compare's condition, type and EXEC behaviour from its name.
 //!
 //! # Extension dwords and dual issue
 //!

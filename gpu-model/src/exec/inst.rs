@@ -177,7 +177,7 @@ pub struct Inst {
     pub cmpx: bool,
     /// Destination: VGPR index for vector ops (AGPRs as 256+), SGPR code for scalar ones.
     pub dst: u16,
-    /// Sources: 9-bit operand codes for vector ops (256+n = v[n]), 8-bit for scalar ones.
+    /// Sources: 9-bit operand codes for vector ops (`256 + n` is `v[n]`), 8-bit for scalar ones.
     /// Scalar codes use the GFX9 numbering on both families (M0 = 124; GFX12's NULL is
     /// 128, which reads as 0 and is never written).
     pub src: [u16; 3],
