@@ -169,7 +169,7 @@ pub fn lower(d: &isa::Inst) -> Inst {
         }
         Format::Smem => smem(d, &mut i, gfx12),
         Format::Ds => {
-            let acc = if f(F::Acc) != 0 { AGPR_ROWS } else { 0 };
+            let acc = agpr_rows(d, gfx12);
             let m = &mut i.mem;
             m.offset = (f(F::Offset0) | f(F::Offset1) << 8) as i32;
             m.vaddr = f(F::Addr) as u16;
@@ -366,6 +366,33 @@ fn dpp_capable(op: Op) -> bool {
         ))
 }
 
+/// First AGPR row when a GFX9 memory instruction's `acc` bit names AGPRs (0 otherwise).
+fn agpr_rows(d: &isa::Inst, gfx12: bool) -> u16 {
+    if !gfx12 && d.field(F::Acc) != 0 {
+        AGPR_ROWS
+    } else {
+        0
+    }
+}
+
+/// The cache-policy bits observers see (GFX9: `glc | slc << 1 | scc << 2`; GFX12: `th |
+/// scope << 3`) and, for an atomic, whether it returns the pre-operation value (GFX9
+/// `glc`/`sc0`, GFX12 `th[0]` = TH_ATOMIC_RETURN).
+fn policy(d: &isa::Inst, gfx12: bool, m: &mut Mem, atomic: bool) {
+    let f = |x: F| d.field(x);
+    let (policy, ret) = if gfx12 {
+        let th = f(F::Th);
+        (th | f(F::Scope) << 3, th & 1 != 0)
+    } else {
+        let glc = f(F::Glc);
+        (glc | f(F::Slc) << 1 | f(F::Scc) << 2, glc != 0)
+    };
+    m.policy = policy as u8;
+    if atomic && ret {
+        m.flags |= Mem::RETURN;
+    }
+}
+
 /// Scalar memory.
 fn smem(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
     let f = |x: F| d.field(x);
@@ -403,12 +430,10 @@ fn smem(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
 /// FLAT, GLOBAL and SCRATCH.
 fn flat(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
     let f = |x: F| d.field(x);
-    let acc = if !gfx12 && f(F::Acc) != 0 {
-        AGPR_ROWS
-    } else {
-        0
-    };
+    let acc = agpr_rows(d, gfx12);
+    let atomic = i.op.name().contains("_atomic_");
     let m = &mut i.mem;
+    policy(d, gfx12, m, atomic);
     m.seg = match d.format {
         Format::Global => Seg::Global,
         Format::Scratch => Seg::Scratch,
@@ -426,12 +451,6 @@ fn flat(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
     };
     if gfx12 {
         m.offset = sext(f(F::Offset), 24);
-        let th = f(F::Th);
-        m.policy = (th | f(F::Scope) << 3) as u8;
-        // Atomics return the pre-operation value when th[0] (TH_ATOMIC_RETURN) is set.
-        if th & 1 != 0 {
-            m.flags |= Mem::RETURN;
-        }
         if f(F::Sve) != 0 {
             m.flags |= Mem::VADDR;
         }
@@ -442,11 +461,6 @@ fn flat(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
         Seg::Flat => (f(F::Offset) & 0xfff) as i32,
         _ => sext(f(F::Offset), 13),
     };
-    let glc = f(F::Glc);
-    m.policy = (glc | f(F::Slc) << 1 | f(F::Scc) << 2) as u8;
-    if glc != 0 {
-        m.flags |= Mem::RETURN;
-    }
     // Scratch VGPR address: gfx90a uses it when saddr is off, the targets with
     // architected flat scratch when the SVE bit (the `lds` field's position) is set.
     let use_v = if d.target == Target::Gfx90a {
@@ -480,11 +494,7 @@ fn image_unit(op: Op) -> Enc {
 fn image(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
     use super::inst::Img;
     let f = |x: F| d.field(x);
-    let acc = if !gfx12 && f(F::Acc) != 0 {
-        AGPR_ROWS
-    } else {
-        0
-    };
+    let acc = agpr_rows(d, gfx12);
     let m = &mut i.mem;
     m.vaddr = f(F::Vaddr) as u16;
     m.data = acc + f(F::Vdata) as u16;
@@ -509,31 +519,20 @@ fn image(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
         if f(F::R128) != 0 {
             flags |= Img::R128;
         }
-        let th = f(F::Th);
-        m.policy = (th | f(F::Scope) << 3) as u8;
-        if atomic && th & 1 != 0 {
-            m.flags |= Mem::RETURN;
-        }
     } else {
         m.sbase = (f(F::Srsrc) * 4) as u8;
-        let glc = f(F::Glc);
-        m.policy = (glc | f(F::Slc) << 1 | f(F::Scc) << 2) as u8;
-        if atomic && glc != 0 {
-            m.flags |= Mem::RETURN;
-        }
     }
+    policy(d, gfx12, m, atomic);
     m.img.flags = flags;
 }
 
 /// MUBUF/MTBUF (GFX9) and VBUFFER (GFX12).
 fn buffer(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
     let f = |x: F| d.field(x);
-    let acc = if !gfx12 && f(F::Acc) != 0 {
-        AGPR_ROWS
-    } else {
-        0
-    };
+    let acc = agpr_rows(d, gfx12);
+    let atomic = i.op.name().starts_with("buffer_atomic");
     let m = &mut i.mem;
+    policy(d, gfx12, m, atomic);
     m.vaddr = f(F::Vaddr) as u16;
     m.data = acc + f(F::Vdata) as u16;
     m.soffset = sreg(gfx12, f(F::Soffset)) as u8;
@@ -547,27 +546,17 @@ fn buffer(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
         if f(F::Tfe) != 0 {
             i.enc = Enc::Refused(Refusal::BufferTfe);
         }
-        let th = f(F::Th);
         // The descriptor quad's first SGPR (GFX12 encodes the register, not quad / 4).
         m.sbase = sreg(gfx12, f(F::Srsrc)) as u8;
         // 24-bit field; LLVM accepts 0..=0x7FFFFF (an unsigned offset).
         m.offset = f(F::Offset) as i32;
-        m.policy = (th | f(F::Scope) << 3) as u8;
         if d.format == Format::Mtbuf {
             m.fmt = super::tbuf::gfx12_format(d.target, f(F::Fmt));
-        }
-        if th & 1 != 0 && i.op.name().starts_with("buffer_atomic") {
-            m.flags |= Mem::RETURN;
         }
         return;
     }
     m.sbase = (f(F::Srsrc) * 4) as u8;
     m.offset = f(F::Offset) as i32;
-    let glc = f(F::Glc);
-    m.policy = (glc | f(F::Slc) << 1 | f(F::Scc) << 2) as u8;
-    if glc != 0 {
-        m.flags |= Mem::RETURN;
-    }
     if f(F::Lds) != 0 {
         m.flags |= Mem::LDS_DMA;
     }

@@ -700,11 +700,23 @@ mod tests {
 
     #[test]
     fn target_strings_of_every_producer() {
-        assert_eq!(metadata_processor("amdgcn-amd-amdhsa--gfx950:sramecc+:xnack-"), "gfx950");
+        assert_eq!(
+            metadata_processor("amdgcn-amd-amdhsa--gfx950:sramecc+:xnack-"),
+            "gfx950"
+        );
         assert_eq!(metadata_processor("amdgcn-amd-amdhsa--gfx1201"), "gfx1201");
-        assert_eq!(metadata_processor("amdgcn-amd-amdhsa-unknown-gfx942"), "gfx942");
-        assert_eq!(metadata_processor("amdgpu9.42-amd-amdhsa-unknown-gfx942"), "gfx942");
-        assert_eq!(metadata_processor("amdgcn-amd-amdhsa--gfx90a:xnack-"), "gfx90a");
+        assert_eq!(
+            metadata_processor("amdgcn-amd-amdhsa-unknown-gfx942"),
+            "gfx942"
+        );
+        assert_eq!(
+            metadata_processor("amdgpu9.42-amd-amdhsa-unknown-gfx942"),
+            "gfx942"
+        );
+        assert_eq!(
+            metadata_processor("amdgcn-amd-amdhsa--gfx90a:xnack-"),
+            "gfx90a"
+        );
         assert_eq!(metadata_processor("gfx942"), "");
     }
 }
