@@ -46,7 +46,7 @@ mod valu3;
 mod vop3p;
 mod wave;
 
-pub use inst::{Enc, GraphicsClass, Half, Img, Inst, Mai, Mem, Refusal, Seg, Sub};
+pub use inst::{GraphicsClass, Half, Img, Inst, Mai, Mem, Refusal, Seg, Sub, Unit};
 pub use lower::{decode, lower};
 pub use sop::WorkgroupSync;
 pub use wave::{Wave, WaveInfo, WaveState, LANES};
@@ -171,20 +171,20 @@ impl InstClass {
     }
 }
 
-impl Enc {
+impl Unit {
     /// The instruction class of this encoding.
     #[inline(always)]
     pub fn class(self) -> InstClass {
         match self {
-            Enc::Sop1 | Enc::Sop2 | Enc::Sopc | Enc::Sopk => InstClass::Salu,
-            Enc::Sopp => InstClass::Control,
-            Enc::Smem => InstClass::Smem,
-            Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 | Enc::Vopd => InstClass::Valu,
-            Enc::Vop3p => InstClass::Vop3p,
-            Enc::Ds => InstClass::Lds,
-            Enc::Flat | Enc::Mubuf | Enc::Image => InstClass::Vmem,
+            Unit::Sop1 | Unit::Sop2 | Unit::Sopc | Unit::Sopk => InstClass::Salu,
+            Unit::Sopp => InstClass::Control,
+            Unit::Smem => InstClass::Smem,
+            Unit::Vop1 | Unit::Vop2 | Unit::Vopc | Unit::Vop3 | Unit::Vopd => InstClass::Valu,
+            Unit::Vop3p => InstClass::Vop3p,
+            Unit::Ds => InstClass::Lds,
+            Unit::Flat | Unit::Mubuf | Unit::Image => InstClass::Vmem,
             // Never retired (they fault); counted where they would issue.
-            Enc::Graphics(_) | Enc::Refused(_) => InstClass::Control,
+            Unit::Graphics(_) | Unit::Refused(_) => InstClass::Control,
         }
     }
 }

@@ -82,7 +82,7 @@
 mod scaled;
 
 use super::float as fl;
-use super::inst::{Enc, Inst};
+use super::inst::{Inst, Unit};
 use super::minifloat::{self as mf, Format, Overflow, Round};
 use super::valu::{put, src, Row};
 use super::wave::{Wave, AGPR_BASE, LANES};
@@ -340,7 +340,7 @@ fn f8_to_f32(w: &mut Wave, i: &Inst, target: Target) -> Result<(), FaultReason> 
     let bf8 = matches!(i.op, Op::VCvtF32Bf8 | Op::VCvtPkF32Bf8);
     let packed = matches!(i.op, Op::VCvtPkF32Fp8 | Op::VCvtPkF32Bf8);
     let f = f8_format(target, bf8);
-    let gfx12_vop3 = target.family() == Family::Gfx12 && i.enc == Enc::Vop3;
+    let gfx12_vop3 = target.family() == Family::Gfx12 && i.unit == Unit::Vop3;
     let sel = opsel(i);
     let shift = match (gfx12_vop3, packed) {
         (false, _) => 0,

@@ -31,7 +31,7 @@
 //! instructions (`ds_gws_*`, which LLVM accepts only with `gds`) are not in the targets'
 //! ISA tables. GFX12's `ds_bvh_stack_*` (ray-tracing BVH traversal stacks, whose address
 //! encoding the RDNA4 guide leaves undefined: `DECODE_ADDR`, `ENCODE_ADDR`,
-//! `INVALID_NODE`) lower to [`super::Enc::Graphics`] and fault as graphics-pipeline work.
+//! `INVALID_NODE`) lower to [`super::Unit::Graphics`] and fault as graphics-pipeline work.
 
 mod atomic;
 mod lane;

@@ -6,9 +6,9 @@
 use crate::isa::{CmpType, Op};
 
 /// Which semantic unit executes an instruction (the executor's dispatch on its hot path).
-/// VOP1/VOP2/VOPC operations in the VOP3 encoding are [`Enc::Vop3`].
+/// VOP1/VOP2/VOPC operations in the VOP3 encoding are [`Unit::Vop3`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Enc {
+pub enum Unit {
     /// Scalar ALU, one source.
     Sop1,
     /// Scalar ALU, two sources.
@@ -162,7 +162,7 @@ pub struct Inst {
     /// The operation as decoded (its own name: `global_load_b32`, `v_cmp_gt_u32`, ...).
     pub named: Op,
     /// The unit that executes it.
-    pub enc: Enc,
+    pub unit: Unit,
     /// Sub-encoding (SDWA/DPP) of VOP1/VOP2/VOPC (and GFX12 VOP3 DPP).
     pub sub: Sub,
     /// Length in bytes (4 to 16).
@@ -215,7 +215,7 @@ pub struct Inst {
     pub mai: Mai,
     /// Memory operands, normalised across families (DS, FLAT/GLOBAL/SCRATCH, MUBUF, SMEM).
     pub mem: Mem,
-    /// The second (Y) half of a GFX12 VOPD dual-issue instruction (`enc == Enc::Vopd`).
+    /// The second (Y) half of a GFX12 VOPD dual-issue instruction (`unit == Unit::Vopd`).
     pub y: Half,
 }
 
@@ -245,7 +245,7 @@ pub struct Mem {
     /// Typed buffer (MTBUF) format in GFX9 terms, `dfmt | nfmt << 4` (GFX12's unified
     /// format code is translated when lowering; 0 is the invalid format).
     pub fmt: u8,
-    /// Image operands (`Enc::Image`).
+    /// Image operands (`Unit::Image`).
     pub img: Img,
 }
 
@@ -338,11 +338,11 @@ pub struct Half {
 }
 
 impl Inst {
-    pub(crate) fn new(op: Op, enc: Enc) -> Inst {
+    pub(crate) fn new(op: Op, unit: Unit) -> Inst {
         Inst {
             op: op.canonical(),
             named: op,
-            enc,
+            unit,
             sub: Sub::None,
             len: 4,
             cmp: false,

@@ -17,7 +17,7 @@
 //! - DPP16/DPP8/SDWA: the real sources replace the marker code, the extension dword goes
 //!   to [`Inst::ctl`], its source modifiers to `neg`/`abs`.
 
-use super::inst::{Enc, GraphicsClass, Half, Inst, Mai, Mem, Refusal, Seg, Sub};
+use super::inst::{GraphicsClass, Half, Inst, Mai, Mem, Refusal, Seg, Sub, Unit};
 use super::wave::AGPR_BASE;
 use crate::isa::{self, layout::F, Ext, Format, Op};
 use crate::{Family, Target};
@@ -52,36 +52,36 @@ fn sext(v: u32, bits: u32) -> i32 {
 }
 
 /// Lowers a decoded instruction. Never fails: instructions without semantics lower to a
-/// unit that faults when executed ([`Enc::Graphics`], [`Enc::Refused`]), or fault in the
+/// unit that faults when executed ([`Unit::Graphics`], [`Unit::Refused`]), or fault in the
 /// semantics as [`super::FaultReason::Unimplemented`].
 pub fn lower(d: &isa::Inst) -> Inst {
     let gfx12 = d.target.family() == Family::Gfx12;
     let f = |x: F| d.field(x);
     let sreg = |c: u32| sreg(gfx12, c);
     let src9 = |c: u32| src9(gfx12, c);
-    let enc = match d.format {
-        Format::Sop1 => Enc::Sop1,
-        Format::Sop2 => Enc::Sop2,
-        Format::Sopc => Enc::Sopc,
-        Format::Sopk => Enc::Sopk,
-        Format::Sopp => Enc::Sopp,
-        Format::Smem => Enc::Smem,
-        Format::Vop1 => Enc::Vop1,
-        Format::Vop2 => Enc::Vop2,
-        Format::Vopc => Enc::Vopc,
-        Format::Vop3 | Format::Vop3b => Enc::Vop3,
-        Format::Vop3p | Format::Mai | Format::Vop3px2 => Enc::Vop3p,
-        Format::Ds => Enc::Ds,
-        Format::Flat | Format::Global | Format::Scratch => Enc::Flat,
-        Format::Mubuf | Format::Mtbuf => Enc::Mubuf,
-        Format::Vopd | Format::VopdY => Enc::Vopd,
-        Format::Exp => Enc::Graphics(GraphicsClass::Export),
-        Format::Vinterp => Enc::Graphics(GraphicsClass::Interpolation),
-        Format::Vdsdir => Enc::Graphics(GraphicsClass::LdsDirect),
-        Format::Vsample => Enc::Graphics(GraphicsClass::SampledImage),
+    let unit = match d.format {
+        Format::Sop1 => Unit::Sop1,
+        Format::Sop2 => Unit::Sop2,
+        Format::Sopc => Unit::Sopc,
+        Format::Sopk => Unit::Sopk,
+        Format::Sopp => Unit::Sopp,
+        Format::Smem => Unit::Smem,
+        Format::Vop1 => Unit::Vop1,
+        Format::Vop2 => Unit::Vop2,
+        Format::Vopc => Unit::Vopc,
+        Format::Vop3 | Format::Vop3b => Unit::Vop3,
+        Format::Vop3p | Format::Mai | Format::Vop3px2 => Unit::Vop3p,
+        Format::Ds => Unit::Ds,
+        Format::Flat | Format::Global | Format::Scratch => Unit::Flat,
+        Format::Mubuf | Format::Mtbuf => Unit::Mubuf,
+        Format::Vopd | Format::VopdY => Unit::Vopd,
+        Format::Exp => Unit::Graphics(GraphicsClass::Export),
+        Format::Vinterp => Unit::Graphics(GraphicsClass::Interpolation),
+        Format::Vdsdir => Unit::Graphics(GraphicsClass::LdsDirect),
+        Format::Vsample => Unit::Graphics(GraphicsClass::SampledImage),
         Format::Mimg | Format::Vimage => image_unit(d.op),
     };
-    let mut i = Inst::new(d.op, enc);
+    let mut i = Inst::new(d.op, unit);
     i.len = d.len;
     i.lit = d.literal.unwrap_or(0);
     i.t16 = gfx12;
@@ -177,7 +177,7 @@ pub fn lower(d: &isa::Inst) -> Inst {
             m.data1 = acc + f(F::Data1) as u16;
             i.dst = acc + f(F::Vdst) as u16;
             if f(F::Gds) != 0 {
-                i.enc = Enc::Refused(Refusal::Gds);
+                i.unit = Unit::Refused(Refusal::Gds);
             }
             // Ray-tracing traversal stacks (see `exec/ds.rs`).
             if matches!(
@@ -186,7 +186,7 @@ pub fn lower(d: &isa::Inst) -> Inst {
                     | Op::DsBvhStackPush8Pop1RtnB32
                     | Op::DsBvhStackPush8Pop2RtnB64
             ) {
-                i.enc = Enc::Graphics(GraphicsClass::Bvh);
+                i.unit = Unit::Graphics(GraphicsClass::Bvh);
             }
         }
         Format::Flat | Format::Global | Format::Scratch => {
@@ -195,7 +195,7 @@ pub fn lower(d: &isa::Inst) -> Inst {
             // id modulo the graphics register VGT_GS_MAX_WAVE_ID, "add the streamout
             // offset") belongs to the geometry pipeline.
             if d.op == Op::GlobalAtomicOrderedAddB64 {
-                i.enc = Enc::Graphics(GraphicsClass::OrderedStreamout);
+                i.unit = Unit::Graphics(GraphicsClass::OrderedStreamout);
             }
         }
         Format::Mubuf | Format::Mtbuf => buffer(d, &mut i, gfx12),
@@ -309,7 +309,7 @@ fn ext_mods(d: &isa::Inst, i: &mut Inst) {
 /// are refused.
 fn vop3_dpp(d: &isa::Inst, i: &mut Inst, ext: Ext) {
     if !dpp_capable(i.op) {
-        i.enc = Enc::Refused(Refusal::Vop3Dpp);
+        i.unit = Unit::Refused(Refusal::Vop3Dpp);
         return;
     }
     i.ctl = (d.bits >> 64) as u32;
@@ -476,17 +476,17 @@ fn flat(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
 /// The unit of a GFX9 MIMG or GFX12 VIMAGE operation: the sampler-based ones (GFX9
 /// `image_sample*`, `image_gather4*`, `image_get_lod`) and the BVH ray intersections are
 /// graphics-pipeline classes; the loads, stores, atomics and `image_get_resinfo` run.
-fn image_unit(op: Op) -> Enc {
+fn image_unit(op: Op) -> Unit {
     let name = op.name();
     if name.starts_with("image_bvh") {
-        Enc::Graphics(GraphicsClass::Bvh)
+        Unit::Graphics(GraphicsClass::Bvh)
     } else if name.starts_with("image_sample")
         || name.starts_with("image_gather")
         || name == "image_get_lod"
     {
-        Enc::Graphics(GraphicsClass::SampledImage)
+        Unit::Graphics(GraphicsClass::SampledImage)
     } else {
-        Enc::Image
+        Unit::Image
     }
 }
 
@@ -544,7 +544,7 @@ fn buffer(d: &isa::Inst, i: &mut Inst, gfx12: bool) {
     }
     if gfx12 {
         if f(F::Tfe) != 0 {
-            i.enc = Enc::Refused(Refusal::BufferTfe);
+            i.unit = Unit::Refused(Refusal::BufferTfe);
         }
         // The descriptor quad's first SGPR (GFX12 encodes the register, not quad / 4).
         m.sbase = sreg(gfx12, f(F::Srsrc)) as u8;

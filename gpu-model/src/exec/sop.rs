@@ -15,7 +15,7 @@ mod vmode;
 pub use barrier::WorkgroupSync;
 pub(crate) use vmode::{vector_mode, Vector, VECTOR_MODES};
 
-use super::inst::{Enc, Inst};
+use super::inst::{Inst, Unit};
 use super::wave::{Flow, Wave};
 use super::{ExecCtx, FaultReason};
 use crate::isa::Op;
@@ -529,7 +529,7 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<Flow
         }
         _ => {
             // Program control (SOPP: branches, waits) skips the float table.
-            if i.enc != Enc::Sopp && super::fmode::scalar_float(w, i) {
+            if i.unit != Unit::Sopp && super::fmode::scalar_float(w, i) {
                 return Ok(Flow::Next);
             }
             return control::exec(w, ctx, i);

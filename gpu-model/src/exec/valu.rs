@@ -20,8 +20,8 @@ pub(crate) use kernels::{
 pub(crate) use rows::{put, put16, put16_keep, put64, src, src16, src64, Opnd, Row, Row64};
 
 use super::float::{self as fl, mod32};
-use super::inst::Enc;
 use super::inst::Inst;
+use super::inst::Unit;
 use super::lane;
 use super::wave::{Wave, AGPR_BASE, LANES};
 use super::FaultReason;
@@ -35,7 +35,7 @@ use rows::{fmods, operands};
 /// halves' destinations differ by construction: one even, one odd), then it is written.
 pub(crate) fn exec_vopd(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
     let mut x = *i;
-    x.enc = Enc::Vop2;
+    x.unit = Unit::Vop2;
     let mut y = x;
     y.op = i.y.op;
     y.dst = i.y.dst;
@@ -328,7 +328,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             let m = w.mask_operand(i.src[2], i.lit);
             // Float source modifiers apply in the VOP3 form.
             let r: Row = std::array::from_fn(|l| {
-                let (x, y) = if i.enc == Enc::Vop3 {
+                let (x, y) = if i.unit == Unit::Vop3 {
                     (
                         mod32(a[l], i.abs & 1 != 0, i.neg & 1 != 0),
                         mod32(b[l], i.abs & 2 != 0, i.neg & 2 != 0),

@@ -1,7 +1,7 @@
 //! Wave state (registers, EXEC, SCC, MODE, counters, PC) and the per-wave run loop.
 
-use super::inst::Enc;
 use super::inst::Inst;
+use super::inst::Unit;
 use super::regfile::RegFile;
 use super::{ds, flat, mubuf, smem, sop, valu, vop3p, ExecCtx, FaultReason, Stop};
 use super::{PRIVATE_APERTURE_HI, SHARED_APERTURE_HI};
@@ -374,14 +374,14 @@ impl Wave {
                 Err(e) => return Stop::Fault(e),
             };
             n += 1;
-            self.classes[inst.enc.class() as usize] += 1;
+            self.classes[inst.unit.class() as usize] += 1;
             match self.step(ctx, inst) {
                 Ok(Flow::Next) => self.pc = self.pc.wrapping_add(inst.len as u64),
                 Ok(Flow::Jumped) => {}
                 Ok(Flow::Stop(Stop::SyncWait)) => {
                     // Not retired: it runs again, whole, once its atomics are performed.
                     self.retired += n - 1;
-                    self.classes[inst.enc.class() as usize] -= 1;
+                    self.classes[inst.unit.class() as usize] -= 1;
                     self.state = WaveState::SyncWait;
                     return Stop::SyncWait;
                 }
@@ -425,10 +425,12 @@ impl Wave {
     /// Executes one instruction as given.
     #[inline(always)]
     fn issue(&mut self, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<Flow, FaultReason> {
-        match i.enc {
-            Enc::Sop1 | Enc::Sop2 | Enc::Sopc | Enc::Sopk | Enc::Sopp => sop::exec(self, ctx, i),
-            Enc::Smem => smem::exec(self, ctx, i),
-            Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 => match valu::exec(self, i) {
+        match i.unit {
+            Unit::Sop1 | Unit::Sop2 | Unit::Sopc | Unit::Sopk | Unit::Sopp => {
+                sop::exec(self, ctx, i)
+            }
+            Unit::Smem => smem::exec(self, ctx, i),
+            Unit::Vop1 | Unit::Vop2 | Unit::Vopc | Unit::Vop3 => match valu::exec(self, i) {
                 // Off the hot path: operations that need the target come back unhandled.
                 Err(FaultReason::Unimplemented(_)) if super::cvt::converts(i.op) => {
                     super::cvt::exec(self, i, ctx.prog.target())
@@ -436,12 +438,12 @@ impl Wave {
                 r => r,
             }
             .map(|_| Flow::Next),
-            Enc::Vop3p => vop3p::exec(self, i, ctx.prog.target()).map(|_| Flow::Next),
-            Enc::Ds => ds::exec(self, ctx, i).map(|_| Flow::Next),
-            Enc::Flat | Enc::Mubuf | Enc::Image => self.vmem(ctx, i),
-            Enc::Vopd => valu::exec_vopd(self, i).map(|_| Flow::Next),
-            Enc::Graphics(class) => Err(FaultReason::GraphicsOnly(class.name())),
-            Enc::Refused(why) => Err(FaultReason::UnsupportedForm(why.reason())),
+            Unit::Vop3p => vop3p::exec(self, i, ctx.prog.target()).map(|_| Flow::Next),
+            Unit::Ds => ds::exec(self, ctx, i).map(|_| Flow::Next),
+            Unit::Flat | Unit::Mubuf | Unit::Image => self.vmem(ctx, i),
+            Unit::Vopd => valu::exec_vopd(self, i).map(|_| Flow::Next),
+            Unit::Graphics(class) => Err(FaultReason::GraphicsOnly(class.name())),
+            Unit::Refused(why) => Err(FaultReason::UnsupportedForm(why.reason())),
         }
     }
 }
@@ -455,9 +457,9 @@ impl Wave {
     fn vmem(&mut self, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<Flow, FaultReason> {
         let replay = ctx.mem.replaying();
         let observer = if replay { ctx.observer.take() } else { None };
-        let r = match i.enc {
-            Enc::Flat => flat::exec(self, ctx, i),
-            Enc::Image => super::image::exec(self, ctx, i),
+        let r = match i.unit {
+            Unit::Flat => flat::exec(self, ctx, i),
+            Unit::Image => super::image::exec(self, ctx, i),
             _ => mubuf::exec(self, ctx, i),
         };
         if replay {

@@ -50,7 +50,7 @@ pub(crate) fn vector_mode(w: &Wave, target: Target, i: &Inst) -> Vector {
     if target.family() != Family::Gfx9 {
         return Vector::Plain;
     }
-    let class = i.enc.class();
+    let class = i.unit.class();
     let valu = matches!(class, InstClass::Valu | InstClass::Vop3p);
     if !(valu || matches!(class, InstClass::Lds | InstClass::Vmem)) {
         return Vector::Plain;

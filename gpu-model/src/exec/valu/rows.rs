@@ -11,7 +11,7 @@
 //! DPP permutations, which read other lanes) are staged in spare rows first
 //! ([`operands`]), so the loop reads every source the same way.
 
-use crate::exec::inst::Enc;
+use crate::exec::inst::Unit;
 use crate::exec::inst::{Inst, Sub};
 use crate::exec::lane;
 use crate::exec::wave::{Wave, LANES, OPERAND_ROWS};
@@ -235,7 +235,7 @@ pub(crate) fn src(w: &Wave, i: &Inst, n: usize) -> (Row, u64) {
 #[inline(always)]
 pub(crate) fn src16(w: &Wave, i: &Inst, n: usize) -> (Row, u64) {
     let c = i.src[n];
-    let hi = (i.enc == Enc::Vop3 || i.t16) && i.op_sel >> n & 1 != 0;
+    let hi = (i.unit == Unit::Vop3 || i.t16) && i.op_sel >> n & 1 != 0;
     let (mut r, en) = if c >= 256 {
         src(w, i, n)
     } else {
@@ -305,7 +305,7 @@ pub(crate) fn put64(w: &mut Wave, dst: usize, r: &Row64) {
 /// 16-bit instructions preserve the high bits").
 #[inline(always)]
 pub(crate) fn put16(w: &mut Wave, i: &Inst, r: &Row, en: u64) {
-    if (i.enc == Enc::Vop3 || i.t16) && i.op_sel & 8 != 0 {
+    if (i.unit == Unit::Vop3 || i.t16) && i.op_sel & 8 != 0 {
         let old = w.v[i.dst as usize];
         let merged: Row = std::array::from_fn(|l| (old[l] & 0xffff) | (r[l] & 0xffff) << 16);
         put(w, i, &merged, en);
@@ -329,7 +329,7 @@ pub(crate) fn put16(w: &mut Wave, i: &Inst, r: &Row, en: u64) {
 /// high bits", same source).
 #[inline(always)]
 pub(crate) fn put16_keep(w: &mut Wave, i: &Inst, r: &Row, en: u64) {
-    let hi = (i.enc == Enc::Vop3 || i.t16) && i.op_sel & 8 != 0;
+    let hi = (i.unit == Unit::Vop3 || i.t16) && i.op_sel & 8 != 0;
     let old = w.v[i.dst as usize % w.v.len()];
     let merged: Row = std::array::from_fn(|l| {
         if hi {
