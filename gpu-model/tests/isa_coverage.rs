@@ -1,16 +1,10 @@
 //! `gfxsim coverage --isa` as a test: every instruction form of every target's ISA table
 //! (GFX12 in wave32 and wave64), instantiated with the encoder and executed once in a
 //! sandbox wave, runs — except the graphics-pipeline classes, which fault naming their
-//! class, and the forms listed in [`KNOWN_REFUSED`] with the reason no source could settle.
+//! class. Nothing else may be refused.
 
 use gpu_model::coverage::isa_coverage;
 use gpu_model::{Family, Target};
-
-/// Forms the executor refuses on purpose, by mnemonic prefix and wave size: GFX12
-/// `global_load_tr_b64`/`_b128` in wave64 write half the bits per lane of their wave32
-/// forms, and no source (RDNA4 guide, LLVM, CK, IREE) gives that lane mapping; the wave32
-/// forms run (`exec/flat/special.rs`).
-const KNOWN_REFUSED: &[(&str, u32)] = &[("global_load_tr_b", 64)];
 
 #[test]
 fn every_compute_instruction_executes() {
@@ -37,19 +31,13 @@ fn every_compute_instruction_executes() {
             assert_eq!(r.executed + r.graphics.len() + r.refused.len(), r.forms);
             assert!(r.entries > 1000, "{}: {} entries", t.name(), r.entries);
             for x in &r.refused {
-                let known = t.family() == Family::Gfx12
-                    && KNOWN_REFUSED
-                        .iter()
-                        .any(|&(p, kw)| kw == w && x.text.starts_with(p));
-                if !known {
-                    report.push(format!(
-                        "{} wave{}: {:<56} {}",
-                        t.name(),
-                        w,
-                        x.text,
-                        x.reason
-                    ));
-                }
+                report.push(format!(
+                    "{} wave{}: {:<56} {}",
+                    t.name(),
+                    w,
+                    x.text,
+                    x.reason
+                ));
             }
         }
     }

@@ -140,8 +140,9 @@ fn block(
     Ok(())
 }
 
-/// `global_load_tr_b64` (8-bit elements) and `global_load_tr_b128` (16-bit elements),
-/// wave32: every lane reads 8 elements at its address (a row of 8 or 16 bytes); within
+/// `global_load_tr_b64` (8-bit elements) and `global_load_tr_b128` (16-bit elements).
+///
+/// Wave32: every lane reads 8 elements at its address (a row of 8 or 16 bytes); within
 /// each group of 8 lanes the 8x8 element matrix is transposed, so element `e` of lane `l`
 /// is element `l % 8` of the row lane `8 * (l / 8) + e` read (element `e` in bits
 /// `ebits * e` upward of the destination tuple).
@@ -153,9 +154,19 @@ fn block(
 /// `global_load_tr_b64` 0x58 = `global_load_tr8_b64`, LLVM 22) and a public hardware
 /// measurement of that instruction on gfx1250 (lane `l` receives element `l % 8` of the
 /// rows of lanes `8 * (l / 8) .. + 8`). The 8-bit form is taken to be the same transpose of
-/// 8-bit elements (its name's element size; not measured). Decisions: a row whose lane is
-/// inactive contributes zeros; wave64 (one register for b64, two for b128 per LLVM) is
-/// refused, no source gives its lane mapping.
+/// 8-bit elements (its name's element size; not measured). A row whose lane is inactive
+/// contributes zeros.
+///
+/// Wave64 (decided, no document gives it): LLVM 22 gives the wave64 forms half the
+/// destination (`GLOBAL_LOAD_TR_B64_w64`: one VGPR, `_B128_w64`: two; the intrinsics return
+/// `i32` / `v4i16`), so a lane reads and receives 4 elements, and the 16x16 tile is spread
+/// over 64 lanes. The GFX12 wave64 WMMA operand layout (AMD's matrix instruction
+/// calculator, `matrix::layout::gfx12`) puts 4 consecutive k in each lane for both 8- and
+/// 16-bit inputs, the wave32 layout 8 (in two runs of 4 for 16-bit), so the wave64 load is
+/// the same transpose on 4x4 blocks: element `e` of lane `l` is element `l % 4` of the row
+/// lane `4 * (l / 4) + e` read. This is the only reading under which the load fills a
+/// wave64 WMMA operand from a k-major tile without a shuffle, which is what the instruction
+/// exists for.
 fn transpose(
     w: &mut Wave,
     ctx: &mut ExecCtx<'_>,
@@ -163,32 +174,30 @@ fn transpose(
     places: &[Place; LANES],
     ebytes: usize,
 ) -> Result<(), FaultReason> {
-    if w.wave_size != 32 {
-        return Err(FaultReason::UnsupportedForm(
-            "global_load_tr in wave64 (no source gives its lane mapping)",
-        ));
-    }
+    let lanes = w.wave_size as usize;
+    // Elements per lane and lanes per transposed block.
+    let g = if lanes == 64 { 4 } else { 8 };
     let exec = w.exec();
     let addrs: [u64; LANES] = std::array::from_fn(|l| seen(places[l]));
-    observe(ctx, i, AccessKind::Load, 8 * ebytes as u32, exec, &addrs);
+    observe(ctx, i, AccessKind::Load, (g * ebytes) as u32, exec, &addrs);
     w.counters.vm += 1;
-    // Each active lane's row: 8 elements of `ebytes` bytes.
-    let mut rows = [[0u32; 4]; 32];
-    for l in (0..32).filter(|l| exec >> l & 1 != 0) {
-        load(w, ctx, l, places[l], &mut rows[l][..2 * ebytes], 4)?;
+    let regs = g * ebytes / 4;
+    // Each active lane's row: `g` elements of `ebytes` bytes.
+    let mut rows = [[0u32; 4]; LANES];
+    for l in (0..lanes).filter(|l| exec >> l & 1 != 0) {
+        load(w, ctx, l, places[l], &mut rows[l][..regs], 4)?;
     }
-    let ebits = 8 * ebytes as u32;
+    let ebits = 8 * ebytes;
     let elem = |row: &[u32; 4], e: usize| -> u32 {
-        let bit = ebits as usize * e;
+        let bit = ebits * e;
         (row[bit / 32] >> (bit % 32)) & ((1u32 << ebits) - 1)
     };
-    let regs = 2 * ebytes;
-    for l in (0..32).filter(|l| exec >> l & 1 != 0) {
-        let g = l / 8 * 8;
+    for l in (0..lanes).filter(|l| exec >> l & 1 != 0) {
+        let base = l / g * g;
         let mut out = [0u32; 4];
-        for e in 0..8 {
-            let v = elem(&rows[g + e], l % 8);
-            let bit = ebits as usize * e;
+        for e in 0..g {
+            let v = elem(&rows[base + e], l % g);
+            let bit = ebits * e;
             out[bit / 32] |= v << (bit % 32);
         }
         for (k, &v) in out[..regs].iter().enumerate() {
