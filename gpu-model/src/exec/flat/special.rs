@@ -64,6 +64,7 @@ pub(super) fn exec(
 /// `MEM[SGPR_ADDR[63:0] + INST_OFFSET[11:0].b64 + 64'B(laneID.i32 * 4)].u32`: no VGPR
 /// address; the scalar base is 0 when `saddr` is `off`. Only the low 12 bits of the
 /// instruction offset take part, zero-extended, as the pseudocode says.
+#[inline(never)]
 fn addtid(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), FaultReason> {
     let m = &i.mem;
     let base = if m.sbase == Mem::NO_SGPR {
@@ -107,6 +108,7 @@ fn addtid(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<(), FaultReas
 /// MEM[addr + i * 4].b32` ("can skip over holes both in the memory block and VGPR
 /// block"); the stores move `VDATA + i` the other way. The address is the lane's
 /// GLOBAL/SCRATCH address (VGPR, `saddr` and offset, as every GLOBAL/SCRATCH access).
+#[inline(never)]
 fn block(
     w: &mut Wave,
     ctx: &mut ExecCtx<'_>,
@@ -167,6 +169,7 @@ fn block(
 /// lane `4 * (l / 4) + e` read. This is the only reading under which the load fills a
 /// wave64 WMMA operand from a k-major tile without a shuffle, which is what the instruction
 /// exists for.
+#[inline(never)]
 fn transpose(
     w: &mut Wave,
     ctx: &mut ExecCtx<'_>,
