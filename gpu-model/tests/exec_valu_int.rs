@@ -273,6 +273,71 @@ fn add_sub_i32() {
     }
 }
 
+/// `v_ffbh_u32`/`v_clz_i32_u32`, `v_ffbl_b32`/`v_ctz_i32_b32`, `v_ffbh_i32`/`v_cls_i32`,
+/// from the CDNA3/RDNA4 pseudocode loops (the sign form: `D = -1; for i in 1..31: if
+/// S0[31 - i] != S0[31] { D = i; break }`), plus the guides' own examples
+/// (`V_CLS_I32(0x0000cccc) = 16`, `(0xffff3333) = 16`, `(0x7fffffff) = 1`,
+/// `(0x80000000) = 1`, `(0) = (0xffffffff) = -1`).
+#[test]
+fn bit_scans() {
+    let mut xs = words();
+    xs.extend([
+        0x0000_cccc,
+        0xffff_3333,
+        1,
+        2,
+        0xffff_fffe,
+        0x4000_0000,
+        0xbfff_ffff,
+    ]);
+    let cases: Vec<u32> = xs;
+    let msb = |a: u32| -> u32 {
+        (0..32)
+            .find(|&i| a >> (31 - i) & 1 != 0)
+            .unwrap_or(u32::MAX)
+    };
+    let lsb = |a: u32| -> u32 { (0..32).find(|&i| a >> i & 1 != 0).unwrap_or(u32::MAX) };
+    let sign = |a: u32| -> u32 {
+        (1..32)
+            .find(|&i| a >> (31 - i) & 1 != a >> 31)
+            .unwrap_or(u32::MAX)
+    };
+    for (a, want) in [
+        (0x0000_cccc, 16),
+        (0xffff_3333, 16),
+        (0x7fff_ffff, 1),
+        (0x8000_0000, 1),
+        (0, u32::MAX),
+        (u32::MAX, u32::MAX),
+    ] {
+        assert_eq!(sign(a), want, "reference vs the guide's example {a:#x}");
+    }
+    let refs: [(Op, &str, &dyn Fn(u32) -> u32); 6] = [
+        (Op::VFfbhU32, "v_ffbh_u32", &msb),
+        (Op::VClzI32U32, "v_clz_i32_u32", &msb),
+        (Op::VFfblB32, "v_ffbl_b32", &lsb),
+        (Op::VCtzI32B32, "v_ctz_i32_b32", &lsb),
+        (Op::VFfbhI32, "v_ffbh_i32", &sign),
+        (Op::VClsI32, "v_cls_i32", &sign),
+    ];
+    for (op, name, reference) in refs {
+        for (t, wave) in targets_with(op) {
+            let src = format!("{name} v10, v0");
+            sweep(
+                t,
+                wave,
+                &src,
+                0xf0,
+                &cases,
+                |w, l, &a| w.set_vgpr(0, l, a),
+                |w, l, &a, ctx| {
+                    assert_eq!(w.vgpr(10, l), reference(a), "{ctx} `{src}` {a:#x}");
+                },
+            );
+        }
+    }
+}
+
 #[test]
 fn packed_16bit_integers() {
     let sh = shorts();

@@ -76,12 +76,14 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
         VBfrevB32 => int1(w, i, |a| a.reverse_bits()),
         VFfbhU32 => int1(w, i, |a| if a == 0 { u32::MAX } else { a.leading_zeros() }),
         VFfblB32 => int1(w, i, |a| if a == 0 { u32::MAX } else { a.trailing_zeros() }),
+        // Leading bits equal to the sign bit, the sign bit included; -1 when all are
+        // (CDNA3/RDNA4 pseudocode; V_CLS_I32(0x0000cccc) = 16, (0x80000000) = 1).
         VFfbhI32 => int1(w, i, |a| {
             let x = if (a as i32) < 0 { !a } else { a };
             if x == 0 {
                 u32::MAX
             } else {
-                x.leading_zeros() - 1
+                x.leading_zeros()
             }
         }),
         VReadfirstlaneB32 => {
