@@ -312,13 +312,13 @@ fn bit_scans() {
     ] {
         assert_eq!(sign(a), want, "reference vs the guide's example {a:#x}");
     }
-    let refs: [(Op, &str, &dyn Fn(u32) -> u32); 6] = [
-        (Op::VFfbhU32, "v_ffbh_u32", &msb),
-        (Op::VClzI32U32, "v_clz_i32_u32", &msb),
-        (Op::VFfblB32, "v_ffbl_b32", &lsb),
-        (Op::VCtzI32B32, "v_ctz_i32_b32", &lsb),
-        (Op::VFfbhI32, "v_ffbh_i32", &sign),
-        (Op::VClsI32, "v_cls_i32", &sign),
+    let refs: [(Op, &str, fn(u32) -> u32); 6] = [
+        (Op::VFfbhU32, "v_ffbh_u32", msb),
+        (Op::VClzI32U32, "v_clz_i32_u32", msb),
+        (Op::VFfblB32, "v_ffbl_b32", lsb),
+        (Op::VCtzI32B32, "v_ctz_i32_b32", lsb),
+        (Op::VFfbhI32, "v_ffbh_i32", sign),
+        (Op::VClsI32, "v_cls_i32", sign),
     ];
     for (op, name, reference) in refs {
         for (t, wave) in targets_with(op) {
