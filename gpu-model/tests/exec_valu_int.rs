@@ -312,7 +312,8 @@ fn bit_scans() {
     ] {
         assert_eq!(sign(a), want, "reference vs the guide's example {a:#x}");
     }
-    let refs: [(Op, &str, fn(u32) -> u32); 6] = [
+    type Reference = fn(u32) -> u32;
+    let refs: [(Op, &str, Reference); 6] = [
         (Op::VFfbhU32, "v_ffbh_u32", msb),
         (Op::VClzI32U32, "v_clz_i32_u32", msb),
         (Op::VFfblB32, "v_ffbl_b32", lsb),
