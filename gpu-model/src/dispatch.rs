@@ -270,6 +270,10 @@ pub(crate) fn init_wave(
             // Workgroup ids through TTMP registers: TTMP9 = X, TTMP7 = Y | Z << 16.
             w.set_sgpr(108 + 9, wg[0]);
             w.set_sgpr(108 + 7, (wg[1] & 0xffff) | wg[2] << 16);
+            // TTMP8[29:25]: the wave's index in its workgroup (LLVM lowers
+            // llvm.amdgcn.wave.id to `s_bfe_u32 ttmp8, 0x50019` on GFX12; Triton 3.9 reads
+            // its warp id that way).
+            w.set_sgpr(108 + 8, (wave_idx & 0x1f) << 25);
         }
     }
     // Architected flat scratch: FLAT_SCRATCH holds the wave's private base.
