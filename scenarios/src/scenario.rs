@@ -171,7 +171,8 @@ pub enum Arg {
     U32(u32),
     /// An `i32` by value.
     I32(i32),
-    /// A `u64` by value.
+    /// A `u64` by value. `U64(0)` is also accepted for a pointer (`global_buffer`)
+    /// argument: a null pointer (Triton's unused scratch pointers).
     U64(u64),
     /// An `i64` by value.
     I64(i64),

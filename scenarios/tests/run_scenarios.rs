@@ -341,3 +341,33 @@ fn wave_instruction_budget_stops_the_kernel_with_a_report() {
     assert!(text.contains("matmul_tiled"), "{text}");
     assert_eq!(fault(2), (launch, text));
 }
+
+/// A Triton 3.9 kernel from corpus/triton, launched as Triton launches it: launch LDS as
+/// `dynamic_lds` and null (`U64(0)`) trailing scratch pointers. Its output matches the
+/// numpy reference; the speed-anchor GEMM scenarios resolve (their run is a benchmark).
+#[test]
+fn triton_softmax_scenario_passes_and_gemm_scenarios_resolve() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/triton/scenarios");
+    let w = Scenario::load(&dir.join("softmax_mi300x.ron"))
+        .unwrap()
+        .resolve("softmax_mi300x.ron", &dir)
+        .unwrap();
+    let out = w.run(&RunOptions::default(), &mut |_, _| {}).unwrap();
+    assert_eq!(out.report.checks.len(), 1);
+    assert!(out.report.all_passed(), "{:?}", out.report.checks);
+    for name in ["gemm1024_fp8_mi355x.ron", "gemm1024_f16_mi300x.ron"] {
+        Scenario::load(&dir.join(name))
+            .unwrap()
+            .resolve(name, &dir)
+            .unwrap();
+    }
+    // A non-null raw address for a pointer argument is still refused.
+    let src = std::fs::read_to_string(dir.join("softmax_mi300x.ron"))
+        .unwrap()
+        .replacen("U64(0)", "U64(4096)", 1);
+    let err = Scenario::parse(&src, "bad.ron")
+        .unwrap()
+        .resolve("bad.ron", &dir)
+        .unwrap_err();
+    assert!(err.to_string().contains("null pointer"), "{err}");
+}

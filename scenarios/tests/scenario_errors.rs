@@ -120,7 +120,7 @@ fn scalar_for_buffer_is_refused() {
     let e = err(&vadd(r#"U32(0), Buffer("b"), Buffer("c"), U32(1000)"#, ""));
     assert_eq!(
         e,
-        "launch 0: argument 0 `a` of kernel `vadd` expects a buffer, got a 4-byte scalar"
+        "launch 0: argument 0 `a` of kernel `vadd` expects a buffer (or U64(0), a null pointer), got a 4-byte scalar"
     );
 }
 

@@ -154,7 +154,13 @@ pub(super) fn resolve(
                     }
                     ArgValue::Buffer(bi)
                 }
-                (ValueKind::GlobalBuffer, _) => return Err(mismatch("a buffer".into())),
+                // A null pointer: what Triton 3.9's launcher passes for its trailing
+                // global_scratch/profile_scratch arguments when their metadata sizes are 0
+                // (triton/backends/amd/driver.py, `allocate_scratch` returns None).
+                (ValueKind::GlobalBuffer, Arg::U64(0)) => ArgValue::Bytes(vec![0; 8]),
+                (ValueKind::GlobalBuffer, _) => {
+                    return Err(mismatch("a buffer (or U64(0), a null pointer)".into()))
+                }
                 (ValueKind::ByValue, Arg::Buffer(_)) => {
                     return Err(mismatch(format!("a {}-byte scalar", m.size)))
                 }
