@@ -228,3 +228,54 @@ fn structs_pass_by_value_as_raw_bytes() {
         );
     }
 }
+
+#[test]
+fn kernarg_segment_of_a_real_v5_kernel_matches_rocclr() {
+    use gpu_model::dispatch::kernarg::{build_kernargs, LaunchShape};
+    use gpu_model::loader::{CodeObject, ValueKind};
+    let co = CodeObject::parse(&fixture("args_gfx942_v5.hsaco")).unwrap();
+    let k = co.kernel("lds_args").unwrap();
+    let md = k.metadata.as_ref().unwrap();
+    // 1-D grid of 1000 in groups of 256, 300 bytes of HIP-style dynamic LDS.
+    let shape = LaunchShape {
+        grid: [1000, 1, 1],
+        workgroup: [256, 1, 1],
+        dynamic_lds: 300,
+    };
+    let args: [&[u8]; 4] = [
+        &0x1234_5678_9abc_def0u64.to_le_bytes(),
+        &100u32.to_le_bytes(),
+        &16u32.to_le_bytes(),
+        &8u32.to_le_bytes(),
+    ];
+    let built = build_kernargs(md, &k.descriptor, &shape, 0x7000, args.into_iter(), 65536).unwrap();
+    // Static 40; a at 40 (+100 = 140); b at 144 (+16 = 160); c at 160 (+8 = 168); then
+    // the 300 dynamic bytes: group_segment_size = ldsUsage + sharedMemBytes.
+    assert_eq!(built.group_segment_size, 168 + 300);
+    let at = |kind: ValueKind| {
+        let a = md.args.iter().find(|a| a.value_kind == kind).unwrap();
+        let mut v = [0u8; 8];
+        let n = a.size as usize;
+        v[..n].copy_from_slice(&built.bytes[a.offset as usize..a.offset as usize + n]);
+        u64::from_le_bytes(v)
+    };
+    let explicit: Vec<_> = md.explicit_args().collect();
+    let word = |i: usize| {
+        let o = explicit[i].offset as usize;
+        u32::from_le_bytes(built.bytes[o..o + 4].try_into().unwrap())
+    };
+    assert_eq!((word(1), word(2), word(3)), (40, 144, 160));
+    // ROCclr: block count = global / local rounded down, remainder = global % local, group
+    // size = local, 1 / 1 and 0 in unused dimensions; hidden_dynamic_lds_size is the
+    // launch's sharedMemBytes only.
+    assert_eq!(at(ValueKind::HiddenBlockCountX), 3);
+    assert_eq!(at(ValueKind::HiddenBlockCountY), 1);
+    assert_eq!(at(ValueKind::HiddenBlockCountZ), 1);
+    assert_eq!(at(ValueKind::HiddenGroupSizeX), 256);
+    assert_eq!(at(ValueKind::HiddenGroupSizeY), 1);
+    assert_eq!(at(ValueKind::HiddenRemainderX), 232);
+    assert_eq!(at(ValueKind::HiddenRemainderY), 0);
+    assert_eq!(at(ValueKind::HiddenGridDims), 1);
+    assert_eq!(at(ValueKind::HiddenGlobalOffsetX), 0);
+    assert_eq!(at(ValueKind::HiddenDynamicLdsSize), 300);
+}

@@ -95,7 +95,7 @@ fn elem(s: &str) -> Result<ElemType, CliError> {
 
 /// Bytes from pairs of hex digits (`0a0b`), `None` if the text is not that.
 fn parse_hex(s: &str) -> Option<Vec<u8>> {
-    if s.is_empty() || s.len() % 2 != 0 {
+    if s.is_empty() || !s.len().is_multiple_of(2) {
         return None;
     }
     (0..s.len())

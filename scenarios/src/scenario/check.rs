@@ -157,13 +157,11 @@ pub(super) fn resolve(
                 }
                 (ValueKind::GlobalBuffer, _) => return Err(mismatch("a buffer".into())),
                 (ValueKind::ByValue, Arg::Buffer(_)) => {
-                    return Err(mismatch(format!("a {}-byte scalar", m.size)))
+                    return Err(mismatch(by_value(m.size)))
                 }
-                (ValueKind::ByValue, Arg::Lds(_)) => {
-                    return Err(mismatch(format!("a {}-byte value", m.size)))
-                }
+                (ValueKind::ByValue, Arg::Lds(_)) => return Err(mismatch(by_value(m.size))),
                 (ValueKind::ByValue, a) if a.scalar_size() != Some(m.size) => {
-                    return Err(mismatch(format!("a {}-byte value", m.size)))
+                    return Err(mismatch(by_value(m.size)))
                 }
                 (ValueKind::ByValue, a) => ArgValue::Bytes(a.scalar_bytes()),
                 // The LDS size travels as an integer of the argument's size, the way
@@ -264,6 +262,16 @@ pub(super) fn resolve(
         launches,
         outputs,
     })
+}
+
+/// How a by-value argument of `size` bytes reads in a mismatch: scalars up to 8 bytes,
+/// larger ones are structs (`Bytes([..])`).
+fn by_value(size: u32) -> String {
+    if size <= 8 {
+        format!("a {size}-byte scalar")
+    } else {
+        format!("a {size}-byte value (`Bytes([..])`)")
+    }
 }
 
 fn check_geometry(
