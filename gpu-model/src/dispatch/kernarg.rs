@@ -24,7 +24,8 @@ pub struct LaunchShape {
     pub grid: [u32; 3],
     /// Workgroup size in work-items.
     pub workgroup: [u32; 3],
-    /// Dynamic LDS bytes requested by the launch.
+    /// HIP-style dynamic LDS bytes (`extern __shared__`, ROCclr's `sharedMemBytes`),
+    /// placed after the static LDS and the `__local` pointer arguments' LDS.
     pub dynamic_lds: u32,
 }
 
