@@ -236,3 +236,50 @@ fn cli_takes_lds_bytes_and_dynamic_lds() {
         assert!(!out.status.success() && e.contains(bad), "{bad}: {e}");
     }
 }
+
+#[test]
+fn soc_submit_refuses_lds_beyond_the_cu_naming_the_kernel() {
+    use gpu_model::config::GpuConfig;
+    use gpu_model::dispatch::kernarg::KernargError;
+    use gpu_model::soc::{LaunchRequest, Soc, SocError, SocOptions};
+    // mi300x (gfx942): 64 KiB of LDS per workgroup; the kernel uses 1648 before dynamic LDS.
+    let cfg = GpuConfig::preset("mi300x").unwrap();
+    let mut soc = Soc::new(&cfg, &SocOptions::default()).unwrap();
+    let m = soc
+        .load_code_object(&std::fs::read(root().join(ARGS)).unwrap())
+        .unwrap();
+    let out = soc.alloc(4096).unwrap();
+    let args = [
+        out.to_le_bytes().to_vec(),
+        64u32.to_le_bytes().to_vec(),
+        1024u32.to_le_bytes().to_vec(),
+        512u32.to_le_bytes().to_vec(),
+    ];
+    let req = |dynamic_lds| LaunchRequest {
+        kernel: "lds_args",
+        grid: [64, 1, 1],
+        workgroup: [64, 1, 1],
+        dynamic_lds,
+        args: &args,
+    };
+    let e = soc.submit(m, &req(65536 - 1648 + 1)).unwrap_err();
+    match &e {
+        SocError::Kernarg {
+            kernel,
+            source: KernargError::LdsTooLarge { total, limit, .. },
+        } => assert_eq!(
+            (kernel.as_str(), *total, *limit),
+            ("lds_args", 65537, 65536)
+        ),
+        other => panic!("unexpected {other}"),
+    }
+    soc.submit(m, &req(65536 - 1648)).unwrap();
+    soc.run().unwrap();
+    let mut b = [0u8; 16];
+    soc.read(out, &mut b).unwrap();
+    let offsets: Vec<u32> = b
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(offsets, [0, 40, 112, 1136]);
+}
