@@ -74,6 +74,15 @@ pub enum DeviceError {
         /// Supplied size.
         got: usize,
     },
+    /// Static plus dynamic LDS exceeds the device's LDS per workgroup.
+    #[error("kernel `{kernel}`: {source}")]
+    Kernarg {
+        /// Kernel.
+        kernel: String,
+        /// What is wrong.
+        #[source]
+        source: KernargError,
+    },
     /// Grid or workgroup sizes are invalid.
     #[error("bad launch configuration: {0}")]
     BadLaunch(String),
@@ -122,6 +131,12 @@ impl ArgValue {
     pub fn bytes(b: &[u8]) -> ArgValue {
         ArgValue(b.to_vec())
     }
+    /// An OpenCL `__local` pointer argument (`dynamic_shared_pointer`) of `bytes` bytes, as
+    /// `clSetKernelArg(kernel, i, bytes, NULL)` sets it: the dispatch places it in LDS after
+    /// the static LDS and the arguments before it and passes the kernel its offset.
+    pub fn lds(bytes: u32) -> ArgValue {
+        ArgValue(bytes.to_le_bytes().to_vec())
+    }
 }
 
 /// Grid, workgroup and dynamic LDS of a dispatch.
@@ -131,7 +146,8 @@ pub struct LaunchConfig {
     pub grid: [u32; 3],
     /// Workgroup size.
     pub workgroup: [u32; 3],
-    /// Dynamic LDS bytes.
+    /// Dynamic LDS bytes (HIP `extern __shared__`), after the static LDS and the LDS of
+    /// `__local` pointer arguments ([`ArgValue::lds`]).
     pub dynamic_lds: u32,
     /// Private bytes per work-item beyond the descriptor's fixed size (dynamic stack).
     /// Zero for a kernel with `uses_dynamic_stack` gives it a 16 KiB default.
@@ -331,12 +347,13 @@ impl Device {
             workgroup: cfg.workgroup,
             dynamic_lds: cfg.dynamic_lds,
         };
-        let kernargs = kernarg::build_kernargs(
+        let built = kernarg::build_kernargs(
             &md,
             &desc,
             &shape,
             self.queue,
             args.iter().map(|a| a.0.as_slice()),
+            self.target.lds_bytes_per_workgroup(),
         )
         .map_err(|e| match e {
             KernargError::ArgCount { expected, got } => DeviceError::ArgCount {
@@ -354,9 +371,13 @@ impl Device {
                 expected,
                 got,
             },
+            source => DeviceError::Kernarg {
+                kernel: name.to_string(),
+                source,
+            },
         })?;
+        let kernargs = built.bytes;
         let dims = shape.dims();
-        let static_lds = desc.group_segment_fixed_size;
 
         // Device-side buffers: kernargs, the packet, scratch.
         let kernarg_addr = self
@@ -371,7 +392,7 @@ impl Device {
             workgroup_size: std::array::from_fn(|d| cfg.workgroup[d] as u16),
             grid_size: cfg.grid,
             private_segment_size: private,
-            group_segment_size: static_lds + cfg.dynamic_lds,
+            group_segment_size: built.group_segment_size,
             kernel_object: loaded.descriptor_address,
             kernarg_address: kernarg_addr,
             completion_signal: 0,

@@ -87,6 +87,16 @@ pub enum SocError {
     /// A launch that cannot be dispatched.
     #[error("bad launch: {0}")]
     BadLaunch(String),
+    /// A launch whose arguments do not fit the kernel's metadata, or whose static and
+    /// dynamic LDS exceed a workgroup's. Fatal for that launch only.
+    #[error("bad launch: kernel `{kernel}`: {source}")]
+    Kernarg {
+        /// The kernel.
+        kernel: String,
+        /// What is wrong.
+        #[source]
+        source: crate::dispatch::kernarg::KernargError,
+    },
     /// A checkpoint could not be written, read or decoded (corrupt or truncated bytes, a
     /// file error, a component that failed to restore).
     #[error("checkpoint: {0}")]

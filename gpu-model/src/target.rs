@@ -88,6 +88,16 @@ impl Target {
         !matches!(self, Target::Gfx90a)
     }
 
+    /// Most LDS bytes one workgroup may allocate: 160 KiB on gfx950 (CDNA4), 64 KiB on
+    /// gfx90a/gfx942 and on RDNA4 (whose WGP holds 128 KiB, of which a workgroup gets at
+    /// most 64 KiB); the presets' `xcd.cu.lds_bytes` carry the same figures.
+    pub const fn lds_bytes_per_workgroup(self) -> u32 {
+        match self {
+            Target::Gfx950 => 160 * 1024,
+            _ => 64 * 1024,
+        }
+    }
+
     /// Whether the target has accumulation VGPRs (AGPRs) and MFMA.
     pub const fn has_agprs(self) -> bool {
         matches!(self.family(), Family::Gfx9)

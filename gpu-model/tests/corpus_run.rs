@@ -56,6 +56,9 @@ fn run_pair(case: &Case, variant: &str) -> Result<(), String> {
     let mut inputs = Inputs::default();
     let mut args = Vec::new();
     let mut outs: Vec<(String, u64, manifest::Elem, usize)> = Vec::new();
+    // The manifest's dynamic LDS includes the `__local` pointer arguments' bytes; those
+    // go to the arguments (the dispatch lays them out), the rest is HIP-style dynamic LDS.
+    let mut local_arg_bytes = 0u32;
     for a in &case.args {
         match a {
             Arg::Buffer {
@@ -81,7 +84,10 @@ fn run_pair(case: &Case, variant: &str) -> Result<(), String> {
                 inputs.scalars.insert(name.clone(), *value);
                 args.push(ArgValue::bytes(&value.bytes()));
             }
-            Arg::LocalPtr { .. } => args.push(ArgValue::u32(0)),
+            Arg::LocalPtr { bytes, .. } => {
+                local_arg_bytes += *bytes;
+                args.push(ArgValue::lds(*bytes));
+            }
             Arg::Struct { size, fields, .. } => {
                 let mut b = vec![0u8; *size as usize];
                 for f in fields {
@@ -96,7 +102,7 @@ fn run_pair(case: &Case, variant: &str) -> Result<(), String> {
     let cfg = LaunchConfig {
         grid: [case.grid.0, case.grid.1, case.grid.2],
         workgroup: [case.workgroup.0, case.workgroup.1, case.workgroup.2],
-        dynamic_lds: case.dynamic_lds,
+        dynamic_lds: case.dynamic_lds.saturating_sub(local_arg_bytes),
         extra_private: case.extra_private_bytes,
     };
     let id = dev

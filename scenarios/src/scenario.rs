@@ -139,7 +139,8 @@ pub struct LaunchSpec {
     pub grid: [u32; 3],
     /// Workgroup size in work-items per dimension.
     pub workgroup: [u32; 3],
-    /// Bytes of dynamic LDS added to the kernel's static LDS.
+    /// Bytes of dynamic LDS (HIP `extern __shared__`), after the kernel's static LDS and
+    /// the LDS of its `__local` pointer arguments ([`Arg::Lds`]).
     #[serde(default)]
     pub dynamic_lds: u32,
     /// Explicit kernel arguments, in order.
@@ -182,13 +183,22 @@ pub enum Arg {
     F32(f32),
     /// An `f64` by value.
     F64(f64),
+    /// An OpenCL `__local` pointer argument (`dynamic_shared_pointer`) of this many LDS
+    /// bytes, as `clSetKernelArg(k, i, bytes, NULL)` sets it. The launch places it after
+    /// the kernel's static LDS and the `__local` arguments before it, aligned to the
+    /// argument's `.pointee_align`, and passes the kernel its LDS offset.
+    Lds(u32),
+    /// A by-value argument of any size as raw little-endian bytes, for structs passed by
+    /// value (`Bytes([1, 0, 0, 0, 0, 0, 128, 63])`); the length must be the metadata's.
+    Bytes(Vec<u8>),
 }
 
 impl Arg {
-    /// Size in bytes of a by-value argument (`None` for a buffer).
+    /// Size in bytes of a by-value argument (`None` for a buffer or an LDS size).
     pub fn scalar_size(&self) -> Option<u32> {
         Some(match self {
-            Arg::Buffer(_) => return None,
+            Arg::Buffer(_) | Arg::Lds(_) => return None,
+            Arg::Bytes(b) => u32::try_from(b.len()).unwrap_or(u32::MAX),
             Arg::U8(_) | Arg::I8(_) => 1,
             Arg::U16(_) | Arg::I16(_) | Arg::F16(_) => 2,
             Arg::U32(_) | Arg::I32(_) | Arg::F32(_) => 4,
@@ -196,10 +206,11 @@ impl Arg {
         })
     }
 
-    /// Little-endian bytes of a by-value argument (empty for a buffer).
+    /// Little-endian bytes of a by-value argument (empty for a buffer or an LDS size).
     pub fn scalar_bytes(&self) -> Vec<u8> {
         match *self {
-            Arg::Buffer(_) => Vec::new(),
+            Arg::Buffer(_) | Arg::Lds(_) => Vec::new(),
+            Arg::Bytes(ref b) => b.clone(),
             Arg::U8(v) => v.to_le_bytes().to_vec(),
             Arg::I8(v) => v.to_le_bytes().to_vec(),
             Arg::U16(v) => v.to_le_bytes().to_vec(),
@@ -218,6 +229,8 @@ impl Arg {
     pub fn describe(&self) -> String {
         match self {
             Arg::Buffer(b) => format!("buffer `{b}`"),
+            Arg::Lds(n) => format!("{n} bytes of LDS"),
+            Arg::Bytes(b) => format!("{} raw bytes", b.len()),
             other => format!("a {}-byte scalar", other.scalar_size().unwrap_or(0)),
         }
     }
@@ -320,7 +333,8 @@ pub struct Buffer {
 pub enum ArgValue {
     /// Device address of buffer `i`.
     Buffer(usize),
-    /// By-value bytes.
+    /// By-value bytes (for a `dynamic_shared_pointer` argument: its LDS byte count, as a
+    /// little-endian integer of the argument's size).
     Bytes(Vec<u8>),
 }
 

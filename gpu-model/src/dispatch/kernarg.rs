@@ -24,7 +24,8 @@ pub struct LaunchShape {
     pub grid: [u32; 3],
     /// Workgroup size in work-items.
     pub workgroup: [u32; 3],
-    /// Dynamic LDS bytes requested by the launch.
+    /// HIP-style dynamic LDS bytes (`extern __shared__`, ROCclr's `sharedMemBytes`),
+    /// placed after the static LDS and the `__local` pointer arguments' LDS.
     pub dynamic_lds: u32,
 }
 
@@ -47,7 +48,8 @@ impl LaunchShape {
     }
 }
 
-/// Why explicit arguments do not fit a kernel's metadata.
+/// Why explicit arguments do not fit a kernel's metadata, or a launch asks for more LDS
+/// than a workgroup can have. All are errors of the launch, not of the device.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum KernargError {
@@ -59,7 +61,8 @@ pub enum KernargError {
         /// Supplied count.
         got: usize,
     },
-    /// An argument of the wrong size.
+    /// An argument of the wrong size (for a `dynamic_shared_pointer`, the LDS byte count
+    /// must have the argument's size too, as `clSetKernelArg` passes it).
     #[error("argument {index} is {expected} bytes, got {got}")]
     ArgSize {
         /// Argument index (explicit arguments, from 0).
@@ -69,17 +72,60 @@ pub enum KernargError {
         /// Supplied size.
         got: usize,
     },
+    /// Static plus dynamic LDS exceeds what one workgroup may allocate.
+    #[error(
+        "needs {static_lds} bytes of static LDS + {dynamic_lds} of dynamic LDS = {total}, \
+         more than the {limit} bytes a workgroup may have"
+    )]
+    LdsTooLarge {
+        /// The descriptor's `group_segment_fixed_size`.
+        static_lds: u32,
+        /// `__local` pointer arguments (with alignment padding) plus the launch's dynamic LDS.
+        dynamic_lds: u64,
+        /// Their sum.
+        total: u64,
+        /// The device's LDS per workgroup.
+        limit: u32,
+    },
 }
 
-/// Builds the kernarg segment: `args` are the explicit arguments' bytes in metadata order
-/// (a dynamic-LDS pointer argument's value is ignored: its LDS offset is computed).
+/// A built kernarg segment and the workgroup LDS it implies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kernargs {
+    /// The segment's bytes (explicit and hidden arguments).
+    pub bytes: Vec<u8>,
+    /// Total LDS per workgroup for the packet's `group_segment_size`: static LDS, then
+    /// each `__local` pointer argument's bytes at its aligned offset, then the launch's
+    /// dynamic LDS.
+    pub group_segment_size: u32,
+}
+
+/// Alignment of a `dynamic_shared_pointer` argument's LDS when the metadata has no
+/// `.pointee_align`: ROCclr's kernel-argument setup (`device/devkernel.cpp`, "Missing
+/// DynamicSharedPointer alignment") takes 128, the worst case.
+pub const DEFAULT_LDS_ARG_ALIGN: u32 = 128;
+
+/// Builds the kernarg segment: `args` are the explicit arguments' bytes in metadata order.
+///
+/// A `dynamic_shared_pointer` (OpenCL `__local` pointer) argument's bytes are its LDS size
+/// (a little-endian integer of the argument's size, as `clSetKernelArg(k, i, size, NULL)`
+/// gives it); the segment gets its LDS offset instead. As ROCclr's `processMemObjects`
+/// (`device/rocm/rocvirtual.cpp`) does, offsets start after the static LDS
+/// (`group_segment_fixed_size`), each is aligned up to the argument's `.pointee_align`
+/// ([`DEFAULT_LDS_ARG_ALIGN`] without one), and the next starts after its bytes. The
+/// launch's HIP-style `dynamic_lds` comes after all of them (`group_segment_size =
+/// ldsUsage + sharedMemBytes`). `lds_limit` is the device's LDS per workgroup.
+///
+/// Hidden arguments get what ROCclr's `submitKernelInternal` writes; see the table in
+/// the match below.
 pub fn build_kernargs<'a>(
     md: &KernelMetadata,
     desc: &KernelDescriptor,
     shape: &LaunchShape,
     queue_address: u64,
     args: impl ExactSizeIterator<Item = &'a [u8]>,
-) -> Result<Vec<u8>, KernargError> {
+    lds_limit: u32,
+) -> Result<Kernargs, KernargError> {
     let explicit = md.explicit_args().count();
     if explicit != args.len() {
         return Err(KernargError::ArgCount {
@@ -89,15 +135,10 @@ pub fn build_kernargs<'a>(
     }
     let seg = (md.kernarg_segment_size.max(desc.kernarg_size) as usize).max(16);
     let mut kernargs = vec![0u8; seg];
-    let mut dyn_lds_next = desc.group_segment_fixed_size;
+    let static_lds = desc.group_segment_fixed_size;
+    // u64: a sum of caller-given sizes must not wrap before the limit check.
+    let mut lds_next = u64::from(static_lds);
     for (index, (a, v)) in md.explicit_args().zip(args).enumerate() {
-        if a.value_kind == ValueKind::DynamicSharedPointer {
-            // The LDS offset of this argument's dynamic allocation.
-            let align = a.pointee_align.unwrap_or(4).max(1);
-            dyn_lds_next = dyn_lds_next.div_ceil(align) * align;
-            put(&mut kernargs, a.offset, &dyn_lds_next.to_le_bytes());
-            continue;
-        }
         if v.len() != a.size as usize {
             return Err(KernargError::ArgSize {
                 index,
@@ -105,37 +146,82 @@ pub fn build_kernargs<'a>(
                 got: v.len(),
             });
         }
+        if a.value_kind == ValueKind::DynamicSharedPointer {
+            let mut size = [0u8; 8];
+            size[..v.len().min(8)].copy_from_slice(&v[..v.len().min(8)]);
+            let align = u64::from(a.pointee_align.unwrap_or(DEFAULT_LDS_ARG_ALIGN).max(1));
+            lds_next = lds_next.div_ceil(align) * align;
+            let offset = lds_next.to_le_bytes();
+            put(&mut kernargs, a.offset, &offset[..v.len().min(8)]);
+            lds_next = lds_next.saturating_add(u64::from_le_bytes(size));
+            continue;
+        }
         put(&mut kernargs, a.offset, v);
+    }
+    let total = lds_next.saturating_add(u64::from(shape.dynamic_lds));
+    if total > u64::from(lds_limit) {
+        return Err(KernargError::LdsTooLarge {
+            static_lds,
+            dynamic_lds: total - u64::from(static_lds),
+            total,
+            limit: lds_limit,
+        });
     }
     let (grid, wg) = (shape.grid, shape.workgroup);
     for a in md.hidden_args() {
+        // What ROCclr's submitKernelInternal (device/rocm/rocvirtual.cpp) writes, and what
+        // we write where we differ (a runtime without that service):
         let v: u64 = match a.value_kind {
-            // The number of FULL workgroups (rounded down), as ROCm's runtime writes it: the
-            // device libraries' get_local_size is `group_id < block_count ? group_size :
-            // remainder` (code object v5+), so a rounded-up count would give the last,
-            // partial group the full size.
+            // ROCclr: global / local, rounded DOWN (uint32 division): the number of FULL
+            // workgroups. The device libraries' get_local_size is `group_id < block_count ?
+            // group_size : remainder` (code object v5+), so a rounded-up count would give
+            // the last, partial group the full size. 1 / 1 = 1 in unused dimensions.
             ValueKind::HiddenBlockCountX => u64::from(grid[0] / wg[0].max(1)),
             ValueKind::HiddenBlockCountY => u64::from(grid[1] / wg[1].max(1)),
             ValueKind::HiddenBlockCountZ => u64::from(grid[2] / wg[2].max(1)),
+            // ROCclr: the workgroup size (1 in unused dimensions).
             ValueKind::HiddenGroupSizeX => u64::from(wg[0]),
             ValueKind::HiddenGroupSizeY => u64::from(wg[1]),
             ValueKind::HiddenGroupSizeZ => u64::from(wg[2]),
+            // ROCclr: global % local (0 in unused dimensions, where it writes nothing).
             ValueKind::HiddenRemainderX => u64::from(grid[0] % wg[0].max(1)),
             ValueKind::HiddenRemainderY => u64::from(grid[1] % wg[1].max(1)),
             ValueKind::HiddenRemainderZ => u64::from(grid[2] % wg[2].max(1)),
+            // ROCclr: the launch's dimensions, which our launches do not carry: the packet's
+            // `setup` dimensions ([`LaunchShape::dims`]) stand for them.
             ValueKind::HiddenGridDims => u64::from(shape.dims()),
+            // ROCclr: `sharedMemBytes`, the HIP launch's dynamic LDS only (not the OpenCL
+            // `__local` arguments, which the kernel sees as pointers).
             ValueKind::HiddenDynamicLdsSize => u64::from(shape.dynamic_lds),
+            // ROCclr: the queue's `private/group_segment_aperture_base_hi`.
             ValueKind::HiddenPrivateBase => u64::from(PRIVATE_APERTURE_HI),
             ValueKind::HiddenSharedBase => u64::from(SHARED_APERTURE_HI),
+            // ROCclr: the AQL queue's address.
             ValueKind::HiddenQueuePtr => queue_address,
-            // Offsets, printf/hostcall buffers, multigrid sync and the rest: zero, as a
-            // runtime without those services leaves them.
+            // ROCclr: the launch's global offset; ours is always 0.
+            ValueKind::HiddenGlobalOffsetX
+            | ValueKind::HiddenGlobalOffsetY
+            | ValueKind::HiddenGlobalOffsetZ => 0,
+            // ROCclr writes 0 for these unless the launch uses the service: the default
+            // queue and completion action only with device enqueue, the multigrid sync
+            // info only for cooperative launches, nothing for hidden_none and the tool
+            // correlation id. Same here.
+            // Services ROCclr provides and we do not: the printf buffer (only written when
+            // the kernel has printf), the hostcall buffer (HIP), the device heap
+            // (hidden_heap_v1, HIP malloc). We leave them null, so a kernel that uses one
+            // faults on a near-null address instead of computing garbage: ROCm 5.2.3's
+            // opencl.bc `__printf_alloc` loads the buffer pointer from the implicit
+            // arguments and reads the buffer's size from its second word; the hostcall
+            // and heap paths read through their pointers the same way.
             _ => 0,
         };
         let n = (a.size as usize).min(8);
         put(&mut kernargs, a.offset, &v.to_le_bytes()[..n]);
     }
-    Ok(kernargs)
+    Ok(Kernargs {
+        bytes: kernargs,
+        group_segment_size: u32::try_from(total).unwrap_or(u32::MAX),
+    })
 }
 
 /// Private (scratch) bytes per lane a dispatch gives the kernel: the descriptor's fixed

@@ -129,9 +129,12 @@ pub struct LaunchRequest<'a> {
     pub grid: [u32; 3],
     /// Workgroup size.
     pub workgroup: [u32; 3],
-    /// Dynamic LDS bytes.
+    /// Dynamic LDS bytes (HIP `extern __shared__`), after the static LDS and the `__local`
+    /// pointer arguments' LDS.
     pub dynamic_lds: u32,
-    /// Explicit argument bytes, in order (a buffer is its 8-byte address).
+    /// Explicit argument bytes, in order (a buffer is its 8-byte address; a
+    /// `dynamic_shared_pointer` argument is its LDS byte count, see
+    /// [`kernarg::build_kernargs`]).
     pub args: &'a [Vec<u8>],
 }
 
@@ -174,21 +177,25 @@ pub(crate) fn prepare(
         workgroup: req.workgroup,
         dynamic_lds: req.dynamic_lds,
     };
-    let kernargs = kernarg::build_kernargs(
+    let built = kernarg::build_kernargs(
         md,
         &desc,
         &shape,
         queue_address,
         req.args.iter().map(Vec::as_slice),
+        cfg.xcd.cu.lds_bytes,
     )
-    .map_err(|e| bad(e.to_string()))?;
+    .map_err(|source| SocError::Kernarg {
+        kernel: name.to_string(),
+        source,
+    })?;
+    let kernargs = built.bytes;
     let (grid, wg) = (req.grid, req.workgroup);
     let dims = shape.dims();
     let counts = shape.workgroup_counts();
-    let static_lds = desc.group_segment_fixed_size;
     let private = kernarg::private_bytes_per_lane(&desc, md, 0);
     let scratch_per_lane = u64::from(private.div_ceil(4) * 4);
-    let lds = static_lds + req.dynamic_lds;
+    let lds = built.group_segment_size;
     let wave_size = kernel.wave_size(target);
     let res = KernelResources {
         wave_size,

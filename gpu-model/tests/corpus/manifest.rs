@@ -175,7 +175,6 @@ pub enum Arg {
     LocalPtr {
         #[allow(dead_code)]
         name: String,
-        #[allow(dead_code)]
         bytes: u32,
     },
     Struct {

@@ -31,9 +31,15 @@ pub struct Args {
     /// Workgroup size for --kernel: `X[,Y[,Z]]`.
     #[arg(long, default_value = "64")]
     pub block: String,
-    /// Argument for --kernel, in order: `buf:ELEM:LEN[:zeros|iota|rand]` or `u32:5`, `f32:2.5`, ...
+    /// Argument for --kernel, in order: `buf:ELEM:LEN[:zeros|iota|rand]`, a scalar `u32:5`,
+    /// `f32:2.5`, ..., `lds:BYTES` (an OpenCL `__local` pointer argument of BYTES bytes) or
+    /// `bytes:HEX` (a by-value struct as raw bytes in memory order, e.g. `bytes:0100000002000000`).
     #[arg(long = "arg")]
     pub args: Vec<String>,
+    /// Dynamic LDS bytes for --kernel (HIP `extern __shared__`), after the static LDS and
+    /// the `lds:` arguments.
+    #[arg(long, default_value_t = 0)]
+    pub lds: u32,
     /// GPU preset for --kernel.
     #[arg(long, default_value = "mi300x")]
     pub gpu: String,
@@ -87,6 +93,17 @@ fn elem(s: &str) -> Result<ElemType, CliError> {
     ron::from_str(&s.to_ascii_uppercase()).map_err(|_| bad(format!("unknown element type {s:?}")))
 }
 
+/// Bytes from pairs of hex digits (`0a0b`), `None` if the text is not that.
+fn parse_hex(s: &str) -> Option<Vec<u8>> {
+    if s.is_empty() || !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
 /// A one-off scenario from `--kernel`, `--grid`, `--block` and `--arg`.
 fn one_off(a: &Args, spec: &str) -> Result<(Scenario, PathBuf), CliError> {
     let (path, name) = spec
@@ -119,6 +136,15 @@ fn one_off(a: &Args, spec: &str) -> Result<(Scenario, PathBuf), CliError> {
                 });
                 Arg::Buffer(bname)
             }
+            ["lds", n] => Arg::Lds(
+                n.parse()
+                    .map_err(|_| bad(format!("--arg {s:?}: expected lds:BYTES")))?,
+            ),
+            ["bytes", hex] => Arg::Bytes(parse_hex(hex).ok_or_else(|| {
+                bad(format!(
+                    "--arg {s:?}: expected bytes:HEX (pairs of hex digits)"
+                ))
+            })?),
             [ty, v] => ron::from_str::<Arg>(&format!("{}({v})", ty.to_ascii_uppercase())).map_err(
                 |_| {
                     bad(format!(
@@ -128,7 +154,7 @@ fn one_off(a: &Args, spec: &str) -> Result<(Scenario, PathBuf), CliError> {
             )?,
             _ => {
                 return Err(bad(format!(
-                    "--arg {s:?}: expected buf:ELEM:LEN[:init] or TYPE:VALUE"
+                    "--arg {s:?}: expected buf:ELEM:LEN[:init], TYPE:VALUE, lds:BYTES or bytes:HEX"
                 )))
             }
         };
@@ -145,7 +171,7 @@ fn one_off(a: &Args, spec: &str) -> Result<(Scenario, PathBuf), CliError> {
             kernel: name.to_string(),
             grid: dim3(&a.grid, "grid")?,
             workgroup: dim3(&a.block, "block")?,
-            dynamic_lds: 0,
+            dynamic_lds: a.lds,
             args,
             elements_per_item: None,
         }],

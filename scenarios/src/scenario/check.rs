@@ -7,6 +7,7 @@ use super::{
     Workload,
 };
 use gpu_model::config::GpuConfig;
+use gpu_model::dispatch::kernarg::{build_kernargs, LaunchShape};
 use gpu_model::loader::{CodeObject, ValueKind};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -162,15 +163,25 @@ pub(super) fn resolve(
                     return Err(mismatch("a buffer (or U64(0), a null pointer)".into()))
                 }
                 (ValueKind::ByValue, Arg::Buffer(_)) => {
-                    return Err(mismatch(format!("a {}-byte scalar", m.size)))
+                    return Err(mismatch(by_value(m.size)))
                 }
+                (ValueKind::ByValue, Arg::Lds(_)) => return Err(mismatch(by_value(m.size))),
                 (ValueKind::ByValue, a) if a.scalar_size() != Some(m.size) => {
-                    return Err(mismatch(format!("a {}-byte scalar", m.size)))
+                    return Err(mismatch(by_value(m.size)))
                 }
                 (ValueKind::ByValue, a) => ArgValue::Bytes(a.scalar_bytes()),
+                // The LDS size travels as an integer of the argument's size, the way
+                // clSetKernelArg(size, NULL) leaves it for ROCclr to replace by the offset.
+                (ValueKind::DynamicSharedPointer, Arg::Lds(n)) => {
+                    let bytes = u64::from(*n).to_le_bytes();
+                    ArgValue::Bytes(bytes[..(m.size as usize).min(8)].to_vec())
+                }
+                (ValueKind::DynamicSharedPointer, _) => {
+                    return Err(mismatch("an LDS size (`Lds(bytes)`)".into()))
+                }
                 (other, _) => {
                     return Err(ScenarioError::Unsupported(format!(
-                        "launch {li}: argument {ai} of kernel `{}` has value kind `{}`; scenarios pass buffers and by-value scalars only",
+                        "launch {li}: argument {ai} of kernel `{}` has value kind `{}`; scenarios pass buffers, by-value values and LDS sizes only",
                         l.kernel,
                         other.as_str()
                     )))
@@ -178,6 +189,33 @@ pub(super) fn resolve(
             };
             args.push(value);
         }
+        // Lay the arguments out now, as the dispatch will (buffers at a dummy address), so
+        // sizes and LDS are checked before anything runs.
+        let probe: Vec<Vec<u8>> = args
+            .iter()
+            .map(|a| match a {
+                ArgValue::Buffer(_) => vec![0; 8],
+                ArgValue::Bytes(b) => b.clone(),
+            })
+            .collect();
+        let shape = LaunchShape {
+            grid: l.grid,
+            workgroup: l.workgroup,
+            dynamic_lds: l.dynamic_lds,
+        };
+        build_kernargs(
+            meta,
+            &kernel.descriptor,
+            &shape,
+            0,
+            probe.iter().map(Vec::as_slice),
+            config.xcd.cu.lds_bytes,
+        )
+        .map_err(|source| ScenarioError::Kernarg {
+            launch: li,
+            kernel: l.kernel.clone(),
+            source,
+        })?;
         launches.push(Launch {
             code_object_path: path,
             code_object: co,
@@ -230,6 +268,16 @@ pub(super) fn resolve(
         launches,
         outputs,
     })
+}
+
+/// How a by-value argument of `size` bytes reads in a mismatch: scalars up to 8 bytes,
+/// larger ones are structs (`Bytes([..])`).
+fn by_value(size: u32) -> String {
+    if size <= 8 {
+        format!("a {size}-byte scalar")
+    } else {
+        format!("a {size}-byte value (`Bytes([..])`)")
+    }
 }
 
 fn check_geometry(

@@ -67,6 +67,19 @@ pub enum ScenarioError {
         /// The buffers that exist.
         available: String,
     },
+    /// A launch's arguments or LDS do not fit its kernel (checked the way the dispatch
+    /// builds the kernarg segment): static plus dynamic LDS over the GPU's per-workgroup
+    /// LDS, or an argument of the wrong size.
+    #[error("launch {launch} (`{kernel}`): {source}")]
+    Kernarg {
+        /// Launch index (0-based).
+        launch: usize,
+        /// Kernel name.
+        kernel: String,
+        /// What is wrong.
+        #[source]
+        source: gpu_model::dispatch::kernarg::KernargError,
+    },
     /// An output names a buffer that does not exist.
     #[error("output {output}: no buffer named `{name}` (buffers: {available})")]
     UnknownOutputBuffer {
