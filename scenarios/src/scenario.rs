@@ -130,7 +130,8 @@ pub enum Init {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchSpec {
-    /// Code object path, relative to the scenario file.
+    /// Code object path, relative to the scenario file: an AMDGPU ELF, or an offload
+    /// bundle or HIP host binary (the entry for the gpu's target id is used).
     pub code_object: String,
     /// Kernel name (the `.kd` symbol without the suffix).
     pub kernel: String,

@@ -7,7 +7,8 @@ use super::{
     Workload,
 };
 use gpu_model::config::GpuConfig;
-use gpu_model::loader::{CodeObject, ValueKind};
+use gpu_model::loader::{bundle, CodeObject, LoadError, TargetId, ValueKind};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -56,12 +57,24 @@ pub(super) fn resolve(
         let (co, bytes) = match objects.get(&path) {
             Some(v) => v.clone(),
             None => {
-                let bytes = std::fs::read(&path).map_err(|e| ScenarioError::io(&path, e))?;
-                let co = CodeObject::parse(&bytes).map_err(|source| ScenarioError::CodeObject {
+                let file = std::fs::read(&path).map_err(|e| ScenarioError::io(&path, e))?;
+                let failed = |source: LoadError| ScenarioError::CodeObject {
                     launch: li,
                     path: path.display().to_string(),
                     source,
-                })?;
+                };
+                // A bundle or HIP binary gives the entry for the GPU's target id (in the
+                // production xnack/sramecc modes the device runs with).
+                let device = TargetId::production(config.target);
+                let entry = match bundle::extract(&file, Some(&device))
+                    .map_err(|e| failed(e.into()))?
+                    .bytes
+                {
+                    Cow::Owned(entry) => Some(entry),
+                    Cow::Borrowed(_) => None,
+                };
+                let bytes = entry.unwrap_or(file);
+                let co = CodeObject::parse(&bytes).map_err(failed)?;
                 let v = (Arc::new(co), Arc::new(bytes));
                 objects.insert(path.clone(), v.clone());
                 v
