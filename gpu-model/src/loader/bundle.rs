@@ -447,7 +447,7 @@ fn fatbin_section(bytes: &[u8]) -> Result<(u64, &[u8])> {
             ))
         })?;
     let (off, size) = (sh.sh_offset, sh.sh_size);
-    let end = off.checked_add(size).unwrap_or(u64::MAX);
+    let end = off.saturating_add(size);
     let data = usize::try_from(off)
         .ok()
         .zip(usize::try_from(end).ok())
