@@ -33,6 +33,17 @@ fn fixtures() -> Vec<(&'static str, Vec<&'static str>)> {
             ],
         ),
         (
+            "app_two_tu_clang22",
+            vec![
+                HOST22,
+                "hipv4-amdgcn-amd-amdhsa--gfx1201",
+                "hipv4-amdgcn-amd-amdhsa--gfx942",
+                HOST22,
+                "hipv4-amdgcn-amd-amdhsa--gfx1201",
+                "hipv4-amdgcn-amd-amdhsa--gfx942",
+            ],
+        ),
+        (
             "libapp_clang22_zstd.so",
             vec![
                 HOST22,
@@ -111,7 +122,9 @@ fn entries_are_what_clang_offload_bundler_unbundles() {
             continue;
         }
         let input = bundle_file(name, &tmp);
-        for e in fb.device_entries() {
+        // The bundler reads the first bundle of a file; the second translation unit's is
+        // checked by the kernels it defines (below).
+        for e in fb.device_entries().filter(|e| e.bundle == 0) {
             let out = tmp.join("entry.co");
             let st = Command::new(BUNDLER)
                 .args(["--unbundle", "--type=o"])
@@ -146,7 +159,8 @@ fn each_entry_is_a_code_object_of_the_target_its_id_names() {
                 "{name} {}",
                 e.id
             );
-            assert!(co.kernel("scale").is_some(), "{name} {}", e.id);
+            let kernel = if e.bundle == 1 { "negate" } else { "scale" };
+            assert!(co.kernel(kernel).is_some(), "{name} {}", e.id);
             // hipcc 5.2.3 (clang 15) writes code object v4, clang 22 v6.
             let v = if name.contains("hipcc") { 4 } else { 6 };
             assert_eq!(co.version(), v, "{name} {}", e.id);
@@ -469,4 +483,28 @@ fn host_binaries_without_a_fatbin_are_typed_errors() {
     // The loader error carries the bundle error.
     let e: LoadError = BundleError::NeedTarget { available: vec![] }.into();
     assert!(matches!(e, LoadError::Bundle(_)));
+}
+
+#[test]
+fn each_translation_unit_bundle_is_searched_for_the_kernel() {
+    let app = read("app_two_tu_clang22");
+    let fb = Fatbin::parse(&app).unwrap();
+    for t in [Target::Gfx942, Target::Gfx1201] {
+        let dev = TargetId::production(t);
+        let c = fb.candidates(&dev);
+        assert_eq!(c.iter().map(|e| e.bundle).collect::<Vec<_>>(), [0, 1]);
+        for (kernel, bundle) in [("scale", 0), ("square_plus_index", 0), ("negate", 1)] {
+            let x = bundle::extract_kernel(&app, &dev, kernel).unwrap();
+            let co = CodeObject::parse(&x.bytes).unwrap();
+            assert_eq!(co.target(), t);
+            assert!(co.kernel(kernel).is_some(), "{kernel} on {t:?}");
+            assert_eq!(x.bytes.as_ref(), c[bundle].bytes.as_slice());
+            assert_eq!(x.bundle, bundle);
+        }
+        // A kernel no bundle defines: the first candidate, whose kernels the caller lists.
+        let x = bundle::extract_kernel(&app, &dev, "nope").unwrap();
+        assert_eq!(x.bytes.as_ref(), c[0].bytes.as_slice());
+    }
+    let none = bundle::extract_kernel(&app, &TargetId::production(Target::Gfx950), "scale");
+    assert!(matches!(none, Err(BundleError::NoEntry { .. })));
 }

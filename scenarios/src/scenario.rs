@@ -329,6 +329,9 @@ pub enum ArgValue {
 pub struct Launch {
     /// Code object path as resolved.
     pub code_object_path: PathBuf,
+    /// The offload-bundle entry the code object came from, as `ID (bundle N)` (`None` for a
+    /// bare code object).
+    pub code_object_entry: Option<String>,
     /// The parsed code object (shared by launches of the same file).
     pub code_object: Arc<CodeObject>,
     /// Raw bytes of the code object.

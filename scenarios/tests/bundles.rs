@@ -262,3 +262,42 @@ fn coverage_counts_every_entry() {
         "{out}"
     );
 }
+
+/// Two translation units: `scale` comes from the first bundle of `.hip_fatbin`, `negate`
+/// from the second, in one scenario.
+#[test]
+fn kernels_of_every_translation_unit_run() {
+    for gpu in ["mi300x", "rx9070xt"] {
+        let dir = tmpdir(&format!("two-tu-{gpu}"));
+        let co = fixture("app_two_tu_clang22").display().to_string();
+        let scenario = format!(
+            r#"(
+    gpu: "{gpu}",
+    buffers: [(name: "x", elem: F32, len: {LEN}, init: Iota)],
+    launches: [
+        (code_object: "{co}", kernel: "scale", grid: ({LEN}, 1, 1), workgroup: (64, 1, 1),
+         args: [Buffer("x"), F32(2.0), U32({N})]),
+        (code_object: "{co}", kernel: "negate", grid: ({LEN}, 1, 1), workgroup: (64, 1, 1),
+         args: [Buffer("x"), U32({N})]),
+    ],
+    outputs: [(buffer: "x", write: "x.bin")],
+)"#
+        );
+        let path = dir.join("s.ron");
+        std::fs::write(&path, scenario).unwrap();
+        let o = gfxsim(&["run", path.to_str().unwrap()]);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{gpu}: {err}\n{out}");
+        let x = std::fs::read(dir.join("x.bin")).unwrap();
+        for (i, c) in x.chunks_exact(4).enumerate() {
+            let got = f32::from_le_bytes(c.try_into().unwrap());
+            let want = if (i as u32) < N {
+                -(i as f32 * 2.0 + 1.0)
+            } else {
+                i as f32
+            };
+            assert_eq!(got, want, "{gpu}: x[{i}]");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

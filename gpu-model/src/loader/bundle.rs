@@ -322,6 +322,9 @@ pub struct Extracted<'a> {
     pub bytes: Cow<'a, [u8]>,
     /// The bundle entry id it came from; `None` for a bare code object.
     pub entry: Option<String>,
+    /// Which bundle of the file (0 for the first) the entry came from: entries of different
+    /// bundles (translation units) may have the same id.
+    pub bundle: usize,
 }
 
 /// Whether `bytes` start like an offload bundle or a non-AMDGPU ELF (which may be a HIP
@@ -343,6 +346,7 @@ pub fn extract<'a>(bytes: &'a [u8], target: Option<&TargetId>) -> Result<Extract
         return Ok(Extracted {
             bytes: Cow::Borrowed(bytes),
             entry: None,
+            bundle: 0,
         });
     }
     let fb = Fatbin::parse(bytes)?;
@@ -350,10 +354,59 @@ pub fn extract<'a>(bytes: &'a [u8], target: Option<&TargetId>) -> Result<Extract
     Ok(Extracted {
         bytes: Cow::Owned(e.bytes.clone()),
         entry: Some(e.id.clone()),
+        bundle: e.bundle,
+    })
+}
+
+/// The code object in `bytes` that HIP would run `kernel` from on a device of `target`.
+/// HIP registers each bundle of `.hip_fatbin` (one per translation unit) on its own, taking
+/// the first compatible entry of each (`__hipRegisterFatBinary`); the kernel is then found
+/// in whichever of those defines it. When none defines it, the first one is returned (its
+/// kernel list tells the user what there is). A bare code object is returned as it is.
+pub fn extract_kernel<'a>(
+    bytes: &'a [u8],
+    target: &TargetId,
+    kernel: &str,
+) -> Result<Extracted<'a>> {
+    if !is_container(bytes) {
+        return extract(bytes, Some(target));
+    }
+    let fb = Fatbin::parse(bytes)?;
+    let candidates = fb.candidates(target);
+    let defines =
+        |e: &BundleEntry| CodeObject::parse(&e.bytes).is_ok_and(|co| co.kernel(kernel).is_some());
+    let e = match candidates
+        .iter()
+        .find(|e| defines(e))
+        .or(candidates.first())
+    {
+        Some(e) => *e,
+        None => fb.select(Some(target))?,
+    };
+    Ok(Extracted {
+        bytes: Cow::Owned(e.bytes.clone()),
+        entry: Some(e.id.clone()),
+        bundle: e.bundle,
     })
 }
 
 impl Fatbin {
+    /// The first entry compatible with `target` of each bundle, in file order: the code
+    /// objects HIP loads for a device of that target.
+    pub fn candidates(&self, target: &TargetId) -> Vec<&BundleEntry> {
+        let mut out: Vec<&BundleEntry> = Vec::new();
+        for e in self.device_entries() {
+            let ok = e
+                .target
+                .as_ref()
+                .is_some_and(|p| p.is_compatible_with(target));
+            if ok && out.last().is_none_or(|l| l.bundle != e.bundle) {
+                out.push(e);
+            }
+        }
+        out
+    }
+
     /// Reads every bundle of a bundle file or of a HIP host ELF's `.hip_fatbin`.
     pub fn parse(bytes: &[u8]) -> Result<Fatbin> {
         if bytes.starts_with(b"\x7fELF") {
