@@ -76,3 +76,28 @@ pub fn read_all_code_objects(path: &Path) -> Result<(Vec<Loaded>, Vec<String>), 
     }
     Ok((out, skipped))
 }
+
+/// The code objects of a file for `target`: the file itself when it is an AMDGPU ELF, else
+/// the first compatible entry of each bundle (one per translation unit, as HIP loads them).
+pub fn read_candidates(path: &Path, target: &TargetId) -> Result<Vec<Loaded>, CliError> {
+    let bytes = read_file(path)?;
+    if !bundle::is_container(&bytes) {
+        return Ok(vec![read_code_object(path, Some(target))?]);
+    }
+    let bad = |e: LoadError| CliError::BadInput(format!("{}: {e}", path.display()));
+    let fb = Fatbin::parse(&bytes).map_err(|e| bad(e.into()))?;
+    let candidates = fb.candidates(target);
+    if candidates.is_empty() {
+        fb.select(Some(target)).map_err(|e| bad(e.into()))?;
+    }
+    candidates
+        .into_iter()
+        .map(|e| {
+            let co = CodeObject::parse(&e.bytes).map_err(|err| bad_entry(path, &e.id, err))?;
+            Ok(Loaded {
+                co,
+                entry: Some(e.id.clone()),
+            })
+        })
+        .collect()
+}

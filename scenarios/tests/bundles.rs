@@ -238,6 +238,28 @@ fn disasm_needs_a_target_when_there_are_several() {
 }
 
 #[test]
+fn disasm_lists_each_translation_unit() {
+    let two = fixture("app_two_tu_clang22");
+    let o = gfxsim(&[
+        "disasm",
+        two.to_str().unwrap(),
+        "--target",
+        "gfx942:sramecc+:xnack-",
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(
+        out.matches("Disassembly of section .text:").count(),
+        2,
+        "{out}"
+    );
+    assert!(
+        out.contains("<scale>:") && out.contains("<negate>:"),
+        "{out}"
+    );
+}
+
+#[test]
 fn coverage_counts_every_entry() {
     let app = fixture("app_clang22");
     let o = gfxsim(&["coverage", app.to_str().unwrap()]);

@@ -92,7 +92,7 @@ pub fn main(args: Args) -> Result<(), CliError> {
     let mut reports: Vec<Coverage> = Target::ALL.iter().map(|&t| Coverage::new(t)).collect();
     for f in &files {
         let objects = match &target {
-            Some(t) => vec![super::read_code_object(f, Some(t))?],
+            Some(t) => super::read_candidates(f, t)?,
             None => super::read_all_code_objects(f)?.0,
         };
         for l in &objects {

@@ -14,7 +14,7 @@ pub struct Args {
     /// The code object (ELF, `.hsaco`), offload bundle or HIP host binary.
     pub path: PathBuf,
     /// For a bundle or HIP binary with several device entries: the target id whose entry
-    /// to disassemble (`gfx1201`, `gfx942:xnack-`).
+    /// to disassemble (`gfx1201`, `gfx942:xnack-`; one per translation unit).
     #[arg(long)]
     pub target: Option<String>,
 }
@@ -22,12 +22,18 @@ pub struct Args {
 /// Runs `gfxsim disasm`.
 pub fn main(args: Args) -> Result<(), CliError> {
     let target = super::parse_target(args.target.as_deref())?;
-    let l = super::read_code_object(&args.path, target.as_ref())?;
-    let name = match &l.entry {
-        Some(id) => format!("{} [{id}]", args.path.display()),
-        None => args.path.display().to_string(),
+    // With a target, the entry of each translation unit's bundle.
+    let objects = match &target {
+        Some(t) => super::read_candidates(&args.path, t)?,
+        None => vec![super::read_code_object(&args.path, None)?],
     };
-    print!("{}", disassemble(&l.co, &name));
+    for l in &objects {
+        let name = match &l.entry {
+            Some(id) => format!("{} [{id}]", args.path.display()),
+            None => args.path.display().to_string(),
+        };
+        print!("{}", disassemble(&l.co, &name));
+    }
     Ok(())
 }
 

@@ -17,8 +17,9 @@ pub struct Args {
     /// Only describe this kernel.
     #[arg(long)]
     pub kernel: Option<String>,
-    /// For a bundle or HIP binary: describe the entry for this target id
-    /// (`gfx942`, `gfx942:sramecc+:xnack-`); without it, every entry gfxsim can load.
+    /// For a bundle or HIP binary: describe the entry for this target id (`gfx942`,
+    /// `gfx942:sramecc+:xnack-`; one per translation unit); without it, every entry gfxsim
+    /// can load.
     #[arg(long)]
     pub target: Option<String>,
 }
@@ -33,7 +34,7 @@ pub fn main(args: Args) -> Result<(), CliError> {
         let fb = Fatbin::parse(&bytes).map_err(|e| CliError::BadInput(format!("{path}: {e}")))?;
         out.push_str(&describe_bundle(&path, &fb));
         match &target {
-            Some(_) => vec![super::read_code_object(&args.code_object, target.as_ref())?],
+            Some(t) => super::read_candidates(&args.code_object, t)?,
             None => super::read_all_code_objects(&args.code_object)?.0,
         }
     } else {
