@@ -508,3 +508,41 @@ fn each_translation_unit_bundle_is_searched_for_the_kernel() {
     let none = bundle::extract_kernel(&app, &TargetId::production(Target::Gfx950), "scale");
     assert!(matches!(none, Err(BundleError::NoEntry { .. })));
 }
+
+/// Random byte corruption of every fixture (and of zlib/zstd CCOBs of all versions) never
+/// panics; the reader answers with an error or with entries.
+#[test]
+fn random_corruption_never_panics() {
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let plain = plain_bundle();
+    let mut inputs: Vec<Vec<u8>> = fixtures().iter().map(|(n, _)| read(n)).collect();
+    for v in 1..=3 {
+        for m in 0..=1 {
+            inputs.push(ccob(&plain, v, m, None, None));
+        }
+    }
+    let dev = TargetId::production(Target::Gfx942);
+    for input in &inputs {
+        for _ in 0..150 {
+            let mut b = input.clone();
+            for _ in 0..1 + next() % 4 {
+                // Mostly in the headers, where the structure is.
+                let span = if next() % 2 == 0 {
+                    b.len().min(160)
+                } else {
+                    b.len()
+                };
+                let at = (next() % span as u64) as usize;
+                b[at] = next() as u8;
+            }
+            let _ = Fatbin::parse(&b).map(|f| f.ids());
+            let _ = bundle::extract_kernel(&b, &dev, "scale").map(|x| x.entry);
+        }
+    }
+}
