@@ -168,7 +168,9 @@ impl TargetId {
         };
         let mut parts = id.split(':');
         let processor = parts.next().unwrap_or_default();
-        if processor.is_empty() || !processor.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        // Generic targets have dashes: `gfx9-4-generic`, `gfx12-generic`.
+        let name_ok = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
+        if processor.is_empty() || !processor.bytes().all(name_ok) {
             return Err(bad("expected a processor name such as gfx942"));
         }
         let mut t = TargetId {
@@ -298,7 +300,7 @@ pub struct BundleEntry {
     /// How that bundle was stored.
     pub storage: Storage,
     /// The device target id, for AMDGPU entries of a HIP offload kind (`hipv4`, `hip`,
-    /// `hcc`); `None` for host entries and others. For the pre-v4 kinds (`hip`, `hcc`) the
+    /// `hcc`); `None` for host entries, others, and ids whose target id does not parse. For the pre-v4 kinds (`hip`, `hcc`) the
     /// id does not carry the target id, so it is read from the code object's `e_flags`, as
     /// HIP does.
     pub target: Option<TargetId>,
@@ -619,7 +621,9 @@ fn read_plain(
             })?;
         end = end.max(range.end).max(at);
         let bytes = b[range].to_vec();
-        let target = device_target(&id, &bytes).map_err(|e| bad(format!("`{id}`: {e}")))?;
+        // An entry whose target id does not parse is listed but never chosen, as HIP skips
+        // it (`getTargetIDValue` fails: "Unsupported").
+        let target = device_target(&id, &bytes).ok().flatten();
         out.push(BundleEntry {
             id,
             bundle,
@@ -777,13 +781,14 @@ mod tests {
             "gfx942:sramecc+:xnack-"
         );
         assert_eq!(tid("gfx1201").to_string(), "gfx1201");
+        assert_eq!(tid("gfx9-4-generic:xnack-").processor, "gfx9-4-generic");
         for bad in [
             "",
             "gfx942:",
             "gfx942:xnack",
             "gfx942:foo+",
             "gfx942:xnack+:xnack-",
-            "gfx-942",
+            "gfx 942",
         ] {
             assert!(TargetId::parse(bad).is_err(), "{bad}");
         }
@@ -845,6 +850,15 @@ mod tests {
             fb.select(None),
             Err(BundleError::NeedTarget { .. })
         ));
+        // Generic targets, and entries whose target id does not parse (listed, never chosen).
+        let b = bundle(&[
+            ("hipv4-amdgcn-amd-amdhsa--gfx942:bogus+", b"A"),
+            ("hipv4-amdgcn-amd-amdhsa--gfx9-4-generic:xnack-", b"B"),
+        ]);
+        let fb = Fatbin::parse(&b).unwrap();
+        assert_eq!(fb.entries[0].target, None);
+        assert_eq!(fb.entries[1].target, Some(tid("gfx9-4-generic:xnack-")));
+        assert!(fb.select(Some(&tid("gfx942:xnack-"))).is_err());
     }
 
     #[test]
