@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Installs LLVM 22 (the oracle and kernel compiler the tests use) when it is missing.
+# Installs LLVM 22 (the oracle and kernel compiler the tests use) when it is missing, with
+# clang-tools-22 for clang-offload-bundler (the offload-bundle tests' oracle).
 set -euo pipefail
 if command -v llvm-mc-22 >/dev/null 2>&1 && command -v clang-22 >/dev/null 2>&1 \
-   && command -v ld.lld-22 >/dev/null 2>&1 && command -v llvm-mca-22 >/dev/null 2>&1; then
+   && command -v ld.lld-22 >/dev/null 2>&1 && command -v llvm-mca-22 >/dev/null 2>&1 \
+   && [ -x /usr/lib/llvm-22/bin/clang-offload-bundler ]; then
   exit 0
 fi
 if [ "$(id -u)" = 0 ]; then
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang-22 lld-22 llvm-22
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang-22 lld-22 llvm-22 clang-tools-22
 else
-  echo "LLVM 22 not found: install clang-22 lld-22 llvm-22 (see ../shared/TOOLCHAIN.md)" >&2
+  echo "LLVM 22 not found: install clang-22 lld-22 llvm-22 clang-tools-22 (see ../shared/TOOLCHAIN.md)" >&2
   exit 1
 fi

@@ -199,10 +199,7 @@ impl Device {
     /// A device of `target` with xnack off and sramecc on where the target has them
     /// (the usual production settings).
     pub fn new(target: Target) -> Device {
-        let (xnack, sramecc) = match target.family() {
-            crate::Family::Gfx9 => (FeatureMode::Off, FeatureMode::On),
-            crate::Family::Gfx12 => (FeatureMode::Unsupported, FeatureMode::Unsupported),
-        };
+        let (xnack, sramecc) = crate::loader::bundle::production_modes(target);
         Device::with_modes(target, xnack, sramecc)
     }
 

@@ -19,13 +19,18 @@
 //! }
 //! ```
 //!
+//! HIP host binaries and clang offload bundles (compressed or not) hold one code object per
+//! target: [`bundle::extract`] picks the one for a target id before parsing.
+//!
 //! Parsing never panics: every read is bounds-checked and every error names the file
 //! offset, field or kernel that is wrong.
 
+pub mod bundle;
 mod descriptor;
 mod elf;
 mod metadata;
 
+pub use bundle::{BundleError, TargetId};
 pub use descriptor::{KernelDescriptor, UserSgpr, UserSgprLayout, KERNEL_DESCRIPTOR_SIZE};
 pub use elf::{
     DynReloc, FeatureMode, LoadImage, RelocKind, Segment, Symbol, SymbolKind, ELFOSABI_AMDGPU_HSA,
@@ -123,6 +128,9 @@ pub enum LoadError {
         /// What is wrong.
         reason: String,
     },
+    /// An offload bundle or HIP host binary yielded no code object.
+    #[error(transparent)]
+    Bundle(#[from] BundleError),
     /// The code object was built for a different device.
     #[error("code object is for {object} but the device is {device}")]
     TargetMismatch {

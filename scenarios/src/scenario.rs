@@ -130,7 +130,8 @@ pub enum Init {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchSpec {
-    /// Code object path, relative to the scenario file.
+    /// Code object path, relative to the scenario file: an AMDGPU ELF, or an offload
+    /// bundle or HIP host binary (the entry for the gpu's target id is used).
     pub code_object: String,
     /// Kernel name (the `.kd` symbol without the suffix).
     pub kernel: String,
@@ -343,6 +344,9 @@ pub enum ArgValue {
 pub struct Launch {
     /// Code object path as resolved.
     pub code_object_path: PathBuf,
+    /// The offload-bundle entry the code object came from, as `ID (bundle N)` (`None` for a
+    /// bare code object).
+    pub code_object_entry: Option<String>,
     /// The parsed code object (shared by launches of the same file).
     pub code_object: Arc<CodeObject>,
     /// Raw bytes of the code object.

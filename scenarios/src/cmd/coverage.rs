@@ -4,7 +4,6 @@
 
 use crate::CliError;
 use gpu_model::coverage::Coverage;
-use gpu_model::loader::CodeObject;
 use gpu_model::Target;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -12,8 +11,13 @@ use std::path::{Path, PathBuf};
 /// Arguments of `gfxsim coverage`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Code objects or folders searched for `*.hsaco` (default: the corpus, `corpus/build`).
+    /// Code objects, offload bundles, HIP host binaries, or folders searched for `*.hsaco`
+    /// (default: the corpus, `corpus/build`). A bundle counts every device entry of a
+    /// simulated target, or only the one for --target.
     pub paths: Vec<PathBuf>,
+    /// For bundles and HIP binaries: only the entry for this target id.
+    #[arg(long)]
+    pub target: Option<String>,
     /// List every used instruction with its count (default: only refused ones).
     #[arg(long)]
     pub all: bool,
@@ -84,16 +88,17 @@ pub fn main(args: Args) -> Result<(), CliError> {
                 .join(", ")
         )));
     }
+    let target = super::parse_target(args.target.as_deref())?;
     let mut reports: Vec<Coverage> = Target::ALL.iter().map(|&t| Coverage::new(t)).collect();
     for f in &files {
-        let bytes = std::fs::read(f).map_err(|source| CliError::Io {
-            path: f.display().to_string(),
-            source,
-        })?;
-        let co = CodeObject::parse(&bytes)
-            .map_err(|e| CliError::BadInput(format!("{}: {e}", f.display())))?;
-        for r in &mut reports {
-            r.add(&co);
+        let objects = match &target {
+            Some(t) => super::read_candidates(f, t)?,
+            None => super::read_all_code_objects(f)?.0,
+        };
+        for l in &objects {
+            for r in &mut reports {
+                r.add(&l.co);
+            }
         }
     }
     print!("{}", render(&reports, args.all));

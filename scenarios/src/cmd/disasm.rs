@@ -11,19 +11,29 @@ use std::path::PathBuf;
 /// Arguments of `gfxsim disasm`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The code object (ELF, `.hsaco`).
+    /// The code object (ELF, `.hsaco`), offload bundle or HIP host binary.
     pub path: PathBuf,
+    /// For a bundle or HIP binary with several device entries: the target id whose entry
+    /// to disassemble (`gfx1201`, `gfx942:xnack-`; one per translation unit).
+    #[arg(long)]
+    pub target: Option<String>,
 }
 
 /// Runs `gfxsim disasm`.
 pub fn main(args: Args) -> Result<(), CliError> {
-    let bytes = std::fs::read(&args.path).map_err(|source| CliError::Io {
-        path: args.path.display().to_string(),
-        source,
-    })?;
-    let co = CodeObject::parse(&bytes)
-        .map_err(|e| CliError::BadInput(format!("{}: {e}", args.path.display())))?;
-    print!("{}", disassemble(&co, &args.path.display().to_string()));
+    let target = super::parse_target(args.target.as_deref())?;
+    // With a target, the entry of each translation unit's bundle.
+    let objects = match &target {
+        Some(t) => super::read_candidates(&args.path, t)?,
+        None => vec![super::read_code_object(&args.path, None)?],
+    };
+    for l in &objects {
+        let name = match &l.entry {
+            Some(id) => format!("{} [{id}]", args.path.display()),
+            None => args.path.display().to_string(),
+        };
+        print!("{}", disassemble(&l.co, &name));
+    }
     Ok(())
 }
 

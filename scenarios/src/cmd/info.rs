@@ -2,6 +2,7 @@
 //! the decoded kernel descriptor bits).
 
 use crate::CliError;
+use gpu_model::loader::bundle::{self, Container, Fatbin, Storage, FATBIN_SECTION};
 use gpu_model::loader::{CodeObject, Kernel, RelocKind, UserSgpr};
 use gpu_model::{Family, Target};
 use std::fmt::Write as _;
@@ -10,32 +11,87 @@ use std::path::PathBuf;
 /// Arguments of `gfxsim info`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The code object (`.hsaco`, `.co`: an AMDGPU ELF file).
+    /// The code object (`.hsaco`, `.co`: an AMDGPU ELF file), a clang offload bundle
+    /// (`.hipfb`, compressed or not) or a HIP host executable or shared library.
     pub code_object: PathBuf,
     /// Only describe this kernel.
     #[arg(long)]
     pub kernel: Option<String>,
+    /// For a bundle or HIP binary: describe the entry for this target id (`gfx942`,
+    /// `gfx942:sramecc+:xnack-`; one per translation unit); without it, every entry gfxsim
+    /// can load.
+    #[arg(long)]
+    pub target: Option<String>,
 }
 
 /// Runs `gfxsim info`.
 pub fn main(args: Args) -> Result<(), CliError> {
     let path = args.code_object.display().to_string();
-    let bytes = std::fs::read(&args.code_object).map_err(|source| CliError::Io {
-        path: path.clone(),
-        source,
-    })?;
-    let co = CodeObject::parse(&bytes).map_err(|e| CliError::BadInput(format!("{path}: {e}")))?;
-    if let Some(k) = &args.kernel {
-        if co.kernel(k).is_none() {
-            let names: Vec<&str> = co.kernels().iter().map(|k| k.name.as_str()).collect();
-            return Err(CliError::BadInput(format!(
-                "{path}: no kernel `{k}` (kernels: {})",
-                names.join(", ")
-            )));
+    let target = super::parse_target(args.target.as_deref())?;
+    let bytes = super::read_file(&args.code_object)?;
+    let mut out = String::new();
+    let loaded = if bundle::is_container(&bytes) {
+        let fb = Fatbin::parse(&bytes).map_err(|e| CliError::BadInput(format!("{path}: {e}")))?;
+        out.push_str(&describe_bundle(&path, &fb));
+        match &target {
+            Some(t) => super::read_candidates(&args.code_object, t)?,
+            None => super::read_all_code_objects(&args.code_object)?.0,
         }
+    } else {
+        vec![super::read_code_object(&args.code_object, None)?]
+    };
+    for l in &loaded {
+        if let Some(k) = &args.kernel {
+            if l.co.kernel(k).is_none() {
+                let names: Vec<&str> = l.co.kernels().iter().map(|k| k.name.as_str()).collect();
+                return Err(CliError::BadInput(format!(
+                    "{path}: no kernel `{k}` (kernels: {})",
+                    names.join(", ")
+                )));
+            }
+        }
+        let name = match &l.entry {
+            Some(id) => format!("{path} [{id}]"),
+            None => path.clone(),
+        };
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&describe(&name, &l.co, args.kernel.as_deref()));
     }
-    print!("{}", describe(&path, &co, args.kernel.as_deref()));
+    print!("{out}");
     Ok(())
+}
+
+/// The entry table of a bundle or HIP binary.
+pub fn describe_bundle(path: &str, fb: &Fatbin) -> String {
+    let mut s = String::new();
+    let what = match fb.container {
+        Container::HostElf { section_offset } => {
+            format!("HIP host binary, {FATBIN_SECTION} at file offset {section_offset:#x}")
+        }
+        _ => "clang offload bundle".to_string(),
+    };
+    let _ = writeln!(s, "{path}: {what}, {} entries", fb.entries.len());
+    for e in &fb.entries {
+        let storage = match e.storage {
+            Storage::Plain => "plain".to_string(),
+            Storage::Compressed { version, method } => format!("CCOB v{version} {method}"),
+        };
+        let note = match e.target.as_ref().map(|t| t.target()) {
+            None => "",
+            Some(Some(_)) => "",
+            Some(None) => " (target not simulated)",
+        };
+        let _ = writeln!(
+            s,
+            "  bundle {} {storage:<13} {:>7} bytes  {}{note}",
+            e.bundle,
+            e.bytes.len(),
+            e.id
+        );
+    }
+    s
 }
 
 /// The whole description as text.

@@ -22,7 +22,8 @@ pub const DEFAULT_BASE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
 pub struct Args {
     /// Scenario file (RON). Without one (and without --kernel) the embedded default runs.
     pub scenario: Option<PathBuf>,
-    /// One-off launch: `code_object.hsaco:kernel_name`.
+    /// One-off launch: `code_object.hsaco:kernel_name` (or `app:kernel_name` for a HIP
+    /// binary or offload bundle: the entry for the --gpu preset's target is used).
     #[arg(long)]
     pub kernel: Option<String>,
     /// Grid size in work-items for --kernel: `X[,Y[,Z]]`.

@@ -8,7 +8,7 @@ use super::{
 };
 use gpu_model::config::GpuConfig;
 use gpu_model::dispatch::kernarg::{build_kernargs, LaunchShape};
-use gpu_model::loader::{CodeObject, ValueKind};
+use gpu_model::loader::{bundle, CodeObject, LoadError, TargetId, ValueKind};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -50,21 +50,39 @@ pub(super) fn resolve(
         }
     };
 
-    let mut objects: HashMap<PathBuf, (Arc<CodeObject>, Arc<Vec<u8>>)> = HashMap::new();
+    type Object = (Arc<CodeObject>, Arc<Vec<u8>>);
+    let mut files: HashMap<PathBuf, Vec<u8>> = HashMap::new();
+    let mut objects: HashMap<(PathBuf, Option<String>), Object> = HashMap::new();
+    // A bundle or HIP binary gives the entry for the GPU's target id (in the production
+    // xnack/sramecc modes the device runs with) that defines the kernel.
+    let device = TargetId::production(config.target);
     let mut launches = Vec::with_capacity(s.launches.len());
     for (li, l) in s.launches.iter().enumerate() {
         let path = base_dir.join(&l.code_object);
-        let (co, bytes) = match objects.get(&path) {
+        let failed = |source: LoadError| ScenarioError::CodeObject {
+            launch: li,
+            path: path.display().to_string(),
+            source,
+        };
+        if !files.contains_key(&path) {
+            let file = std::fs::read(&path).map_err(|e| ScenarioError::io(&path, e))?;
+            files.insert(path.clone(), file);
+        }
+        let file = &files[&path];
+        let picked =
+            bundle::extract_kernel(file, &device, &l.kernel).map_err(|e| failed(e.into()))?;
+        let entry = picked
+            .entry
+            .as_ref()
+            .map(|id| format!("{id} (bundle {})", picked.bundle));
+        let key = (path.clone(), entry);
+        let (co, bytes) = match objects.get(&key) {
             Some(v) => v.clone(),
             None => {
-                let bytes = std::fs::read(&path).map_err(|e| ScenarioError::io(&path, e))?;
-                let co = CodeObject::parse(&bytes).map_err(|source| ScenarioError::CodeObject {
-                    launch: li,
-                    path: path.display().to_string(),
-                    source,
-                })?;
+                let bytes = picked.bytes.into_owned();
+                let co = CodeObject::parse(&bytes).map_err(failed)?;
                 let v = (Arc::new(co), Arc::new(bytes));
-                objects.insert(path.clone(), v.clone());
+                objects.insert(key.clone(), v.clone());
                 v
             }
         };
@@ -218,6 +236,7 @@ pub(super) fn resolve(
         })?;
         launches.push(Launch {
             code_object_path: path,
+            code_object_entry: key.1,
             code_object: co,
             code_object_bytes: bytes,
             kernel: l.kernel.clone(),

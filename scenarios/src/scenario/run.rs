@@ -62,8 +62,8 @@ fn level(name: &str, instances: u32, s: &CacheStats) -> CacheLevel {
     }
 }
 
-/// Code objects already loaded on a SoC, by path.
-pub type Modules<'w> = HashMap<&'w std::path::Path, ModuleId>;
+/// Code objects already loaded on a SoC, by path and bundle entry.
+pub type Modules<'w> = HashMap<(&'w std::path::Path, Option<&'w str>), ModuleId>;
 
 impl Workload {
     /// Allocates every buffer on `soc` and writes its initial contents; returns the
@@ -86,11 +86,12 @@ impl Workload {
         l: &'w Launch,
         addrs: &[u64],
     ) -> Result<(ModuleId, Vec<Vec<u8>>), SocError> {
-        let m = match modules.get(l.code_object_path.as_path()) {
+        let key = (l.code_object_path.as_path(), l.code_object_entry.as_deref());
+        let m = match modules.get(&key) {
             Some(&m) => m,
             None => {
                 let m = soc.load_code_object(&l.code_object_bytes)?;
-                modules.insert(&l.code_object_path, m);
+                modules.insert(key, m);
                 m
             }
         };
