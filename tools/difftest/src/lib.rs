@@ -62,7 +62,30 @@
 //!   never used, so the final values do not depend on the order.
 //! * Not generated: sub-group (wave) operations (their results depend on the wave size and
 //!   the host has no waves; the corpus tests them), transcendental functions (not exact),
-//!   partial work-groups, f16 fma (the host's libm path rounds twice).
+//!   partial work-groups, f16 fma (x86 without native f16 computes it in float, which can
+//!   round twice), vector float division.
+//! * Bit casts from float types and `copysign`'s sign operand see NaN made canonical first
+//!   (x86's default NaN has the sign bit set, AMDGPU's does not).
+//!
+//! # Findings (seed 1, 200 kernels x 21 builds; `tests/ci_slice.rs`)
+//!
+//! Fixed in gpu-model (regression: `fixed_mismatches_stay_fixed`, and unit tests that run
+//! LLVM's f32/f64 division sequence against IEEE in `exec::float`):
+//! * `v_div_fmas_f32/f64` scaled by 2^32 / 2^64 (the guides' pseudocode); the hardware rule
+//!   is 2^±64 / 2^±128 by S2's exponent: f32 division by a subnormal was 2^32 too large
+//!   (seed 1 kernel 38).
+//! * `v_div_fixup` missed the guides' `S2 == 0 => ±0` case: `0 / x` was NaN (kernels 97, 53).
+//!
+//! Open, and excluded from the generator (`div_f32_t` etc. in [`gen::header`]): float
+//! division with operands more than 2^60 apart (f64: 2^600) or a divisor above 2^120 (f64:
+//! 2^1000) can give NaN or a wrong zero (the `1/S1 == DENORM` case of `v_div_scale` and the
+//! overflow/underflow cases of `v_div_fixup` are not modelled as LLVM's sequence needs).
+//! Reproducer (`examples/probe.rs`): with `x = 3.4e38f` (0x7f7fc99e), `(65504.0f - x) / x`
+//! gives -0 instead of -1 and `1.0f / x` gives 0 instead of the subnormal 0x002006ce.
+//!
+//! Tools: `--print I` prints kernel I with its header; `--minimize I --builds B` removes
+//! body lines while the mismatch on B stays (check the result for reads of LDS whose writes
+//! it removed); `examples/probe.rs` runs a hand-edited kernel on the host and one build.
 
 #![warn(missing_docs)]
 

@@ -4,10 +4,6 @@
 
 use difftest::{all_builds, run, Options};
 
-/// Kernels of seed 1 that still differ, each for a reason recorded here (an open
-/// gpu-model bug); `known_open_mismatches_still_differ` keeps them honest.
-const OPEN: &[u64] = &[53];
-
 fn opts(first: u64, count: u64, dir: &str) -> Options {
     Options {
         seed: 1,
@@ -29,13 +25,11 @@ fn seed1_200_kernels_every_build_match_the_host() {
     let bad: Vec<String> = rep
         .mismatches
         .iter()
-        .filter(|m| !OPEN.contains(&m.kernel))
         .map(|m| format!("kernel {} on {}: {}", m.kernel, m.build, m.detail))
         .collect();
     eprintln!(
-        "difftest CI slice: 200 kernels x 21 builds, {} mismatches ({} in known-open kernels), {:.1} s",
+        "difftest CI slice: 200 kernels x 21 builds, {} mismatches, {:.1} s",
         rep.mismatches.len(),
-        rep.mismatches.len() - bad.len(),
         t.elapsed().as_secs_f64()
     );
     assert!(
@@ -48,10 +42,11 @@ fn seed1_200_kernels_every_build_match_the_host() {
 
 /// Mismatches found by the generator and fixed in gpu-model, kept as regression tests on
 /// every build: seed 1 kernel 38 (f32 division by a subnormal: v_div_fmas scaled by 2^32
-/// instead of 2^-64) and kernel 97 (0 / x gave NaN: v_div_fixup ignored a zero numerator).
+/// instead of 2^-64), kernel 97 (0 / x gave NaN: v_div_fixup ignored a zero numerator) and
+/// kernel 53 (the same in f64).
 #[test]
 fn fixed_mismatches_stay_fixed() {
-    for k in [38, 97] {
+    for k in [38, 53, 97] {
         let rep = run(&opts(k, 1, &format!("fixed{k}"))).expect("difftest run");
         assert_eq!(rep.dispatches, 21);
         assert!(
