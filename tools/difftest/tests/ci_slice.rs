@@ -19,7 +19,8 @@ fn opts(first: u64, count: u64, dir: &str) -> Options {
 #[test]
 fn seed1_200_kernels_every_build_match_the_host() {
     let t = std::time::Instant::now();
-    let rep = run(&opts(0, 200, "ci")).expect("difftest run (needs clang-22)");
+    let o = opts(0, 200, "ci");
+    let rep = run(&o).expect("difftest run (needs clang-22)");
     assert_eq!(rep.builds, 21);
     assert_eq!(rep.dispatches, 200 * 21);
     let bad: Vec<String> = rep
@@ -38,6 +39,8 @@ fn seed1_200_kernels_every_build_match_the_host() {
         bad.len(),
         bad.join("\n")
     );
+    // Sources and objects stay for a failing run; a passing one cleans up.
+    let _ = std::fs::remove_dir_all(&o.workdir);
 }
 
 /// Mismatches found by the generator and fixed in gpu-model, kept as regression tests on
@@ -47,12 +50,14 @@ fn seed1_200_kernels_every_build_match_the_host() {
 #[test]
 fn fixed_mismatches_stay_fixed() {
     for k in [38, 53, 97] {
-        let rep = run(&opts(k, 1, &format!("fixed{k}"))).expect("difftest run");
+        let o = opts(k, 1, &format!("fixed{k}"));
+        let rep = run(&o).expect("difftest run");
         assert_eq!(rep.dispatches, 21);
         assert!(
             rep.mismatches.is_empty(),
             "kernel {k}: {:?}",
             rep.mismatches
         );
+        let _ = std::fs::remove_dir_all(&o.workdir);
     }
 }

@@ -33,4 +33,5 @@ fn every_build_keeps_denormals() {
             );
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
