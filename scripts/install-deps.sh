@@ -4,13 +4,16 @@
 set -euo pipefail
 if command -v llvm-mc-22 >/dev/null 2>&1 && command -v clang-22 >/dev/null 2>&1 \
    && command -v ld.lld-22 >/dev/null 2>&1 && command -v llvm-mca-22 >/dev/null 2>&1 \
-   && [ -x /usr/lib/llvm-22/bin/clang-offload-bundler ]; then
+   && [ -x /usr/lib/llvm-22/bin/clang-offload-bundler ] && [ -f /usr/include/pthread.h ]; then
   exit 0
 fi
 if [ "$(id -u)" = 0 ]; then
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang-22 lld-22 llvm-22 clang-tools-22
+  # clang-tools-22: clang-offload-bundler (the bundle tests' oracle); libc6-dev, binutils:
+  # tools/difftest builds and links its x86-64 host reference.
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang-22 lld-22 llvm-22 \
+    clang-tools-22 libc6-dev binutils
 else
-  echo "LLVM 22 not found: install clang-22 lld-22 llvm-22 clang-tools-22 (see ../shared/TOOLCHAIN.md)" >&2
+  echo "LLVM 22 not found: install clang-22 lld-22 llvm-22 clang-tools-22 libc6-dev binutils (see ../shared/TOOLCHAIN.md)" >&2
   exit 1
 fi

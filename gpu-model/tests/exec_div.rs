@@ -1,6 +1,6 @@
 //! v_div_scale / v_div_fmas (f32 and f64) on GFX9 and GFX12, lane by lane, against the
 //! V_DIV_SCALE_F32/F64 and V_DIV_FMAS_F32/F64 pseudocode of AMD's CDNA3 ISA guide (the RDNA
-//! guides give the same). Each lane takes one branch of that pseudocode; the expected
+//! guides give the same; V_DIV_FMAS's scale corrected as in `exec::float::div_fmas_scaled32`). Each lane takes one branch of that pseudocode; the expected
 //! results below are worked out by hand from it (powers of two, so they are exact).
 
 use gpu_model::exec::{ExecCtx, Program, Stop, Wave};
@@ -139,8 +139,9 @@ fn check(w: &Wave) {
             got.to_bits() == d.to_bits() || (d.is_nan() && got.is_nan()),
             "f32 lane {l}: {got:e} want {d:e}"
         );
-        // fma(1.5, 2.0, 0.25) = 3.25, times 2^32 where div_scale set VCC.
-        let fmas = if *v { 3.25 * p32(32) } else { 3.25 };
+        // fma(1.5, 2.0, 0.25) = 3.25, times 2^-64 where div_scale set VCC (S2 = 0.25 has a
+        // biased exponent below 127; see gpu-model's `div_fmas_scaled32` for the source).
+        let fmas = if *v { 3.25 * p32(-64) } else { 3.25 };
         assert_eq!(f32::from_bits(w.vgpr(4, l)), fmas, "f32 fmas lane {l}");
     }
     assert_eq!(vcc32, 0b0_0110_1100);
@@ -158,7 +159,7 @@ fn check(w: &Wave) {
             got.to_bits() == d.to_bits() || (d.is_nan() && got.is_nan()),
             "f64 lane {l}: {got:e} want {d:e}"
         );
-        let fmas = if *v { 3.25 * p64(64) } else { 3.25 };
+        let fmas = if *v { 3.25 * p64(-128) } else { 3.25 };
         assert_eq!(get64(18, l), fmas, "f64 fmas lane {l}");
     }
 }

@@ -365,6 +365,8 @@ fn check(target: Target, wave: u32, mode: u32, sopp: bool) {
             "v_fma_mixlo_f16",
         );
         let vcc = VCC_PATTERN >> l & 1 != 0;
+        // With VCC: 2^64 (f64: 2^128) when S2's biased exponent is above the bias, else
+        // 2^-64 (2^-128), before the one rounding (see `div_fmas_scaled32`).
         let sc = |s: i32| {
             move |v: &[Ex], r: Rm| {
                 let x = fma3(v, r);
@@ -374,12 +376,18 @@ fn check(target: Target, wave: u32, mode: u32, sopp: bool) {
                 }
             }
         };
+        let s32 = if (a[2] >> 23) & 0xff > 127 { 64 } else { -64 };
+        let s64 = if (x.d[2] >> 52) & 0x7ff > 1023 {
+            128
+        } else {
+            -128
+        };
         eq(
             w.vgpr(34, l) as u64,
-            arith(m, S, &a, sc(32)),
+            arith(m, S, &a, sc(s32)),
             "v_div_fmas_f32",
         );
-        eq(g64(36, l), arith(m, D, &x.d, sc(64)), "v_div_fmas_f64");
+        eq(g64(36, l), arith(m, D, &x.d, sc(s64)), "v_div_fmas_f64");
         let u = Ex {
             neg: false,
             mag: x.u as u128,

@@ -29,7 +29,7 @@
 //! | f16 `v_mad/mad_legacy/mac/madmk/madak_f16` (product and sum each rounded), `v_fma_legacy_f16`, GFX12 `v_fmac/fmamk/fmaak_f16`, `v_pk_fmac_f16` (`valu/half.rs`) | round, in, out |
 //! | `v_mul_legacy_f32` (GFX9), `v_mul_dx9_zero_f32`, `v_fma_dx9_zero_f32`, `v_mullit_f32` (`valu/misc.rs`) | round, in, out; the zero and -MAX_FLOAT tests see the flushed operands |
 //! | `v_fma_mix_f32`, `v_fma_mixlo/mixhi_f16` | each operand flushed by its own format's field; round and out by the result's format |
-//! | `v_div_fmas_f32/f64` | round, in, out; the 2^32 / 2^64 scale is applied before the one rounding |
+//! | `v_div_fmas_f32/f64` | round, in, out; the 2^±64 / 2^±128 scale (sign from S2's exponent, `float::div_fmas_scaled32`) is applied before the one rounding |
 //! | `v_ldexp_f32/f64/f16` | round, in, out |
 //! | `v_fract_f32/f64/f16` | round (the subtraction `x - floor(x)`), in, out |
 //! | `v_cvt_f32_i32/u32`, GFX12 `s_cvt_f32_i32/u32`, `v_cvt_f16_u16/i16` | round |

@@ -264,7 +264,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             let vcc = w.vcc();
             let r: Row = std::array::from_fn(|l| {
                 let x = if vcc >> l & 1 != 0 {
-                    f[l] * 2f32.powi(32)
+                    fl::div_fmas_scaled32(a[l], b[l], c[l])
                 } else {
                     f[l]
                 };
@@ -278,7 +278,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             let vcc = w.vcc();
             let r: Row64 = std::array::from_fn(|l| {
                 let x = if vcc >> l & 1 != 0 {
-                    f[l] * 2f64.powi(64)
+                    fl::div_fmas_scaled64(a[l], b[l], c[l])
                 } else {
                     f[l]
                 };

@@ -95,7 +95,11 @@ pub(super) fn exec(w: &mut Wave, i: &Inst, e32: Env, e64: Env) -> bool {
             let vcc = w.vcc();
             let r: Row = std::array::from_fn(|l| {
                 let f = |x: f32| s(super::flush_f32(x, e32.keep_in).to_bits());
-                let scale = if vcc >> l & 1 != 0 { 32 } else { 0 };
+                let scale = if vcc >> l & 1 != 0 {
+                    fl::div_fmas_scale32(c[l])
+                } else {
+                    0
+                };
                 let v = fmas(f(a[l]), f(b[l]), f(c[l]), scale, e32);
                 let v = match v {
                     Some(v) => f32::from_bits(v.to_bits() as u32),
@@ -155,7 +159,11 @@ pub(super) fn exec(w: &mut Wave, i: &Inst, e32: Env, e64: Env) -> bool {
             let vcc = w.vcc();
             let r: Row64 = std::array::from_fn(|l| {
                 let f = |x: f64| d(super::flush_f64(x, e64.keep_in).to_bits());
-                let scale = if vcc >> l & 1 != 0 { 64 } else { 0 };
+                let scale = if vcc >> l & 1 != 0 {
+                    fl::div_fmas_scale64(c[l])
+                } else {
+                    0
+                };
                 let v = fmas(f(a[l]), f(b[l]), f(c[l]), scale, e64);
                 let v = match v {
                     Some(v) => f64::from_bits(v.to_bits() as u64),
@@ -218,7 +226,7 @@ fn fract<F: Float>(x: F, round: Round, below_one: F) -> F {
     }
 }
 
-/// `fma(a, b, c) * 2^scale` with one rounding into `F` in `env` (V_DIV_FMAS), output
+/// `fma(a, b, c) * 2^scale` (scale from [`fl::div_fmas_scale32`]) with one rounding into `F` in `env` (V_DIV_FMAS), output
 /// denormals flushed; `None` for a NaN result (left to the host arithmetic).
 fn fmas<F>(a: F, b: F, c: F, scale: i32, env: Env) -> Option<F>
 where
