@@ -557,3 +557,77 @@ fn scalar_f16_transcendentals_gfx12() {
         }
     }
 }
+
+/// Fused mixed-precision operations round once: `v_fma_mix_f32` and `v_pk_fma_f16` on
+/// products that land exactly halfway between two results, with an addend too small to
+/// matter anywhere but in breaking that tie (a rounding of the f64 fma to nearest first,
+/// then to the result format, rounds the tie to even instead: found by tools/difftest,
+/// seed 3 kernel 357). Reference: the exact arithmetic of `exec_util/fref.rs`.
+#[test]
+fn fused_mixed_precision_rounds_once() {
+    // f32 a, f16 b, f32 c: a * b = -2439.5123291015625 is a tie at f32 precision.
+    let mix: Vec<[u32; 3]> = [0x881024a1u32, 0x081024a1, 0x8000_0000, 0, 0x0000_0001]
+        .iter()
+        .flat_map(|&c| [[0x4ca2_a258, 0x81e0, c], [0xcca2_a258, 0x81e0, c]])
+        .collect();
+    // f16 a, b, c per half: (1 + 2^-10) * 1.5 is a tie at f16 precision.
+    let pk: Vec<[u32; 3]> = [0x8001u32, 0x0001, 0x8000, 0]
+        .iter()
+        .map(|&c| {
+            [
+                0x3c01 | 0xbc01 << 16,
+                0x3e00 | 0x3e00 << 16,
+                c | (c ^ 0x8000) << 16,
+            ]
+        })
+        .collect();
+    for mode in MODES {
+        let r = rm(mode);
+        for (t, wave) in targets_with(Op::VFmaMixF32) {
+            let src = "v_fma_mix_f32 v3, v0, v1, v2 op_sel_hi:[0,1,0]";
+            sweep(
+                t,
+                wave,
+                src,
+                mode,
+                &mix,
+                |w, l, c| {
+                    for (k, &x) in c.iter().enumerate() {
+                        w.set_vgpr(k, l, x);
+                    }
+                },
+                |w, l, &[a, b, c], ctx| {
+                    // MODE: f32 rounding [1:0], f32 denormals in/out [4]/[5], f16 in [6].
+                    let (kin32, kout32) = (mode >> 4 & 1 != 0, mode >> 5 & 1 != 0);
+                    let fa = flush(u64::from(a), fref::S, kin32);
+                    let fb = flush(u64::from(b), H, mode >> 6 & 1 != 0);
+                    let fc = flush(u64::from(c), fref::S, kin32);
+                    let exact = addx(mulx(val(fa, fref::S), val(fb, H)), val(fc, fref::S), r);
+                    let want = flush(roundx(exact, fref::S, r), fref::S, kout32) as u32;
+                    assert_eq!(w.vgpr(3, l), want, "{ctx} `{src}` {a:#x} {b:#x} {c:#x}");
+                },
+            );
+        }
+        for (t, wave) in targets_with(Op::VPkFmaF16) {
+            let src = "v_pk_fma_f16 v3, v0, v1, v2";
+            sweep(
+                t,
+                wave,
+                src,
+                mode,
+                &pk,
+                |w, l, c| {
+                    for (k, &x) in c.iter().enumerate() {
+                        w.set_vgpr(k, l, x);
+                    }
+                },
+                |w, l, &[a, b, c], ctx| {
+                    let h = |x: u32, s: u32| (x >> s) & 0xffff;
+                    let want = mad16(h(a, 0), h(b, 0), h(c, 0), true, mode)
+                        | mad16(h(a, 16), h(b, 16), h(c, 16), true, mode) << 16;
+                    assert_eq!(w.vgpr(3, l), want, "{ctx} `{src}` {a:#x} {b:#x} {c:#x}");
+                },
+            );
+        }
+    }
+}

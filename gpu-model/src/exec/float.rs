@@ -454,6 +454,46 @@ pub(crate) fn div_scale64(s0: f64, s1: f64, s2: f64) -> (f64, bool) {
     (s0, false)
 }
 
+/// `a * b + c` rounded to odd at f64 precision (truncated toward zero, the last bit set
+/// when anything was lost), for operands whose product is exact in f64 (f32 and f16
+/// values). Rounding that once more to a format of at most 25 bits (f32, f16) gives the
+/// correctly rounded fused result; rounding the f64 fma to nearest first and then to f32
+/// does not (a tie at f32 precision broken only by a tiny addend is lost: found by
+/// tools/difftest, seed 3 kernel 357, `v_fma_mix_f32`).
+pub(crate) fn fma_odd(a: f64, b: f64, c: f64) -> f64 {
+    let p = a * b;
+    let s = p + c;
+    if !s.is_finite() || s == 0.0 {
+        return a.mul_add(b, c);
+    }
+    // TwoSum: the exact error of the one rounding.
+    let bv = s - p;
+    let err = (p - (s - bv)) + (c - bv);
+    if err == 0.0 {
+        return s;
+    }
+    let mut bits = s.to_bits();
+    if (err < 0.0) != (s < 0.0) {
+        // `s` was rounded away from zero: step back toward it.
+        bits -= 1;
+    }
+    f64::from_bits(bits | 1)
+}
+
+/// `x` (already rounded to odd at 53 bits) rounded to odd at f32 precision, so that a
+/// further rounding to f16 is correct.
+pub(crate) fn odd_f32(x: f64) -> f32 {
+    let t = x as f32;
+    if !t.is_finite() || t as f64 == x {
+        return t;
+    }
+    let mut bits = t.to_bits();
+    if (t as f64).abs() > x.abs() {
+        bits -= 1;
+    }
+    f32::from_bits(bits | 1)
+}
+
 /// The power of two v_div_fmas_f32 scales by when VCC is set (see [`div_fmas_scaled32`]).
 pub(crate) fn div_fmas_scale32(c: f32) -> i32 {
     if (c.to_bits() >> 23) & 0xff > 127 {

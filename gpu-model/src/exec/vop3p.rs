@@ -163,8 +163,9 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, target: Target) -> Result<(), FaultRe
         VPkMulF16 => pk_f16(w, i, |[a, b]| a * b),
         // On f16 bit patterns (NaN payloads, IEEE-mode sNaN quieting) and MODE's flushing.
         VPkMinF16 | VPkMaxF16 => super::fmode::pk_minmax_f16(w, i),
+        // Rounded to odd at f32 precision, so the rounding to f16 after it is the only one.
         VPkFmaF16 => pk_f16(w, i, |[a, b, c]| {
-            (a as f64).mul_add(b as f64, c as f64) as f32
+            fl::odd_f32(fl::fma_odd(a as f64, b as f64, c as f64))
         }),
         VPkAddU16 => pk_i16(w, i, false, |[a, b]| a + b),
         VPkSubU16 => pk_i16(w, i, false, |[a, b]| a - b),
@@ -217,7 +218,8 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, target: Target) -> Result<(), FaultRe
                         f32::from_bits(fl::mod32(srcs[n][l], abs, neg)) as f64
                     }
                 });
-                let v = args[0].mul_add(args[1], args[2]);
+                // One rounding into the result format (see `fma_odd`).
+                let v = fl::fma_odd(args[0], args[1], args[2]);
                 match i.op {
                     VFmaMixF32 => fl::out32(v as f32, 0, i.clamp).to_bits(),
                     _ => fl::d2h(fl::out64(v, 0, i.clamp)),

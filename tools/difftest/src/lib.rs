@@ -83,10 +83,15 @@
 //! Reproducer (`examples/probe.rs`): with `x = 3.4e38f` (0x7f7fc99e), `(65504.0f - x) / x`
 //! gives -0 instead of -1 and `1.0f / x` gives 0 instead of the subnormal 0x002006ce.
 //!
-//! Open, not yet triaged (seed 3, 400 kernels x 21 builds: 2 of 400 kernels differ; seeds
-//! 1 and 2, 200 kernels each, are clean): seed 3 kernel 128 (integer only: u64 shifts,
-//! division by a constant, ctz, saturating conversions; differs at -O1/-O3 on all targets)
-//! and kernel 357 (an f32 fma whose last bit differs at -O0 on all targets). Reproduce with
+//! Seed 3 kernel 357 (an f32 fma whose last bit differed at -O0 on all targets) was
+//! `v_fma_mix_f32` rounding the f64 fma to nearest and then to f32: a product exactly
+//! halfway between two f32 values, with a tiny addend that should break the tie, rounded to
+//! even. Fixed (round to odd at f64 first, `exec::float::fma_odd`), also for
+//! `v_fma_mix{lo,hi}_f16` and `v_pk_fma_f16`.
+//!
+//! Open, not yet triaged (seed 3, 400 kernels x 21 builds; seeds 1 and 2, 200 kernels
+//! each, are clean): seed 3 kernel 128 (integer only: u64 shifts, division by a constant,
+//! ctz, saturating conversions; differs at -O1/-O3 on all targets). Reproduce with
 //! `scripts/difftest.sh --seed 3 --first 128 --count 1`; the parts probed alone agree.
 //!
 //! Tools: `--print I` prints kernel I with its header; `--minimize I --builds B` removes
