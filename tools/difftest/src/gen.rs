@@ -978,22 +978,7 @@ DT v2f16 mk_v2f16(f16_t a, f16_t b) { v2f16 r; r.x = a; r.y = b; return r; }
             "DT {c} shr_{c}({c} a, {c} b) {{ return ({c})(a >> (({u})b & {}u)); }}",
             b - 1
         );
-        let _ = writeln!(
-            h,
-            "DT {c} min_{c}({c} a, {c} b) {{ return __builtin_elementwise_min(a, b); }}"
-        );
-        let _ = writeln!(
-            h,
-            "DT {c} max_{c}({c} a, {c} b) {{ return __builtin_elementwise_max(a, b); }}"
-        );
-        let _ = writeln!(
-            h,
-            "DT {c} adds_{c}({c} a, {c} b) {{ return __builtin_elementwise_add_sat(a, b); }}"
-        );
-        let _ = writeln!(
-            h,
-            "DT {c} subs_{c}({c} a, {c} b) {{ return __builtin_elementwise_sub_sat(a, b); }}"
-        );
+        elementwise_min_max_sat(&mut h, c);
         let _ = writeln!(
             h,
             "DT {c} clamp_{c}({c} x, {c} a, {c} b) {{ return min_{c}(max_{c}(x, min_{c}(a, b)), max_{c}(a, b)); }}"
@@ -1163,22 +1148,7 @@ DT v2f16 mk_v2f16(f16_t a, f16_t b) { v2f16 r; r.x = a; r.y = b; return r; }
             "DT {c} shr_{c}({c} a, {c} b) {{ return a >> (b & spl_{c}(({e}){})); }}",
             b - 1
         );
-        let _ = writeln!(
-            h,
-            "DT {c} min_{c}({c} a, {c} b) {{ return __builtin_elementwise_min(a, b); }}"
-        );
-        let _ = writeln!(
-            h,
-            "DT {c} max_{c}({c} a, {c} b) {{ return __builtin_elementwise_max(a, b); }}"
-        );
-        let _ = writeln!(
-            h,
-            "DT {c} adds_{c}({c} a, {c} b) {{ return __builtin_elementwise_add_sat(a, b); }}"
-        );
-        let _ = writeln!(
-            h,
-            "DT {c} subs_{c}({c} a, {c} b) {{ return __builtin_elementwise_sub_sat(a, b); }}"
-        );
+        elementwise_min_max_sat(&mut h, c);
         let _ = writeln!(h, "DT {c} not_{c}({c} a) {{ return ~a; }}");
         let _ = writeln!(
             h,
@@ -1190,4 +1160,20 @@ DT v2f16 mk_v2f16(f16_t a, f16_t b) { v2f16 r; r.x = a; r.y = b; return r; }
         );
     }
     h
+}
+
+/// `min_T`, `max_T`, `adds_T`, `subs_T` for a scalar or vector type `c`: clang's
+/// element-wise builtins, the same text for both.
+fn elementwise_min_max_sat(h: &mut String, c: &str) {
+    for (op, builtin) in [
+        ("min", "min"),
+        ("max", "max"),
+        ("adds", "add_sat"),
+        ("subs", "sub_sat"),
+    ] {
+        let _ = writeln!(
+            h,
+            "DT {c} {op}_{c}({c} a, {c} b) {{ return __builtin_elementwise_{builtin}(a, b); }}"
+        );
+    }
 }
