@@ -507,16 +507,9 @@ impl Inst {
                     _ => {}
                 }
                 let os = self.field(F::OpSel);
-                // True16 operands show op_sel as .l/.h; LLVM still writes op_sel out
-                // when a source is not a VGPR (its half cannot be shown).
-                let scalar_src = t16
-                    && self.syntax().iter().any(|o| match *o {
-                        Opnd::Reg {
-                            field: f @ (F::Src0 | F::Src1 | F::Src2),
-                            ..
-                        } => self.field(f) < 256,
-                        _ => false,
-                    });
+                // True16 operands show op_sel as .l/.h, and LLVM 22 (+real-true16) writes
+                // op_sel out as well whenever it is set (`v_or_b16 v1.h, v2.l, v3.h
+                // op_sel:[0,1,1]`, found in Triton's gfx12 output).
                 // GFX12 operations whose op_sel bits 2-3 LLVM ignores (learned: their
                 // probes print nothing) print the low two bits only: permlane16/x16 (fi,
                 // bound_ctrl) as `op_sel:[a,b]`, fp8/bf8 conversions as `byte_sel`.
@@ -537,7 +530,7 @@ impl Inst {
                     arr(w, "op_sel", os, 2)?;
                 } else if low2 {
                     // Bits 2-3 alone print nothing.
-                } else if os != 0 && (!t16 || scalar_src) && (m(8) || m(9) || m(10) || m(11)) {
+                } else if os != 0 && (m(8) || m(9) || m(10) || m(11)) {
                     // One entry per source, then the destination (bit 3).
                     let os = (os & ((1 << nsrc) - 1)) | ((os >> 3) & 1) << nsrc;
                     arr(w, "op_sel", os, nsrc + 1)?;

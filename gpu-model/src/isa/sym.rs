@@ -433,6 +433,19 @@ impl Inst {
                 }
                 Ok(true)
             }
+            // The message names llvm-mc-22 prints for GFX12 `s_sendmsg` (gfx1200/gfx1201;
+            // other values keep the plain immediate: KNOWN-DIFFERENCES.md).
+            (Family::Gfx12, "s_sendmsg") => {
+                let name = match v {
+                    1 => "MSG_INTERRUPT",
+                    2 => "MSG_HS_TESSFACTOR",
+                    3 => "MSG_DEALLOC_VGPRS",
+                    9 => "MSG_GS_ALLOC_REQ",
+                    _ => return Ok(false),
+                };
+                write!(w, " sendmsg({name})")?;
+                Ok(true)
+            }
             (Family::Gfx12, "s_wait_alu") => {
                 // (name, lowest bit, width); unset fields default to all ones.
                 const FIELDS: [(&str, u32, u32); 7] = [
