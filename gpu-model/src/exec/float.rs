@@ -521,28 +521,11 @@ pub(crate) fn div_fmas_scale64(c: f64) -> i32 {
 /// replaces it with this rule, and it is the one under which LLVM's f32 division sequence
 /// (`SIISelLowering::LowerFDIV32`) gives IEEE quotients, subnormal ones included (found by
 /// the difftest crate: subnormal denominators gave quotients 2^32 too large). The scale is
-/// applied before the rounding: the exact sum is formed in f64 (product exact, TwoSum
-/// error term), scaled, rounded to odd at 53 bits and then once to f32.
+/// applied before the rounding: the sum rounded to odd in f64 ([`fma_odd`]; scaling it by a
+/// power of two is exact for f32 operands), then once to f32.
 pub(crate) fn div_fmas_scaled32(a: f32, b: f32, c: f32) -> f32 {
-    let k = div_fmas_scale32(c);
-    let scale = 2f64.powi(k);
-    let (a, b, c) = (a as f64, b as f64, c as f64);
-    let p = a * b; // exact: 24 + 24 significant bits
-    if !p.is_finite() || !c.is_finite() {
-        return (a.mul_add(b, c) * scale) as f32;
-    }
-    let s = p + c;
-    let bv = s - p;
-    let err = (p - (s - bv)) + (c - bv);
-    let (s, err) = (s * scale, err * scale);
-    if err == 0.0 || s == 0.0 {
-        return s as f32;
-    }
-    let mut bits = s.to_bits();
-    if (err < 0.0) != (s < 0.0) {
-        bits -= 1;
-    }
-    (f64::from_bits(bits | 1)) as f32
+    let scale = 2f64.powi(div_fmas_scale32(c));
+    (fma_odd(a as f64, b as f64, c as f64) * scale) as f32
 }
 
 /// v_div_fmas_f64 with VCC set: as [`div_fmas_scaled32`] with 2^128 (biased exponent of
