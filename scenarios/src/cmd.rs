@@ -2,6 +2,7 @@
 
 pub mod coverage;
 pub mod disasm;
+pub mod exec;
 pub mod info;
 pub mod run;
 

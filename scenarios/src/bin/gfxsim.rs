@@ -25,6 +25,8 @@ enum Command {
     /// Per target: instructions the corpus (or given code objects) uses, how many the
     /// executor implements, and the size of the ISA table.
     Coverage(scenarios::cmd::coverage::Args),
+    /// Run a ROCm program on the simulated GPU through the emulated KFD driver.
+    Exec(scenarios::cmd::exec::Args),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +36,10 @@ fn main() -> ExitCode {
         Command::Disasm(a) => scenarios::cmd::disasm::main(a),
         Command::Info(a) => scenarios::cmd::info::main(a),
         Command::Coverage(a) => scenarios::cmd::coverage::main(a),
+        Command::Exec(a) => match scenarios::cmd::exec::main(a) {
+            Ok(code) => return code,
+            Err(e) => Err(e),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

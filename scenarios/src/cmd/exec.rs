@@ -1,0 +1,150 @@
+//! `gfxsim exec`: run an unmodified ROCm program on the simulated GPU.
+//!
+//! The program runs with the kmd interposer (`libkmd_preload.so`, built next to the
+//! `gfxsim` executable) in `LD_PRELOAD`, a private directory holding the KFD sysfs topology
+//! of the chosen preset (`GFXSIM_KMD_ROOT`) and an `lsmod` that reports amdgpu first on
+//! `PATH`. Its exit status is ours. Each run has its own directory and its own emulated
+//! device, so concurrent runs do not see each other.
+
+use crate::report::RunReport;
+use crate::CliError;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// File name of the interposer.
+pub const PRELOAD_NAME: &str = "libkmd_preload.so";
+
+/// Arguments of `gfxsim exec`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// GPU preset the program sees (Debian's ROCm 5.2.3 accepts only gfx90a: mi210, mi250x).
+    #[arg(long, default_value = "mi210")]
+    pub gpu: String,
+    /// Write, at exit, every dispatch the program made to this file (JSON when it ends in
+    /// `.json`, else text), in the forms of `gfxsim run`.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// The program and its arguments.
+    #[arg(last = true, required = true)]
+    pub command: Vec<OsString>,
+}
+
+/// Where the interposer is: `$GFXSIM_PRELOAD`, or next to the running executable.
+pub fn find_preload() -> Result<PathBuf, CliError> {
+    if let Some(p) = std::env::var_os("GFXSIM_PRELOAD") {
+        return Ok(PathBuf::from(p));
+    }
+    let exe = std::env::current_exe().map_err(|source| CliError::Io {
+        path: "/proc/self/exe".into(),
+        source,
+    })?;
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    let candidates = [dir.join(PRELOAD_NAME), dir.join("deps").join(PRELOAD_NAME)];
+    candidates
+        .iter()
+        .find(|p| p.is_file())
+        .cloned()
+        .ok_or_else(|| {
+            CliError::BadInput(format!(
+                "{} not found next to {} (build it: cargo build --release -p kmd-preload, \
+             or set GFXSIM_PRELOAD)",
+                PRELOAD_NAME,
+                exe.display()
+            ))
+        })
+}
+
+/// A directory removed when dropped.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CliError + '_ {
+    move |source| CliError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Runs `gfxsim exec`; the exit code is the program's (128 + signal when it was killed).
+pub fn main(args: Args) -> Result<ExitCode, CliError> {
+    let gpu = kmd::GpuNode::from_preset(&args.gpu)
+        .map_err(|e| CliError::BadInput(format!("--gpu: {e}")))?;
+    let preload = find_preload()?;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let root = std::env::temp_dir().join(format!("gfxsim-exec-{}-{nanos}", std::process::id()));
+    std::fs::create_dir(&root).map_err(io(&root))?;
+    let root = TempDir(root);
+    kmd::topology::write(&root.0, &gpu).map_err(io(&root.0))?;
+
+    let mut ld_preload = preload.into_os_string();
+    if let Some(prev) = std::env::var_os("LD_PRELOAD").filter(|p| !p.is_empty()) {
+        ld_preload.push(":");
+        ld_preload.push(prev);
+    }
+    let mut path = root.0.join("bin").into_os_string();
+    if let Some(prev) = std::env::var_os("PATH") {
+        path.push(":");
+        path.push(prev);
+    }
+    let (program, rest) = args
+        .command
+        .split_first()
+        .ok_or_else(|| CliError::BadInput("exec: no command given".into()))?;
+    let status = std::process::Command::new(program)
+        .args(rest)
+        .env("LD_PRELOAD", ld_preload)
+        .env("PATH", path)
+        .env("GFXSIM_KMD_ROOT", &root.0)
+        .env("GFXSIM_KMD_GPU", &args.gpu)
+        .status()
+        .map_err(|source| CliError::Io {
+            path: Path::new(program).display().to_string(),
+            source,
+        })?;
+
+    if let Some(report_path) = &args.report {
+        // Dispatches come from the command processor once it is wired to the emulated
+        // driver; until then a program's report lists none.
+        let report = RunReport {
+            scenario: format!("exec {}", display_command(&args.command)),
+            gpu: gpu.marketing_name.clone(),
+            threads: 1,
+            host_seconds: 0.0,
+            ticks: 0,
+            events: 0,
+            epochs: 0,
+            kernels: Vec::new(),
+            checks: Vec::new(),
+        };
+        let text = if report_path.extension().is_some_and(|e| e == "json") {
+            report.to_json()
+        } else {
+            report.to_text()
+        };
+        std::fs::write(report_path, text).map_err(io(report_path))?;
+    }
+
+    let code = match status.code() {
+        Some(c) => c,
+        None => {
+            use std::os::unix::process::ExitStatusExt as _;
+            128 + status.signal().unwrap_or(0)
+        }
+    };
+    Ok(ExitCode::from(u8::try_from(code & 0xff).unwrap_or(1)))
+}
+
+fn display_command(cmd: &[OsString]) -> String {
+    cmd.iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
