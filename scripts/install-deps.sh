@@ -2,14 +2,16 @@
 # Installs LLVM 22 (the oracle and kernel compiler the tests use) when it is missing, with
 # clang-tools-22 for clang-offload-bundler (the offload-bundle tests' oracle).
 set -euo pipefail
-# rocminfo (pulls Debian's ROCr 5.2.3 and libhsakmt): the real client kmd's tests run under
-# `gfxsim exec` (scenarios/tests/exec_rocminfo.rs).
-if ! command -v rocminfo >/dev/null 2>&1; then
+# Debian 12's ROCm 5.2.3, the real clients of kmd's tests: rocminfo (pulls ROCr and the
+# thunk) under `gfxsim exec`, and libhsa-runtime-dev + gcc for the HSA C program.
+if ! command -v rocminfo >/dev/null 2>&1 || ! command -v gcc >/dev/null 2>&1 \
+   || [ ! -f /usr/include/hsa/hsa.h ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends rocminfo
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends rocminfo \
+      libhsa-runtime-dev gcc libc6-dev
   else
-    echo "rocminfo not found: install it with apt (Debian 12's ROCm 5.2.3)" >&2
+    echo "ROCm 5.2.3 not found: apt-get install rocminfo libhsa-runtime-dev gcc" >&2
     exit 1
   fi
 fi

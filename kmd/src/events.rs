@@ -12,14 +12,31 @@ use crate::Errno;
 struct Event {
     auto_reset: bool,
     signaled: bool,
+    /// Waiters registered on this event.
+    waiting: usize,
+}
+
+/// One WAIT_EVENTS call in progress: for each event it waits on, whether that event has
+/// activated it.
+#[derive(Debug)]
+struct Waiter {
+    on: Vec<(u32, bool)>,
 }
 
 #[derive(Debug, Default)]
 struct Table {
     events: BTreeMap<u32, Event>,
+    waiters: BTreeMap<u64, Waiter>,
+    next_waiter: u64,
 }
 
 /// The process's events. Shared with the GPU side, which signals completion events.
+///
+/// The semantics are kfd_events.c's: setting an event activates every waiter registered
+/// on it at that moment (a broadcast); an auto-reset event stays signalled only when
+/// nobody was waiting, and then the next waiter consumes it. So two threads waiting on the
+/// same auto-reset event both wake (ROCr's queue teardown relies on that: its main thread
+/// and its async-events thread wait on the queue-inactive signal's event together).
 #[derive(Debug, Default)]
 pub struct Events {
     table: Mutex<Table>,
@@ -62,12 +79,13 @@ impl Events {
             Event {
                 auto_reset,
                 signaled: false,
+                waiting: 0,
             },
         );
         Ok(id)
     }
 
-    /// Destroys an event; waiters on it wake up.
+    /// Destroys an event; waiters on it wake up (and fail).
     pub fn destroy(&self, id: u32) -> Result<(), Errno> {
         let removed = self.lock().events.remove(&id);
         self.changed.notify_all();
@@ -78,7 +96,16 @@ impl Events {
     pub fn signal(&self, id: u32) -> Result<(), Errno> {
         let mut t = self.lock();
         let e = t.events.get_mut(&id).ok_or(Errno::Inval)?;
-        e.signaled = true;
+        e.signaled = !e.auto_reset || e.waiting == 0;
+        if e.waiting > 0 {
+            for w in t.waiters.values_mut() {
+                for (on, activated) in &mut w.on {
+                    if *on == id {
+                        *activated = true;
+                    }
+                }
+            }
+        }
         drop(t);
         self.changed.notify_all();
         Ok(())
@@ -91,50 +118,50 @@ impl Events {
         Ok(())
     }
 
-    /// Waits until all (or any) of `ids` are signalled or `timeout_ms` passes
+    /// Waits until all (or any) of `ids` activate this waiter or `timeout_ms` passes
     /// (`TIMEOUT_INFINITE` waits forever, 0 only polls). Returns a `WAIT_*` result.
-    /// Auto-reset events that satisfied the wait are reset, as KFD does.
     pub fn wait(&self, ids: &[u32], all: bool, timeout_ms: u32) -> Result<u32, Errno> {
         let mut t = self.lock();
         if ids.iter().any(|id| !t.events.contains_key(id)) {
             return Err(Errno::Inval);
         }
+        // Register: a pending signal activates us at once (and is consumed if auto-reset).
+        let mut on = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let e = t.events.get_mut(&id).ok_or(Errno::Inval)?;
+            on.push((id, e.signaled));
+            e.signaled = e.signaled && !e.auto_reset;
+            e.waiting += 1;
+        }
+        let me = t.next_waiter;
+        t.next_waiter += 1;
+        t.waiters.insert(me, Waiter { on });
         let deadline = (timeout_ms != ev::TIMEOUT_INFINITE)
             .then(|| Instant::now() + Duration::from_millis(u64::from(timeout_ms)));
-        loop {
-            let mut present = 0;
-            let mut signaled = 0;
-            for id in ids {
-                if let Some(e) = t.events.get(id) {
-                    present += 1;
-                    signaled += usize::from(e.signaled);
-                }
-            }
-            if present < ids.len() {
-                // An event was destroyed under the waiter.
-                return Ok(ev::WAIT_FAIL);
-            }
-            let done = if all {
-                signaled == ids.len()
-            } else {
-                signaled > 0
+        let result = loop {
+            let Some(w) = t.waiters.get(&me) else {
+                break ev::WAIT_FAIL;
             };
-            if done || ids.is_empty() {
-                for id in ids {
-                    if let Some(e) = t.events.get_mut(id) {
-                        if e.signaled && e.auto_reset {
-                            e.signaled = false;
-                        }
-                    }
-                }
-                return Ok(ev::WAIT_COMPLETE);
+            if w.on.iter().any(|(id, _)| !t.events.contains_key(id)) {
+                // An event was destroyed under the waiter.
+                break ev::WAIT_FAIL;
+            }
+            let activated = w.on.iter().filter(|(_, a)| *a).count();
+            if ids.is_empty()
+                || (if all {
+                    activated == ids.len()
+                } else {
+                    activated > 0
+                })
+            {
+                break ev::WAIT_COMPLETE;
             }
             t = match deadline {
                 None => self.changed.wait(t).unwrap_or_else(|e| e.into_inner()),
                 Some(d) => {
                     let now = Instant::now();
                     if now >= d {
-                        return Ok(ev::WAIT_TIMEOUT);
+                        break ev::WAIT_TIMEOUT;
                     }
                     self.changed
                         .wait_timeout(t, d - now)
@@ -142,7 +169,15 @@ impl Events {
                         .0
                 }
             };
+        };
+        if let Some(w) = t.waiters.remove(&me) {
+            for (id, _) in w.on {
+                if let Some(e) = t.events.get_mut(&id) {
+                    e.waiting -= 1;
+                }
+            }
         }
+        Ok(result)
     }
 }
 
@@ -182,5 +217,29 @@ mod tests {
             events.create(ev::MEMORY, false).unwrap(),
             FIRST_NONSIGNAL_ID
         );
+    }
+
+    #[test]
+    fn setting_an_event_wakes_every_waiter_on_it() {
+        let events = Arc::new(Events::default());
+        let e = events.create(ev::SIGNAL, true).unwrap();
+        let other = events.create(ev::SIGNAL, true).unwrap();
+        let waiters: Vec<_> = [vec![e], vec![other, e]]
+            .into_iter()
+            .map(|ids| {
+                let events = Arc::clone(&events);
+                std::thread::spawn(move || events.wait(&ids, false, ev::TIMEOUT_INFINITE))
+            })
+            .collect();
+        // Both must be registered before the signal: a registered waiter is counted.
+        while events.lock().events[&e].waiting < 2 {
+            std::thread::yield_now();
+        }
+        events.signal(e).unwrap();
+        for w in waiters {
+            assert_eq!(w.join().unwrap().unwrap(), ev::WAIT_COMPLETE);
+        }
+        // Consumed by the waiters: an auto-reset event that had waiters does not stay set.
+        assert_eq!(events.wait(&[e], false, 0).unwrap(), ev::WAIT_TIMEOUT);
     }
 }
