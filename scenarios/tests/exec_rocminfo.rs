@@ -137,3 +137,15 @@ fn report_lists_the_dispatches_as_json() {
     assert!(report.kernels.is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn rocm_agent_enumerator_finds_gfx90a() {
+    // Python, through /sys/class/kfd (the class link) with listdir/stat/open.
+    let out = gfxsim()
+        .args(["exec", "--", "rocm_agent_enumerator"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().collect::<Vec<_>>(), ["gfx000", "gfx90a"]);
+}

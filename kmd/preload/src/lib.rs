@@ -12,7 +12,8 @@
 //!   holds the generated topology, so readdir/stat/fopen are real file operations.
 //!
 //! Every other call goes straight to the next definition (`dlsym(RTLD_NEXT)`), untouched.
-//! Without `GFXSIM_KMD_ROOT` the interposer is inert. `mmap`/`munmap` need no interception:
+//! Without `GFXSIM_KMD_ROOT` the interposer is inert; `GFXSIM_KMD_TRACE=1` logs each KFD
+//! ioctl to stderr. `mmap`/`munmap` need no interception:
 //! the fake fds are real memfds.
 //!
 //! Variadic C functions (`open`, `openat`, `ioctl`) cannot be defined in stable Rust. On
@@ -86,6 +87,12 @@ fn sparse_memfd(name: &CStr, size: u64) -> Option<c_int> {
         }
         Some(fd)
     }
+}
+
+/// `GFXSIM_KMD_TRACE=1`: log every ioctl on the kfd fd to stderr.
+fn trace() -> bool {
+    static TRACE: OnceLock<bool> = OnceLock::new();
+    *TRACE.get_or_init(|| std::env::var_os("GFXSIM_KMD_TRACE").is_some_and(|v| v != "0"))
 }
 
 /// Which fake device each fd number is (0: none). Lock-free so pass-through stays cheap.
@@ -378,7 +385,15 @@ pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) ->
             let Some(emu) = emu() else {
                 return fail(libc::EBADF);
             };
-            match emu.kfd.ioctl(request, arg as u64, &ProcessMemory) {
+            let result = emu.kfd.ioctl(request, arg as u64, &ProcessMemory);
+            if trace() {
+                eprintln!(
+                    "gfxsim kmd: ioctl nr {:#04x} size {} -> {result:?}",
+                    kmd::abi::ioc_nr(request),
+                    kmd::abi::ioc_size(request)
+                );
+            }
+            match result {
                 Ok(()) => 0,
                 Err(e) => fail(e.raw()),
             }
