@@ -6,9 +6,10 @@
 //! packets and signals completion events through [`Events`](crate::Events). Until the
 //! command processor is wired in, [`NoGpu`] records queues and runs nothing.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use crate::Errno;
+use crate::report::Dispatch;
+use crate::{Errno, Events};
 
 /// Kind of memory behind a mapping (from the ALLOC_MEMORY_OF_GPU flags).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +84,12 @@ pub trait GpuBackend: Send + Sync + std::fmt::Debug {
     fn destroy_queue(&self, id: u32);
     /// The GPU clock counter (GET_CLOCK_COUNTERS).
     fn clock_counter(&self) -> u64;
+    /// Called once by [`Kfd::new`](crate::Kfd::new): the events the GPU signals when a
+    /// completion signal with an event mailbox reaches zero.
+    fn attach(&self, events: Arc<Events>);
+    /// Every dispatch the GPU has completed so far, in completion order (for
+    /// `gfxsim exec --report`).
+    fn dispatches(&self) -> Vec<Dispatch>;
 }
 
 /// The backend until the command processor is wired in: keeps the driver's view of
@@ -137,6 +144,12 @@ impl GpuBackend for NoGpu {
         if let Ok(mut s) = self.state.lock() {
             s.1.retain(|q| q.id != id);
         }
+    }
+
+    fn attach(&self, _events: Arc<Events>) {}
+
+    fn dispatches(&self) -> Vec<Dispatch> {
+        Vec::new()
     }
 
     fn clock_counter(&self) -> u64 {

@@ -76,6 +76,8 @@ pub struct Kfd {
 impl Kfd {
     /// The driver for one simulated GPU, talking to `backend`.
     pub fn new(gpu: GpuNode, backend: Arc<dyn GpuBackend>) -> Self {
+        let events = Arc::new(Events::default());
+        backend.attach(Arc::clone(&events));
         Self {
             gpu,
             state: Mutex::new(State {
@@ -94,7 +96,7 @@ impl Kfd {
                 scratch_va: 0,
                 trap: (0, 0),
             }),
-            events: Arc::new(Events::default()),
+            events,
             backend,
         }
     }
@@ -102,6 +104,11 @@ impl Kfd {
     /// The simulated GPU.
     pub fn gpu(&self) -> &GpuNode {
         &self.gpu
+    }
+
+    /// The GPU side.
+    pub fn backend(&self) -> &Arc<dyn GpuBackend> {
+        &self.backend
     }
 
     /// The events, for the GPU side to signal completions.

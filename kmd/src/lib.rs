@@ -28,6 +28,7 @@ pub mod backend;
 mod error;
 pub mod events;
 pub mod kfd;
+pub mod report;
 pub mod topology;
 pub mod user;
 

@@ -135,6 +135,35 @@ fn report_lists_the_dispatches_as_json() {
     assert_eq!(report.gpu, "AMD Instinct MI210");
     // rocminfo dispatches nothing.
     assert!(report.kernels.is_empty());
+
+    // The transport: a process leaves its records where the interposer writes them at
+    // exit (kmd::report), and the report lists them in `gfxsim run`'s form.
+    let record = "vadd\t256,1,1\t64,1,1\t1200\t5000000\n";
+    let st = gfxsim()
+        .args(["exec", "--report"])
+        .arg(&path)
+        .args(["--", "sh", "-c"])
+        .arg(format!(
+            "mkdir -p \"$GFXSIM_KMD_ROOT/dispatches\" && printf '{record}' > \"$GFXSIM_KMD_ROOT/dispatches/$$.tsv\""
+        ))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let report: scenarios::report::RunReport =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let [k] = &report.kernels[..] else {
+        panic!("{:?}", report.kernels)
+    };
+    assert_eq!(
+        (k.kernel.as_str(), k.grid, k.workgroup),
+        ("vadd", [256, 1, 1], [64, 1, 1])
+    );
+    assert_eq!(
+        (k.workgroups, k.waves, k.instructions["total"]),
+        (4, 4, 1200)
+    );
+    // 5 us at the MI210's 1700 MHz.
+    assert_eq!((k.ticks, k.cycles), (5_000_000, 8500));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -25,6 +25,7 @@
 #![allow(clippy::missing_safety_doc)] // the exported functions have the C library's contracts
 
 use std::ffi::{c_char, c_int, c_ulong, c_void, CStr, CString};
+use std::os::unix::ffi::OsStrExt as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -63,8 +64,10 @@ fn emu() -> Option<&'static Emu> {
         let kfd_file = sparse_memfd(c"gfxsim-kfd", kfd::KFD_FILE_SIZE)?;
         let render_file = sparse_memfd(c"gfxsim-render", kfd::RENDER_FILE_SIZE)?;
         let marketing_name = CString::new(gpu.marketing_name.clone()).ok()?;
+        // SAFETY: registering a plain extern "C" function.
+        unsafe { libc::atexit(write_dispatches) };
         Some(Emu {
-            root: std::os::unix::ffi::OsStrExt::as_bytes(root.as_os_str()).to_vec(),
+            root: root.as_bytes().to_vec(),
             kfd: Kfd::new(gpu, Arc::new(NoGpu::default())),
             kfd_file,
             render_file,
@@ -72,6 +75,19 @@ fn emu() -> Option<&'static Emu> {
         })
     })
     .as_ref()
+}
+
+/// At exit: this process's dispatches for `gfxsim exec --report`.
+extern "C" fn write_dispatches() {
+    guard((), || {
+        if let Some(emu) = EMU.get().and_then(Option::as_ref) {
+            let root = std::path::Path::new(std::ffi::OsStr::from_bytes(&emu.root));
+            let dispatches = emu.kfd.backend().dispatches();
+            if let Err(e) = kmd::report::write(root, std::process::id(), &dispatches) {
+                eprintln!("gfxsim kmd: writing the dispatch records: {e}");
+            }
+        }
+    })
 }
 
 fn sparse_memfd(name: &CStr, size: u64) -> Option<c_int> {

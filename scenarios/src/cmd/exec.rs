@@ -6,7 +6,7 @@
 //! `PATH`. Its exit status is ours. Each run has its own directory and its own emulated
 //! device, so concurrent runs do not see each other.
 
-use crate::report::RunReport;
+use crate::report::{KernelReport, RunReport};
 use crate::CliError;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -41,9 +41,13 @@ pub fn find_preload() -> Result<PathBuf, CliError> {
     })?;
     let dir = exe.parent().unwrap_or(Path::new("."));
     let candidates = [dir.join(PRELOAD_NAME), dir.join("deps").join(PRELOAD_NAME)];
+    // `cargo build` puts it next to the executable, a test build (through the dev-dependency)
+    // in deps/: take the newer, so a stale copy never shadows a fresh one.
+    let modified = |p: &&PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     candidates
         .iter()
-        .find(|p| p.is_file())
+        .filter(|p| p.is_file())
+        .max_by_key(modified)
         .cloned()
         .ok_or_else(|| {
             CliError::BadInput(format!(
@@ -111,8 +115,10 @@ pub fn main(args: Args) -> Result<ExitCode, CliError> {
         })?;
 
     if let Some(report_path) = &args.report {
-        // Dispatches come from the command processor once it is wired to the emulated
-        // driver; until then a program's report lists none.
+        // Each emulated process wrote what its GPU ran at exit (kmd::report).
+        let dispatches = kmd::report::collect(&root.0)
+            .map_err(|e| CliError::BadInput(format!("--report: {e}")))?;
+        let kernels = dispatches.iter().map(|d| kernel_report(d, &gpu)).collect();
         let report = RunReport {
             scenario: format!("exec {}", display_command(&args.command)),
             gpu: gpu.marketing_name.clone(),
@@ -121,7 +127,7 @@ pub fn main(args: Args) -> Result<ExitCode, CliError> {
             ticks: 0,
             events: 0,
             epochs: 0,
-            kernels: Vec::new(),
+            kernels,
             checks: Vec::new(),
         };
         let text = if report_path.extension().is_some_and(|e| e == "json") {
@@ -140,6 +146,32 @@ pub fn main(args: Args) -> Result<ExitCode, CliError> {
         }
     };
     Ok(ExitCode::from(u8::try_from(code & 0xff).unwrap_or(1)))
+}
+
+/// A dispatch in `gfxsim run`'s per-kernel form (what the record does not carry, like
+/// cache statistics, is left empty).
+fn kernel_report(d: &kmd::report::Dispatch, gpu: &kmd::GpuNode) -> KernelReport {
+    let groups: u64 = (0..3)
+        .map(|i| u64::from(d.grid[i].div_ceil(d.workgroup[i].max(1))))
+        .product();
+    let items: u32 = d.workgroup.iter().product();
+    KernelReport {
+        kernel: d.kernel.clone(),
+        code_object: "(loaded by the program)".into(),
+        grid: d.grid,
+        workgroup: d.workgroup,
+        host_seconds: 0.0,
+        ticks: d.ticks,
+        // Ticks are picoseconds; the shader clock is in MHz.
+        cycles: d.ticks.saturating_mul(u64::from(gpu.engine_mhz)) / 1_000_000,
+        workgroups: groups,
+        waves: groups * u64::from(items.div_ceil(gpu.wave_size.max(1))),
+        instructions: [("total".to_string(), d.instructions)].into(),
+        occupancy: Vec::new(),
+        caches: Vec::new(),
+        hbm_read_bytes: 0,
+        hbm_write_bytes: 0,
+    }
 }
 
 fn display_command(cmd: &[OsString]) -> String {
