@@ -7,6 +7,7 @@
 //!
 //! The LLVM tools are required: a missing tool fails the test.
 
+mod common;
 #[path = "../../gpu-model/tests/corpus/manifest.rs"]
 mod manifest;
 #[path = "../../gpu-model/tests/corpus/refs.rs"]
@@ -17,8 +18,7 @@ use gpu_model::Target;
 use manifest::{generate, raw_to_f64, to_raw, Arg, Buf, Case, Inputs, Manifest, Role, Tolerance};
 use refs::Exp;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 fn corpus_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus")
@@ -157,48 +157,6 @@ fn check_reference(case: &Case, inputs: &Inputs, got: &HashMap<String, Buf>) -> 
     Ok(())
 }
 
-fn tool(name: &str, args: &[&str], file: &Path) -> String {
-    let out = Command::new(name)
-        .args(args)
-        .arg(file)
-        .output()
-        .unwrap_or_else(|e| panic!("{name} is required (scripts/install-deps.sh): {e}"));
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(
-        out.status.success(),
-        "{name} {args:?} {}: {err}",
-        file.display()
-    );
-    assert!(
-        !err.contains("warning"),
-        "{name} {args:?} {}: {err}",
-        file.display()
-    );
-    text
-}
-
-/// llvm-readelf-22 accepts the object and llvm-objdump-22 decodes all of its .text as
-/// gfx942 (no `<unknown>` word); returns the disassembly.
-pub fn llvm_accepts(bytes: &[u8], tag: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("dbt-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join(format!("{tag}.hsaco"));
-    std::fs::write(&f, bytes).unwrap();
-    tool(
-        "llvm-readelf-22",
-        &["-h", "-l", "-S", "-s", "-n", "--dyn-relocations"],
-        &f,
-    );
-    let dis = tool("llvm-objdump-22", &["-d", "--mcpu=gfx942"], &f);
-    assert!(
-        !dis.contains("<unknown>"),
-        "{tag}: undecodable words:\n{dis}"
-    );
-    let _ = std::fs::remove_file(&f);
-    dis
-}
-
 #[test]
 fn every_gfx950_corpus_kernel_translates_to_gfx942_and_runs_the_same() {
     let m = load_manifest();
@@ -218,7 +176,7 @@ fn every_gfx950_corpus_kernel_translates_to_gfx942_and_runs_the_same() {
                 continue;
             }
             if done.insert((variant.clone(), case.stem.clone())) {
-                llvm_accepts(&t.object, &format!("{variant}-{}", case.stem));
+                common::llvm_accepts(&t.object, &format!("{variant}-{}", case.stem));
             }
             let r = std::panic::catch_unwind(|| {
                 let (_, want) = run(case, &bytes, Target::Gfx950)?;

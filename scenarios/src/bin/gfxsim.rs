@@ -25,6 +25,8 @@ enum Command {
     /// Per target: instructions the corpus (or given code objects) uses, how many the
     /// executor implements, and the size of the ISA table.
     Coverage(scenarios::cmd::coverage::Args),
+    /// Binary translation: `gfxsim dbt translate in.hsaco --host gfx942 -o out.hsaco`.
+    Dbt(scenarios::cmd::dbt::Args),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
         Command::Disasm(a) => scenarios::cmd::disasm::main(a),
         Command::Info(a) => scenarios::cmd::info::main(a),
         Command::Coverage(a) => scenarios::cmd::coverage::main(a),
+        Command::Dbt(a) => scenarios::cmd::dbt::main(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
