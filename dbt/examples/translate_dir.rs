@@ -1,5 +1,6 @@
 //! Translates every code object given on the command line to gfx942 and prints the
-//! report (a development aid; `gfxsim dbt translate` is the user-facing command).
+//! report, writing each translation next to its input as `<input>.host.hsaco` (a
+//! development aid; `gfxsim dbt translate` is the user-facing command).
 fn main() {
     for p in std::env::args().skip(1) {
         let b = std::fs::read(&p).unwrap();
@@ -10,6 +11,9 @@ fn main() {
                 "  {} {:?} {}->{} exp={} v={:?}",
                 k.name, k.status, k.code_before, k.code_after, k.expanded, k.vgprs
             );
+        }
+        if t.translated {
+            std::fs::write(format!("{p}.host.hsaco"), &t.object).unwrap();
         }
         for d in &t.diagnostics {
             println!("  error: {d}");

@@ -118,14 +118,14 @@ pub enum TranslateError {
         /// The encoder's error.
         source: EncodeError,
     },
-    /// Scratch VGPRs would collide with the kernel's AGPRs.
-    #[error("kernel `{kernel}`: needs VGPRs up to v{need} for scratch but its AGPRs start at v{limit} (ACCUM_OFFSET)")]
+    /// Scratch VGPRs do not fit the register file (256 arch VGPRs, 512 with AGPRs).
+    #[error("kernel `{kernel}`: needs VGPRs up to v{need} for scratch but at most {limit} are available")]
     NoScratch {
         /// Kernel name.
         kernel: String,
         /// One past the highest VGPR needed.
         need: u32,
-        /// The first AGPR in the unified register file.
+        /// The most arch VGPRs the kernel can have.
         limit: u32,
     },
     /// A relocated branch does not reach its target with a 16-bit SOPP offset (long

@@ -321,21 +321,35 @@ fn translate_inner(
             let before = kd.allocated_vgprs(guest);
             let mut vgpr_count = p.meta_counts.map_or(before, |c| c.vgpr);
             if used > 0 {
+                // The unified CDNA register file: arch VGPRs below ACCUM_OFFSET, AGPRs
+                // from there (instructions name AGPRs from a0 whatever the offset, so the
+                // offset can move up to make room).
                 let need = u32::from(first) + u32::from(used);
-                let limit = if p.agprs > 0 { kd.first_agpr() } else { 256 };
-                if need > limit {
+                let first_agpr = kd.first_agpr();
+                let agprs = if p.agprs > 0 {
+                    p.agprs.max(before.saturating_sub(first_agpr))
+                } else {
+                    0
+                };
+                let (new_first_agpr, total) = if agprs > 0 {
+                    let f = first_agpr.max(need.next_multiple_of(4));
+                    (f, f + agprs)
+                } else {
+                    let t = before.max(need);
+                    (t.next_multiple_of(4), t)
+                };
+                if need > 256 || total > 512 {
                     return Err(TranslateError::NoScratch {
                         kernel: p.name.clone(),
                         need,
-                        limit,
+                        limit: 256.min(512 - agprs),
                     });
                 }
                 vgpr_count = vgpr_count.max(need);
-                if p.agprs == 0 && need > before {
-                    // No AGPRs: the unified file is the arch VGPRs, ACCUM_OFFSET follows.
-                    let g = need.div_ceil(8) - 1;
+                if total > before || new_first_agpr != first_agpr {
+                    let g = total.div_ceil(8).max(1) - 1;
                     kd.compute_pgm_rsrc1 = (kd.compute_pgm_rsrc1 & !0x3f) | g;
-                    let acc = need.div_ceil(4) - 1;
+                    let acc = new_first_agpr / 4 - 1;
                     kd.compute_pgm_rsrc3 = (kd.compute_pgm_rsrc3 & !0x3f) | acc;
                 }
             }

@@ -21,6 +21,9 @@
 //!   `d = v_bfi_b32(a, g1(b, c), g0(b, c))` where `g1`/`g0` are the upper/lower four
 //!   table bits, each a two-input function built from one or two gfx942 bitwise
 //!   instructions into scratch VGPRs (or used directly when it is `b`, `c`, 0 or -1).
+//! * `v_bitop3_b16`: the same on 16-bit halves (op_sel picks source halves and the
+//!   destination half, whose other half is kept), merged into the destination with
+//!   `v_bfi_b32` and a 0xffff mask.
 //! * `v_cvt_pk_f16_f32 d, a, b`: `v_cvt_f16_f32` of each source (same MODE rounding,
 //!   neg/abs/clamp kept) into scratch VGPRs, then `v_pack_b32_f16 d, lo, hi`.
 
@@ -76,6 +79,7 @@ pub fn lower(
     // Semantic rules first.
     match inst.op {
         Op::VBitop3B32 => return expand_bitop3(inst, scratch, at).map(Lowered::Expand),
+        Op::VBitop3B16 => return expand_bitop3_b16(inst, scratch, at).map(Lowered::Expand),
         Op::VCvtPkF16F32 => return expand_cvt_pk_f16(inst, scratch, at).map(Lowered::Expand),
         _ => {}
     }
@@ -210,6 +214,23 @@ fn two_input(
     }
 }
 
+/// `d = bitop3(table, a, b, c)` on 32 bits through `v_bfi_b32`, temporaries `t0`, `t1`.
+#[allow(clippy::too_many_arguments)]
+fn bitop3_into(
+    table: u8,
+    d: Operand,
+    [a, b, c]: [Operand; 3],
+    t0: u16,
+    t1: u16,
+    out: &mut Vec<Inst>,
+    at: &At<'_>,
+) -> Result<(), TranslateError> {
+    let g0 = two_input(table & 0xf, b, c, t0, out, at)?;
+    let g1 = two_input(table >> 4, b, c, t1, out, at)?;
+    out.push(vop3(Op::VBfiB32, &[d, a, g1, g0], at)?);
+    Ok(())
+}
+
 fn expand_bitop3(
     inst: &Inst,
     scratch: &mut Scratch,
@@ -230,11 +251,89 @@ fn expand_bitop3(
         return Err(unsupported(inst, at, "unexpected operands"));
     };
     let mut out = Vec::new();
-    let (t0, t1) = (scratch.first, scratch.first + 1);
-    let g0 = two_input(table & 0xf, b, c, t0, &mut out, at)?;
-    let g1 = two_input(table >> 4, b, c, t1, &mut out, at)?;
-    out.push(vop3(Op::VBfiB32, &[d, a, g1, g0], at)?);
+    bitop3_into(
+        table,
+        d,
+        [a, b, c],
+        scratch.first,
+        scratch.first + 1,
+        &mut out,
+        at,
+    )?;
     scratch.used = scratch.used.max(2);
+    Ok(out)
+}
+
+/// `v_bitop3_b16`: 16-bit sources (op_sel bits 0-2 pick the high halves), the result
+/// goes to the low or (op_sel bit 3) high half of `d`, the other half is kept (the model's
+/// executor and the CDNA4 guide). Sources whose high half is selected are shifted down
+/// into scratch VGPRs; the 32-bit expansion computes into a scratch VGPR, which
+/// `v_bfi_b32` with a 0xffff mask merges into `d`.
+fn expand_bitop3_b16(
+    inst: &Inst,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    let table = inst
+        .bitop3()
+        .ok_or_else(|| unsupported(inst, at, "only the VOP3 form is handled"))?;
+    if inst.field(F::Clamp) != 0 {
+        return Err(unsupported(inst, at, "clamp is not handled"));
+    }
+    let op_sel = inst.field(F::OpSel);
+    let Some(d @ Operand::Vgpr { .. }) = inst.operand(0) else {
+        return Err(unsupported(inst, at, "unexpected operands"));
+    };
+    let f = scratch.first;
+    let (t0, t1, tr, tm) = (f, f + 1, f + 2, f + 3);
+    let mut out = Vec::new();
+    let mut srcs = [ZERO; 3];
+    for (k, s) in srcs.iter_mut().enumerate() {
+        let o = inst
+            .operand(k + 1)
+            .ok_or_else(|| unsupported(inst, at, "unexpected operands"))?;
+        let hi = op_sel >> k & 1 != 0;
+        *s = match o {
+            Operand::Vgpr { .. } | Operand::Sgpr { .. } if hi => {
+                let t = f + 4 + k as u16;
+                // v_lshrrev_b32 t, 16, src (inline constant 16 is code 144).
+                out.push(vop3(Op::VLshrrevB32, &[v(t), Operand::Inline(144), o], at)?);
+                v(t)
+            }
+            Operand::Vgpr { .. } | Operand::Sgpr { .. } => o,
+            // Integer inline constants read the same low 16 bits in a b16 operation.
+            Operand::Inline(c) if (128..=208).contains(&c) && !hi => o,
+            _ => {
+                return Err(unsupported(
+                    inst,
+                    at,
+                    "float or high-half inline constants are not handled",
+                ))
+            }
+        };
+    }
+    bitop3_into(table, v(tr), srcs, t0, t1, &mut out, at)?;
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    let mut mask = Inst::build(Target::Gfx942, Op::VMovB32, Format::Vop1).map_err(enc)?;
+    mask.set_operand(0, v(tm)).map_err(enc)?;
+    mask.set_operand(1, Operand::Literal(0xffff)).map_err(enc)?;
+    out.push(mask);
+    if op_sel & 8 == 0 {
+        out.push(vop3(Op::VBfiB32, &[d, v(tm), v(tr), d], at)?);
+    } else {
+        out.push(vop3(
+            Op::VLshlrevB32,
+            &[v(tr), Operand::Inline(144), v(tr)],
+            at,
+        )?);
+        out.push(vop3(Op::VBfiB32, &[d, v(tm), d, v(tr)], at)?);
+    }
+    let shifted = (0..3).filter(|k| op_sel >> k & 1 != 0).max();
+    scratch.used = scratch.used.max(shifted.map_or(4, |k| 5 + k as u16));
     Ok(out)
 }
 

@@ -1,7 +1,8 @@
 //! The gfx950 -> gfx942 EXPAND rules, checked by execution: a gfx950 kernel (assembled
 //! here with llvm-mc-22) runs every `v_bitop3_b32` truth table in four operand forms
 //! (VGPRs, an SGPR, an inline constant, destination aliasing a source) and
-//! `v_cvt_pk_f16_f32` with neg/abs/clamp; the translated kernel on the gfx942 model must
+//! `v_bitop3_b16` (op_sel on sources and destination) and `v_cvt_pk_f16_f32` with
+//! neg/abs/clamp; the translated kernel on the gfx942 model must
 //! write exactly what the original writes on the gfx950 model, and both must match a CPU
 //! reference. The kernel touches v15, so the rules' scratch VGPRs grow the descriptor.
 
@@ -13,6 +14,8 @@ use std::fmt::Write as _;
 
 /// Output dwords per lane.
 const BITOP_FORMS: usize = 4 * 256;
+/// v_bitop3_b16 forms per table.
+const B16_FORMS: usize = 3;
 const CVT_FORMS: usize = 4;
 const LANES: usize = 64;
 
@@ -43,6 +46,26 @@ fn kernel_source() -> String {
         let _ = writeln!(s, "  v_mov_b32_e32 v11, v3");
         let _ = writeln!(s, "  v_bitop3_b32 v11, v2, v11, v4 bitop3:{t:#x}");
         store(&mut s, "v11");
+    }
+    for t in 0..256 {
+        for (k, form) in [
+            "v2, v3, v4 bitop3:{t:#x}",
+            "v2, s8, v4 bitop3:{t:#x} op_sel:[1,1,0,1]",
+            "v3, v2, -1 bitop3:{t:#x} op_sel:[0,1,0,0]",
+        ]
+        .iter()
+        .enumerate()
+        {
+            // The destination starts as d (its other half must be kept).
+            let _ = writeln!(s, "  v_mov_b32_e32 v13, v5");
+            let _ = writeln!(
+                s,
+                "  v_bitop3_b16 v13, {}",
+                form.replace("{t:#x}", &format!("{t:#x}"))
+            );
+            store(&mut s, "v13");
+            let _ = k;
+        }
     }
     for form in ["v2, v3", "-v2, |v3|", "v3, -v2 clamp", "v5, s8"] {
         let _ = writeln!(s, "  v_cvt_pk_f16_f32 v12, {form}");
@@ -107,7 +130,7 @@ fn run(bytes: &[u8], target: Target) -> Vec<u32> {
     let input: Vec<u8> = inputs().iter().flat_map(|w| w.to_le_bytes()).collect();
     let ia = dev.alloc(input.len() as u64).unwrap();
     dev.copy_in(ia, &input).unwrap();
-    let n = (BITOP_FORMS + CVT_FORMS) * LANES * 4;
+    let n = (BITOP_FORMS + 256 * B16_FORMS + CVT_FORMS) * LANES * 4;
     let oa = dev.alloc(n as u64).unwrap();
     let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
     let id = dev
@@ -150,7 +173,7 @@ fn bitop3_and_cvt_pk_f16_f32_expand_to_the_same_results() {
     assert!(t.translated, "{:?}", t.diagnostics);
     let k = &t.kernels[0];
     assert_eq!(k.status, dbt::KernelStatus::Relocated);
-    assert_eq!(k.expanded, BITOP_FORMS + CVT_FORMS);
+    assert_eq!(k.expanded, BITOP_FORMS + 256 * B16_FORMS + CVT_FORMS);
     assert!(
         k.vgprs.1 > k.vgprs.0,
         "scratch VGPRs grow the allocation: {:?}",
@@ -186,6 +209,21 @@ fn bitop3_and_cvt_pk_f16_f32_expand_to_the_same_results() {
                 }
             }
         }
+        for tt in 0..256u32 {
+            let lo = |x: u32| x & 0xffff;
+            let hi = |x: u32| x >> 16;
+            let forms = [
+                (d & 0xffff_0000) | lo(bitop3(tt, lo(a), lo(b), lo(c))),
+                (d & 0xffff) | lo(bitop3(tt, hi(a), hi(0x0f0f_3c5a), lo(c))) << 16,
+                (d & 0xffff_0000) | lo(bitop3(tt, lo(b), hi(a), 0xffff)),
+            ];
+            for (f, r) in forms.iter().enumerate() {
+                let i = (BITOP_FORMS + tt as usize * B16_FORMS + f) * LANES + lane;
+                if got[i] != *r || want[i] != *r {
+                    bad.push(format!("bitop3_b16 {tt:#x} form {f} lane {lane}: gfx950 {:#x} gfx942 {:#x} ref {r:#x}", want[i], got[i]));
+                }
+            }
+        }
         let fa = f32::from_bits(a);
         let fd = f32::from_bits(d);
         let fb = f32::from_bits(b);
@@ -197,7 +235,7 @@ fn bitop3_and_cvt_pk_f16_f32_expand_to_the_same_results() {
                 | f16_bits(f32::from_bits(0x0f0f_3c5a), false, false, false) << 16,
         ];
         for (f, r) in cvt.iter().enumerate() {
-            let i = (BITOP_FORMS + f) * LANES + lane;
+            let i = (BITOP_FORMS + 256 * B16_FORMS + f) * LANES + lane;
             let nan = |w: u32| {
                 half::f16::from_bits(w as u16).is_nan()
                     || half::f16::from_bits((w >> 16) as u16).is_nan()

@@ -340,6 +340,14 @@ pub fn rewrite(bytes: &[u8], rw: &Rewrite<'_>) -> Result<Vec<u8>, WriteError> {
             o
         }
     };
+    // Section and segment addresses only shift; the text map is for what points into code.
+    let shift_addr = |a: u64| {
+        if a >= end_addr && delta > 0 {
+            a + delta
+        } else {
+            a
+        }
+    };
     let map = |a: u64| -> u64 {
         if a >= end_addr && delta > 0 {
             a + delta
@@ -375,8 +383,8 @@ pub fn rewrite(bytes: &[u8], rw: &Rewrite<'_>) -> Result<Vec<u8>, WriteError> {
         let p = &elf.program_headers[i];
         wr_u64(&mut out, o + 8, shift_off(p.p_offset));
         if p.p_memsz > 0 || p.p_vaddr > 0 {
-            wr_u64(&mut out, o + 16, map(p.p_vaddr));
-            wr_u64(&mut out, o + 24, map(p.p_paddr));
+            wr_u64(&mut out, o + 16, shift_addr(p.p_vaddr));
+            wr_u64(&mut out, o + 24, shift_addr(p.p_paddr));
         }
         if i == text_seg {
             wr_u64(&mut out, o + 32, p.p_filesz + grow);
@@ -391,7 +399,7 @@ pub fn rewrite(bytes: &[u8], rw: &Rewrite<'_>) -> Result<Vec<u8>, WriteError> {
             wr_u64(&mut out, o + 24, shift_off(s.sh_offset));
         }
         if s.sh_flags & u64::from(sh::SHF_ALLOC) != 0 {
-            wr_u64(&mut out, o + 16, map(s.sh_addr));
+            wr_u64(&mut out, o + 16, shift_addr(s.sh_addr));
         }
         if i == text_index {
             wr_u64(&mut out, o + 32, new_len);
@@ -557,16 +565,28 @@ mod tests {
         let co = CodeObject::parse(&b).unwrap();
         let mut text = co.text().to_vec();
         text.resize(text.len() + 0x1234, 0);
+        // Symbols into .text follow the map; .text itself does not move.
+        let moved = |a: u64| Some(a + 8);
         let out = rewrite(
             &b,
             &Rewrite {
                 text: Some(text.clone()),
+                text_map: Some(&moved),
                 ..Rewrite::default()
             },
         )
         .unwrap();
         let n = CodeObject::parse(&out).unwrap();
         assert_eq!(n.text(), &text[..]);
+        assert_eq!(n.text_address(), co.text_address());
+        let f = |c: &CodeObject| {
+            c.symbols()
+                .iter()
+                .find(|s| s.name == "__clang_ocl_kern_imp_const_table")
+                .map(|s| s.address)
+                .unwrap()
+        };
+        assert_eq!(f(&n), f(&co) + 8);
         assert_eq!(n.kernels().len(), co.kernels().len());
         // The descriptor did not move (it is before .text), so neither did the entry.
         assert_eq!(n.kernels()[0].entry_address, co.kernels()[0].entry_address);
