@@ -1,3 +1,577 @@
-//! dbt: binary translation of AMDGPU code objects (gfx950 to gfx942 and gfx1201).
+//! dbt: binary translation of AMDGPU code objects from one ISA to another.
 //!
-//! Nothing is translated yet; the crate exists so the workspace has its final shape.
+//! [`translate`] turns a code object compiled for a guest processor (gfx950, CDNA4) into
+//! a loadable code object for a host processor (gfx942, CDNA3), following
+//! ../shared/seeds/000_*-dbt-design.txt:
+//!
+//! ```text
+//! guest ELF -> descriptor plans -> source CFG (cfg) -> kernel scopes (scope)
+//!           -> per-instruction legalization (rules: EXPAND, then Identity/Substitute)
+//!           -> placement + branch/PC-builder repair -> resource feedback into the
+//!              descriptors -> commit through gpu_model::loader::writer -> host ELF
+//! ```
+//!
+//! Placement has two outcomes. When every reachable instruction keeps its size
+//! (Identity/Substitute only), nothing moves: the host `.text` is the guest `.text` with
+//! each instruction re-encoded at its own address, so indirect calls, function pointers
+//! in data and unreferenced bytes all stay valid ("in place"). Otherwise every kernel
+//! scope is relocated as a unit into a new `.text`: its descriptor entry keeps the
+//! source residue modulo 256, shared helpers are duplicated per scope, SOPP branches and
+//! recovered `s_getpc`/`s_add_u32`/`s_addc_u32` builders are repaired, and scratch
+//! VGPRs that rules needed grow the descriptor and metadata counts ("relocated").
+//!
+//! Any failure returns the original object with diagnostics that name the kernel and PC.
+//!
+//! ```no_run
+//! let guest = std::fs::read("k.hsaco").unwrap();
+//! let t = dbt::translate(&guest, gpu_model::Target::Gfx942);
+//! for k in &t.kernels {
+//!     println!("{}: {:?}", k.name, k.status);
+//! }
+//! std::fs::write("k.gfx942.hsaco", &t.object).unwrap();
+//! ```
+//!
+//! Not implemented yet (each is a typed error, never a silent mistranslation): the
+//! gfx1201 host, virtual-LDS sidecars, entry stubs for kernarg preload when the preload
+//! stub changes size, long branches and branch islands, liveness-based scratch reuse.
+
+pub mod cfg;
+mod error;
+pub mod rules;
+pub mod scope;
+
+pub use error::TranslateError;
+
+use cfg::{Cfg, Root};
+use gpu_model::loader::writer::{self, KernelCounts, Rewrite};
+use gpu_model::loader::{CodeObject, SymbolKind, KERNEL_DESCRIPTOR_SIZE};
+use gpu_model::{Family, Target};
+use scope::{Body, Fixup};
+use std::collections::BTreeMap;
+
+/// `s_nop 0` on GFX9: fills gaps between relocated bodies.
+const GFX9_NOP: [u8; 4] = 0xbf80_0000u32.to_le_bytes();
+
+/// What happened to one kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KernelStatus {
+    /// Translated; its code did not move.
+    InPlace,
+    /// Translated and relocated.
+    Relocated,
+    /// Not translated (the whole object is then returned unchanged).
+    Failed(String),
+}
+
+/// Per-kernel figures for the report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelReport {
+    /// Kernel name.
+    pub name: String,
+    /// What happened.
+    pub status: KernelStatus,
+    /// Bytes of reachable guest code (the kernel scope).
+    pub code_before: usize,
+    /// Bytes of host code for the scope.
+    pub code_after: usize,
+    /// Guest instructions that needed a semantic EXPAND rule.
+    pub expanded: usize,
+    /// VGPRs allocated before/after (descriptor granules, AGPRs included).
+    pub vgprs: (u32, u32),
+    /// SGPRs allocated before/after.
+    pub sgprs: (u32, u32),
+}
+
+/// The result of [`translate`].
+#[derive(Debug, Clone)]
+pub struct Translation {
+    /// The host object, or the original bytes when translation failed.
+    pub object: Vec<u8>,
+    /// Whether `object` is a translation.
+    pub translated: bool,
+    /// Per kernel.
+    pub kernels: Vec<KernelReport>,
+    /// Everything that went wrong.
+    pub diagnostics: Vec<TranslateError>,
+    /// `.text` bytes before and after.
+    pub text_bytes: (usize, usize),
+}
+
+/// Translates `guest` (code object bytes) for `host`. Never panics on input.
+pub fn translate(guest: &[u8], host: Target) -> Translation {
+    let mut kernels = Vec::new();
+    match translate_inner(guest, host, &mut kernels) {
+        Ok((object, text_bytes)) => Translation {
+            object,
+            translated: true,
+            kernels,
+            diagnostics: Vec::new(),
+            text_bytes,
+        },
+        Err(e) => {
+            for k in &mut kernels {
+                if !matches!(k.status, KernelStatus::Failed(_)) {
+                    k.status = KernelStatus::Failed("another kernel of the object failed".into());
+                }
+            }
+            Translation {
+                object: guest.to_vec(),
+                translated: false,
+                kernels,
+                diagnostics: vec![e],
+                text_bytes: (0, 0),
+            }
+        }
+    }
+}
+
+/// One kernel's plan: descriptor, roots, report.
+struct Plan {
+    name: String,
+    kd_addr: u64,
+    kd: gpu_model::loader::KernelDescriptor,
+    roots: Vec<u64>,
+    agprs: u32,
+    meta_counts: Option<KernelCounts>,
+}
+
+fn check_pair(guest: Target, host: Target) -> Result<(), TranslateError> {
+    // Only CDNA4 -> CDNA3: the same GFX9 encodings, wave64 on both sides.
+    if guest == Target::Gfx950 && host == Target::Gfx942 {
+        Ok(())
+    } else {
+        Err(TranslateError::UnsupportedPair { guest, host })
+    }
+}
+
+fn plans(co: &CodeObject, host: Target) -> Result<Vec<Plan>, TranslateError> {
+    let guest = co.target();
+    let (start, end) = (
+        co.text_address(),
+        co.text_address() + co.text().len() as u64,
+    );
+    let mut out: Vec<Plan> = Vec::new();
+    for k in co.kernels() {
+        let mut roots = vec![k.entry_address];
+        let pre = k.preload_entry_address(guest);
+        if pre != k.entry_address {
+            roots.push(pre);
+        }
+        for &r in &roots {
+            if r < start || r >= end {
+                return Err(TranslateError::EntryOutsideText {
+                    kernel: k.name.clone(),
+                    entry: r,
+                    start,
+                    end,
+                });
+            }
+        }
+        let d = &k.descriptor;
+        if d.group_segment_fixed_size > host.lds_bytes_per_workgroup() {
+            return Err(TranslateError::Unsupported {
+                kernel: k.name.clone(),
+                reason: format!(
+                    "needs {} bytes of LDS, {host} has {} (virtual-LDS sidecars are not implemented)",
+                    d.group_segment_fixed_size,
+                    host.lds_bytes_per_workgroup()
+                ),
+            });
+        }
+        if d.wave_size(guest) != 64 {
+            return Err(TranslateError::Unsupported {
+                kernel: k.name.clone(),
+                reason: "wave32 cannot be kept on the host".into(),
+            });
+        }
+        for p in &out {
+            let kd_overlap = k.descriptor_address < p.kd_addr + KERNEL_DESCRIPTOR_SIZE as u64
+                && p.kd_addr < k.descriptor_address + KERNEL_DESCRIPTOR_SIZE as u64;
+            let what = if kd_overlap {
+                Some("their descriptors overlap")
+            } else if p.roots[0] == k.entry_address {
+                Some("they share an entry")
+            } else {
+                None
+            };
+            if let Some(what) = what {
+                return Err(TranslateError::OverlappingKernels {
+                    first: p.name.clone(),
+                    second: k.name.clone(),
+                    what,
+                });
+            }
+        }
+        let m = k.metadata.as_ref();
+        out.push(Plan {
+            name: k.name.clone(),
+            kd_addr: k.descriptor_address,
+            kd: *d,
+            roots,
+            agprs: m.map_or(0, |m| m.agpr_count),
+            meta_counts: m.map(|m| KernelCounts {
+                vgpr: m.vgpr_count,
+                sgpr: m.sgpr_count,
+                agpr: m.agpr_count,
+            }),
+        });
+    }
+    Ok(out)
+}
+
+fn translate_inner(
+    guest_bytes: &[u8],
+    host: Target,
+    reports: &mut Vec<KernelReport>,
+) -> Result<(Vec<u8>, (usize, usize)), TranslateError> {
+    let co = CodeObject::parse(guest_bytes)?;
+    let guest = co.target();
+    check_pair(guest, host)?;
+    let plans = plans(&co, host)?;
+    let (text, base) = (co.text(), co.text_address());
+    let end = base + text.len() as u64;
+    for p in &plans {
+        let a = p.kd.allocated_vgprs(guest);
+        let s = p.kd.allocated_sgprs(guest).unwrap_or(0);
+        reports.push(KernelReport {
+            name: p.name.clone(),
+            status: KernelStatus::Failed("not translated".into()),
+            code_before: 0,
+            code_after: 0,
+            expanded: 0,
+            vgprs: (a, a),
+            sgprs: (s, s),
+        });
+    }
+    // Roots: every kernel entry, then every function symbol in .text.
+    let mut roots: Vec<Root> = plans
+        .iter()
+        .flat_map(|p| {
+            p.roots.iter().map(|&r| Root {
+                address: r,
+                name: p.name.clone(),
+            })
+        })
+        .collect();
+    for s in co.symbols() {
+        if s.kind == SymbolKind::Func && s.defined && s.address >= base && s.address < end {
+            roots.push(Root {
+                address: s.address,
+                name: s.name.clone(),
+            });
+        }
+    }
+    let cfg = Cfg::build(guest, text, base, &roots)?;
+
+    // Scopes and bodies; whether everything keeps its size decides the placement.
+    let mut bodies = Vec::new();
+    for (i, p) in plans.iter().enumerate() {
+        let sc = match scope::scope(&cfg, &p.roots, &p.name) {
+            Ok(s) => s,
+            Err(e) => {
+                // Unrecovered transfers matter only when code moves: try in place.
+                bodies.push(Err(e));
+                continue;
+            }
+        };
+        let alloc = p.kd.allocated_vgprs(guest);
+        let first = scope::vgpr_extent(&cfg, &sc).map_or(alloc, u32::from);
+        let body = scope::emit(&cfg, &sc, text, base, host, first as u16, &p.name)?;
+        reports[i].code_before = body.source_bytes;
+        reports[i].code_after = body.code.len();
+        reports[i].expanded = body.expanded;
+        bodies.push(Ok(body));
+    }
+    // In place when every decoded instruction (kernel scopes and unreferenced functions)
+    // keeps its size; a kernel whose scope could not be formed (an unrecovered indirect
+    // transfer) can only be translated in place.
+    let scope_error = bodies.iter().find_map(|b| b.as_ref().err().cloned());
+    let in_place = match translate_in_place(&cfg, text, base, host) {
+        Ok(t) => Some(t),
+        // The relocating path reports anything that really is reachable.
+        Err(_) => match scope_error {
+            Some(se) => return Err(se),
+            None => None,
+        },
+    };
+    let rw_text;
+    let mut descriptors = Vec::new();
+    let mut counts = Vec::new();
+    let text_map: BTreeMap<u64, u64>;
+    if let Some(t) = in_place {
+        rw_text = t;
+        text_map = BTreeMap::new();
+        for r in reports.iter_mut() {
+            r.status = KernelStatus::InPlace;
+            r.code_after = r.code_before;
+        }
+    } else {
+        let bodies: Vec<Body> = bodies.into_iter().collect::<Result<_, _>>()?;
+        let Placed {
+            text: t,
+            entries,
+            map,
+        } = place(&plans, &bodies, base, text.len())?;
+        rw_text = t;
+        text_map = map;
+        for (i, p) in plans.iter().enumerate() {
+            let mut kd = p.kd;
+            kd.kernel_code_entry_byte_offset = entries[i] as i64 - p.kd_addr as i64;
+            let (first, used) = bodies[i].scratch;
+            let before = kd.allocated_vgprs(guest);
+            let mut vgpr_count = p.meta_counts.map_or(before, |c| c.vgpr);
+            if used > 0 {
+                // The unified CDNA register file: arch VGPRs below ACCUM_OFFSET, AGPRs
+                // from there (instructions name AGPRs from a0 whatever the offset, so the
+                // offset can move up to make room).
+                let need = u32::from(first) + u32::from(used);
+                let first_agpr = kd.first_agpr();
+                let agprs = if p.agprs > 0 {
+                    p.agprs.max(before.saturating_sub(first_agpr))
+                } else {
+                    0
+                };
+                let (new_first_agpr, total) = if agprs > 0 {
+                    let f = first_agpr.max(need.next_multiple_of(4));
+                    (f, f + agprs)
+                } else {
+                    let t = before.max(need);
+                    (t.next_multiple_of(4), t)
+                };
+                if need > 256 || total > 512 {
+                    return Err(TranslateError::NoScratch {
+                        kernel: p.name.clone(),
+                        need,
+                        limit: 256.min(512 - agprs),
+                    });
+                }
+                vgpr_count = vgpr_count.max(need);
+                if total > before || new_first_agpr != first_agpr {
+                    let g = total.div_ceil(8).max(1) - 1;
+                    kd.compute_pgm_rsrc1 = (kd.compute_pgm_rsrc1 & !0x3f) | g;
+                    let acc = new_first_agpr / 4 - 1;
+                    kd.compute_pgm_rsrc3 = (kd.compute_pgm_rsrc3 & !0x3f) | acc;
+                }
+            }
+            reports[i].vgprs.1 = kd.allocated_vgprs(host);
+            reports[i].status = KernelStatus::Relocated;
+            descriptors.push((p.kd_addr, kd.to_bytes()));
+            if let Some(mut c) = p.meta_counts {
+                c.vgpr = vgpr_count;
+                counts.push((format!("{}.kd", p.name), c));
+            }
+        }
+        // Data that points into .text cannot follow relocated code.
+        for r in co.relocations() {
+            let t = r.symbol_value.unwrap_or(0).wrapping_add_signed(r.addend);
+            if t >= base && t < end {
+                return Err(TranslateError::TextPointer {
+                    offset: r.offset,
+                    target: t,
+                });
+            }
+        }
+    }
+    // Metadata: the host processor in the target string, grown counts.
+    let metadata = match writer::metadata_payload(guest_bytes)? {
+        Some(p) => {
+            let old = co.metadata_target().unwrap_or_default();
+            let t = old.replacen(guest.name(), host.name(), 1);
+            Some(writer::retarget_metadata(&p, &t, &counts)?)
+        }
+        None => None,
+    };
+    let map_fn = |a: u64| text_map.get(&a).copied();
+    let new_len = rw_text.len();
+    let out = writer::rewrite(
+        guest_bytes,
+        &Rewrite {
+            text: Some(rw_text),
+            text_map: Some(&map_fn),
+            descriptors,
+            e_flags: Some((co.e_flags() & !0xff) | host.elf_mach()),
+            metadata,
+            ..Rewrite::default()
+        },
+    )?;
+    verify(&out, host)?;
+    Ok((out, (text.len(), new_len)))
+}
+
+/// Re-encodes every reachable instruction at its own address.
+fn translate_in_place(
+    cfg: &Cfg,
+    text: &[u8],
+    base: u64,
+    host: Target,
+) -> Result<Vec<u8>, TranslateError> {
+    let mut out = text.to_vec();
+    let mut scratch = rules::Scratch { first: 0, used: 0 };
+    let mut buf = [0u8; 20];
+    for s in cfg.insts.values() {
+        let off = (s.pc - base) as usize;
+        let n = usize::from(s.inst.len);
+        let at = rules::At {
+            kernel: "(in place)",
+            pc: s.pc,
+        };
+        match rules::lower(&s.inst, &text[off..off + n], host, &mut scratch, &at)? {
+            rules::Lowered::Identity => {}
+            rules::Lowered::Substitute(i) => {
+                let m = gpu_model::isa::encode(&i, &mut buf).map_err(|source| {
+                    TranslateError::Encode {
+                        kernel: at.kernel.into(),
+                        pc: s.pc,
+                        source,
+                    }
+                })?;
+                out[off..off + m].copy_from_slice(&buf[..m]);
+            }
+            rules::Lowered::Expand(_) => {
+                return Err(TranslateError::Unsupported {
+                    kernel: at.kernel.into(),
+                    reason: format!(
+                        "pc {:#x} needs an expansion but its kernel's code cannot move",
+                        s.pc
+                    ),
+                })
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Places the bodies one after the other (each entry at its source residue modulo 256),
+/// repairs branches and builders. Returns the new `.text`, each kernel's new entry, and
+/// the source-to-final map for symbols (first body that holds an address wins).
+fn place(
+    plans: &[Plan],
+    bodies: &[Body],
+    base: u64,
+    old_len: usize,
+) -> Result<Placed, TranslateError> {
+    let mut out: Vec<u8> = Vec::new();
+    let mut entries = Vec::new();
+    let mut map = BTreeMap::new();
+    for (p, b) in plans.iter().zip(bodies) {
+        let entry = p.roots[0];
+        let e_local = u64::from(b.map[&entry]);
+        // start + e_local ≡ entry (mod 256), start >= out.len().
+        let want = (entry - base) % 256;
+        let cur = out.len() as u64;
+        let mut start = cur + ((want + 256 - (cur + e_local) % 256) % 256);
+        while start < cur {
+            start += 256;
+        }
+        while (out.len() as u64) < start {
+            out.extend_from_slice(&GFX9_NOP);
+        }
+        if let Some(&pre) = p.roots.get(1) {
+            if u64::from(b.map[&pre]) != e_local + 256 {
+                return Err(TranslateError::Unsupported {
+                    kernel: p.name.clone(),
+                    reason:
+                        "the kernarg-preload stub changed size (entry stubs are not implemented)"
+                            .into(),
+                });
+            }
+        }
+        let fin = |src: u64| b.map.get(&src).map(|&l| base + start + u64::from(l));
+        let mut code = b.code.clone();
+        for f in &b.fixups {
+            match *f {
+                Fixup::Relative { at, target, pc } => {
+                    let t = fin(target).ok_or(TranslateError::BadTarget {
+                        kernel: p.name.clone(),
+                        pc,
+                        what: "branch",
+                        target,
+                        reason: "is not in the kernel scope",
+                    })?;
+                    let here = base + start + u64::from(at);
+                    let dist = t as i64 - (here as i64 + 4);
+                    let simm = dist / 4;
+                    if !(-32768..=32767).contains(&simm) {
+                        return Err(TranslateError::BranchOutOfRange {
+                            kernel: p.name.clone(),
+                            pc,
+                            distance: dist,
+                        });
+                    }
+                    let a = at as usize;
+                    code[a..a + 2].copy_from_slice(&(simm as i16).to_le_bytes());
+                }
+                Fixup::Builder {
+                    getpc,
+                    lo,
+                    hi,
+                    target,
+                } => {
+                    let t = fin(target).ok_or(TranslateError::BadTarget {
+                        kernel: p.name.clone(),
+                        pc: target,
+                        what: "recovered jump",
+                        target,
+                        reason: "is not in the kernel scope",
+                    })?;
+                    let delta = t.wrapping_sub(base + start + u64::from(getpc) + 4);
+                    let (l, h) = (lo as usize + 4, hi as usize + 4);
+                    code[l..l + 4].copy_from_slice(&(delta as u32).to_le_bytes());
+                    code[h..h + 4].copy_from_slice(&((delta >> 32) as u32).to_le_bytes());
+                }
+            }
+        }
+        for (&src, &l) in &b.map {
+            map.entry(src).or_insert(base + start + u64::from(l));
+        }
+        entries.push(base + start + e_local);
+        out.extend_from_slice(&code);
+    }
+    while out.len() < old_len {
+        out.extend_from_slice(&GFX9_NOP);
+    }
+    Ok(Placed {
+        text: out,
+        entries,
+        map,
+    })
+}
+
+/// The result of placement.
+struct Placed {
+    /// The new `.text`.
+    text: Vec<u8>,
+    /// Each kernel's final entry address.
+    entries: Vec<u64>,
+    /// Source address -> final address (the first body holding it).
+    map: BTreeMap<u64, u64>,
+}
+
+/// Checks the host object: it loads, and every kernel's code decodes on the host from
+/// its entries with every transfer landing on an instruction boundary.
+fn verify(bytes: &[u8], host: Target) -> Result<(), TranslateError> {
+    let co = CodeObject::parse(bytes)?;
+    if co.target().family() != Family::Gfx9 {
+        return Ok(());
+    }
+    let roots: Vec<Root> = co
+        .kernels()
+        .iter()
+        .flat_map(|k| {
+            let mut v = vec![Root {
+                address: k.entry_address,
+                name: k.name.clone(),
+            }];
+            let pre = k.preload_entry_address(host);
+            if pre != k.entry_address {
+                v.push(Root {
+                    address: pre,
+                    name: k.name.clone(),
+                });
+            }
+            v
+        })
+        .collect();
+    Cfg::build(host, co.text(), co.text_address(), &roots)?;
+    Ok(())
+}

@@ -22,6 +22,9 @@
 //! HIP host binaries and clang offload bundles (compressed or not) hold one code object per
 //! target: [`bundle::extract`] picks the one for a target id before parsing.
 //!
+//! [`writer`] goes the other way: it rewrites a code object (new `.text`, descriptors,
+//! `e_flags`, metadata) for the binary translator.
+//!
 //! Parsing never panics: every read is bounds-checked and every error names the file
 //! offset, field or kernel that is wrong.
 
@@ -29,6 +32,7 @@ pub mod bundle;
 mod descriptor;
 mod elf;
 mod metadata;
+pub mod writer;
 
 pub use bundle::{BundleError, TargetId};
 pub use descriptor::{KernelDescriptor, UserSgpr, UserSgprLayout, KERNEL_DESCRIPTOR_SIZE};

@@ -1,6 +1,7 @@
 //! One module per `gfxsim` subcommand, and the code-object reading they share.
 
 pub mod coverage;
+pub mod dbt;
 pub mod disasm;
 pub mod exec;
 pub mod info;

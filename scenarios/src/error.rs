@@ -15,6 +15,14 @@ pub enum CliError {
         /// What went wrong.
         source: std::io::Error,
     },
+    /// A code object could not be translated (`gfxsim dbt`). Exit code 2.
+    #[error("{path}: {source}")]
+    Translate {
+        /// The input file.
+        path: String,
+        /// The first diagnostic.
+        source: dbt::TranslateError,
+    },
     /// A simulated kernel faulted. Exit code 3.
     #[error("kernel fault: {0}")]
     KernelFault(String),
@@ -27,7 +35,7 @@ impl CliError {
     /// The process exit code for this error.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::BadInput(_) | CliError::Io { .. } => 2,
+            CliError::BadInput(_) | CliError::Io { .. } | CliError::Translate { .. } => 2,
             CliError::KernelFault(_) => 3,
             CliError::CheckFailed(_) => 4,
         }

@@ -11,7 +11,7 @@ pub const EM_AMDGPU: u16 = 224;
 /// `EI_OSABI` of AMDGPU HSA code objects.
 pub const ELFOSABI_AMDGPU_HSA: u8 = 64;
 /// Note type of the msgpack metadata note (name "AMDGPU").
-const NT_AMDGPU_METADATA: u32 = 32;
+pub(super) const NT_AMDGPU_METADATA: u32 = 32;
 /// Largest image (sum of segment extents) the loader accepts: bigger is a corrupt header.
 const MAX_IMAGE_SIZE: u64 = 1 << 32;
 
@@ -546,6 +546,22 @@ fn metadata_note(elf: &Elf<'_>, bytes: &[u8]) -> Result<Option<NoteMetadata>> {
 /// Walks the notes in `data` (which starts at file offset `base`) and returns the
 /// descriptor of the first "AMDGPU" NT_AMDGPU_METADATA note.
 fn find_note(data: &[u8], base: u64) -> Result<Option<&[u8]>> {
+    Ok(find_note_range(data, base)?.map(|r| &data[r.desc_start..r.desc_end]))
+}
+
+/// Where the metadata note sits inside a note segment: byte offsets into its data.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct NoteRange {
+    /// The note header (namesz, descsz, type).
+    pub(super) start: usize,
+    /// The first descriptor byte.
+    pub(super) desc_start: usize,
+    /// One past the last descriptor byte.
+    pub(super) desc_end: usize,
+}
+
+/// Like [`find_note`], but says where the note is (for the code-object writer).
+pub(super) fn find_note_range(data: &[u8], base: u64) -> Result<Option<NoteRange>> {
     let mut pos = 0usize;
     while pos < data.len() {
         let at = base + pos as u64;
@@ -571,7 +587,11 @@ fn find_note(data: &[u8], base: u64) -> Result<Option<&[u8]>> {
             })?;
         let name = &data[name_start..name_start + namesz];
         if name == b"AMDGPU\0" && n_type == NT_AMDGPU_METADATA {
-            return Ok(Some(&data[desc_start..desc_end]));
+            return Ok(Some(NoteRange {
+                start: pos,
+                desc_start,
+                desc_end,
+            }));
         }
         pos = desc_end.next_multiple_of(4);
     }

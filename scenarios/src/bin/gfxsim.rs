@@ -27,6 +27,8 @@ enum Command {
     Coverage(scenarios::cmd::coverage::Args),
     /// Run a ROCm program on the simulated GPU through the emulated KFD driver.
     Exec(scenarios::cmd::exec::Args),
+    /// Binary translation: `gfxsim dbt translate in.hsaco --host gfx942 -o out.hsaco`.
+    Dbt(scenarios::cmd::dbt::Args),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
             Ok(code) => return code,
             Err(e) => Err(e),
         },
+        Command::Dbt(a) => scenarios::cmd::dbt::main(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,22 @@
+//! Translates every code object given on the command line to gfx942 and prints the
+//! report, writing each translation next to its input as `<input>.host.hsaco` (a
+//! development aid; `gfxsim dbt translate` is the user-facing command).
+fn main() {
+    for p in std::env::args().skip(1) {
+        let b = std::fs::read(&p).unwrap();
+        let t = dbt::translate(&b, gpu_model::Target::Gfx942);
+        println!("{p}: translated={} text={:?}", t.translated, t.text_bytes);
+        for k in &t.kernels {
+            println!(
+                "  {} {:?} {}->{} exp={} v={:?}",
+                k.name, k.status, k.code_before, k.code_after, k.expanded, k.vgprs
+            );
+        }
+        if t.translated {
+            std::fs::write(format!("{p}.host.hsaco"), &t.object).unwrap();
+        }
+        for d in &t.diagnostics {
+            println!("  error: {d}");
+        }
+    }
+}

@@ -1,0 +1,376 @@
+//! Instruction legalization: what one guest instruction becomes on the host.
+//!
+//! The decision order is the design's: a handwritten semantic EXPAND rule first, then the
+//! generated re-encoding. Re-encoding relies on one equivalence contract: the same
+//! [`Op`] (the same LLVM mnemonic) on two ISAs computes the same thing, and a different
+//! mnemonic is equivalent only when `gpu_model::isa` registers it as an alias
+//! ([`Op::canonical`]). So:
+//!
+//! * **Identity**: the guest bytes decode on the host to the same operation with the
+//!   same operands: they are copied;
+//! * **Substitute**: the host encodes the same operation in the same format under
+//!   another opcode: the opcode field is replaced, the operand fields kept, and the
+//!   result must decode on the host to the same operation and operands;
+//! * anything else needs an EXPAND rule; without one the kernel is rejected.
+//!
+//! EXPAND rules (gfx950 -> gfx942), each checked against the gfx950 original on the
+//! model by `dbt/tests/rules.rs`:
+//!
+//! * `v_bitop3_b32 d, a, b, c, table`: per bit, `d = table[a<<2 | b<<1 | c]` (LLVM
+//!   AMDGPU `V_BITOP3_B32`; the index order matches the model's executor). Split on `a`:
+//!   `d = v_bfi_b32(a, g1(b, c), g0(b, c))` where `g1`/`g0` are the upper/lower four
+//!   table bits, each a two-input function built from one or two gfx942 bitwise
+//!   instructions into scratch VGPRs (or used directly when it is `b`, `c`, 0 or -1).
+//! * `v_bitop3_b16`: the same on 16-bit halves (op_sel picks source halves and the
+//!   destination half, whose other half is kept), merged into the destination with
+//!   `v_bfi_b32` and a 0xffff mask.
+//! * `v_cvt_pk_f16_f32 d, a, b`: `v_cvt_f16_f32` of each source (same MODE rounding,
+//!   neg/abs/clamp kept) into scratch VGPRs, then `v_pack_b32_f16 d, lo, hi`.
+
+use crate::error::TranslateError;
+use gpu_model::isa::layout::{Format, F};
+use gpu_model::isa::{self, Inst, Op, Operand};
+use gpu_model::Target;
+
+/// What a guest instruction became.
+#[derive(Debug)]
+pub enum Lowered {
+    /// The guest bytes, unchanged.
+    Identity,
+    /// One host instruction of the same size.
+    Substitute(Inst),
+    /// A host sequence (needs scratch VGPRs from [`Scratch`]).
+    Expand(Vec<Inst>),
+}
+
+/// Scratch VGPRs for EXPAND rules: registers above everything the kernel uses (the
+/// descriptor grows to cover them; see `plan`).
+#[derive(Debug, Clone, Copy)]
+pub struct Scratch {
+    /// The first scratch VGPR.
+    pub first: u16,
+    /// How many the rules of this kernel used (the high-water mark).
+    pub used: u16,
+}
+
+/// Context of one instruction for diagnostics.
+#[derive(Debug)]
+pub struct At<'a> {
+    /// Kernel name.
+    pub kernel: &'a str,
+    /// Image address.
+    pub pc: u64,
+}
+
+/// Legalizes `inst` (decoded on `guest`, whose bytes are `bytes`) for `host`.
+pub fn lower(
+    inst: &Inst,
+    bytes: &[u8],
+    host: Target,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+) -> Result<Lowered, TranslateError> {
+    let no_rule = || TranslateError::NoRule {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        text: inst.to_string(),
+        host,
+    };
+    // Semantic rules first.
+    match inst.op {
+        Op::VBitop3B32 => return expand_bitop3(inst, scratch, at).map(Lowered::Expand),
+        Op::VBitop3B16 => return expand_bitop3_b16(inst, scratch, at).map(Lowered::Expand),
+        Op::VCvtPkF16F32 => return expand_cvt_pk_f16(inst, scratch, at).map(Lowered::Expand),
+        _ => {}
+    }
+    // Identity: the same bytes mean the same thing on the host.
+    if let Ok(h) = isa::decode(host, bytes, false) {
+        if same_meaning(inst, &h) {
+            return Ok(Lowered::Identity);
+        }
+    }
+    // Substitute: same operation and format, another opcode.
+    let built = Inst::build(host, inst.op, inst.format).map_err(|_| no_rule())?;
+    let Some(opf) = inst.layout().field(F::Op) else {
+        return Err(no_rule());
+    };
+    let mut out = [0u8; 20];
+    let n = isa::encode(inst, &mut out).map_err(|source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    })?;
+    let mask = field_mask(opf.lo, opf.bits);
+    let bits = (inst.bits & !mask) | (built.bits & mask);
+    out[..16.min(n)].copy_from_slice(&bits.to_le_bytes()[..16.min(n)]);
+    if let Some(l) = inst.literal {
+        out[n - 4..n].copy_from_slice(&l.to_le_bytes());
+    }
+    match isa::decode(host, &out[..n], false) {
+        Ok(h) if same_meaning(inst, &h) && h.len == inst.len => Ok(Lowered::Substitute(h)),
+        _ => Err(no_rule()),
+    }
+}
+
+/// A mask of `bits` bits starting at bit `lo`.
+fn field_mask(lo: u8, bits: u8) -> u128 {
+    let m = if bits >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << bits) - 1
+    };
+    m << lo
+}
+
+/// Same operation (or a registered alias) with the same operands and modifiers as text.
+fn same_meaning(g: &Inst, h: &Inst) -> bool {
+    if g.op.canonical() != h.op.canonical() || g.len != h.len {
+        return false;
+    }
+    if g.num_operands() != h.num_operands() {
+        return false;
+    }
+    if (0..g.num_operands()).any(|i| g.operand(i) != h.operand(i)) {
+        return false;
+    }
+    // Modifiers print in the text; equal text after the mnemonic means equal
+    // modifiers (allocates: legalization runs once per instruction, off any hot path).
+    let (gt, ht) = (g.to_string(), h.to_string());
+    gt.split_once(' ').map(|x| x.1) == ht.split_once(' ').map(|x| x.1)
+        || (gt == g.mnemonic() && ht == h.mnemonic())
+}
+
+fn unsupported(inst: &Inst, at: &At<'_>, reason: &'static str) -> TranslateError {
+    TranslateError::UnsupportedForm {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        text: inst.to_string(),
+        reason,
+    }
+}
+
+/// Builds a gfx942 VOP3 instruction from operands (assembly order, destination first).
+fn vop3(op: Op, ops: &[Operand], at: &At<'_>) -> Result<Inst, TranslateError> {
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    let mut i = Inst::build(Target::Gfx942, op, Format::Vop3).map_err(enc)?;
+    for (k, o) in ops.iter().enumerate() {
+        i.set_operand(k, *o).map_err(enc)?;
+    }
+    Ok(i)
+}
+
+const fn v(r: u16) -> Operand {
+    Operand::Vgpr { first: r, count: 1 }
+}
+/// Inline constant 0 (source code 128).
+const ZERO: Operand = Operand::Inline(128);
+/// Inline constant -1 (source code 193).
+const ONES: Operand = Operand::Inline(193);
+
+/// `g(b, c)` for a four-entry truth table indexed by `b<<1 | c`: either an operand to
+/// use directly or instructions writing `tmp`.
+fn two_input(
+    g: u8,
+    b: Operand,
+    c: Operand,
+    tmp: u16,
+    out: &mut Vec<Inst>,
+    at: &At<'_>,
+) -> Result<Operand, TranslateError> {
+    let t = v(tmp);
+    let one = |op: Op, ops: &[Operand], out: &mut Vec<Inst>| -> Result<Operand, TranslateError> {
+        out.push(vop3(op, ops, at)?);
+        Ok(t)
+    };
+    match g & 0xf {
+        0x0 => Ok(ZERO),
+        0xf => Ok(ONES),
+        0xa => Ok(c),
+        0xc => Ok(b),
+        0x5 => one(Op::VNotB32, &[t, c], out),
+        0x3 => one(Op::VNotB32, &[t, b], out),
+        0x8 => one(Op::VAndB32, &[t, b, c], out),
+        0xe => one(Op::VOrB32, &[t, b, c], out),
+        0x6 => one(Op::VXorB32, &[t, b, c], out),
+        0x9 => one(Op::VXnorB32, &[t, b, c], out),
+        // v_bfi_b32(m, x, y) = (m & x) | (!m & y).
+        0x2 => one(Op::VBfiB32, &[t, b, ZERO, c], out),
+        0x4 => one(Op::VBfiB32, &[t, c, ZERO, b], out),
+        0xb => one(Op::VBfiB32, &[t, b, c, ONES], out),
+        0xd => one(Op::VBfiB32, &[t, c, b, ONES], out),
+        0x7 => {
+            one(Op::VAndB32, &[t, b, c], out)?;
+            one(Op::VNotB32, &[t, t], out)
+        }
+        _ => {
+            // 0x1: nor.
+            one(Op::VOrB32, &[t, b, c], out)?;
+            one(Op::VNotB32, &[t, t], out)
+        }
+    }
+}
+
+/// `d = bitop3(table, a, b, c)` on 32 bits through `v_bfi_b32`, temporaries `t0`, `t1`.
+#[allow(clippy::too_many_arguments)]
+fn bitop3_into(
+    table: u8,
+    d: Operand,
+    [a, b, c]: [Operand; 3],
+    t0: u16,
+    t1: u16,
+    out: &mut Vec<Inst>,
+    at: &At<'_>,
+) -> Result<(), TranslateError> {
+    let g0 = two_input(table & 0xf, b, c, t0, out, at)?;
+    let g1 = two_input(table >> 4, b, c, t1, out, at)?;
+    out.push(vop3(Op::VBfiB32, &[d, a, g1, g0], at)?);
+    Ok(())
+}
+
+fn expand_bitop3(
+    inst: &Inst,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    let table = inst
+        .bitop3()
+        .ok_or_else(|| unsupported(inst, at, "only the VOP3 form is handled"))?;
+    if inst.field(F::Clamp) != 0 || inst.field(F::OpSel) != 0 {
+        return Err(unsupported(inst, at, "clamp/op_sel are not handled"));
+    }
+    let (Some(d @ Operand::Vgpr { .. }), Some(a), Some(b), Some(c)) = (
+        inst.operand(0),
+        inst.operand(1),
+        inst.operand(2),
+        inst.operand(3),
+    ) else {
+        return Err(unsupported(inst, at, "unexpected operands"));
+    };
+    let mut out = Vec::new();
+    bitop3_into(
+        table,
+        d,
+        [a, b, c],
+        scratch.first,
+        scratch.first + 1,
+        &mut out,
+        at,
+    )?;
+    scratch.used = scratch.used.max(2);
+    Ok(out)
+}
+
+/// `v_bitop3_b16`: 16-bit sources (op_sel bits 0-2 pick the high halves), the result
+/// goes to the low or (op_sel bit 3) high half of `d`, the other half is kept (the model's
+/// executor and the CDNA4 guide). Sources whose high half is selected are shifted down
+/// into scratch VGPRs; the 32-bit expansion computes into a scratch VGPR, which
+/// `v_bfi_b32` with a 0xffff mask merges into `d`.
+fn expand_bitop3_b16(
+    inst: &Inst,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    let table = inst
+        .bitop3()
+        .ok_or_else(|| unsupported(inst, at, "only the VOP3 form is handled"))?;
+    if inst.field(F::Clamp) != 0 {
+        return Err(unsupported(inst, at, "clamp is not handled"));
+    }
+    let op_sel = inst.field(F::OpSel);
+    let Some(d @ Operand::Vgpr { .. }) = inst.operand(0) else {
+        return Err(unsupported(inst, at, "unexpected operands"));
+    };
+    let f = scratch.first;
+    let (t0, t1, tr, tm) = (f, f + 1, f + 2, f + 3);
+    let mut out = Vec::new();
+    let mut srcs = [ZERO; 3];
+    for (k, s) in srcs.iter_mut().enumerate() {
+        let o = inst
+            .operand(k + 1)
+            .ok_or_else(|| unsupported(inst, at, "unexpected operands"))?;
+        let hi = op_sel >> k & 1 != 0;
+        *s = match o {
+            Operand::Vgpr { .. } | Operand::Sgpr { .. } if hi => {
+                let t = f + 4 + k as u16;
+                // v_lshrrev_b32 t, 16, src (inline constant 16 is code 144).
+                out.push(vop3(Op::VLshrrevB32, &[v(t), Operand::Inline(144), o], at)?);
+                v(t)
+            }
+            Operand::Vgpr { .. } | Operand::Sgpr { .. } => o,
+            // Integer inline constants read the same low 16 bits in a b16 operation.
+            Operand::Inline(c) if (128..=208).contains(&c) && !hi => o,
+            _ => {
+                return Err(unsupported(
+                    inst,
+                    at,
+                    "float or high-half inline constants are not handled",
+                ))
+            }
+        };
+    }
+    bitop3_into(table, v(tr), srcs, t0, t1, &mut out, at)?;
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    let mut mask = Inst::build(Target::Gfx942, Op::VMovB32, Format::Vop1).map_err(enc)?;
+    mask.set_operand(0, v(tm)).map_err(enc)?;
+    mask.set_operand(1, Operand::Literal(0xffff)).map_err(enc)?;
+    out.push(mask);
+    if op_sel & 8 == 0 {
+        out.push(vop3(Op::VBfiB32, &[d, v(tm), v(tr), d], at)?);
+    } else {
+        out.push(vop3(
+            Op::VLshlrevB32,
+            &[v(tr), Operand::Inline(144), v(tr)],
+            at,
+        )?);
+        out.push(vop3(Op::VBfiB32, &[d, v(tm), d, v(tr)], at)?);
+    }
+    let shifted = (0..3).filter(|k| op_sel >> k & 1 != 0).max();
+    scratch.used = scratch.used.max(shifted.map_or(4, |k| 5 + k as u16));
+    Ok(out)
+}
+
+fn expand_cvt_pk_f16(
+    inst: &Inst,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    if inst.format != Format::Vop3 || inst.field(F::OpSel) != 0 || inst.field(F::Omod) != 0 {
+        return Err(unsupported(inst, at, "op_sel/omod are not handled"));
+    }
+    let (Some(d @ Operand::Vgpr { .. }), Some(a), Some(b)) =
+        (inst.operand(0), inst.operand(1), inst.operand(2))
+    else {
+        return Err(unsupported(inst, at, "unexpected operands"));
+    };
+    let (neg, abs, clamp) = (inst.field(F::Neg), inst.field(F::Abs), inst.field(F::Clamp));
+    let (t0, t1) = (scratch.first, scratch.first + 1);
+    let cvt = |t: u16, s: Operand, k: u32| -> Result<Inst, TranslateError> {
+        let mut i = vop3(Op::VCvtF16F32, &[v(t), s], at)?;
+        i = with_field(i, F::Neg, neg >> k & 1);
+        i = with_field(i, F::Abs, abs >> k & 1);
+        Ok(with_field(i, F::Clamp, clamp))
+    };
+    let out = vec![
+        cvt(t0, a, 0)?,
+        cvt(t1, b, 1)?,
+        vop3(Op::VPackB32F16, &[d, v(t0), v(t1)], at)?,
+    ];
+    scratch.used = scratch.used.max(2);
+    Ok(out)
+}
+
+/// `i` with field `f` set to `val` (no-op when the format has no such field).
+fn with_field(mut i: Inst, f: F, val: u32) -> Inst {
+    if let Some(fl) = i.layout().field(f) {
+        i.bits = gpu_model::isa::layout::put(i.bits, fl, val);
+    }
+    i
+}

@@ -1,0 +1,257 @@
+//! The gfx950 -> gfx942 EXPAND rules, checked by execution: a gfx950 kernel (assembled
+//! here with llvm-mc-22) runs every `v_bitop3_b32` truth table in four operand forms
+//! (VGPRs, an SGPR, an inline constant, destination aliasing a source) and
+//! `v_bitop3_b16` (op_sel on sources and destination) and `v_cvt_pk_f16_f32` with
+//! neg/abs/clamp; the translated kernel on the gfx942 model must
+//! write exactly what the original writes on the gfx950 model, and both must match a CPU
+//! reference. The kernel touches v15, so the rules' scratch VGPRs grow the descriptor.
+
+mod common;
+
+use gpu_model::device::{ArgValue, Device, LaunchConfig};
+use gpu_model::Target;
+use std::fmt::Write as _;
+
+/// Output dwords per lane.
+const BITOP_FORMS: usize = 4 * 256;
+/// v_bitop3_b16 forms per table.
+const B16_FORMS: usize = 3;
+const CVT_FORMS: usize = 4;
+const LANES: usize = 64;
+
+fn kernel_source() -> String {
+    let mut s = String::from(
+        "  .amdhsa_code_object_version 6\n  .text\n  .globl rules\n  .p2align 8\n  .type rules,@function\nrules:\n\
+         \x20 s_load_dwordx4 s[4:7], s[0:1], 0x0\n\
+         \x20 s_mov_b32 s8, 0x0f0f3c5a\n\
+         \x20 v_lshlrev_b32_e32 v1, 4, v0\n\
+         \x20 v_lshlrev_b32_e32 v6, 2, v0\n\
+         \x20 v_mov_b32_e32 v15, 0\n\
+         \x20 s_waitcnt lgkmcnt(0)\n\
+         \x20 global_load_dwordx4 v[2:5], v1, s[4:5]\n\
+         \x20 s_waitcnt vmcnt(0)\n",
+    );
+    let store = |s: &mut String, reg: &str| {
+        let _ = writeln!(s, "  global_store_dword v6, {reg}, s[6:7]");
+        let _ = writeln!(s, "  s_add_u32 s6, s6, {}", LANES * 4);
+        let _ = writeln!(s, "  s_addc_u32 s7, s7, 0");
+    };
+    for t in 0..256 {
+        let _ = writeln!(s, "  v_bitop3_b32 v10, v2, v3, v4 bitop3:{t:#x}");
+        store(&mut s, "v10");
+        let _ = writeln!(s, "  v_bitop3_b32 v10, s8, v3, v4 bitop3:{t:#x}");
+        store(&mut s, "v10");
+        let _ = writeln!(s, "  v_bitop3_b32 v10, v2, 7, v4 bitop3:{t:#x}");
+        store(&mut s, "v10");
+        let _ = writeln!(s, "  v_mov_b32_e32 v11, v3");
+        let _ = writeln!(s, "  v_bitop3_b32 v11, v2, v11, v4 bitop3:{t:#x}");
+        store(&mut s, "v11");
+    }
+    for t in 0..256 {
+        for (k, form) in [
+            "v2, v3, v4 bitop3:{t:#x}",
+            "v2, s8, v4 bitop3:{t:#x} op_sel:[1,1,0,1]",
+            "v3, v2, -1 bitop3:{t:#x} op_sel:[0,1,0,0]",
+        ]
+        .iter()
+        .enumerate()
+        {
+            // The destination starts as d (its other half must be kept).
+            let _ = writeln!(s, "  v_mov_b32_e32 v13, v5");
+            let _ = writeln!(
+                s,
+                "  v_bitop3_b16 v13, {}",
+                form.replace("{t:#x}", &format!("{t:#x}"))
+            );
+            store(&mut s, "v13");
+            let _ = k;
+        }
+    }
+    for form in ["v2, v3", "-v2, |v3|", "v3, -v2 clamp", "v5, s8"] {
+        let _ = writeln!(s, "  v_cvt_pk_f16_f32 v12, {form}");
+        store(&mut s, "v12");
+    }
+    s.push_str(
+        "  s_endpgm\n.Lend:\n  .size rules, .Lend-rules\n  .p2alignl 6, 0xbf800000\n  .fill 64, 4, 0xbf800000\n\
+         \x20 .rodata\n  .p2align 6\n  .amdhsa_kernel rules\n    .amdhsa_kernarg_size 16\n\
+         \x20   .amdhsa_user_sgpr_kernarg_segment_ptr 1\n    .amdhsa_user_sgpr_count 2\n\
+         \x20   .amdhsa_next_free_vgpr 16\n    .amdhsa_next_free_sgpr 9\n    .amdhsa_accum_offset 16\n\
+         \x20   .amdhsa_float_denorm_mode_32 3\n    .amdhsa_float_denorm_mode_16_64 3\n\
+         \x20 .end_amdhsa_kernel\n\
+         .amdgpu_metadata\n---\namdhsa.version: [ 1, 2 ]\namdhsa.target: amdgcn-amd-amdhsa--gfx950\n\
+         amdhsa.kernels:\n  - .name: rules\n    .symbol: rules.kd\n    .kernarg_segment_size: 16\n\
+         \x20   .kernarg_segment_align: 8\n    .group_segment_fixed_size: 0\n    .private_segment_fixed_size: 0\n\
+         \x20   .wavefront_size: 64\n    .sgpr_count: 15\n    .vgpr_count: 16\n    .agpr_count: 0\n\
+         \x20   .max_flat_workgroup_size: 64\n    .uses_dynamic_stack: false\n    .args:\n\
+         \x20     - { .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }\n\
+         \x20     - { .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }\n\
+         ...\n.end_amdgpu_metadata\n",
+    );
+    s
+}
+
+/// Inputs: per lane a, b, c (bit patterns) and d (an f32 for the conversions).
+fn inputs() -> Vec<u32> {
+    let specials = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -2.5,
+        65504.0,
+        65520.0,
+        1e-8,
+        6.1e-5,
+        3.0e-7,
+        f32::INFINITY,
+        -f32::INFINITY,
+        1.0e10,
+        0.333_333_34,
+        -7.75e-3,
+        1234.567,
+        2.0e-45,
+    ];
+    let mut v = Vec::new();
+    let mut x = 0x9e37_79b9u32;
+    for lane in 0..LANES {
+        for _ in 0..3 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            v.push(x);
+        }
+        v.push(specials[lane % specials.len()].to_bits());
+    }
+    v
+}
+
+fn run(bytes: &[u8], target: Target) -> Vec<u32> {
+    let mut dev = Device::new(target);
+    let m = dev.load_code_object(bytes).expect("loads");
+    let input: Vec<u8> = inputs().iter().flat_map(|w| w.to_le_bytes()).collect();
+    let ia = dev.alloc(input.len() as u64).unwrap();
+    dev.copy_in(ia, &input).unwrap();
+    let n = (BITOP_FORMS + 256 * B16_FORMS + CVT_FORMS) * LANES * 4;
+    let oa = dev.alloc(n as u64).unwrap();
+    let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
+    let id = dev
+        .dispatch(m, "rules", &cfg, &[ArgValue::ptr(ia), ArgValue::ptr(oa)])
+        .expect("dispatch");
+    dev.wait(id).expect("runs");
+    let mut out = vec![0u8; n];
+    dev.copy_out(oa, &mut out).unwrap();
+    out.chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// V_BITOP3_B32: result bit i = table[a_i << 2 | b_i << 1 | c_i].
+fn bitop3(t: u32, a: u32, b: u32, c: u32) -> u32 {
+    (0..32).fold(0, |r, i| {
+        let idx = (a >> i & 1) << 2 | (b >> i & 1) << 1 | (c >> i & 1);
+        r | (t >> idx & 1) << i
+    })
+}
+
+fn f16_bits(x: f32, neg: bool, abs: bool, clamp: bool) -> u32 {
+    let mut v = if abs { x.abs() } else { x };
+    if neg {
+        v = -v;
+    }
+    let mut h = half::f16::from_f32(v);
+    if clamp {
+        // Clamp to [0, 1]; -0 becomes +0 (VOP3 clamp).
+        let f = h.to_f32();
+        h = half::f16::from_f32(if f <= 0.0 { 0.0 } else { f.min(1.0) });
+    }
+    u32::from(h.to_bits())
+}
+
+#[test]
+fn bitop3_and_cvt_pk_f16_f32_expand_to_the_same_results() {
+    let guest = common::assemble(&kernel_source(), "gfx950", "rules");
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let k = &t.kernels[0];
+    assert_eq!(k.status, dbt::KernelStatus::Relocated);
+    assert_eq!(k.expanded, BITOP_FORMS + 256 * B16_FORMS + CVT_FORMS);
+    assert!(
+        k.vgprs.1 > k.vgprs.0,
+        "scratch VGPRs grow the allocation: {:?}",
+        k.vgprs
+    );
+    let dis = common::llvm_accepts(&t.object, "rules");
+    assert!(!dis.contains("v_bitop3") && dis.contains("v_bfi_b32"));
+    let want = run(&guest, Target::Gfx950);
+    let got = run(&t.object, Target::Gfx942);
+    let inp = inputs();
+    let mut bad = Vec::new();
+    for lane in 0..LANES {
+        let (a, b, c, d) = (
+            inp[4 * lane],
+            inp[4 * lane + 1],
+            inp[4 * lane + 2],
+            inp[4 * lane + 3],
+        );
+        for tt in 0..256u32 {
+            let forms = [
+                bitop3(tt, a, b, c),
+                bitop3(tt, 0x0f0f_3c5a, b, c),
+                bitop3(tt, a, 7, c),
+                bitop3(tt, a, b, c),
+            ];
+            for (f, r) in forms.iter().enumerate() {
+                let i = (tt as usize * 4 + f) * LANES + lane;
+                if got[i] != *r || want[i] != *r {
+                    bad.push(format!(
+                        "bitop3 {tt:#x} form {f} lane {lane}: gfx950 {:#x} gfx942 {:#x} ref {r:#x}",
+                        want[i], got[i]
+                    ));
+                }
+            }
+        }
+        for tt in 0..256u32 {
+            let lo = |x: u32| x & 0xffff;
+            let hi = |x: u32| x >> 16;
+            let forms = [
+                (d & 0xffff_0000) | lo(bitop3(tt, lo(a), lo(b), lo(c))),
+                (d & 0xffff) | lo(bitop3(tt, hi(a), hi(0x0f0f_3c5a), lo(c))) << 16,
+                (d & 0xffff_0000) | lo(bitop3(tt, lo(b), hi(a), 0xffff)),
+            ];
+            for (f, r) in forms.iter().enumerate() {
+                let i = (BITOP_FORMS + tt as usize * B16_FORMS + f) * LANES + lane;
+                if got[i] != *r || want[i] != *r {
+                    bad.push(format!("bitop3_b16 {tt:#x} form {f} lane {lane}: gfx950 {:#x} gfx942 {:#x} ref {r:#x}", want[i], got[i]));
+                }
+            }
+        }
+        let fa = f32::from_bits(a);
+        let fd = f32::from_bits(d);
+        let fb = f32::from_bits(b);
+        let cvt = [
+            f16_bits(fa, false, false, false) | f16_bits(fb, false, false, false) << 16,
+            f16_bits(fa, true, false, false) | f16_bits(fb, false, true, false) << 16,
+            f16_bits(fb, false, false, true) | f16_bits(fa, true, false, true) << 16,
+            f16_bits(fd, false, false, false)
+                | f16_bits(f32::from_bits(0x0f0f_3c5a), false, false, false) << 16,
+        ];
+        for (f, r) in cvt.iter().enumerate() {
+            let i = (BITOP_FORMS + 256 * B16_FORMS + f) * LANES + lane;
+            let nan = |w: u32| {
+                half::f16::from_bits(w as u16).is_nan()
+                    || half::f16::from_bits((w >> 16) as u16).is_nan()
+            };
+            if got[i] != want[i] || (got[i] != *r && !nan(*r)) {
+                bad.push(format!(
+                    "cvt_pk form {f} lane {lane}: gfx950 {:#x} gfx942 {:#x} ref {r:#x}",
+                    want[i], got[i]
+                ));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} mismatches:\n{}",
+        bad.len(),
+        bad[..bad.len().min(20)].join("\n")
+    );
+}
