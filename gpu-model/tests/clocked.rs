@@ -147,6 +147,7 @@ fn lds_latency(cfg: &GpuConfig) -> f64 {
 }
 
 fn within(what: &str, got: f64, lo: f64, hi: f64) {
+    eprintln!("{what}: {got:.1} cycles (published {lo}-{hi})");
     assert!(
         got >= lo * 0.9 && got <= hi * 1.1,
         "{what}: {got:.1} cycles, published {lo}-{hi} (10% allowed)"
