@@ -20,7 +20,9 @@
 mod overrides;
 pub use overrides::Overrides;
 mod presets;
+mod timing;
 mod validate;
+pub use timing::{ExecMode, TimingSpec};
 
 use serde::{Deserialize, Serialize};
 
@@ -71,6 +73,12 @@ pub struct GpuConfig {
     /// identical; it also stands for the latency of a device-scope atomic.
     #[serde(default = "default_sync_cycles")]
     pub sync_cycles: u32,
+    /// Functional (default) or clocked execution.
+    #[serde(default)]
+    pub exec_mode: ExecMode,
+    /// Timing of the clocked mode (required by [`ExecMode::Clocked`]).
+    #[serde(default)]
+    pub timing: Option<TimingSpec>,
 }
 
 /// The default memory sync interval in shader cycles.

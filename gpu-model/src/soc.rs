@@ -29,9 +29,10 @@ mod driver;
 mod launch;
 mod memsys;
 mod msg;
+pub mod timing;
 
 pub use cp::CommandProcessor;
-pub use cu::{ComputeUnit, CuActivity, WaveRecord};
+pub use cu::{ClockedStats, ComputeUnit, CuActivity, WaveRecord};
 pub use driver::{Completion, Driver};
 pub use launch::{Dispatch, LaunchRequest};
 pub use memsys::{Iod, L2};
@@ -300,6 +301,35 @@ impl Soc {
         let sync_period = cyc(u64::from(config.sync_cycles));
         let n_cus_total = config.xcds as usize * config.xcd.active_cus as usize;
         let coherence = Arc::new(Coherence::new(n_cus_total));
+        // Clocked mode: the timing every level needs.
+        let clocked = match (config.exec_mode, &config.timing) {
+            (crate::config::ExecMode::Functional, _) => None,
+            (_, Some(t)) => Some(*t),
+            (_, None) => {
+                return Err(SocError::Config(
+                    "exec_mode: Clocked needs a `timing` section in the GPU config".into(),
+                ))
+            }
+        };
+        let level_timing = clocked.as_ref().map(|t| {
+            let total_channels = u64::from(config.dram.channels.max(1));
+            memsys::LevelTiming {
+                period,
+                l2: cyc(u64::from(t.l2_latency)),
+                mall: cyc(u64::from(t.mall_latency)),
+                dram: cyc(u64::from(t.dram_latency)),
+                l2_bw: u64::from(t.l2_bytes_per_cycle) * 1000,
+                mall_bw: u64::from(t.mall_bytes_per_cycle) * 1000,
+                // GB/s over the shader clock, per channel, in bytes per 1000 cycles.
+                channel_bw: (u64::from(config.dram.bandwidth_gbytes_per_s) * 1_000_000
+                    / u64::from(config.clocks.shader_mhz.max(1))
+                    / total_channels)
+                    .max(1),
+                channels: (config.dram.channels / config.iods.max(1)).max(1),
+                l2_to_cu: cyc(1),
+                iod_to_l2: cyc(u64::from(config.xcd.l2.latency_cycles)),
+            }
+        });
         let driver = b.add("soc.driver", Driver::new(config.xcds, sync_period))?;
         part.push(0);
         let mut iods = Vec::new();
@@ -308,7 +338,11 @@ impl Soc {
                 Some(s) => Some(cache(s, Level::MemorySide)?),
                 None => None,
             };
-            iods.push(b.add(&format!("soc.iod[{i}]"), Iod::new(mall))?);
+            let mut iod = Iod::new(mall);
+            if let Some(t) = &level_timing {
+                iod.set_timed(t.clone());
+            }
+            iods.push(b.add(&format!("soc.iod[{i}]"), iod)?);
             part.push(0);
         }
         let mut cus = Vec::new();
@@ -322,14 +356,15 @@ impl Soc {
                 CommandProcessor::new(x, config.xcds, n_cus, &config.xcd.cu),
             )?;
             part.push(p);
-            let l2 = b.add(
-                &format!("soc.xcd[{x}].l2"),
-                L2::new(
-                    cache(&config.xcd.l2, Level::L2)?,
-                    config.iods,
-                    IOD_INTERLEAVE,
-                ),
-            )?;
+            let mut l2c = L2::new(
+                cache(&config.xcd.l2, Level::L2)?,
+                config.iods,
+                IOD_INTERLEAVE,
+            );
+            if let Some(t) = &level_timing {
+                l2c.set_timed(t.clone());
+            }
+            let l2 = b.add(&format!("soc.xcd[{x}].l2"), l2c)?;
             part.push(p);
             l2s.push(l2);
             // Driver <-> CP.
@@ -344,6 +379,12 @@ impl Soc {
                 let o = b.port(l2, &format!("iod{i}"))?;
                 let inp = b.port(iod, &format!("xcd_in{x}"))?;
                 b.connect(o, inp, cyc(u64::from(config.xcd.l2.latency_cycles)))?;
+                if clocked.is_some() {
+                    // Clocked mode: responses come back.
+                    let o = b.port(iod, &format!("xcd_out{x}"))?;
+                    let inp = b.port(l2, &format!("iod_in{i}"))?;
+                    b.connect(o, inp, cyc(u64::from(config.xcd.l2.latency_cycles)))?;
+                }
             }
             let mut k = 0u32;
             for se in 0..config.xcd.shader_engines {
@@ -356,21 +397,22 @@ impl Soc {
                         out: Vec::new(),
                         counts: [0; 4],
                     };
-                    let cu = b.add(
-                        &format!("soc.xcd[{x}].se[{se}].cu[{c}]"),
-                        ComputeUnit::new(
-                            x,
-                            k,
-                            u64::from(config.quantum.max(1)),
-                            config.max_wave_instructions,
-                            period,
-                            config.xcd.cu.wave_slots_per_simd,
-                            mem.clone(),
-                            l1,
-                            opts.trace,
-                            (coherence.clone(), cus.len(), sync_period),
-                        ),
-                    )?;
+                    let mut unit = ComputeUnit::new(
+                        x,
+                        k,
+                        u64::from(config.quantum.max(1)),
+                        config.max_wave_instructions,
+                        period,
+                        config.xcd.cu.wave_slots_per_simd,
+                        mem.clone(),
+                        l1,
+                        opts.trace,
+                        (coherence.clone(), cus.len(), sync_period),
+                    );
+                    if let Some(t) = &clocked {
+                        unit.set_clocked(*t, config.xcd.cu.simds);
+                    }
+                    let cu = b.add(&format!("soc.xcd[{x}].se[{se}].cu[{c}]"), unit)?;
                     part.push(p);
                     let to_cu = b.port(cp, &format!("cu{k}"))?;
                     let from_cu = b.port(cp, &format!("cu_in{k}"))?;
@@ -385,6 +427,11 @@ impl Soc {
                         l2_in,
                         cyc(u64::from(config.xcd.cu.vector_cache.latency_cycles)),
                     )?;
+                    if clocked.is_some() {
+                        let o = b.port(l2, &format!("cu_out{k}"))?;
+                        let inp = b.port(cu, "l2_in")?;
+                        b.connect(o, inp, cyc(1))?;
+                    }
                     cus.push(CuPlace {
                         xcd: x,
                         se,
@@ -608,6 +655,7 @@ impl Soc {
             cu.l1.scalar.reset_stats();
             cu.l1.counts = [0; 4];
             cu.l1.vector.reset_stats();
+            cu.reset_clocked_stats();
         });
         self.sim
             .for_each_component_mut::<L2>(|l2| l2.cache.reset_stats());

@@ -57,6 +57,10 @@ pub struct Scenario {
     /// How components are spread over the threads. Default [`Partition::PerXcd`].
     #[serde(default)]
     pub partition: Partition,
+    /// `Functional` (default) or `Clocked` (cycle-level timing; the preset needs a
+    /// `timing` section). Same as the override `"exec_mode"`.
+    #[serde(default)]
+    pub exec_mode: Option<gpu_model::config::ExecMode>,
     /// Device buffers, allocated and initialized before the first launch.
     #[serde(default)]
     pub buffers: Vec<BufferSpec>,

@@ -12,6 +12,26 @@ impl GpuConfig {
         nonzero("clocks.memory_mhz", u64::from(self.clocks.memory_mhz))?;
         nonzero("quantum", u64::from(self.quantum))?;
         nonzero("sync_cycles", u64::from(self.sync_cycles))?;
+        if let Some(t) = &self.timing {
+            for (f, v) in [
+                ("timing.issue_period", t.issue_period),
+                ("timing.simd_lanes", t.simd_lanes),
+                ("timing.matrix_pass_cycles", t.matrix_pass_cycles),
+                ("timing.lds_banks", t.lds_banks),
+                ("timing.lds_lanes_per_cycle", t.lds_lanes_per_cycle),
+                ("timing.l1_mshrs", t.l1_mshrs),
+                ("timing.l1_bytes_per_cycle", t.l1_bytes_per_cycle),
+                ("timing.l2_bytes_per_cycle", t.l2_bytes_per_cycle),
+                ("timing.mall_bytes_per_cycle", t.mall_bytes_per_cycle),
+            ] {
+                nonzero(f, u64::from(v))?;
+            }
+        } else if self.exec_mode == super::ExecMode::Clocked {
+            return Err(invalid(
+                "timing",
+                "exec_mode Clocked needs a `timing` section (this preset has none)".into(),
+            ));
+        }
         nonzero("xcd.shader_engines", u64::from(self.xcd.shader_engines))?;
         nonzero("xcd.active_cus", u64::from(self.xcd.active_cus))?;
         if self.xcd.active_cus < self.xcd.shader_engines {

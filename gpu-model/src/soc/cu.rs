@@ -17,6 +17,10 @@ use super::launch::Dispatch;
 use super::memsys::L1s;
 use super::msg::{MemReq, SocMsg, WorkgroupAssign, WorkgroupDone};
 
+#[path = "cu_clocked.rs"]
+mod clocked;
+pub use clocked::ClockedStats;
+
 /// Most ended waves a CU keeps for reuse.
 const POOL: usize = 64;
 
@@ -34,6 +38,9 @@ struct Group {
     live: u32,
     scratch_slot: u32,
     fault: Option<Box<Fault>>,
+    /// Clocked mode: the program's per-slot timing facts.
+    #[serde(skip)]
+    table: Option<Arc<super::timing::SlotTable>>,
 }
 
 /// A resident wave.
@@ -46,6 +53,9 @@ struct Resident {
     start: Tick,
     /// The CU's number for the wave (names its atomics in the memory domain).
     serial: u64,
+    /// Clocked mode: when it may issue, its outstanding counters.
+    #[serde(default)]
+    t: clocked::WaveTiming,
 }
 
 /// One wave's lifetime (for traces).
@@ -117,6 +127,8 @@ pub struct ComputeUnit {
     pub activity: CuActivity,
     /// Wave lifetimes (when tracing).
     pub records: Vec<WaveRecord>,
+    /// Clocked mode's state (`None`: functional mode).
+    clocked: Option<Box<clocked::Clocked>>,
 }
 
 impl ComputeUnit {
@@ -157,6 +169,24 @@ impl ComputeUnit {
             l2: None,
             activity: CuActivity::default(),
             records: Vec::new(),
+            clocked: None,
+        }
+    }
+
+    /// Switches the CU to clocked mode with `spec` on `simds` SIMDs.
+    pub(crate) fn set_clocked(&mut self, spec: crate::config::TimingSpec, simds: u32) {
+        self.clocked = Some(Box::new(clocked::Clocked::new(spec, self.period, simds)));
+    }
+
+    /// Clocked mode's counters (`None` in functional mode).
+    pub fn clocked_stats(&self) -> Option<ClockedStats> {
+        self.clocked.as_ref().map(|c| c.stats)
+    }
+
+    /// Resets the clocked counters.
+    pub(crate) fn reset_clocked_stats(&mut self) {
+        if let Some(c) = self.clocked.as_mut() {
+            c.stats = ClockedStats::default();
         }
     }
 
@@ -211,9 +241,11 @@ impl ComputeUnit {
                 slot: a.simd * self.slots_per_simd + a.slot,
                 start: now,
                 serial: self.next_serial,
+                t: Default::default(),
             });
             self.next_serial += 1;
         }
+        let table = self.clocked.as_mut().map(|c| c.table(&dispatch.program));
         self.activity.workgroups += 1;
         self.activity.waves += n as u64;
         self.activity.peak_waves = self.activity.peak_waves.max(self.waves.len() as u32);
@@ -227,7 +259,12 @@ impl ComputeUnit {
             waves,
             scratch_slot: slot,
             fault: None,
+            table,
         });
+        if self.clocked.is_some() {
+            self.clock_at(now, ctx);
+            return;
+        }
         if !self.ticking {
             self.ticking = true;
             ctx.schedule(Tick::ZERO, SocMsg::Tick);
@@ -425,6 +462,11 @@ impl Component<SocMsg> for ComputeUnit {
                 msg: SocMsg::Workgroup(wg),
                 ..
             } => self.start(*wg, ctx),
+            Input::Message {
+                msg: SocMsg::TimedResp(q),
+                ..
+            } => self.clock_response(q, ctx),
+            Input::Timer(SocMsg::Tick) if self.clocked.is_some() => self.clock_tick(ctx),
             Input::Timer(SocMsg::Tick) => {
                 let executed = self.quantum(ctx.now());
                 if !self.l1.out.is_empty() {
@@ -462,6 +504,11 @@ impl Component<SocMsg> for ComputeUnit {
     // Place, timing, the shared memory and the trace switch come from the SoC's config and
     // options; ports from `init`.
     fn save(&self) -> Result<Vec<u8>, CheckpointError> {
+        if self.clocked.is_some() {
+            // Checkpoints of the clocked mode (requests in flight, pipeline state) are
+            // not implemented: a typed refusal rather than a checkpoint that loses time.
+            return Err(CheckpointError::Unsupported);
+        }
         let l1 = &self.l1;
         encode(&(
             (

@@ -9,6 +9,35 @@ use simkit::component::{Component, Ctx, Input};
 use simkit::port::PortId;
 
 use super::msg::{L2Maint, MemReq, SocMsg};
+use super::timing::{Level, Server, TimedReq};
+use simkit::time::Tick;
+
+/// What the L2 and the IODs need of the clocked mode's timing, in ticks and bytes per
+/// thousand cycles.
+#[derive(Debug, Clone)]
+pub(crate) struct LevelTiming {
+    pub(crate) period: Tick,
+    /// Load-to-use latencies of an L2, MALL and DRAM hit (from the CU's issue).
+    pub(crate) l2: Tick,
+    pub(crate) mall: Tick,
+    pub(crate) dram: Tick,
+    /// Bandwidths, bytes per 1000 cycles: one L2, one IOD's MALL, one DRAM channel.
+    pub(crate) l2_bw: u64,
+    pub(crate) mall_bw: u64,
+    pub(crate) channel_bw: u64,
+    /// DRAM channels per IOD.
+    pub(crate) channels: u32,
+    /// Link latencies on the way back: L2 -> CU, IOD -> L2.
+    pub(crate) l2_to_cu: Tick,
+    pub(crate) iod_to_l2: Tick,
+}
+
+/// The extra delay that makes a response sent at `now` over links of `links` ticks reach
+/// the CU at the later of `target` and `ready + links`.
+fn extra(now: Tick, target: Tick, ready: Tick, links: Tick) -> Tick {
+    let arrive = target.max(Tick(ready.0.saturating_add(links.0)));
+    Tick(arrive.0.saturating_sub(now.0.saturating_add(links.0)))
+}
 
 /// A CU's K$ and V$, fed by the executor's memory observer. Requests for the L2 collect in
 /// `out` and the CU sends them at the end of its quantum.
@@ -24,7 +53,7 @@ pub(crate) struct L1s {
 
 /// The LLVM `CPol` bits from the executor's policy byte. GFX9: glc/sc0 bit 0, slc/nt bit
 /// 1, scc/sc1 bit 2 (LLVM's bit 4). GFX12: already LLVM's layout (th bits 2:0, scope 4:3).
-fn cpol(target: Target, policy: u8) -> u32 {
+pub(crate) fn cpol(target: Target, policy: u8) -> u32 {
     match target.family() {
         crate::Family::Gfx9 => u32::from(policy & 3) | u32::from(policy >> 2 & 1) << 4,
         crate::Family::Gfx12 => u32::from(policy),
@@ -154,6 +183,10 @@ pub struct L2 {
     pub(crate) interleave: u64,
     ports: Vec<PortId>,
     batches: Vec<Vec<MemReq>>,
+    /// Clocked mode: timing, the bandwidth of the slice, the links back to the CUs.
+    timed: Option<Box<LevelTiming>>,
+    server: Server,
+    cu_ports: Vec<PortId>,
 }
 
 impl L2 {
@@ -164,6 +197,77 @@ impl L2 {
             interleave,
             ports: Vec::new(),
             batches: vec![Vec::new(); iods as usize],
+            timed: None,
+            server: Server::default(),
+            cu_ports: Vec::new(),
+        }
+    }
+
+    /// Switches the L2 to clocked mode.
+    pub(crate) fn set_timed(&mut self, t: LevelTiming) {
+        self.timed = Some(Box::new(t));
+    }
+
+    /// A timed request from a CU, or a response from an IOD on its way to the CU.
+    fn timed(&mut self, msg: SocMsg, ctx: &mut Ctx<'_, SocMsg>) {
+        let Some(t) = self.timed.as_deref() else {
+            return;
+        };
+        let now = ctx.now();
+        let mut q = match msg {
+            SocMsg::TimedResp(q) => {
+                if let Some(&p) = self.cu_ports.get(q.cu as usize) {
+                    ctx.send(p, SocMsg::TimedResp(q));
+                }
+                return;
+            }
+            SocMsg::TimedReq(q) => q,
+            _ => return,
+        };
+        let done = self
+            .server
+            .serve(now, u64::from(q.bytes), t.l2_bw, t.period);
+        let o = self.cache.access(q.addr, q.bytes, q.kind, q.mtype);
+        let i = iod_of(q.addr, self.iods, self.interleave);
+        if let Some(w) = o.writeback {
+            // A dirty victim: written to its IOD, nothing waits for it.
+            let j = iod_of(w, self.iods, self.interleave);
+            if let Some(&p) = self.ports.get(j) {
+                let line = self.cache.line_bytes() as u32;
+                ctx.send(
+                    p,
+                    SocMsg::TimedReq(TimedReq {
+                        addr: w,
+                        bytes: line,
+                        kind: AccessKind::Write,
+                        mtype: MType::Rw,
+                        posted: true,
+                        ..q
+                    }),
+                );
+            }
+        }
+        let further = o.fill.is_some() || o.forward;
+        if further {
+            if let Some(&p) = self.ports.get(i) {
+                if q.kind == AccessKind::Write {
+                    // A write that goes on (a partial-line fill or an uncached write):
+                    // posted; the L2 acknowledges it below.
+                    ctx.send(p, SocMsg::TimedReq(TimedReq { posted: true, ..q }));
+                } else {
+                    ctx.send(p, SocMsg::TimedReq(q));
+                    return;
+                }
+            }
+        }
+        q.served = Some(Level::L2);
+        if let Some(&p) = self.cu_ports.get(q.cu as usize) {
+            let target = Tick(q.issued.0.saturating_add(t.l2.0));
+            ctx.send_after(
+                p,
+                extra(now, target, done, t.l2_to_cu),
+                SocMsg::TimedResp(q),
+            );
         }
     }
 
@@ -183,9 +287,25 @@ impl Component<SocMsg> for L2 {
         self.ports = (0..self.iods)
             .filter_map(|i| ctx.port(&format!("iod{i}")))
             .collect();
+        if self.timed.is_some() {
+            self.cu_ports = (0..)
+                .map_while(|k| ctx.port(&format!("cu_out{k}")))
+                .collect();
+        }
     }
 
     fn handle(&mut self, input: Input<SocMsg>, ctx: &mut Ctx<'_, SocMsg>) {
+        let input = match input {
+            Input::Message {
+                msg: m @ (SocMsg::TimedReq(_) | SocMsg::TimedResp(_)),
+                ..
+            }
+            | Input::Net {
+                msg: m @ (SocMsg::TimedReq(_) | SocMsg::TimedResp(_)),
+                ..
+            } => return self.timed(m, ctx),
+            other => other,
+        };
         let (Input::Message {
             msg: SocMsg::Mem(reqs),
             ..
@@ -260,6 +380,12 @@ pub struct Iod {
     pub hbm_read: u64,
     /// Bytes written to HBM.
     pub hbm_write: u64,
+    /// Clocked mode: timing, the MALL's and each DRAM channel's bandwidth, the links back
+    /// to the XCDs' L2s.
+    timed: Option<Box<LevelTiming>>,
+    mall_port: Server,
+    channels: Vec<Server>,
+    xcd_ports: Vec<PortId>,
 }
 
 impl Iod {
@@ -268,6 +394,66 @@ impl Iod {
             mall,
             hbm_read: 0,
             hbm_write: 0,
+            timed: None,
+            mall_port: Server::default(),
+            channels: Vec::new(),
+            xcd_ports: Vec::new(),
+        }
+    }
+
+    /// Switches the IOD to clocked mode.
+    pub(crate) fn set_timed(&mut self, t: LevelTiming) {
+        self.channels = vec![Server::default(); t.channels.max(1) as usize];
+        self.timed = Some(Box::new(t));
+    }
+
+    /// A timed request from an L2: served by the MALL or a DRAM channel.
+    fn timed(&mut self, mut q: TimedReq, ctx: &mut Ctx<'_, SocMsg>) {
+        let Some(t) = self.timed.as_deref() else {
+            return;
+        };
+        let now = ctx.now();
+        let bytes = u64::from(q.bytes);
+        let mut dram = true;
+        let mut done = now;
+        if let Some(m) = &mut self.mall {
+            let o = m.access(q.addr, q.bytes, q.kind, q.mtype);
+            done = self.mall_port.serve(now, bytes, t.mall_bw, t.period);
+            dram = o.fill.is_some() || o.forward;
+            if let Some(_w) = o.writeback {
+                self.hbm_write += m.line_bytes();
+            }
+        }
+        if dram {
+            // Channels interleave at 256 bytes (ASSUMPTION: the HBM channel interleave
+            // granularity is not published; 256 B spreads a stream over every channel).
+            let ch = ((q.addr / 256) % self.channels.len().max(1) as u64) as usize;
+            if let Some(c) = self.channels.get_mut(ch) {
+                done = c.serve(done, bytes, t.channel_bw, t.period);
+            }
+            match q.kind {
+                AccessKind::Read => self.hbm_read += bytes,
+                AccessKind::Write => self.hbm_write += bytes,
+                AccessKind::Atomic => {
+                    self.hbm_read += bytes;
+                    self.hbm_write += bytes;
+                }
+            }
+        }
+        if q.posted {
+            return;
+        }
+        let (level, lat) = if dram {
+            (Level::Dram, t.dram)
+        } else {
+            (Level::Mall, t.mall)
+        };
+        q.served = Some(level);
+        if let Some(&p) = self.xcd_ports.get(q.xcd as usize) {
+            let target = Tick(q.issued.0.saturating_add(lat.0));
+            let links = Tick(t.iod_to_l2.0 + t.l2_to_cu.0);
+            // The L2 forwards at once, so the extra delay is taken here.
+            ctx.send_after(p, extra(now, target, done, links), SocMsg::TimedResp(q));
         }
     }
 
@@ -278,7 +464,22 @@ impl Iod {
 }
 
 impl Component<SocMsg> for Iod {
-    fn handle(&mut self, input: Input<SocMsg>, _ctx: &mut Ctx<'_, SocMsg>) {
+    fn init(&mut self, ctx: &mut Ctx<'_, SocMsg>) {
+        if self.timed.is_some() {
+            self.xcd_ports = (0..)
+                .map_while(|x| ctx.port(&format!("xcd_out{x}")))
+                .collect();
+        }
+    }
+
+    fn handle(&mut self, input: Input<SocMsg>, ctx: &mut Ctx<'_, SocMsg>) {
+        if let Input::Message {
+            msg: SocMsg::TimedReq(q),
+            ..
+        } = input
+        {
+            return self.timed(q, ctx);
+        }
         let Input::Message {
             msg: SocMsg::Mem(reqs),
             ..

@@ -37,6 +37,10 @@ pub enum SocMsg {
     /// what the next level must see, for cache state and statistics, and are what the
     /// clocked mode will time.
     Mem(Box<Vec<MemReq>>),
+    /// Clocked mode: a timed line request (CU -> L2 -> IOD).
+    TimedReq(super::timing::TimedReq),
+    /// Clocked mode: its response (IOD -> L2 -> CU).
+    TimedResp(super::timing::TimedReq),
 }
 
 /// A workgroup placed on a CU.

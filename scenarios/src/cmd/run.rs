@@ -166,6 +166,7 @@ fn one_off(a: &Args, spec: &str) -> Result<(Scenario, PathBuf), CliError> {
         overrides: Default::default(),
         threads: None,
         partition: Default::default(),
+        exec_mode: None,
         buffers,
         launches: vec![LaunchSpec {
             code_object: path.to_string(),

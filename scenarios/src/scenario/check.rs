@@ -18,7 +18,10 @@ pub(super) fn resolve(
     origin: &str,
     base_dir: &Path,
 ) -> Result<Workload, ScenarioError> {
-    let config = GpuConfig::preset(&s.gpu)?.with_overrides(&s.overrides)?;
+    let mut config = GpuConfig::preset(&s.gpu)?.with_overrides(&s.overrides)?;
+    if let Some(m) = s.exec_mode {
+        config.exec_mode = m;
+    }
     config.validate()?;
 
     let mut buffers = Vec::with_capacity(s.buffers.len());

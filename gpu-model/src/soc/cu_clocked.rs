@@ -1,0 +1,699 @@
+//! The clocked mode of a compute unit: per-SIMD issue on clock edges.
+//!
+//! Every cycle at most one SIMD of a CDNA CU may issue (the sequencer visits the SIMDs
+//! round-robin: `issue_period` = 4), every SIMD every cycle on RDNA (`issue_period` = 1).
+//! A SIMD issues at most one instruction per issue class per cycle, each from a different
+//! wave, oldest wave first. An instruction issues when its wave is ready (the previous
+//! instruction's latency has passed), its pipeline is free (a wave64 VALU op occupies its
+//! SIMD16 `64 / simd_lanes` cycles, an MFMA its matrix core `passes x matrix_pass_cycles`,
+//! the LDS its bank-conflict cycles), an L1 MSHR is free for memory instructions, and, for
+//! `s_waitcnt`-like instructions, its counters are at or below their thresholds.
+//!
+//! The executor runs the instruction when it issues (so results are those of functional
+//! mode); its memory accesses, reported through the [`MemObserver`], become timed
+//! requests: L1 hits complete after the L1's load-to-use latency, misses travel to the L2
+//! (and on to the IOD) as [`SocMsg::TimedReq`] messages and come back as
+//! [`SocMsg::TimedResp`]; when every line of an instruction is back, the counters it
+//! incremented (from the ISA tables) are decremented.
+//!
+//! Register dependencies are not interlocked beyond this: GFX9 MAI and GFX12 VALU
+//! hazards are the compiler's (`s_nop`, `s_delay_alu`) and a wave64 VALU result is ready
+//! when its passes end, before the wave's next issue slot.
+
+use super::*;
+use crate::cache::{mtype_for, MemOp};
+use crate::config::TimingSpec;
+use crate::exec::{AccessKind as XKind, MemObserver, MemRecord, Program, LANES};
+use crate::isa::{Counters, IssueClass};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::super::memsys::cpol;
+use super::super::timing::{lds_cycles, Server, SlotTable, TimedReq, COUNTERS, NO_WAIT};
+
+/// Timing state of one resident wave.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+pub(super) struct WaveTiming {
+    /// Earliest tick of its next issue.
+    pub ready: Tick,
+    /// Outstanding operations per counter (index `Counter as usize`).
+    pub out: [u16; COUNTERS],
+}
+
+/// One memory instruction in flight.
+#[derive(Debug, Clone, Copy)]
+struct Pend {
+    serial: u64,
+    counters: Counters,
+    left: u32,
+}
+
+/// The one memory record an instruction reports (copied: the executor's borrow ends with
+/// the instruction).
+struct Capture {
+    has: bool,
+    kind: XKind,
+    bytes: u32,
+    policy: u8,
+    exec: u64,
+    addrs: [u64; LANES],
+    maint: Option<(&'static str, u8)>,
+}
+
+impl MemObserver for Capture {
+    fn access(&mut self, rec: &MemRecord<'_>) {
+        self.has = true;
+        self.kind = rec.kind;
+        self.bytes = rec.bytes;
+        self.policy = rec.policy;
+        self.exec = rec.exec;
+        self.addrs = *rec.addrs;
+    }
+
+    fn maintenance(&mut self, mnemonic: &'static str, policy: u8) {
+        self.maint = Some((mnemonic, policy));
+    }
+}
+
+/// Counters of the clocked mode (per CU, since the last reset).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockedStats {
+    /// Cycles the CU was evaluated (ticks that issued or polled).
+    pub cycles_evaluated: u64,
+    /// Instructions issued.
+    pub issued: u64,
+    /// Issue attempts refused because a wait counter was above its threshold.
+    pub wait_stalls: u64,
+    /// Issue attempts refused because no L1 MSHR was free.
+    pub mshr_stalls: u64,
+    /// Line requests that hit the L1s.
+    pub l1_hits: u64,
+    /// Line requests sent to the L2.
+    pub l2_requests: u64,
+    /// Extra LDS cycles spent on bank conflicts.
+    pub lds_conflict_cycles: u64,
+}
+
+/// The clocked state of a CU.
+pub(super) struct Clocked {
+    spec: TimingSpec,
+    period: Tick,
+    simds: usize,
+    tables: Vec<(Arc<Program>, Arc<SlotTable>)>,
+    /// Per SIMD: when its VALU and its matrix core are free.
+    valu_free: [Tick; 8],
+    mfma_free: [Tick; 8],
+    lds_free: Tick,
+    l1_port: Server,
+    mshrs: u32,
+    pending: Vec<Pend>,
+    free: Vec<u32>,
+    local: BinaryHeap<Reverse<(Tick, u32)>>,
+    tick_at: Option<Tick>,
+    cap: Box<Capture>,
+    pub(super) stats: ClockedStats,
+}
+
+impl std::fmt::Debug for Clocked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Clocked")
+            .field("pending", &(self.pending.len() - self.free.len()))
+            .field("mshrs", &self.mshrs)
+            .finish()
+    }
+}
+
+impl Clocked {
+    pub(super) fn new(spec: TimingSpec, period: Tick, simds: u32) -> Clocked {
+        Clocked {
+            spec,
+            period,
+            simds: simds.clamp(1, 8) as usize,
+            tables: Vec::new(),
+            valu_free: [Tick::ZERO; 8],
+            mfma_free: [Tick::ZERO; 8],
+            lds_free: Tick::ZERO,
+            l1_port: Server::default(),
+            mshrs: 0,
+            pending: Vec::new(),
+            free: Vec::new(),
+            local: BinaryHeap::new(),
+            tick_at: None,
+            cap: Box::new(Capture {
+                has: false,
+                kind: XKind::Load,
+                bytes: 0,
+                policy: 0,
+                exec: 0,
+                addrs: [0; LANES],
+                maint: None,
+            }),
+            stats: ClockedStats::default(),
+        }
+    }
+
+    /// The slot table of `prog` (built on first use, kept while the CU lives; a few
+    /// programs per run).
+    pub(super) fn table(&mut self, prog: &Arc<Program>) -> Arc<SlotTable> {
+        if let Some((_, t)) = self.tables.iter().find(|(p, _)| Arc::ptr_eq(p, prog)) {
+            return t.clone();
+        }
+        let t = Arc::new(SlotTable::new(prog));
+        if self.tables.len() >= 16 {
+            self.tables.remove(0);
+        }
+        self.tables.push((prog.clone(), t.clone()));
+        t
+    }
+
+    fn alloc(&mut self, p: Pend) -> u32 {
+        match self.free.pop() {
+            Some(t) => {
+                self.pending[t as usize] = p;
+                t
+            }
+            None => {
+                self.pending.push(p);
+                (self.pending.len() - 1) as u32
+            }
+        }
+    }
+}
+
+/// Index of a counter's outstanding count.
+#[inline(always)]
+fn bump(out: &mut [u16; COUNTERS], c: Counters, up: bool) {
+    for k in c.iter() {
+        let v = &mut out[k as usize];
+        *v = if up {
+            v.saturating_add(1)
+        } else {
+            v.saturating_sub(1)
+        };
+    }
+}
+
+impl ComputeUnit {
+    /// Asks for a clock tick at `at` unless one is due earlier.
+    pub(super) fn clock_at(&mut self, at: Tick, ctx: &mut Ctx<'_, SocMsg>) {
+        let Some(c) = self.clocked.as_mut() else {
+            return;
+        };
+        let now = ctx.now();
+        let at = at.max(now);
+        if c.tick_at.is_some_and(|t| t <= at) {
+            return;
+        }
+        c.tick_at = Some(at);
+        ctx.schedule(Tick(at.0 - now.0), SocMsg::Tick);
+    }
+
+    /// A response from the L2: one line of a pending instruction is back.
+    pub(super) fn clock_response(&mut self, q: TimedReq, ctx: &mut Ctx<'_, SocMsg>) {
+        if let Some(c) = self.clocked.as_mut() {
+            if q.kind == crate::cache::AccessKind::Read {
+                c.mshrs = c.mshrs.saturating_sub(1);
+            }
+        }
+        self.complete(q.tag);
+        let now = ctx.now();
+        self.clock_at(now, ctx);
+    }
+
+    fn complete(&mut self, tag: u32) {
+        let Some(c) = self.clocked.as_mut() else {
+            return;
+        };
+        let Some(p) = c.pending.get_mut(tag as usize) else {
+            return;
+        };
+        p.left = p.left.saturating_sub(1);
+        if p.left > 0 {
+            return;
+        }
+        let p = *p;
+        c.free.push(tag);
+        if let Some(r) = self.waves.iter_mut().find(|r| r.serial == p.serial) {
+            bump(&mut r.t.out, p.counters, false);
+        }
+    }
+
+    /// One clock edge: completes what is due, issues, settles, and asks for the next edge.
+    pub(super) fn clock_tick(&mut self, ctx: &mut Ctx<'_, SocMsg>) {
+        let now = ctx.now();
+        {
+            let Some(c) = self.clocked.as_mut() else {
+                return;
+            };
+            if c.tick_at != Some(now) {
+                // Superseded by an earlier tick.
+                return;
+            }
+            c.tick_at = None;
+            c.stats.cycles_evaluated += 1;
+        }
+        // Local completions due now.
+        loop {
+            let Some(c) = self.clocked.as_mut() else {
+                return;
+            };
+            match c.local.peek() {
+                Some(Reverse((t, tag))) if *t <= now => {
+                    let tag = *tag;
+                    c.local.pop();
+                    self.complete(tag);
+                }
+                _ => break,
+            }
+        }
+        self.wake_synced();
+        self.issue(ctx);
+        if !self.l1.out.is_empty() {
+            if let Some(p) = self.l2 {
+                let batch = std::mem::take(&mut self.l1.out);
+                ctx.send(p, SocMsg::Mem(Box::new(batch)));
+            }
+        }
+        self.settle(ctx);
+        self.next_edge(ctx);
+    }
+
+    /// Waves whose atomics were performed at a sync point may run again.
+    fn wake_synced(&mut self) {
+        if !self
+            .waves
+            .iter()
+            .any(|r| r.wave.state == WaveState::SyncWait)
+        {
+            return;
+        }
+        let coherence = self.coherence.clone();
+        let Some(domain) = coherence.domain(self.domain) else {
+            return;
+        };
+        let mut d = domain.borrow_mut();
+        for r in &mut self.waves {
+            if r.wave.state == WaveState::SyncWait && d.has_results(r.serial) {
+                r.wave.state = WaveState::Ready;
+            }
+        }
+        let waves = &self.waves;
+        d.retain_results(|w| waves.iter().any(|r| r.serial == w));
+    }
+
+    /// Whether wave `r` may issue at `now` as far as it alone is concerned: ready, not
+    /// blocked by a wait counter. Returns its slot when so.
+    fn candidate<'t>(
+        r: &Resident,
+        groups: &'t [Option<Group>],
+        now: Tick,
+    ) -> Option<(&'t super::super::timing::Slot, bool)> {
+        let g = groups.get(r.group)?.as_ref()?;
+        if r.wave.state != WaveState::Ready || g.fault.is_some() || r.t.ready > now {
+            return None;
+        }
+        let slot = g.table.as_ref()?.at(g.dispatch.program.base(), r.wave.pc);
+        let blocked = slot.class == IssueClass::Wait
+            && (0..COUNTERS)
+                .any(|k| slot.wait[k] != NO_WAIT && r.t.out[k] > u16::from(slot.wait[k]));
+        Some((slot, blocked))
+    }
+
+    fn issue(&mut self, ctx: &mut Ctx<'_, SocMsg>) {
+        let now = ctx.now();
+        let Some(mut c) = self.clocked.take() else {
+            return;
+        };
+        let period = c.period.0.max(1);
+        let cycle = now.0 / period;
+        let tp = u64::from(c.spec.issue_period.max(1));
+        let shared = self.mem.clone();
+        let mem = match shared.read() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        let coherence = self.coherence.clone();
+        let Some(domain) = coherence.domain(self.domain) else {
+            self.clocked = Some(c);
+            return;
+        };
+        let domain = &*domain;
+        // Classes issued this cycle, per SIMD.
+        let mut used = [0u32; 8];
+        let mut i = 0;
+        while i < self.waves.len() {
+            let r = &self.waves[i];
+            let simd = (r.slot / self.slots_per_simd.max(1)) as usize % c.simds;
+            if tp > 1 && (simd as u64) % tp != cycle % tp {
+                i += 1;
+                continue;
+            }
+            let Some((slot, blocked)) = Self::candidate(r, &self.groups, now) else {
+                i += 1;
+                continue;
+            };
+            let slot = *slot;
+            if blocked {
+                c.stats.wait_stalls += 1;
+                i += 1;
+                continue;
+            }
+            let bit = 1u32 << (slot.class as u32);
+            if used[simd] & bit != 0 {
+                i += 1;
+                continue;
+            }
+            let free = match slot.class {
+                IssueClass::VectorAlu | IssueClass::Transcendental => c.valu_free[simd] <= now,
+                IssueClass::Matrix => c.mfma_free[simd] <= now,
+                IssueClass::Lds => c.lds_free <= now,
+                IssueClass::VectorLoad
+                | IssueClass::VectorStore
+                | IssueClass::VectorAtomic
+                | IssueClass::ScalarMemory => {
+                    let ok = c.mshrs < c.spec.l1_mshrs;
+                    if !ok {
+                        c.stats.mshr_stalls += 1;
+                    }
+                    ok
+                }
+                _ => true,
+            };
+            if !free {
+                i += 1;
+                continue;
+            }
+            used[simd] |= bit;
+            // LDS: the lanes' addresses before the instruction runs (it may overwrite
+            // its address register).
+            let mut lds_busy = 0u32;
+            let r = &mut self.waves[i];
+            let Some(g) = self.groups[r.group].as_mut() else {
+                i += 1;
+                continue;
+            };
+            if slot.class == IssueClass::Lds {
+                if let Ok(x) = g.dispatch.program.fetch(r.wave.pc) {
+                    let exec = r.wave.exec();
+                    let off = x.mem.offset as u64 & 0xffff;
+                    let mut addrs = [0u64; LANES];
+                    for (l, a) in addrs.iter_mut().enumerate() {
+                        if exec >> l & 1 != 0 {
+                            *a = u64::from(r.wave.vgpr(x.mem.vaddr as usize, l)) + off;
+                        }
+                    }
+                    lds_busy =
+                        lds_cycles(&addrs, exec, c.spec.lds_banks, c.spec.lds_lanes_per_cycle);
+                }
+            }
+            let retired = r.wave.retired;
+            let classes_before = r.wave.classes;
+            c.cap.has = false;
+            c.cap.maint = None;
+            let mut ectx = ExecCtx {
+                prog: &g.dispatch.program,
+                mem: MemView::buffered(&mem, domain, r.serial, now.0),
+                lds: &mut g.lds,
+                observer: Some(&mut *c.cap),
+                group: Some(&mut g.sync),
+            };
+            let mut stop = r.wave.run(&mut ectx, 1);
+            if r.wave.retired > self.budget && !matches!(stop, Stop::Fault(_)) {
+                stop = Stop::Fault(FaultReason::Budget(self.budget));
+            }
+            let ran = r.wave.retired - retired;
+            self.activity.instructions += ran;
+            for (a, (n, b)) in self
+                .activity
+                .classes
+                .iter_mut()
+                .zip(r.wave.classes.iter().zip(classes_before))
+            {
+                *a += n - b;
+            }
+            c.stats.issued += 1;
+            // When the wave may issue again, and what its pipeline is busy with.
+            let s = c.spec;
+            let passes = u64::from(r.wave.wave_size.div_ceil(s.simd_lanes.max(1)));
+            let latency = match slot.class {
+                IssueClass::ScalarAlu => u64::from(s.salu_latency),
+                IssueClass::VectorAlu => {
+                    c.valu_free[simd] = Tick(now.0 + passes * period);
+                    u64::from(s.valu_latency)
+                }
+                IssueClass::Transcendental => {
+                    c.valu_free[simd] = Tick(now.0 + passes * period);
+                    u64::from(s.trans_latency)
+                }
+                IssueClass::Matrix => {
+                    let busy = u64::from(slot.passes.max(1)) * u64::from(s.matrix_pass_cycles);
+                    c.mfma_free[simd] = Tick(now.0 + busy * period);
+                    1
+                }
+                IssueClass::Branch => u64::from(s.branch_latency),
+                IssueClass::Control => u64::from(slot.nops) + 1,
+                _ => 1,
+            };
+            // Wait instructions are resolved by the sequencer without an issue slot (the
+            // GCN/CDNA ISA guides list s_waitcnt with the internal instructions that need
+            // no functional unit): the wave may issue its next instruction this cycle.
+            let internal = slot.class == IssueClass::Wait;
+            r.t.ready = if internal {
+                now
+            } else {
+                Tick(now.0 + latency.max(tp) * period)
+            };
+            if let Stop::Sleep = stop {
+                // s_sleep: about 64 cycles per unit (CDNA3 ISA guide, S_SLEEP).
+                r.t.ready = Tick(now.0 + 64 * period);
+            }
+            // Memory: counters and requests.
+            let serial = r.serial;
+            if !slot.counters.is_empty() && ran > 0 {
+                let mut left = 0u32;
+                let tag = c.alloc(Pend {
+                    serial,
+                    counters: slot.counters,
+                    left: u32::MAX,
+                });
+                if c.cap.has {
+                    left = Self::requests(
+                        &mut c,
+                        &mut self.l1,
+                        tag,
+                        now,
+                        (self.xcd, self.index),
+                        self.l2,
+                        ctx,
+                    );
+                }
+                if left == 0 {
+                    // No request left the CU (LDS, messages, an access of no lane): the
+                    // instruction completes after its pipeline's latency.
+                    let lat = match slot.class {
+                        IssueClass::Lds => {
+                            let start = c.lds_free.max(now);
+                            c.lds_free = Tick(start.0 + u64::from(lds_busy.max(1)) * period);
+                            c.stats.lds_conflict_cycles += u64::from(lds_busy.saturating_sub(
+                                if c.spec.lds_lanes_per_cycle >= 64 {
+                                    1
+                                } else {
+                                    64 / c.spec.lds_lanes_per_cycle.max(1)
+                                },
+                            ));
+                            Tick(
+                                start.0
+                                    + (u64::from(s.lds_latency) + u64::from(lds_busy.max(1)) - 1)
+                                        * period,
+                            )
+                        }
+                        IssueClass::ScalarMemory => {
+                            Tick(now.0 + u64::from(s.scalar_l1_latency) * period)
+                        }
+                        _ => Tick(now.0 + u64::from(s.vector_l1_latency) * period),
+                    };
+                    left = 1;
+                    c.local.push(Reverse((lat, tag)));
+                }
+                c.pending[tag as usize].left = left;
+                let r = &mut self.waves[i];
+                bump(&mut r.t.out, slot.counters, true);
+            }
+            if let Some((m, p)) = c.cap.maint.take() {
+                self.l1.maintenance(m, p);
+            }
+            let r = &mut self.waves[i];
+            if internal && stop == Stop::Quantum {
+                // The same wave again, this cycle.
+                continue;
+            }
+            match stop {
+                Stop::Endpgm => {
+                    let r = self.waves.swap_remove(i);
+                    self.end_wave(r, now);
+                    continue;
+                }
+                Stop::Fault(reason) => {
+                    if let Some(g) = self.groups[r.group].as_mut() {
+                        let pc = r.wave.pc;
+                        g.fault = Some(Box::new(Fault {
+                            kernel: g.dispatch.kernel.clone(),
+                            workgroup: g.id,
+                            wave: r.index,
+                            pc,
+                            instruction: describe(&g.dispatch.program, pc),
+                            reason,
+                        }));
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        drop(mem);
+        self.clocked = Some(c);
+    }
+
+    /// Turns the captured access into line requests: L1 hits complete locally after the
+    /// L1 latency, the rest go to the L2. Returns the number of lines.
+    fn requests(
+        c: &mut Clocked,
+        l1: &mut L1s,
+        tag: u32,
+        now: Tick,
+        (xcd, cu): (u32, u32),
+        l2: Option<PortId>,
+        ctx: &mut Ctx<'_, SocMsg>,
+    ) -> u32 {
+        use crate::cache::AccessKind as CKind;
+        let cap = &*c.cap;
+        let (op, kind) = match cap.kind {
+            XKind::Load | XKind::ScalarLoad => (MemOp::Load, CKind::Read),
+            XKind::Store => (MemOp::Store, CKind::Write),
+            XKind::Atomic => (MemOp::Atomic, CKind::Atomic),
+        };
+        l1.counts[match cap.kind {
+            XKind::ScalarLoad => 0,
+            XKind::Load => 1,
+            XKind::Store => 2,
+            XKind::Atomic => 3,
+        }] += 1;
+        let scalar = cap.kind == XKind::ScalarLoad;
+        let mtype = mtype_for(l1.target, cpol(l1.target, cap.policy), op);
+        let cache = if scalar {
+            &mut l1.scalar
+        } else {
+            &mut l1.vector
+        };
+        let line = cache.line_bytes();
+        let period = c.period;
+        let mut lines = 0;
+        let mut last = u64::MAX;
+        let mut m = cap.exec;
+        while m != 0 {
+            let lane = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let addr = cap.addrs[lane];
+            let l = addr / line;
+            if l == last && kind != CKind::Atomic {
+                continue;
+            }
+            last = l;
+            lines += 1;
+            let o = cache.access(addr, cap.bytes, kind, mtype);
+            let hit = kind == CKind::Read && o.fill.is_none() && !o.forward;
+            if hit {
+                c.stats.l1_hits += 1;
+                let lat = if scalar {
+                    c.spec.scalar_l1_latency
+                } else {
+                    c.spec.vector_l1_latency
+                };
+                let ready = Tick(now.0 + u64::from(lat) * period.0);
+                let port = if scalar {
+                    ready
+                } else {
+                    c.l1_port.serve(
+                        now,
+                        line,
+                        u64::from(c.spec.l1_bytes_per_cycle) * 1000,
+                        period,
+                    )
+                };
+                c.local.push(Reverse((ready.max(port), tag)));
+            } else {
+                c.stats.l2_requests += 1;
+                if kind == CKind::Read {
+                    c.mshrs += 1;
+                }
+                let req = TimedReq {
+                    addr: if kind == CKind::Read {
+                        o.fill.unwrap_or(l * line)
+                    } else {
+                        addr
+                    },
+                    bytes: if kind == CKind::Read {
+                        line as u32
+                    } else {
+                        cap.bytes
+                    },
+                    tag,
+                    cu,
+                    xcd,
+                    issued: now,
+                    kind,
+                    mtype,
+                    posted: false,
+                    served: None,
+                };
+                match l2 {
+                    Some(p) => ctx.send(p, SocMsg::TimedReq(req)),
+                    // No L2 connected: answer after the L2 latency (never in a built SoC).
+                    None => c.local.push(Reverse((
+                        Tick(now.0 + u64::from(c.spec.l2_latency) * period.0),
+                        tag,
+                    ))),
+                }
+            }
+            if scalar {
+                break;
+            }
+        }
+        lines
+    }
+
+    /// Asks for the next clock edge at which something can happen; with nothing to do
+    /// but wait for responses, the CU sleeps until one arrives.
+    fn next_edge(&mut self, ctx: &mut Ctx<'_, SocMsg>) {
+        let now = ctx.now();
+        let Some(c) = self.clocked.as_ref() else {
+            return;
+        };
+        let next_cycle = Tick(now.0 + c.period.0);
+        let mut next = Tick::MAX;
+        let mut syncing = false;
+        for r in &self.waves {
+            if r.wave.state == WaveState::SyncWait {
+                syncing = true;
+            }
+            if let Some((_, blocked)) = Self::candidate(r, &self.groups, Tick::MAX) {
+                if !blocked {
+                    next = next.min(r.t.ready.max(next_cycle));
+                }
+            }
+        }
+        if let Some(Reverse((t, _))) = c.local.peek() {
+            next = next.min((*t).max(next_cycle));
+        }
+        if syncing {
+            let at = (now.0 / self.sync.0 + 1).saturating_mul(self.sync.0);
+            next = next.min(Tick(at));
+        }
+        let in_flight = c.pending.len() > c.free.len();
+        if next != Tick::MAX {
+            self.clock_at(next, ctx);
+        } else if !in_flight && !self.waves.is_empty() {
+            self.fail_deadlocked(ctx);
+        }
+    }
+}

@@ -1,0 +1,13 @@
+#!/bin/sh
+# Builds the clocked-mode microbenchmarks (ubench.cl, mfma.cl) with LLVM 22 for gfx942
+# and gfx90a into this directory, with the corpus prelude (work-item ids, barrier) and
+# the corpus's flags. Run from anywhere; the objects are committed.
+set -eu
+cd "$(dirname "$0")"
+for cpu in gfx942 gfx90a; do
+    for k in ubench mfma; do
+        clang-22 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=$cpu \
+            -mcode-object-version=5 -nogpulib -O2 -I../../../corpus/include \
+            $k.cl -o ${k}_$cpu.hsaco 2>&1 | grep -v "local memory global used by non-kernel" || true
+    done
+done
