@@ -96,6 +96,11 @@ impl Program {
         self.target
     }
 
+    /// The code bytes it was decoded from.
+    pub fn text(&self) -> &[u8] {
+        &self.text
+    }
+
     /// Device address of the first instruction slot.
     pub fn base(&self) -> u64 {
         self.base

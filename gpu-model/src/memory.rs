@@ -28,8 +28,9 @@
 //!   or behind the caller's lock.
 //! * Checkpoints: [`DeviceMemory`] is `Serialize`/`Deserialize` through [`MemorySnapshot`]
 //!   (allocations plus the contents of written, non-zero pages).
-//! * Host memory (an AQL ring the host writes) can later be mapped by giving [`page::Page`]
-//!   shared storage; nothing outside `page.rs` depends on where the words live.
+//! * Host memory (USERPTR/GTT buffers: AQL rings, signals, kernargs the host process owns)
+//!   is mapped in place with [`DeviceMemory::map_host`] ([`host`]): accesses that miss the
+//!   page tables look there before they fault.
 //!
 //! ```
 //! use gpu_model::memory::DeviceMemory;
@@ -44,6 +45,7 @@ mod atomic;
 mod code_object;
 pub mod coherence;
 mod fault;
+pub mod host;
 pub(crate) mod page;
 mod snapshot;
 mod view;
@@ -117,6 +119,8 @@ pub struct DeviceMemory {
     freed: BTreeMap<u64, u64>,
     next_va: u64,
     next_id: u64,
+    /// Host ranges mapped in place, by device address ([`host`]).
+    host: BTreeMap<u64, host::HostRegion>,
 }
 
 impl Default for DeviceMemory {
@@ -139,6 +143,7 @@ impl DeviceMemory {
             freed: BTreeMap::new(),
             next_va: HEAP_START,
             next_id: 1,
+            host: BTreeMap::new(),
         }
     }
 
@@ -245,16 +250,34 @@ impl DeviceMemory {
             .filter(|a| addr < a.end())
     }
 
+    /// The mapped range (`start`, `end`) containing `addr`: its allocation or host range.
+    pub fn range_at(&self, addr: u64) -> Option<(u64, u64)> {
+        self.allocation_at(addr)
+            .map(|a| (a.base, a.end()))
+            .or_else(|| self.host_range_at(addr))
+    }
+
     /// Every live allocation, by address.
     pub fn allocations(&self) -> impl Iterator<Item = &AllocationInfo> {
         self.allocs.values()
     }
 
-    /// End of the live allocation (rounded to pages) overlapping `[start, end)`, if any.
+    /// End of the live allocation (rounded to pages) or host range overlapping
+    /// `[start, end)`, if any.
     fn overlapping(&self, start: u64, end: u64) -> Option<u64> {
-        let (_, a) = self.allocs.range(..end).next_back()?;
-        let a_end = align_up(a.end(), PAGE_SIZE).unwrap_or(ADDRESS_LIMIT);
-        (a_end > start).then_some(a_end)
+        let host = self
+            .host
+            .range(..end)
+            .next_back()
+            .map(|(&va, h)| align_up(va + h.len, PAGE_SIZE).unwrap_or(ADDRESS_LIMIT))
+            .filter(|&e| e > start);
+        let alloc = self
+            .allocs
+            .range(..end)
+            .next_back()
+            .map(|(_, a)| align_up(a.end(), PAGE_SIZE).unwrap_or(ADDRESS_LIMIT))
+            .filter(|&e| e > start);
+        alloc.max(host)
     }
 
     /// Creates the pages of a new allocation (the range was checked to be free).
@@ -377,7 +400,7 @@ impl DeviceMemory {
     /// untouched).
     #[inline]
     pub fn check(&self, addr: u64, len: usize, access: Access) -> Result<(), MemFault> {
-        if self.resolve(addr, len).is_some() {
+        if self.resolve(addr, len).is_some() || self.host_at(addr, len as u64).is_some() {
             return Ok(());
         }
         self.for_each_piece(addr, len, access, |_, _, _| {})
@@ -387,6 +410,10 @@ impl DeviceMemory {
 
     /// Copies device memory at `addr` into `out`.
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemFault> {
+        if let Some((va, h)) = self.host_at(addr, out.len() as u64) {
+            self.host_read(va, h, addr, out);
+            return Ok(());
+        }
         self.for_each_piece(addr, out.len(), Access::Read, |p, off, r| {
             p.read_bytes(off, &mut out[r]);
         })
@@ -394,6 +421,10 @@ impl DeviceMemory {
 
     /// Copies `data` into device memory at `addr`.
     pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemFault> {
+        if let Some((va, h)) = self.host_at(addr, data.len() as u64) {
+            self.host_write(va, h, addr, data);
+            return Ok(());
+        }
         self.check(addr, data.len(), Access::Write)?;
         self.for_each_piece(addr, data.len(), Access::Write, |p, off, r| {
             p.write_bytes(off, &data[r]);
@@ -402,6 +433,10 @@ impl DeviceMemory {
 
     /// Sets `len` bytes at `addr` to `byte`.
     pub fn fill(&self, addr: u64, byte: u8, len: usize) -> Result<(), MemFault> {
+        if let Some((va, h)) = self.host_at(addr, len as u64) {
+            self.host_write(va, h, addr, &vec![byte; len]);
+            return Ok(());
+        }
         self.check(addr, len, Access::Write)?;
         let chunk = [byte; 4096];
         self.for_each_piece(addr, len, Access::Write, |p, off, r| {

@@ -1,6 +1,7 @@
 //! The GPU as a graph of simkit components: SoC -> IODs and XCDs -> CP, L2, SEs -> CUs.
 //!
 //! ```text
+//!  AQL rings in memory ─doorbell─► soc.driver (packet processor)
 //!  soc.driver ──dispatch──► soc.xcd[x].cp ──workgroup──► soc.xcd[x].se[s].cu[k]
 //!      ▲                        ▲   └──────────◄─ workgroup done ─┘      │ mem (L1 misses)
 //!      └──── dispatch done ─────┘                                       ▼
@@ -18,6 +19,32 @@
 //! Each XCD (CP, L2, CUs) is one partition unit: with `threads` partitions, XCD `x` runs
 //! on thread `x mod threads`, the driver and the IODs on thread 0.
 //!
+//! Work arrives the way a runtime gives it to the hardware: AQL packets in ring buffers in
+//! device memory, with their write/read indices, doorbells and completion signals in memory
+//! ([`queue`] has the layouts and rules). [`Soc::submit`] is a small runtime on top of
+//! that: it lays out kernargs, writes a kernel-dispatch packet into the SoC's own queue 0
+//! and rings its doorbell. Messages name dispatches by key; the dispatches in flight and
+//! the programs decoded from memory live in a registry the SoC shares with its components.
+//!
+//! # The runtime-facing device API
+//! Everything a runtime (the scenarios, a KFD emulation) needs is on [`Soc`] (and, from
+//! other threads while a run is going on, [`Submitter`]):
+//! * memory: [`Soc::alloc`], [`Soc::alloc_at`] (VRAM at a VA the runtime picked),
+//!   [`Soc::map_host`] (unsafe: host memory the process owns, such as USERPTR and GTT
+//!   buffers, mapped at a GPU VA, usually equal to its CPU VA), [`Soc::unmap`],
+//!   [`Soc::read`], [`Soc::write`];
+//! * code: [`Soc::load_code_object`] (or the runtime copies code objects into memory itself
+//!   and sends the vendor PM4 packet, which invalidates decoded programs);
+//! * queues: [`Soc::create_queue`] (ring, size, read/write index addresses, doorbell id),
+//!   [`Soc::set_queue_scratch`], [`Soc::destroy_queue`], [`Soc::ring_doorbell`] /
+//!   [`Submitter::ring_doorbell`] (a doorbell write; `None` polls every queue, which is how
+//!   a host that cannot see doorbell writes notices new packets);
+//! * running: [`Soc::run`] (until idle), [`Soc::run_until`], [`Soc::run_until_signal`]
+//!   (until a signal's value is at most a bound, or idle), [`Submitter::hold`] (keep a run
+//!   waiting for doorbells from other threads);
+//! * results: [`Soc::events`] and [`Soc::set_event_sink`] (signals with event mailboxes, as
+//!   interrupts; packet errors), [`Soc::queue_error`], [`Soc::completions`].
+//!
 //! [`Soc::checkpoint`] saves the whole machine between runs (device memory, modules,
 //! queues, resident waves, caches, statistics, messages in flight); [`Soc::restore`]
 //! continues it, identically, in a SoC of the same config on any number of threads.
@@ -30,6 +57,7 @@ mod launch;
 mod memsys;
 mod msg;
 pub mod timing;
+pub mod queue;
 
 pub use cp::CommandProcessor;
 pub use cu::{ClockedStats, ComputeUnit, CuActivity, WaveRecord};
@@ -37,10 +65,12 @@ pub use driver::{Completion, Driver};
 pub use launch::{Dispatch, LaunchRequest};
 pub use memsys::{Iod, L2};
 pub use msg::{L2Maint, MemReq, SocMsg, WorkgroupAssign, WorkgroupDone};
+pub use queue::{
+    dispatch_key, EventSink, PacketError, PacketErrorKind, QueueDesc, QueueEvent, QueueId,
+};
 
 use crate::cache::{Cache, CacheStats, Level};
 use crate::config::GpuConfig;
-use crate::exec::Program;
 use crate::loader::CodeObject;
 use crate::memory::coherence::Coherence;
 use crate::memory::{DeviceMemory, MemFault, MemoryError};
@@ -106,6 +136,28 @@ pub enum SocError {
     /// version). Nothing was changed.
     #[error("checkpoint: {0}")]
     CheckpointMismatch(String),
+    /// No queue with this id.
+    #[error("no queue {0}")]
+    UnknownQueue(u32),
+    /// A queue description that cannot work.
+    #[error("queue: field `{field}`: {reason}")]
+    BadQueue {
+        /// The field.
+        field: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A queue that still has packets in flight.
+    #[error("queue {0} has packets in flight")]
+    QueueBusy(u32),
+    /// The ring has no free slot.
+    #[error("queue {queue} is full ({slots} packets in flight)")]
+    QueueFull {
+        /// The queue.
+        queue: u32,
+        /// Its slots.
+        slots: u64,
+    },
 }
 
 /// How the SoC is spread over worker threads.
@@ -184,20 +236,24 @@ pub struct Soc {
     cus: Vec<CuPlace>,
     l2s: Vec<ComponentId>,
     iods: Vec<ComponentId>,
+    /// The `amd_queue_t` of queue 0 (its ring follows it).
     queue: u64,
-    next_seq: Arc<AtomicU64>,
+    /// Next packet index of queue 0 the submitters hand out.
+    next_index: Arc<AtomicU64>,
     live: Live,
     period: Tick,
     /// The CUs' buffered writes and atomics (see [`crate::memory::coherence`]).
     coherence: Arc<Coherence>,
+    /// Queues, dispatches in flight, decoded programs, events.
+    shared: Arc<queue::Shared>,
 }
 
 /// Dispatches submitted and not yet retired: their device allocations are freed once
 /// they complete.
 type Live = Arc<std::sync::Mutex<Vec<LiveDispatch>>>;
 
-/// A dispatch not yet retired: its sequence number and the device allocations (kernargs,
-/// packet, scratch; 0 for none) to free when it completes.
+/// A dispatch not yet retired: its key and the device allocations (kernargs, completion
+/// signal, scratch; 0 for none) to free when it completes.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct LiveDispatch {
     seq: u64,
@@ -215,8 +271,9 @@ pub struct Submitter {
     handle: SimHandle<SocMsg>,
     driver: ComponentId,
     queue: u64,
-    next_seq: Arc<AtomicU64>,
+    next_index: Arc<AtomicU64>,
     live: Live,
+    shared: Arc<queue::Shared>,
 }
 
 impl std::fmt::Debug for Submitter {
@@ -228,27 +285,140 @@ impl std::fmt::Debug for Submitter {
 }
 
 impl Submitter {
-    /// Prepares a dispatch (kernargs, packet and scratch in device memory) and rings the
-    /// driver's doorbell; returns the dispatch's sequence number.
+    /// Prepares a dispatch the way a runtime does (kernargs, completion signal and scratch
+    /// in device memory), writes its kernel-dispatch packet (barrier bit set: launches run
+    /// in submission order) into queue 0's ring and rings the doorbell; returns the
+    /// dispatch's key (packet `i` of queue 0 is dispatch `i + 1`).
     pub fn submit(&self, m: ModuleId, req: &LaunchRequest<'_>) -> Result<u64, SocError> {
         let module = self.modules.get(m.0).ok_or(SocError::UnknownModule(m.0))?;
-        let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
-        let d = {
+        let desc = QueueDesc::amd_queue(self.queue, self.queue + 256, DEFAULT_RING_BYTES, 0);
+        let (index, p) = {
             let mut mem = self.mem.write().unwrap_or_else(|p| p.into_inner());
-            launch::prepare(&mut mem, module, m.0, req, &self.config, self.queue, seq)?
+            // The write lock also orders submitters of other threads.
+            let index = self.next_index.load(Ordering::Relaxed);
+            let read = mem.load_u64(desc.read_index)?;
+            if index.saturating_sub(read) >= desc.slots() {
+                return Err(SocError::QueueFull {
+                    queue: 0,
+                    slots: desc.slots(),
+                });
+            }
+            let p = launch::prepare(&mut mem, module, req, &self.config, self.queue)?;
+            if p.scratch != 0 {
+                let mut inner = self.shared.write();
+                if let Some(q) = inner.queues.get_mut(&0) {
+                    q.packet_scratch.insert(index, p.scratch);
+                }
+            }
+            // Body first, then the header (a producer publishes a packet by its header),
+            // then the write index.
+            let slot = desc.slot(index);
+            let mut bytes = p.packet.to_bytes();
+            bytes[0..2].copy_from_slice(&u16::from(queue::PACKET_INVALID).to_le_bytes());
+            mem.write(slot, &bytes)?;
+            let header = queue::packet_header(queue::PACKET_KERNEL_DISPATCH, true);
+            mem.store_u16(slot, header)?;
+            mem.store_u64(desc.write_index, index + 1)?;
+            self.next_index.store(index + 1, Ordering::Relaxed);
+            (index, p)
         };
+        let seq = dispatch_key(0, index);
         self.live
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(LiveDispatch {
                 seq,
-                allocations: [d.packet.kernarg_address, d.packet_address, d.scratch_base],
+                allocations: [
+                    p.packet.kernarg_address,
+                    p.packet.completion_signal,
+                    p.scratch,
+                ],
             });
-        let d = Arc::new(d);
-        self.handle
-            .schedule_now(self.driver, SocMsg::Submit(d))
-            .map_err(|e| SocError::BadLaunch(format!("cannot submit: {e:?}")))?;
+        self.ring_doorbell(Some(QueueId(0)))?;
         Ok(seq)
+    }
+
+    /// Rings the doorbell of queue `q`, or of every queue (`None`): the packet processor
+    /// reads what is ready at the engine's current time.
+    pub fn ring_doorbell(&self, q: Option<QueueId>) -> Result<(), SocError> {
+        self.handle
+            .schedule_now(
+                self.driver,
+                SocMsg::Doorbell {
+                    queue: q.map(|q| q.0),
+                },
+            )
+            .map_err(|e| SocError::BadLaunch(format!("cannot ring the doorbell: {e:?}")))
+    }
+
+    /// Creates a queue the packet processor watches; returns its id. The ring's headers
+    /// are set to INVALID; processing starts at the read index found in memory. Safe while
+    /// a run is going on (a runtime creating queues as it goes).
+    pub fn create_queue(&self, desc: QueueDesc) -> Result<QueueId, SocError> {
+        let bad = |field, reason: String| SocError::BadQueue { field, reason };
+        if !desc.ring_bytes.is_power_of_two() || desc.ring_bytes < queue::PACKET_BYTES {
+            return Err(bad(
+                "ring_bytes",
+                format!(
+                    "{:#x} is not a power of two of at least 64",
+                    desc.ring_bytes
+                ),
+            ));
+        }
+        if desc.ring % queue::PACKET_BYTES != 0 {
+            return Err(bad(
+                "ring",
+                format!("{:#x} is not 64-byte aligned", desc.ring),
+            ));
+        }
+        let next = {
+            let mem = self.mem.read().unwrap_or_else(|p| p.into_inner());
+            let access = crate::memory::Access::Write;
+            mem.check(desc.ring, desc.ring_bytes as usize, access)
+                .map_err(|f| bad("ring", f.to_string()))?;
+            mem.check(desc.write_index, 8, crate::memory::Access::Read)
+                .map_err(|f| bad("write_index", f.to_string()))?;
+            mem.check(desc.read_index, 8, access)
+                .map_err(|f| bad("read_index", f.to_string()))?;
+            queue::init_ring(&mem, &desc)?;
+            mem.load_u64(desc.read_index)?
+        };
+        let mut inner = self.shared.write();
+        if inner
+            .queues
+            .values()
+            .any(|q| q.desc.doorbell == desc.doorbell)
+        {
+            return Err(bad(
+                "doorbell",
+                format!("doorbell {} belongs to another queue", desc.doorbell),
+            ));
+        }
+        let id = inner.queues.keys().next_back().map_or(0, |k| k + 1);
+        inner.queues.insert(id, queue::QueueState::new(desc, next));
+        Ok(QueueId(id))
+    }
+
+    /// Gives queue `q` a scratch region its dispatches use (ROCr's per-queue scratch).
+    pub fn set_queue_scratch(&self, q: QueueId, base: u64, bytes: u64) -> Result<(), SocError> {
+        let mut inner = self.shared.write();
+        let st = inner
+            .queues
+            .get_mut(&q.0)
+            .ok_or(SocError::UnknownQueue(q.0))?;
+        st.scratch = (base, bytes);
+        Ok(())
+    }
+
+    /// Removes queue `q` (refused while it has packets in flight).
+    pub fn destroy_queue(&self, q: QueueId) -> Result<(), SocError> {
+        let mut inner = self.shared.write();
+        let st = inner.queues.get(&q.0).ok_or(SocError::UnknownQueue(q.0))?;
+        if st.in_flight > 0 {
+            return Err(SocError::QueueBusy(q.0));
+        }
+        inner.queues.remove(&q.0);
+        Ok(())
     }
 
     /// Keeps a run going while the guard lives, waiting for submissions instead of
@@ -283,6 +453,9 @@ const CP_LATENCY_CYCLES: u64 = 100;
 const SPI_LATENCY_CYCLES: u64 = 4;
 /// Address interleave of the IODs (bytes).
 const IOD_INTERLEAVE: u64 = 4096;
+/// Ring bytes of queue 0 (512 packets; with its 256-byte `amd_queue_t` in front it fits
+/// the one page the queue descriptor always took, so buffer addresses are unchanged).
+const DEFAULT_RING_BYTES: u64 = 32 << 10;
 
 impl Soc {
     /// Builds the component graph of `config`.
@@ -292,8 +465,19 @@ impl Soc {
         let period = clock.period();
         let cyc = |n: u64| Tick(period.0.saturating_mul(n.max(1)));
         let mut mem = DeviceMemory::new();
-        let queue = mem.allocate(256, 256)?;
+        // Queue 0 (the one `submit` uses): its amd_queue_t, then its ring.
+        let queue = mem.allocate(256 + DEFAULT_RING_BYTES, 256)?;
+        let shared = Arc::new(queue::Shared::default());
+        {
+            let desc = QueueDesc::amd_queue(queue, queue + 256, DEFAULT_RING_BYTES, 0);
+            queue::init_ring(&mem, &desc)?;
+            shared
+                .write()
+                .queues
+                .insert(0, queue::QueueState::new(desc, 0));
+        }
         let mem = Arc::new(RwLock::new(mem));
+        let config_arc = Arc::new(config.clone());
         let threads = opts.threads.max(1);
         let mut b = TopologyBuilder::<SocMsg>::new();
         let mut part: Vec<usize> = Vec::new();
@@ -330,7 +514,16 @@ impl Soc {
                 iod_to_l2: cyc(u64::from(config.xcd.l2.latency_cycles)),
             }
         });
-        let driver = b.add("soc.driver", Driver::new(config.xcds, sync_period))?;
+        let driver = b.add(
+            "soc.driver",
+            Driver::new(
+                config.xcds,
+                sync_period,
+                shared.clone(),
+                mem.clone(),
+                config_arc.clone(),
+            ),
+        )?;
         part.push(0);
         let mut iods = Vec::new();
         for i in 0..config.iods {
@@ -353,7 +546,7 @@ impl Soc {
             let n_cus = config.xcd.active_cus;
             let cp = b.add(
                 &format!("soc.xcd[{x}].cp"),
-                CommandProcessor::new(x, config.xcds, n_cus, &config.xcd.cu),
+                CommandProcessor::new(x, config.xcds, n_cus, &config.xcd.cu, shared.clone()),
             )?;
             part.push(p);
             let mut l2c = L2::new(
@@ -408,6 +601,7 @@ impl Soc {
                         l1,
                         opts.trace,
                         (coherence.clone(), cus.len(), sync_period),
+                        shared.clone(),
                     );
                     if let Some(t) = &clocked {
                         unit.set_clocked(*t, config.xcd.cu.simds);
@@ -449,9 +643,9 @@ impl Soc {
             (n, SocPartition::Auto) => Partitioning::Auto(n),
         };
         let mut sim = SimInit::new(topo).partitioning(partitioning).init()?;
-        let (coh, shared) = (coherence.clone(), mem.clone());
+        let (coh, hook_mem) = (coherence.clone(), mem.clone());
         sim.set_sync_points(sync_period, move |_| {
-            let mem = shared.read().unwrap_or_else(|p| p.into_inner());
+            let mem = hook_mem.read().unwrap_or_else(|p| p.into_inner());
             coh.sync(&mem);
         });
         Ok(Soc {
@@ -464,10 +658,11 @@ impl Soc {
             l2s,
             iods,
             queue,
-            next_seq: Arc::new(AtomicU64::new(1)),
+            next_index: Arc::new(AtomicU64::new(0)),
             live: Live::default(),
             period,
             coherence,
+            shared,
         })
     }
 
@@ -535,18 +730,48 @@ impl Soc {
             )));
         }
         let loaded = self.mem_write().load_code_object(&co)?;
-        let program = Arc::new(Program::new(
-            self.config.target,
-            loaded.base + co.text_address(),
-            co.text(),
-        ));
+        self.register_code(&co, &loaded);
         self.modules.push(Arc::new(launch::Module {
             bytes: bytes.to_vec(),
             co,
             loaded,
-            program,
         }));
         Ok(ModuleId(self.modules.len() - 1))
+    }
+
+    /// Tells the code cache where a loaded code object's text is (decoded exactly, not
+    /// from its whole allocation) and its kernels' metadata register counts.
+    fn register_code(&self, co: &CodeObject, loaded: &crate::memory::LoadedCodeObject) {
+        let mut inner = self.shared.write();
+        inner
+            .code
+            .regions
+            .push((loaded.base + co.text_address(), co.text().len() as u64));
+        for k in co.kernels() {
+            let (Some(lk), Some(md)) = (loaded.kernel(&k.name), k.metadata.as_ref()) else {
+                continue;
+            };
+            inner.code.kernels.insert(
+                lk.descriptor_address,
+                queue::KnownKernel {
+                    name: k.name.clone(),
+                    vgprs: md.vgpr_count,
+                    agprs: md.agpr_count,
+                    sgprs: md.sgpr_count,
+                },
+            );
+        }
+    }
+
+    /// The kernel object (device address of the kernel descriptor) of kernel `name` of a
+    /// loaded module: what an AQL packet's `kernel_object` holds.
+    pub fn kernel_object(&self, m: ModuleId, name: &str) -> Result<u64, SocError> {
+        let module = self.modules.get(m.0).ok_or(SocError::UnknownModule(m.0))?;
+        module
+            .loaded
+            .kernel(name)
+            .map(|k| k.descriptor_address)
+            .ok_or_else(|| SocError::UnknownKernel(name.to_string()))
     }
 
     /// A handle that submits dispatches from any thread (see [`Submitter`]).
@@ -558,8 +783,9 @@ impl Soc {
             handle: self.sim.handle(),
             driver: self.driver,
             queue: self.queue,
-            next_seq: self.next_seq.clone(),
+            next_index: self.next_index.clone(),
             live: self.live.clone(),
+            shared: self.shared.clone(),
         }
     }
 
@@ -590,7 +816,7 @@ impl Soc {
         Ok(status)
     }
 
-    /// Frees the kernargs, packet and scratch of completed dispatches.
+    /// Frees the kernargs, completion signal and scratch of completed dispatches.
     fn retire(&mut self) -> Result<(), SocError> {
         let done: Vec<u64> = self.completions().iter().map(|c| c.seq).collect();
         let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
@@ -599,6 +825,19 @@ impl Soc {
         live.retain(|d| {
             if !done.contains(&d.seq) {
                 return true;
+            }
+            // The packet processor decremented the completion signal (1 -> 0) when the
+            // dispatch completed: what a runtime waits on.
+            let signal = d.allocations[1];
+            match mem.load_u64(signal + queue::SIGNAL_VALUE) {
+                Ok(0) => {}
+                Ok(v) => {
+                    result = Err(SocError::BadLaunch(format!(
+                        "dispatch {} completed but its completion signal at {signal:#x} holds {v}",
+                        d.seq
+                    )))
+                }
+                Err(e) => result = Err(e.into()),
             }
             for a in d.allocations {
                 if a != 0 {
@@ -671,5 +910,118 @@ impl Soc {
     /// Current simulated time.
     pub fn now(&self) -> Tick {
         self.sim.now()
+    }
+
+    // ---- the runtime-facing device API (see the module documentation) ----
+
+    /// Maps `size` zeroed bytes of device memory (VRAM) at `va`, which the runtime chose
+    /// (64 KiB aligned: the device page).
+    pub fn alloc_at(&mut self, va: u64, size: u64) -> Result<u64, SocError> {
+        Ok(self.mem_write().allocate_at(va, size)?)
+    }
+
+    /// Maps host memory the process owns (KFD USERPTR and GTT buffers) into the GPU
+    /// address space at `va` (for KFD, `va == ptr as u64`), in place: the simulated GPU
+    /// reads and writes those bytes themselves, with the coherence described in
+    /// [`crate::memory::host`]. A SoC with host memory mapped cannot be checkpointed.
+    ///
+    /// # Safety
+    /// As [`DeviceMemory::map_host`]: the range stays valid until [`Soc::unmap_host`], and
+    /// others touch it only with atomic or volatile accesses while it is mapped.
+    pub unsafe fn map_host(&mut self, va: u64, ptr: *mut u8, len: u64) -> Result<(), SocError> {
+        // SAFETY: the caller's contract is the one `map_host` needs.
+        Ok(unsafe { self.mem_write().map_host(va, ptr, len) }?)
+    }
+
+    /// Removes a host range mapped by [`Soc::map_host`].
+    pub fn unmap_host(&mut self, va: u64) -> Result<(), SocError> {
+        Ok(self.mem_write().unmap_host(va)?)
+    }
+
+    /// Frees an allocation made by [`Soc::alloc`] or [`Soc::alloc_at`].
+    pub fn free(&mut self, base: u64) -> Result<(), SocError> {
+        Ok(self.mem_write().free(base)?)
+    }
+
+    /// Creates a queue the packet processor watches; returns its id (see
+    /// [`Submitter::create_queue`], which also works while a run is going on).
+    pub fn create_queue(&mut self, desc: QueueDesc) -> Result<QueueId, SocError> {
+        self.submitter().create_queue(desc)
+    }
+
+    /// Gives queue `q` a scratch region its dispatches use (ROCr's per-queue scratch).
+    pub fn set_queue_scratch(&mut self, q: QueueId, base: u64, bytes: u64) -> Result<(), SocError> {
+        self.submitter().set_queue_scratch(q, base, bytes)
+    }
+
+    /// Removes queue `q` (refused while it has packets in flight).
+    pub fn destroy_queue(&mut self, q: QueueId) -> Result<(), SocError> {
+        self.submitter().destroy_queue(q)
+    }
+
+    /// The queue whose doorbell id is `doorbell`.
+    pub fn queue_by_doorbell(&self, doorbell: u32) -> Option<QueueId> {
+        let inner = self.shared.read();
+        inner
+            .queues
+            .iter()
+            .find(|(_, q)| q.desc.doorbell == doorbell)
+            .map(|(&id, _)| QueueId(id))
+    }
+
+    /// Rings the doorbell of queue `q` (`None`: every queue). Run to process the packets.
+    pub fn ring_doorbell(&self, q: Option<QueueId>) -> Result<(), SocError> {
+        if let Some(q) = q {
+            if !self.shared.read().queues.contains_key(&q.0) {
+                return Err(SocError::UnknownQueue(q.0));
+            }
+        }
+        self.submitter().ring_doorbell(q)
+    }
+
+    /// The error that stopped queue `q`, if one did.
+    pub fn queue_error(&self, q: QueueId) -> Option<PacketError> {
+        self.shared
+            .read()
+            .queues
+            .get(&q.0)
+            .and_then(|s| s.error.clone())
+    }
+
+    /// Every event delivered so far (signals with mailboxes, packet errors), in order.
+    pub fn events(&self) -> Vec<QueueEvent> {
+        self.shared.read().events.clone()
+    }
+
+    /// Sets (or clears) the callback events are delivered to, on a simulation thread.
+    pub fn set_event_sink(&mut self, sink: Option<EventSink>) {
+        *self.shared.sink.lock().unwrap_or_else(|p| p.into_inner()) = sink;
+    }
+
+    /// Runs until the value of signal `handle` is at most `value` (true) or nothing is
+    /// left to do (false), in steps of one memory sync period.
+    pub fn run_until_signal(&mut self, handle: u64, value: i64) -> Result<bool, SocError> {
+        let step = Tick(
+            self.period
+                .0
+                .saturating_mul(u64::from(self.config.sync_cycles.max(1))),
+        );
+        let done = |soc: &Soc| -> Result<bool, SocError> {
+            Ok(soc.mem_read().load_u64(handle + queue::SIGNAL_VALUE)? as i64 <= value)
+        };
+        loop {
+            if done(self)? {
+                self.retire()?;
+                return Ok(true);
+            }
+            // Injected doorbells are taken at the start of a run.
+            let next = Tick(self.now().0.saturating_add(step.0));
+            self.sim.run_until(next)?;
+            if self.sim.pending_events() == 0 {
+                let d = done(self)?;
+                self.retire()?;
+                return Ok(d);
+            }
+        }
     }
 }

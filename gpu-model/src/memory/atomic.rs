@@ -185,6 +185,22 @@ impl AtomicOp {
 }
 
 impl DeviceMemory {
+    /// An atomic that missed the page tables: on a host range when there is one (see
+    /// [`super::host`]), else the fault `f` the page lookup reported.
+    #[cold]
+    fn host_atomic(
+        &self,
+        addr: u64,
+        n: usize,
+        f: MemFault,
+        op: impl FnMut(u64) -> u64,
+    ) -> Result<u64, MemFault> {
+        if f.kind == FaultKind::Misaligned || self.host_at(addr, n as u64).is_none() {
+            return Err(f);
+        }
+        self.host_rmw(addr, n, op)
+    }
+
     /// Resolves a naturally aligned `n`-byte atomic access.
     #[inline]
     fn atomic_page(&self, addr: u64, n: usize) -> Result<(&super::Page, usize), MemFault> {
@@ -204,21 +220,37 @@ impl DeviceMemory {
     /// Checks that an `n`-byte atomic at `addr` would not fault, without performing it.
     #[inline]
     pub fn check_atomic(&self, addr: u64, n: usize) -> Result<(), MemFault> {
-        self.atomic_page(addr, n).map(|_| ())
+        match self.atomic_page(addr, n) {
+            Ok(_) => Ok(()),
+            Err(f) => match self.host_at(addr, n as u64) {
+                Some(_) if addr.is_multiple_of(n as u64) => Ok(()),
+                _ => Err(f),
+            },
+        }
     }
 
     /// Performs a 32-bit atomic `op` at `addr` (4-byte aligned) with operand `src` (and
     /// `cmp` for [`AtomicOp::CmpSwap`]); returns the old value.
     #[inline]
     pub fn atomic_u32(&self, addr: u64, op: AtomicOp, src: u32, cmp: u32) -> Result<u32, MemFault> {
-        let (p, off) = self.atomic_page(addr, 4)?;
+        let (p, off) = match self.atomic_page(addr, 4) {
+            Ok(r) => r,
+            Err(f) => {
+                return self
+                    .host_atomic(addr, 4, f, |old| op.apply_u32(old as u32, src, cmp) as u64)
+                    .map(|v| v as u32)
+            }
+        };
         Ok(p.rmw(off, 4, |old| op.apply_u32(old as u32, src, cmp) as u64) as u32)
     }
 
     /// Performs a 64-bit atomic `op` at `addr` (8-byte aligned); returns the old value.
     #[inline]
     pub fn atomic_u64(&self, addr: u64, op: AtomicOp, src: u64, cmp: u64) -> Result<u64, MemFault> {
-        let (p, off) = self.atomic_page(addr, 8)?;
+        let (p, off) = match self.atomic_page(addr, 8) {
+            Ok(r) => r,
+            Err(f) => return self.host_atomic(addr, 8, f, |old| op.apply_u64(old, src, cmp)),
+        };
         let w = p.word(off);
         let o = Ordering::AcqRel;
         // Native instructions where the host has them; a compare-exchange loop otherwise.
@@ -241,13 +273,23 @@ impl DeviceMemory {
     /// Applies an arbitrary 32-bit read-modify-write atomically (for operations the
     /// executor defines itself); returns the old value.
     pub fn rmw_u32(&self, addr: u64, mut f: impl FnMut(u32) -> u32) -> Result<u32, MemFault> {
-        let (p, off) = self.atomic_page(addr, 4)?;
+        let (p, off) = match self.atomic_page(addr, 4) {
+            Ok(r) => r,
+            Err(e) => {
+                return self
+                    .host_atomic(addr, 4, e, |old| f(old as u32) as u64)
+                    .map(|v| v as u32)
+            }
+        };
         Ok(p.rmw(off, 4, |old| f(old as u32) as u64) as u32)
     }
 
     /// Applies an arbitrary 64-bit read-modify-write atomically; returns the old value.
-    pub fn rmw_u64(&self, addr: u64, f: impl FnMut(u64) -> u64) -> Result<u64, MemFault> {
-        let (p, off) = self.atomic_page(addr, 8)?;
+    pub fn rmw_u64(&self, addr: u64, mut f: impl FnMut(u64) -> u64) -> Result<u64, MemFault> {
+        let (p, off) = match self.atomic_page(addr, 8) {
+            Ok(r) => r,
+            Err(e) => return self.host_atomic(addr, 8, e, &mut f),
+        };
         Ok(p.rmw(off, 8, f))
     }
 }

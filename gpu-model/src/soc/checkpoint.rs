@@ -3,8 +3,9 @@
 //!
 //! The engine part is simkit's checkpoint ([`Simulation::checkpoint_bytes`]), which
 //! restores under any partitioning, so a checkpoint taken on one thread continues on two.
-//! Decoded programs are not stored: a dispatch names its module, and restoring rebuilds
-//! each module's [`Program`] from the code object's bytes.
+//! Messages and components name dispatches by key; the registry they look them up in
+//! (queues, dispatches in flight, decoded programs with the bytes they were decoded from)
+//! is saved beside the engine and restored before it, so nothing travels on a side channel.
 //!
 //! [`Simulation::checkpoint_bytes`]: simkit::engine::Simulation::checkpoint_bytes
 
@@ -16,16 +17,75 @@ use crate::memory::coherence::CoherenceImage;
 use crate::memory::{DeviceMemory, LoadedCodeObject, MemFault};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use simkit::checkpoint::{decode, encode};
-use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use super::launch::Module;
+use super::launch::{Dispatch, DispatchImage, Module};
+use super::queue::{CodeCache, Inner, KnownKernel, QueueEvent, QueueState};
 use super::{LiveDispatch, Soc, SocError};
 
 /// Format version of [`SocImage`]; bump when the layout of any saved state changes.
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
+
+/// The registry shared by the packet processor, command processors and CUs.
+#[derive(Serialize, Deserialize)]
+struct RegistryImage {
+    queues: BTreeMap<u32, QueueState>,
+    dispatches: Vec<DispatchImage>,
+    regions: Vec<(u64, u64)>,
+    kernels: BTreeMap<u64, KnownKernel>,
+    decoded: Vec<(u64, u64, u32)>,
+    /// Programs by id: where they were decoded and the bytes.
+    programs: Vec<Option<(u64, Row)>>,
+    events: Vec<QueueEvent>,
+}
+
+impl RegistryImage {
+    fn of(inner: &Inner) -> RegistryImage {
+        RegistryImage {
+            queues: inner.queues.clone(),
+            dispatches: inner.dispatches.values().map(|d| d.image()).collect(),
+            regions: inner.code.regions.clone(),
+            kernels: inner.code.kernels.clone(),
+            decoded: inner.code.decoded().to_vec(),
+            programs: inner
+                .code
+                .programs
+                .iter()
+                .map(|p| p.as_ref().map(|p| (p.base(), Row(p.text().to_vec()))))
+                .collect(),
+            events: inner.events.clone(),
+        }
+    }
+
+    fn build(self, target: crate::Target) -> Result<Inner, SocError> {
+        let programs: Vec<Option<Arc<Program>>> = self
+            .programs
+            .into_iter()
+            .map(|p| p.map(|(base, Row(text))| Arc::new(Program::new(target, base, &text))))
+            .collect();
+        let mut dispatches = BTreeMap::new();
+        for d in self.dispatches {
+            let d = Dispatch::from_image(d, &programs).map_err(SocError::CheckpointMismatch)?;
+            dispatches.insert(d.seq, Arc::new(d));
+        }
+        let mut code = CodeCache {
+            regions: self.regions,
+            kernels: self.kernels,
+            programs,
+            ..CodeCache::default()
+        };
+        code.set_decoded(self.decoded);
+        Ok(Inner {
+            queues: self.queues,
+            dispatches,
+            code,
+            events: self.events,
+        })
+    }
+}
 
 /// Everything outside the engine, plus the engine's own image.
 #[derive(Serialize, Deserialize)]
@@ -38,7 +98,8 @@ struct SocImage<Mem> {
     coherence: CoherenceImage,
     modules: Vec<ModuleImage>,
     queue: u64,
-    next_seq: u64,
+    next_index: u64,
+    registry: RegistryImage,
     live: Vec<LiveDispatch>,
     #[serde(with = "blob")]
     sim: Vec<u8>,
@@ -52,48 +113,18 @@ struct ModuleImage {
     loaded: LoadedCodeObject,
 }
 
-thread_local! {
-    /// The programs of the modules being restored, by module index. Set by
-    /// [`Soc::restore`] around the engine restore, which decodes every message and
-    /// component on the calling thread.
-    static PROGRAMS: RefCell<Option<Vec<Arc<Program>>>> = const { RefCell::new(None) };
-}
-
-/// Clears [`PROGRAMS`] when the restore ends, also on an early return.
-struct ProgramsGuard;
-
-impl ProgramsGuard {
-    fn set(programs: Vec<Arc<Program>>) -> ProgramsGuard {
-        PROGRAMS.with(|p| *p.borrow_mut() = Some(programs));
-        ProgramsGuard
-    }
-}
-
-impl Drop for ProgramsGuard {
-    fn drop(&mut self) {
-        PROGRAMS.with(|p| *p.borrow_mut() = None);
-    }
-}
-
-/// The program of module `module` of the SoC being restored.
-pub(crate) fn program(module: usize) -> Result<Arc<Program>, String> {
-    PROGRAMS.with(|p| match p.borrow().as_ref() {
-        None => Err("a dispatch can only be restored by Soc::restore".to_string()),
-        Some(v) => v.get(module).cloned().ok_or_else(|| {
-            format!(
-                "dispatch names module {module}, the checkpoint has {}",
-                v.len()
-            )
-        }),
-    })
-}
-
 impl Soc {
     /// The complete state of the SoC (device memory, modules, queues, waves, caches,
     /// statistics, messages in flight) as bytes. Call between runs; a SoC built from the
     /// same config and given these bytes by [`Soc::restore`] continues exactly as this one
     /// would, on any number of threads.
     pub fn checkpoint(&self) -> Result<Vec<u8>, SocError> {
+        if let Some((va, len)) = self.mem_read().host_ranges().next() {
+            return Err(SocError::CheckpointMismatch(format!(
+                "host memory is mapped at {va:#x} ({len} bytes): host ranges belong to the \
+                 host process and are not part of checkpoints"
+            )));
+        }
         let sim = self.sim.checkpoint_bytes()?;
         let config = self
             .config
@@ -116,7 +147,8 @@ impl Soc {
             coherence: self.coherence.image(),
             modules,
             queue: self.queue,
-            next_seq: self.next_seq.load(Ordering::Relaxed),
+            next_index: self.next_index.load(Ordering::Relaxed),
+            registry: RegistryImage::of(&self.shared.read()),
             live,
             sim,
         };
@@ -169,21 +201,18 @@ impl Soc {
         let mut modules = Vec::with_capacity(image.modules.len());
         for m in image.modules {
             let co = CodeObject::parse(&m.code_object)?;
-            let program = Arc::new(Program::new(
-                self.config.target,
-                m.loaded.base + co.text_address(),
-                co.text(),
-            ));
             modules.push(Arc::new(Module {
                 bytes: m.code_object,
                 co,
                 loaded: m.loaded,
-                program,
             }));
         }
-        {
-            let _programs = ProgramsGuard::set(modules.iter().map(|m| m.program.clone()).collect());
-            self.sim.restore_bytes(&image.sim)?;
+        let registry = image.registry.build(self.config.target)?;
+        // The components look dispatches up in the registry as they restore.
+        let old = std::mem::replace(&mut *self.shared.write(), registry);
+        if let Err(e) = self.sim.restore_bytes(&image.sim) {
+            *self.shared.write() = old;
+            return Err(e.into());
         }
         *self.mem_write() = image.memory;
         self.coherence
@@ -191,7 +220,7 @@ impl Soc {
             .map_err(SocError::CheckpointMismatch)?;
         self.modules = modules;
         self.queue = image.queue;
-        self.next_seq.store(image.next_seq, Ordering::Relaxed);
+        self.next_index.store(image.next_index, Ordering::Relaxed);
         *self.live.lock().unwrap_or_else(|p| p.into_inner()) = image.live;
         Ok(())
     }

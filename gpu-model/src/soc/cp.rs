@@ -18,12 +18,22 @@ use std::sync::Arc;
 
 use super::launch::Dispatch;
 use super::msg::{SocMsg, WorkgroupAssign};
+use super::queue::Shared;
 
-/// The dispatch being distributed.
-#[derive(Debug, Serialize, Deserialize)]
+/// A dispatch being distributed.
+#[derive(Debug)]
 struct Current {
     d: Arc<Dispatch>,
     /// Next linear workgroup index of this XCD's share.
+    next: u64,
+    outstanding: u32,
+    fault: Option<Box<Fault>>,
+}
+
+/// [`Current`] with its dispatch named by key, for checkpoints.
+#[derive(Debug, Serialize, Deserialize)]
+struct CurrentImage {
+    seq: u64,
     next: u64,
     outstanding: u32,
     fault: Option<Box<Fault>>,
@@ -37,46 +47,44 @@ pub struct CommandProcessor {
     cus: Vec<CuResources>,
     cu_ports: Vec<PortId>,
     driver: Option<PortId>,
-    queue: VecDeque<Arc<Dispatch>>,
-    cur: Option<Current>,
+    /// Dispatches with workgroups left to place or running, in arrival order.
+    active: VecDeque<Current>,
     rr: usize,
     scratch: Vec<WaveAlloc>,
+    shared: Arc<Shared>,
 }
 
 impl CommandProcessor {
-    pub(crate) fn new(xcd: u32, xcds: u32, cus: u32, spec: &CuSpec) -> CommandProcessor {
+    pub(crate) fn new(
+        xcd: u32,
+        xcds: u32,
+        cus: u32,
+        spec: &CuSpec,
+        shared: Arc<Shared>,
+    ) -> CommandProcessor {
         CommandProcessor {
             xcd,
             xcds,
             cus: (0..cus).map(|_| CuResources::new(spec)).collect(),
             cu_ports: Vec::new(),
             driver: None,
-            queue: VecDeque::new(),
-            cur: None,
+            active: VecDeque::new(),
             rr: 0,
             scratch: Vec::new(),
+            shared,
         }
     }
 
-    /// Places as many workgroups as fit; completes the dispatch when its share is done.
+    /// Places as many workgroups as fit, dispatches in arrival order (a later dispatch's
+    /// workgroups start once every workgroup of the earlier ones is placed); reports each
+    /// dispatch whose share is done.
     fn pump(&mut self, ctx: &mut Ctx<'_, SocMsg>) {
-        loop {
-            if self.cur.is_none() {
-                let Some(d) = self.queue.pop_front() else {
-                    return;
-                };
-                self.cur = Some(Current {
-                    d,
-                    next: u64::from(self.xcd),
-                    outstanding: 0,
-                    fault: None,
-                });
-            }
-            let Some(cur) = self.cur.as_mut() else { return };
+        let n = self.cus.len();
+        for cur in self.active.iter_mut() {
             let total = cur.d.total_workgroups();
             // After a fault, place nothing more: drain what is running.
+            let mut blocked = false;
             while cur.fault.is_none() && cur.next < total {
-                let n = self.cus.len();
                 let mut placed = None;
                 for k in 0..n {
                     let c = (self.rr + k) % n;
@@ -87,7 +95,10 @@ impl CommandProcessor {
                         break;
                     }
                 }
-                let Some((c, alloc)) = placed else { break };
+                let Some((c, alloc)) = placed else {
+                    blocked = true;
+                    break;
+                };
                 self.rr = (c + 1) % n;
                 let id = cur.d.workgroup_id(cur.next);
                 cur.next += u64::from(self.xcds);
@@ -95,7 +106,7 @@ impl CommandProcessor {
                 ctx.send(
                     self.cu_ports[c],
                     SocMsg::Workgroup(Box::new(WorkgroupAssign {
-                        dispatch: cur.d.clone(),
+                        dispatch: cur.d.seq,
                         id,
                         alloc,
                         waves: std::mem::take(&mut self.scratch),
@@ -103,11 +114,22 @@ impl CommandProcessor {
                     })),
                 );
             }
+            if blocked {
+                break;
+            }
+        }
+        let mut i = 0;
+        while i < self.active.len() {
+            let cur = &self.active[i];
+            let total = cur.d.total_workgroups();
             let finished = cur.outstanding == 0 && (cur.next >= total || cur.fault.is_some());
             if !finished {
-                return;
+                i += 1;
+                continue;
             }
-            let Some(done) = self.cur.take() else { return };
+            let Some(done) = self.active.remove(i) else {
+                break;
+            };
             if let Some(p) = self.driver {
                 ctx.send(
                     p,
@@ -135,8 +157,17 @@ impl Component<SocMsg> for CommandProcessor {
             return;
         };
         match msg {
-            SocMsg::Dispatch(d) => {
-                self.queue.push_back(d);
+            SocMsg::Dispatch(seq) => {
+                // The packet processor registered it before sending.
+                let Some(d) = self.shared.dispatch(seq) else {
+                    return;
+                };
+                self.active.push_back(Current {
+                    next: u64::from(self.xcd),
+                    d,
+                    outstanding: 0,
+                    fault: None,
+                });
                 self.pump(ctx);
             }
             SocMsg::WorkgroupDone(done) => {
@@ -147,12 +178,10 @@ impl Component<SocMsg> for CommandProcessor {
                     }
                     r.release_workgroup(&done.alloc);
                 }
-                if let Some(cur) = self.cur.as_mut() {
-                    if cur.d.seq == done.seq {
-                        cur.outstanding = cur.outstanding.saturating_sub(1);
-                        if cur.fault.is_none() {
-                            cur.fault = done.fault;
-                        }
+                if let Some(cur) = self.active.iter_mut().find(|c| c.d.seq == done.seq) {
+                    cur.outstanding = cur.outstanding.saturating_sub(1);
+                    if cur.fault.is_none() {
+                        cur.fault = done.fault;
                     }
                 }
                 self.pump(ctx);
@@ -163,11 +192,21 @@ impl Component<SocMsg> for CommandProcessor {
 
     // `scratch` is empty between events; ports come from `init`.
     fn save(&self) -> Result<Vec<u8>, CheckpointError> {
-        encode(&(&self.cus, &self.queue, &self.cur, self.rr))
+        let active: Vec<CurrentImage> = self
+            .active
+            .iter()
+            .map(|c| CurrentImage {
+                seq: c.d.seq,
+                next: c.next,
+                outstanding: c.outstanding,
+                fault: c.fault.clone(),
+            })
+            .collect();
+        encode(&(&self.cus, &active, self.rr))
     }
 
     fn restore(&mut self, state: &[u8]) -> Result<(), CheckpointError> {
-        let (cus, queue, cur, rr): (Vec<CuResources>, _, _, usize) = decode(state)?;
+        let (cus, active, rr): (Vec<CuResources>, Vec<CurrentImage>, usize) = decode(state)?;
         if cus.len() != self.cus.len() || rr >= cus.len().max(1) {
             return Err(CheckpointError::Decode(format!(
                 "command processor of xcd {} with {} cus (this one has {})",
@@ -176,7 +215,22 @@ impl Component<SocMsg> for CommandProcessor {
                 self.cus.len()
             )));
         }
-        (self.cus, self.queue, self.cur, self.rr) = (cus, queue, cur, rr);
+        let mut restored = VecDeque::with_capacity(active.len());
+        for c in active {
+            let d = self.shared.dispatch(c.seq).ok_or_else(|| {
+                CheckpointError::Decode(format!(
+                    "command processor of xcd {}: dispatch {} is not in the checkpoint",
+                    self.xcd, c.seq
+                ))
+            })?;
+            restored.push_back(Current {
+                d,
+                next: c.next,
+                outstanding: c.outstanding,
+                fault: c.fault,
+            });
+        }
+        (self.cus, self.active, self.rr) = (cus, restored, rr);
         Ok(())
     }
 }

@@ -16,6 +16,7 @@ use std::sync::{Arc, RwLock};
 use super::launch::Dispatch;
 use super::memsys::L1s;
 use super::msg::{MemReq, SocMsg, WorkgroupAssign, WorkgroupDone};
+use super::queue::Shared;
 
 #[path = "cu_clocked.rs"]
 mod clocked;
@@ -25,13 +26,12 @@ pub use clocked::ClockedStats;
 const POOL: usize = 64;
 
 /// A resident workgroup.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug)]
 struct Group {
     dispatch: Arc<Dispatch>,
     id: [u32; 3],
     alloc: WorkgroupAlloc,
     waves: Vec<WaveAlloc>,
-    #[serde(with = "super::checkpoint::blob")]
     lds: Vec<u8>,
     /// The workgroup barrier's state (GFX12 `s_barrier_signal_isfirst`, ...).
     sync: WorkgroupSync,
@@ -41,6 +41,57 @@ struct Group {
     /// Clocked mode: the program's per-slot timing facts.
     #[serde(skip)]
     table: Option<Arc<super::timing::SlotTable>>,
+}
+
+/// [`Group`] with its dispatch named by key, for checkpoints.
+#[derive(Debug, Serialize, Deserialize)]
+struct GroupImage {
+    seq: u64,
+    id: [u32; 3],
+    alloc: WorkgroupAlloc,
+    waves: Vec<WaveAlloc>,
+    #[serde(with = "super::checkpoint::blob")]
+    lds: Vec<u8>,
+    sync: WorkgroupSync,
+    live: u32,
+    scratch_slot: u32,
+    fault: Option<Box<Fault>>,
+}
+
+impl Group {
+    fn image(&self) -> GroupImage {
+        GroupImage {
+            seq: self.dispatch.seq,
+            id: self.id,
+            alloc: self.alloc,
+            waves: self.waves.clone(),
+            lds: self.lds.clone(),
+            sync: self.sync.clone(),
+            live: self.live,
+            scratch_slot: self.scratch_slot,
+            fault: self.fault.clone(),
+        }
+    }
+
+    fn from_image(g: GroupImage, shared: &Shared) -> Result<Group, CheckpointError> {
+        let dispatch = shared.dispatch(g.seq).ok_or_else(|| {
+            CheckpointError::Decode(format!(
+                "a resident workgroup of dispatch {}, which is not in the checkpoint",
+                g.seq
+            ))
+        })?;
+        Ok(Group {
+            dispatch,
+            id: g.id,
+            alloc: g.alloc,
+            waves: g.waves,
+            lds: g.lds,
+            sync: g.sync,
+            live: g.live,
+            scratch_slot: g.scratch_slot,
+            fault: g.fault,
+        })
+    }
 }
 
 /// A resident wave.
@@ -109,6 +160,8 @@ pub struct ComputeUnit {
     pub(crate) mem: Arc<RwLock<DeviceMemory>>,
     pub(crate) l1: L1s,
     pub(crate) trace: bool,
+    /// The registry dispatches are looked up in by key.
+    shared: Arc<Shared>,
     /// Every CU's memory domain, this CU's index there, and the sync period.
     coherence: Arc<Coherence>,
     domain: usize,
@@ -145,8 +198,10 @@ impl ComputeUnit {
         l1: L1s,
         trace: bool,
         (coherence, domain, sync): (Arc<Coherence>, usize, Tick),
+        shared: Arc<Shared>,
     ) -> ComputeUnit {
         ComputeUnit {
+            shared,
             xcd,
             index,
             quantum,
@@ -215,6 +270,10 @@ impl ComputeUnit {
             waves,
             ..
         } = wg;
+        // The packet processor registered it before it was sent.
+        let Some(dispatch) = self.shared.dispatch(dispatch) else {
+            return;
+        };
         let slot = (!self.scratch_slots).trailing_zeros();
         self.scratch_slots |= 1u64.checked_shl(slot).unwrap_or(0);
         let gi = match self.groups.iter().position(Option::is_none) {
@@ -510,9 +569,14 @@ impl Component<SocMsg> for ComputeUnit {
             return Err(CheckpointError::Unsupported);
         }
         let l1 = &self.l1;
+        let groups: Vec<Option<GroupImage>> = self
+            .groups
+            .iter()
+            .map(|g| g.as_ref().map(Group::image))
+            .collect();
         encode(&(
             (
-                &self.groups,
+                &groups,
                 &self.waves,
                 self.scratch_slots,
                 self.ticking,
@@ -525,12 +589,16 @@ impl Component<SocMsg> for ComputeUnit {
 
     fn restore(&mut self, state: &[u8]) -> Result<(), CheckpointError> {
         type Image = (
-            (Vec<Option<Group>>, Vec<Resident>, u64, bool, u64),
+            (Vec<Option<GroupImage>>, Vec<Resident>, u64, bool, u64),
             (CuActivity, Vec<WaveRecord>),
             (Cache, Cache, Vec<MemReq>, [u64; 4]),
         );
         let ((groups, waves, slots, ticking, serial), (activity, records), (k, v, out, counts)): Image =
             decode(state)?;
+        let groups = groups
+            .into_iter()
+            .map(|g| g.map(|g| Group::from_image(g, &self.shared)).transpose())
+            .collect::<Result<Vec<_>, _>>()?;
         let bad_group = waves
             .iter()
             .any(|r| !matches!(groups.get(r.group), Some(Some(_))));

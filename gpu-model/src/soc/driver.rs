@@ -1,30 +1,41 @@
-//! The driver-facing entry: takes submitted dispatches to every XCD's command processor and
-//! records when each completes.
+//! The packet processor (the front of the command processor, on the SoC's first thread):
+//! reads AQL packets from the queues in memory, launches kernel dispatches on every XCD's
+//! command processor, completes barrier and vendor packets, and on completion decrements
+//! completion signals in memory and delivers their events. See [`super::queue`] for the
+//! memory layouts and the rules.
 //!
-//! Dispatches run one after another, as AQL packets with the barrier bit set (what HIP
-//! and OpenCL runtimes use for kernels of one stream/queue): the next starts when every XCD
-//! has finished the previous one, so a kernel sees all writes of the kernels before it.
 //! A dispatch completes at the first memory sync point after its last XCD reported (the
 //! end-of-kernel release): only then are all its CUs' buffered writes in device memory
-//! (see [`crate::memory::coherence`]).
+//! (see [`crate::memory::coherence`]). Packets with the barrier bit start when every
+//! earlier packet of their queue completed (what HIP and OpenCL use for the kernels of one
+//! stream); packets without it start as soon as they are read.
 
+use crate::config::GpuConfig;
 use crate::dispatch::Fault;
+use crate::memory::DeviceMemory;
 use serde::{Deserialize, Serialize};
 use simkit::checkpoint::{decode, encode, CheckpointError};
 use simkit::component::{Component, Ctx, Input};
 use simkit::port::PortId;
 use simkit::time::Tick;
+use std::sync::{Arc, RwLock};
 
+use super::launch;
 use super::msg::SocMsg;
+use super::queue::{
+    self, Inner, PacketError, PacketErrorKind, QueueEvent, Shared, HEADER_BARRIER,
+    PACKET_BARRIER_AND, PACKET_BARRIER_OR, PACKET_INVALID, PACKET_KERNEL_DISPATCH,
+    PACKET_VENDOR_SPECIFIC,
+};
 
 /// A completed dispatch.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Completion {
-    /// Sequence number.
+    /// Its key ([`queue::dispatch_key`]).
     pub seq: u64,
-    /// When the driver took it.
+    /// When the packet processor launched it.
     pub submitted: Tick,
-    /// When the last XCD reported its share done.
+    /// When it completed (the memory sync point after its last XCD reported).
     pub completed: Tick,
     /// The first fault any XCD reported (in XCD order).
     pub fault: Option<Box<Fault>>,
@@ -38,8 +49,7 @@ struct Pending {
     faults: Vec<(u32, Box<Fault>)>,
 }
 
-/// The driver component.
-#[derive(Debug)]
+/// The packet processor component.
 pub struct Driver {
     xcds: u32,
     /// Memory sync period.
@@ -48,45 +58,251 @@ pub struct Driver {
     releasing: Vec<Completion>,
     ports: Vec<PortId>,
     pending: Vec<Pending>,
-    waiting: std::collections::VecDeque<(std::sync::Arc<super::launch::Dispatch>, Tick)>,
+    shared: Arc<Shared>,
+    mem: Arc<RwLock<DeviceMemory>>,
+    config: Arc<GpuConfig>,
     /// Completed dispatches, in completion order.
     pub completed: Vec<Completion>,
 }
 
+impl std::fmt::Debug for Driver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Driver")
+            .field("pending", &self.pending)
+            .field("completed", &self.completed.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What to do with the packet at the head of a queue.
+enum Step {
+    /// Wait (not published, barrier bit, unsatisfied barrier packet).
+    Wait,
+    /// Consumed; launched this dispatch (0: none) and completes this signal now (0: none).
+    Consumed { launched: u64, complete: u64 },
+    /// Stop the queue with this error.
+    Fail(PacketError),
+}
+
 impl Driver {
-    pub(crate) fn new(xcds: u32, sync: Tick) -> Driver {
+    pub(crate) fn new(
+        xcds: u32,
+        sync: Tick,
+        shared: Arc<Shared>,
+        mem: Arc<RwLock<DeviceMemory>>,
+        config: Arc<GpuConfig>,
+    ) -> Driver {
         Driver {
             xcds,
             sync: sync.max(Tick(1)),
             releasing: Vec::new(),
             ports: Vec::new(),
             pending: Vec::new(),
-            waiting: std::collections::VecDeque::new(),
+            shared,
+            mem,
+            config,
             completed: Vec::new(),
         }
     }
 
-    /// Dispatches submitted and not yet complete.
+    /// Dispatches launched and not yet complete.
     pub fn in_flight(&self) -> usize {
-        self.pending.len() + self.waiting.len() + self.releasing.len()
+        self.pending.len() + self.releasing.len()
     }
 
-    fn start_next(&mut self, ctx: &mut Ctx<'_, SocMsg>) {
-        if !self.pending.is_empty() || !self.releasing.is_empty() {
-            return;
+    /// Reads and executes what every queue (or queue `only`) has ready.
+    fn process(&mut self, only: Option<u32>, ctx: &mut Ctx<'_, SocMsg>) {
+        let shared = self.shared.clone();
+        let mem_arc = self.mem.clone();
+        let mem = mem_arc.read().unwrap_or_else(|p| p.into_inner());
+        let mut inner = shared.write();
+        let ids: Vec<u32> = inner.queues.keys().copied().collect();
+        for q in ids {
+            if only.is_some_and(|o| o != q) {
+                continue;
+            }
+            loop {
+                let step = self.head(&mem, &mut inner, q);
+                match step {
+                    Step::Wait => break,
+                    Step::Fail(e) => {
+                        if let Some(st) = inner.queues.get_mut(&q) {
+                            st.error = Some(e.clone());
+                        }
+                        shared.deliver(&mut inner, QueueEvent::Error(e));
+                        break;
+                    }
+                    Step::Consumed { launched, complete } => {
+                        let Some(st) = inner.queues.get_mut(&q) else {
+                            break;
+                        };
+                        let index = st.next;
+                        let desc = st.desc;
+                        st.next += 1;
+                        if launched != 0 {
+                            st.in_flight += 1;
+                        }
+                        // Release the slot: header back to INVALID, then the read index.
+                        let slot = desc.slot(index);
+                        let header = u16::from(PACKET_INVALID);
+                        let w = mem
+                            .store_u16(slot, header)
+                            .and_then(|()| mem.store_u64(desc.read_index, index + 1));
+                        if let Err(f) = w {
+                            let e = PacketError {
+                                queue: q,
+                                index,
+                                field: "read_index".into(),
+                                kind: PacketErrorKind::Memory(f),
+                            };
+                            if let Some(st) = inner.queues.get_mut(&q) {
+                                st.error = Some(e.clone());
+                            }
+                            shared.deliver(&mut inner, QueueEvent::Error(e));
+                            break;
+                        }
+                        if launched != 0 {
+                            self.pending.push(Pending {
+                                seq: launched,
+                                submitted: ctx.now(),
+                                remaining: self.xcds,
+                                faults: Vec::new(),
+                            });
+                            for &p in &self.ports {
+                                ctx.send(p, SocMsg::Dispatch(launched));
+                            }
+                        }
+                        if let Err(e) =
+                            signal(&shared, &mem, &mut inner, complete, q, index, ctx.now())
+                        {
+                            if let Some(st) = inner.queues.get_mut(&q) {
+                                st.error = Some(e.clone());
+                            }
+                            shared.deliver(&mut inner, QueueEvent::Error(e));
+                            break;
+                        }
+                    }
+                }
+            }
         }
-        let Some((d, submitted)) = self.waiting.pop_front() else {
-            return;
+    }
+
+    /// Looks at the next packet of queue `q`.
+    fn head(&self, mem: &DeviceMemory, inner: &mut Inner, q: u32) -> Step {
+        let Some(st) = inner.queues.get(&q) else {
+            return Step::Wait;
         };
-        self.pending.push(Pending {
-            seq: d.seq,
-            submitted,
-            remaining: self.xcds,
-            faults: Vec::new(),
-        });
-        for &p in &self.ports {
-            ctx.send(p, SocMsg::Dispatch(d.clone()));
+        if st.error.is_some() {
+            return Step::Wait;
         }
+        let (desc, index) = (st.desc, st.next);
+        let fail = |field: &str, kind: PacketErrorKind| {
+            Step::Fail(PacketError {
+                queue: q,
+                index,
+                field: field.into(),
+                kind,
+            })
+        };
+        let write = match mem.load_u64(desc.write_index) {
+            Ok(w) => w,
+            Err(f) => return fail("write_index", PacketErrorKind::Memory(f)),
+        };
+        if index >= write {
+            return Step::Wait;
+        }
+        let slot = desc.slot(index);
+        let mut bytes = [0u8; 64];
+        if let Err(f) = mem.read(slot, &mut bytes) {
+            return fail("ring", PacketErrorKind::Memory(f));
+        }
+        let header = u16::from_le_bytes([bytes[0], bytes[1]]);
+        let ty = header as u8;
+        if ty == PACKET_INVALID {
+            return Step::Wait;
+        }
+        if header & HEADER_BARRIER != 0 && st.in_flight > 0 {
+            return Step::Wait;
+        }
+        let completion = u64::from_le_bytes(bytes[56..64].try_into().unwrap_or([0; 8]));
+        match ty {
+            PACKET_KERNEL_DISPATCH => {
+                let st = st.clone();
+                let d = launch::from_packet(
+                    mem,
+                    &mut inner.code,
+                    &self.config,
+                    &st,
+                    q,
+                    index,
+                    slot,
+                    &bytes,
+                );
+                match d {
+                    Ok(d) => {
+                        let seq = d.seq;
+                        inner.dispatches.insert(seq, Arc::new(d));
+                        Step::Consumed {
+                            launched: seq,
+                            complete: 0,
+                        }
+                    }
+                    Err(e) => Step::Fail(e),
+                }
+            }
+            PACKET_BARRIER_AND | PACKET_BARRIER_OR => {
+                match queue::barrier_satisfied(mem, &bytes, ty == PACKET_BARRIER_OR) {
+                    Ok(true) => Step::Consumed {
+                        launched: 0,
+                        complete: completion,
+                    },
+                    Ok(false) => Step::Wait,
+                    Err((k, f)) => fail(&format!("dep_signal[{k}]"), PacketErrorKind::Memory(f)),
+                }
+            }
+            PACKET_VENDOR_SPECIFIC => {
+                let format = u16::from_le_bytes([bytes[2], bytes[3]]);
+                if format != queue::AMD_AQL_PM4_IB_FORMAT {
+                    return fail(
+                        "pm4_ib_format",
+                        PacketErrorKind::UnsupportedVendorFormat(format),
+                    );
+                }
+                // ROCr sends it to invalidate caches after loading code: drop the decoded
+                // programs so new code in memory is decoded again.
+                inner.code.invalidate();
+                Step::Consumed {
+                    launched: 0,
+                    complete: completion,
+                }
+            }
+            other => fail("header", PacketErrorKind::UnsupportedType(other)),
+        }
+    }
+}
+
+/// Completes signal `handle` of packet `index` of queue `q` (0: none), delivering its event.
+fn signal(
+    shared: &Shared,
+    mem: &DeviceMemory,
+    inner: &mut Inner,
+    handle: u64,
+    q: u32,
+    index: u64,
+    tick: Tick,
+) -> Result<(), PacketError> {
+    match queue::complete_signal(mem, handle, tick.0) {
+        Ok(Some(e)) => {
+            shared.deliver(inner, e);
+            Ok(())
+        }
+        Ok(None) => Ok(()),
+        Err(f) => Err(PacketError {
+            queue: q,
+            index,
+            field: "completion_signal".into(),
+            kind: PacketErrorKind::Memory(f),
+        }),
     }
 }
 
@@ -99,10 +315,7 @@ impl Component<SocMsg> for Driver {
 
     fn handle(&mut self, input: Input<SocMsg>, ctx: &mut Ctx<'_, SocMsg>) {
         match input {
-            Input::External(SocMsg::Submit(d)) => {
-                self.waiting.push_back((d, ctx.now()));
-                self.start_next(ctx);
-            }
+            Input::External(SocMsg::Doorbell { queue }) => self.process(queue, ctx),
             Input::Message {
                 msg: SocMsg::DispatchDone { xcd, seq, fault },
                 ..
@@ -136,26 +349,44 @@ impl Component<SocMsg> for Driver {
                 let (done, rest): (Vec<_>, Vec<_>) =
                     self.releasing.drain(..).partition(|c| c.completed <= now);
                 self.releasing = rest;
-                if !done.is_empty() {
-                    self.completed.extend(done);
-                    self.start_next(ctx);
+                if done.is_empty() {
+                    return;
                 }
+                {
+                    let shared = self.shared.clone();
+                    let mem = self.mem.read().unwrap_or_else(|p| p.into_inner());
+                    let mut inner = shared.write();
+                    for c in &done {
+                        let Some(d) = inner.dispatches.remove(&c.seq) else {
+                            continue;
+                        };
+                        if let Some(st) = inner.queues.get_mut(&d.queue) {
+                            st.in_flight = st.in_flight.saturating_sub(1);
+                            st.packet_scratch.remove(&d.index);
+                        }
+                        let h = d.packet.completion_signal;
+                        if let Err(e) = signal(&shared, &mem, &mut inner, h, d.queue, d.index, now)
+                        {
+                            if let Some(st) = inner.queues.get_mut(&d.queue) {
+                                st.error = Some(e.clone());
+                            }
+                            shared.deliver(&mut inner, QueueEvent::Error(e));
+                        }
+                    }
+                }
+                self.completed.extend(done);
+                self.process(None, ctx);
             }
             _ => {}
         }
     }
 
     fn save(&self) -> Result<Vec<u8>, CheckpointError> {
-        encode(&(
-            &self.pending,
-            &self.waiting,
-            &self.completed,
-            &self.releasing,
-        ))
+        encode(&(&self.pending, &self.completed, &self.releasing))
     }
 
     fn restore(&mut self, state: &[u8]) -> Result<(), CheckpointError> {
-        (self.pending, self.waiting, self.completed, self.releasing) = decode(state)?;
+        (self.pending, self.completed, self.releasing) = decode(state)?;
         Ok(())
     }
 }

@@ -1,16 +1,20 @@
-//! Preparing a dispatch for the SoC: kernarg segment, AQL packet, scratch, workgroup shape.
+//! Dispatches of the SoC: what a runtime prepares on the host side (kernarg segment,
+//! scratch, the AQL packet it writes into a ring: [`prepare`]) and what the command
+//! processor builds from a packet it reads from memory ([`from_packet`]).
 //!
 //! The kernarg layout is shared with `Device::dispatch` ([`crate::dispatch::kernarg`]).
 
+use crate::config::GpuConfig;
 use crate::dispatch::kernarg::{self, LaunchShape, KERNARG_PAD};
 use crate::dispatch::{DispatchPacket, Launch, PACKET_TYPE_KERNEL_DISPATCH};
 use crate::exec::Program;
-use crate::loader::{CodeObject, KernelDescriptor};
+use crate::loader::{CodeObject, KernelDescriptor, KERNEL_DESCRIPTOR_SIZE};
 use crate::memory::{DeviceMemory, LoadedCodeObject};
 use crate::occupancy::{occupancy, KernelResources, Occupancy};
 use crate::Target;
 use std::sync::Arc;
 
+use super::queue::{CodeCache, PacketError, PacketErrorKind, QueueState};
 use super::SocError;
 
 /// A loaded code object.
@@ -20,14 +24,19 @@ pub(crate) struct Module {
     pub(crate) bytes: Vec<u8>,
     pub(crate) co: CodeObject,
     pub(crate) loaded: LoadedCodeObject,
-    pub(crate) program: Arc<Program>,
 }
 
-/// Everything the CP and CUs need to run one dispatch. Shared (`Arc`) by every message.
+/// Everything the CP and CUs need to run one dispatch, built by the packet processor from
+/// the packet in memory. Messages name it by [`Dispatch::seq`]; the SoC's registry holds
+/// it while it runs.
 #[derive(Debug)]
 pub struct Dispatch {
-    /// Sequence number (1, 2, ... in submission order).
+    /// Its key ([`super::queue::dispatch_key`] of queue and packet index).
     pub seq: u64,
+    /// The queue it came from.
+    pub queue: u32,
+    /// The packet index in its queue (the kernel's dispatch id).
+    pub index: u64,
     /// Kernel name.
     pub kernel: String,
     /// Target.
@@ -48,16 +57,16 @@ pub struct Dispatch {
     pub scratch_per_lane: u64,
     /// Kernarg bytes (also in device memory at `packet.kernarg_address`).
     pub kernargs: Vec<u8>,
-    /// Decoded code.
+    /// Decoded code (from the SoC's code cache).
     pub program: Arc<Program>,
+    /// The id of `program` in the code cache.
+    pub program_id: u32,
     /// Resource needs and limits of one workgroup on one CU.
     pub occupancy: Occupancy,
     /// Workgroups per dimension.
     pub counts: [u32; 3],
     /// CUs per XCD (for scratch indexing).
     pub cus_per_xcd: u32,
-    /// Index of the module in its SoC (how a checkpoint finds `program` again).
-    pub(crate) module: usize,
 }
 
 impl Dispatch {
@@ -85,7 +94,7 @@ impl Dispatch {
     }
 
     /// Scratch bytes of one workgroup's waves.
-    fn scratch_per_workgroup(&self) -> u64 {
+    pub(crate) fn scratch_per_workgroup(&self) -> u64 {
         self.scratch_per_lane
             * u64::from(self.descriptor.wave_size(self.target))
             * u64::from(self.occupancy.shape.waves)
@@ -112,7 +121,7 @@ impl Dispatch {
             packet: self.packet,
             packet_address: self.packet_address,
             queue_address: self.queue_address,
-            dispatch_id: self.seq,
+            dispatch_id: self.index,
             scratch_base: scratch,
             scratch_per_lane: self.scratch_per_lane,
             kernargs: &self.kernargs,
@@ -138,17 +147,24 @@ pub struct LaunchRequest<'a> {
     pub args: &'a [Vec<u8>],
 }
 
-/// Builds the dispatch: allocates and writes kernargs, packet and scratch in `mem`.
-#[allow(clippy::too_many_arguments)]
+/// What the host side prepared for one launch: the packet to write into a ring (its
+/// kernargs and completion signal allocated) and the scratch allocated for it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Prepared {
+    pub(crate) packet: DispatchPacket,
+    /// Scratch allocated for the dispatch (0: none needed).
+    pub(crate) scratch: u64,
+}
+
+/// The host side of a launch (what a runtime does): lays out and writes the kernarg
+/// segment, sizes and allocates scratch, and builds the AQL packet.
 pub(crate) fn prepare(
     mem: &mut DeviceMemory,
     module: &Module,
-    module_index: usize,
     req: &LaunchRequest<'_>,
-    cfg: &crate::config::GpuConfig,
+    cfg: &GpuConfig,
     queue_address: u64,
-    seq: u64,
-) -> Result<Dispatch, SocError> {
+) -> Result<Prepared, SocError> {
     let name = req.kernel;
     let bad = |m: String| SocError::BadLaunch(format!("kernel `{name}`: {m}"));
     let kernel = module
@@ -190,70 +206,230 @@ pub(crate) fn prepare(
         source,
     })?;
     let kernargs = built.bytes;
-    let (grid, wg) = (req.grid, req.workgroup);
-    let dims = shape.dims();
-    let counts = shape.workgroup_counts();
     let private = kernarg::private_bytes_per_lane(&desc, md, 0);
-    let scratch_per_lane = u64::from(private.div_ceil(4) * 4);
-    let lds = built.group_segment_size;
-    let wave_size = kernel.wave_size(target);
     let res = KernelResources {
-        wave_size,
+        wave_size: kernel.wave_size(target),
         vgprs: md.vgpr_count,
         agprs: md.agpr_count,
         sgprs: md.sgpr_count,
-        lds_bytes: lds,
+        lds_bytes: built.group_segment_size,
         workgroup_size: wg_items,
         scratch_bytes_per_lane: private,
     };
     let occ = occupancy(&cfg.xcd.cu, target, &res).map_err(|e| bad(e.to_string()))?;
-
     let kernarg_address = mem.allocate(kernargs.len() as u64 + KERNARG_PAD, 256)?;
     mem.write(kernarg_address, &kernargs)?;
+    // The completion signal: an amd_signal_t whose value (at +8) starts at 1.
+    let signal = mem.allocate(super::queue::SIGNAL_BYTES, 64)?;
+    mem.store_u64(signal + super::queue::SIGNAL_VALUE, 1)?;
     let packet = DispatchPacket {
         header: PACKET_TYPE_KERNEL_DISPATCH,
-        setup: dims,
-        workgroup_size: std::array::from_fn(|d| wg[d] as u16),
-        grid_size: grid,
+        setup: shape.dims(),
+        workgroup_size: std::array::from_fn(|d| req.workgroup[d] as u16),
+        grid_size: req.grid,
         private_segment_size: private,
-        group_segment_size: lds,
+        group_segment_size: built.group_segment_size,
         kernel_object: loaded.descriptor_address,
         kernarg_address,
-        completion_signal: 0,
+        completion_signal: signal,
     };
-    let packet_address = mem.allocate(64, 64)?;
-    mem.write(packet_address, &packet.to_bytes())?;
-    let entry_pc = kernarg::entry_pc(target, &desc, loaded.entry_address);
-    let mut d = Dispatch {
-        seq,
-        kernel: name.to_string(),
+    let need = scratch_bytes(cfg, &desc, target, private, &occ);
+    let scratch = if need > 0 {
+        mem.allocate(need, 256)?
+    } else {
+        0
+    };
+    Ok(Prepared { packet, scratch })
+}
+
+/// Scratch bytes a dispatch needs: one region per (CU, resident workgroup).
+fn scratch_bytes(
+    cfg: &GpuConfig,
+    desc: &KernelDescriptor,
+    target: Target,
+    private: u32,
+    occ: &Occupancy,
+) -> u64 {
+    let per_lane = u64::from(private.div_ceil(4) * 4);
+    let per_wg = per_lane * u64::from(desc.wave_size(target)) * u64::from(occ.shape.waves);
+    u64::from(cfg.total_cus()) * u64::from(occ.workgroups_per_cu) * per_wg
+}
+
+/// Decodes a kernel-dispatch packet read from slot `packet_address` of queue `q` (packet
+/// `index`) into a dispatch: descriptor from memory at `kernel_object`, program from the
+/// code cache, kernargs from memory, resources, scratch from the queue.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn from_packet(
+    mem: &DeviceMemory,
+    code: &mut CodeCache,
+    cfg: &GpuConfig,
+    q: &QueueState,
+    queue: u32,
+    index: u64,
+    packet_address: u64,
+    bytes: &[u8; 64],
+) -> Result<Dispatch, PacketError> {
+    let err = |field: &str, kind: PacketErrorKind| PacketError {
+        queue,
+        index,
+        field: field.to_string(),
+        kind,
+    };
+    let inval = |field: &str, m: String| err(field, PacketErrorKind::Invalid(m));
+    let u16_at = |o: usize| u16::from_le_bytes([bytes[o], bytes[o + 1]]);
+    let u32_at =
+        |o: usize| u32::from_le_bytes([bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]]);
+    let u64_at = |o: usize| u64::from(u32_at(o)) | u64::from(u32_at(o + 4)) << 32;
+    let packet = DispatchPacket {
+        header: u16_at(0),
+        setup: u16_at(2),
+        workgroup_size: [u16_at(4), u16_at(6), u16_at(8)],
+        grid_size: [u32_at(12), u32_at(16), u32_at(20)],
+        private_segment_size: u32_at(24),
+        group_segment_size: u32_at(28),
+        kernel_object: u64_at(32),
+        kernarg_address: u64_at(40),
+        completion_signal: u64_at(56),
+    };
+    let dims = packet.setup & 3;
+    if dims == 0 {
+        return Err(inval(
+            "setup",
+            format!("{} dimensions (1 to 3)", packet.setup),
+        ));
+    }
+    for d in 0..3 {
+        let (wg, grid) = (packet.workgroup_size[d], packet.grid_size[d]);
+        if wg == 0 || grid == 0 {
+            let f = if wg == 0 {
+                "workgroup_size"
+            } else {
+                "grid_size"
+            };
+            return Err(inval(f, format!("dimension {d} is 0")));
+        }
+    }
+    let wg_items: u32 = packet
+        .workgroup_size
+        .iter()
+        .map(|&x| u32::from(x))
+        .product();
+    if wg_items > cfg.max_workgroup_size {
+        return Err(inval(
+            "workgroup_size",
+            format!("{wg_items} work-items (at most {})", cfg.max_workgroup_size),
+        ));
+    }
+    let ko = packet.kernel_object;
+    if ko % 64 != 0 {
+        return Err(inval(
+            "kernel_object",
+            format!("{ko:#x} is not 64-byte aligned"),
+        ));
+    }
+    let mut kd = [0u8; KERNEL_DESCRIPTOR_SIZE];
+    mem.read(ko, &mut kd)
+        .map_err(|f| err("kernel_object", PacketErrorKind::Memory(f)))?;
+    let desc = KernelDescriptor::from_bytes(&kd);
+    let off = desc.kernel_code_entry_byte_offset;
+    let entry = ko.wrapping_add_signed(off);
+    if off == 0 || entry % 256 != 0 {
+        return Err(inval(
+            "kernel_object",
+            format!(
+                "descriptor at {ko:#x}: kernel_code_entry_byte_offset {off:#x} gives entry \
+                 {entry:#x}, not a 256-byte aligned address outside the descriptor"
+            ),
+        ));
+    }
+    let target = cfg.target;
+    let (program_id, program) = code
+        .program(mem, target, entry)
+        .map_err(|f| err("kernel_object", PacketErrorKind::Memory(f)))?;
+    let known = code.kernels.get(&ko).cloned();
+    let kernel = known
+        .as_ref()
+        .map_or_else(|| format!("kernel@{ko:#x}"), |k| k.name.clone());
+    let kernargs = {
+        let n = desc.kernarg_size as usize;
+        let mut k = vec![0u8; n];
+        if n > 0 {
+            mem.read(packet.kernarg_address, &mut k)
+                .map_err(|f| err("kernarg_address", PacketErrorKind::Memory(f)))?;
+        }
+        k
+    };
+    let private = packet
+        .private_segment_size
+        .max(desc.private_segment_fixed_size);
+    let lds = packet.group_segment_size.max(desc.group_segment_fixed_size);
+    let wave_size = desc.wave_size(target);
+    let (vgprs, agprs, sgprs) = match &known {
+        Some(k) => (k.vgprs, k.agprs, k.sgprs),
+        // From the descriptor's granulated counts (all the hardware has).
+        None => (
+            desc.allocated_vgprs(target),
+            0,
+            desc.allocated_sgprs(target)
+                .unwrap_or(cfg.xcd.cu.max_sgprs_per_wave),
+        ),
+    };
+    let res = KernelResources {
+        wave_size,
+        vgprs,
+        agprs,
+        sgprs,
+        lds_bytes: lds,
+        workgroup_size: wg_items,
+        scratch_bytes_per_lane: private,
+    };
+    let occ = occupancy(&cfg.xcd.cu, target, &res)
+        .map_err(|e| inval("kernel_object", format!("kernel `{kernel}`: {e}")))?;
+    let need = scratch_bytes(cfg, &desc, target, private, &occ);
+    let scratch_base = if need == 0 {
+        0
+    } else if let Some(&b) = q.packet_scratch.get(&index) {
+        b
+    } else if q.scratch.1 >= need {
+        q.scratch.0
+    } else {
+        return Err(inval(
+            "private_segment_size",
+            format!(
+                "the dispatch needs {need} bytes of scratch, the queue has {}",
+                q.scratch.1
+            ),
+        ));
+    };
+    let counts = packet.workgroup_counts();
+    Ok(Dispatch {
+        seq: super::queue::dispatch_key(queue, index),
+        queue,
+        index,
+        kernel,
         target,
         descriptor: desc,
-        entry_pc,
+        entry_pc: kernarg::entry_pc(target, &desc, entry),
         packet,
         packet_address,
-        queue_address,
-        scratch_base: 0,
-        scratch_per_lane,
+        queue_address: q.desc.queue_address,
+        scratch_base,
+        scratch_per_lane: u64::from(private.div_ceil(4) * 4),
         kernargs,
-        program: module.program.clone(),
+        program,
+        program_id,
         occupancy: occ,
         counts,
         cus_per_xcd: cfg.xcd.active_cus,
-        module: module_index,
-    };
-    if scratch_per_lane > 0 {
-        let regions = u64::from(cfg.total_cus()) * u64::from(occ.workgroups_per_cu);
-        d.scratch_base = mem.allocate(regions * d.scratch_per_workgroup(), 256)?;
-    }
-    Ok(d)
+    })
 }
 
-/// [`Dispatch`] without its decoded program, which a restore takes from the module the
-/// dispatch names.
+/// [`Dispatch`] with its program named by id, for checkpoints.
 #[derive(serde::Serialize, serde::Deserialize)]
-struct DispatchImage {
+pub(crate) struct DispatchImage {
     seq: u64,
+    queue: u32,
+    index: u64,
     kernel: String,
     target: Target,
     descriptor: KernelDescriptor,
@@ -263,18 +439,21 @@ struct DispatchImage {
     queue_address: u64,
     scratch_base: u64,
     scratch_per_lane: u64,
+    #[serde(with = "super::checkpoint::blob")]
     kernargs: Vec<u8>,
+    program_id: u32,
     occupancy: Occupancy,
     counts: [u32; 3],
     cus_per_xcd: u32,
-    module: usize,
 }
 
-impl serde::Serialize for Dispatch {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl Dispatch {
+    pub(crate) fn image(&self) -> DispatchImage {
         // Every field named, so a new field fails to compile here until it is saved.
         let Dispatch {
             seq,
+            queue,
+            index,
             kernel,
             target,
             descriptor,
@@ -286,13 +465,15 @@ impl serde::Serialize for Dispatch {
             scratch_per_lane,
             kernargs,
             program: _,
+            program_id,
             occupancy,
             counts,
             cus_per_xcd,
-            module,
         } = self;
         DispatchImage {
             seq: *seq,
+            queue: *queue,
+            index: *index,
             kernel: kernel.clone(),
             target: *target,
             descriptor: *descriptor,
@@ -303,21 +484,32 @@ impl serde::Serialize for Dispatch {
             scratch_base: *scratch_base,
             scratch_per_lane: *scratch_per_lane,
             kernargs: kernargs.clone(),
+            program_id: *program_id,
             occupancy: *occupancy,
             counts: *counts,
             cus_per_xcd: *cus_per_xcd,
-            module: *module,
         }
-        .serialize(s)
     }
-}
 
-impl<'de> serde::Deserialize<'de> for Dispatch {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Dispatch, D::Error> {
-        let i = DispatchImage::deserialize(d)?;
-        let program = super::checkpoint::program(i.module).map_err(serde::de::Error::custom)?;
+    /// Rebuilds a dispatch from its image with its program from `programs`.
+    pub(crate) fn from_image(
+        i: DispatchImage,
+        programs: &[Option<Arc<Program>>],
+    ) -> Result<Dispatch, String> {
+        let program = programs
+            .get(i.program_id as usize)
+            .cloned()
+            .flatten()
+            .ok_or_else(|| {
+                format!(
+                    "dispatch {} names program {}, which the checkpoint lacks",
+                    i.seq, i.program_id
+                )
+            })?;
         Ok(Dispatch {
             seq: i.seq,
+            queue: i.queue,
+            index: i.index,
             kernel: i.kernel,
             target: i.target,
             descriptor: i.descriptor,
@@ -329,10 +521,10 @@ impl<'de> serde::Deserialize<'de> for Dispatch {
             scratch_per_lane: i.scratch_per_lane,
             kernargs: i.kernargs,
             program,
+            program_id: i.program_id,
             occupancy: i.occupancy,
             counts: i.counts,
             cus_per_xcd: i.cus_per_xcd,
-            module: i.module,
         })
     }
 }

@@ -4,19 +4,21 @@ use crate::cache::{AccessKind, MType};
 use crate::dispatch::Fault;
 use crate::occupancy::{WaveAlloc, WorkgroupAlloc};
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
-
-use super::launch::Dispatch;
 
 /// Every message of the SoC model (simkit runs one message type per simulation).
 /// Serializable, for checkpoints of messages in flight.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum SocMsg {
-    /// Host -> driver (injected): run this dispatch.
-    Submit(Arc<Dispatch>),
-    /// Driver -> each XCD's command processor: take your share of this dispatch.
-    Dispatch(Arc<Dispatch>),
+    /// Host -> packet processor (injected): a doorbell rang. `queue` is the queue whose
+    /// doorbell it was, or `None` to look at every queue.
+    Doorbell {
+        /// The queue.
+        queue: Option<u32>,
+    },
+    /// Packet processor -> each XCD's command processor: take your share of the dispatch
+    /// with this key (in the SoC's registry).
+    Dispatch(u64),
     /// Command processor -> CU: run this workgroup on the resources placed for it.
     Workgroup(Box<WorkgroupAssign>),
     /// CU -> command processor: the workgroup ended; free its resources.
@@ -46,8 +48,8 @@ pub enum SocMsg {
 /// A workgroup placed on a CU.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WorkgroupAssign {
-    /// The dispatch.
-    pub dispatch: Arc<Dispatch>,
+    /// The dispatch's key (in the SoC's registry).
+    pub dispatch: u64,
     /// Workgroup id.
     pub id: [u32; 3],
     /// Its LDS and barrier.
