@@ -23,6 +23,7 @@ use crate::dispatch::{self, DispatchPacket, DispatchStats, Fault, Launch, RunOpt
 use crate::exec::Program;
 use crate::loader::{CodeObject, FeatureMode, Kernel, LoadError};
 use crate::memory::{DeviceMemory, ImageError, LoadedCodeObject, MemFault, MemoryError};
+use crate::service::{DispatchOutput, DispatchServices, SetupError};
 use crate::Target;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -92,6 +93,15 @@ pub enum DeviceError {
     /// No dispatch with that id.
     #[error("unknown dispatch {0}")]
     UnknownDispatch(u64),
+    /// A runtime service buffer (hostcall) could not be set up or released.
+    #[error("kernel `{kernel}`: {source}")]
+    Service {
+        /// Kernel.
+        kernel: String,
+        /// What failed.
+        #[source]
+        source: SetupError,
+    },
 }
 
 /// Handle of a loaded code object.
@@ -182,6 +192,7 @@ pub struct Device {
     queue: u64,
     next_dispatch: u64,
     results: HashMap<u64, Result<DispatchStats, Box<Fault>>>,
+    outputs: HashMap<u64, DispatchOutput>,
     /// Runner options (quantum, instruction budget).
     pub options: RunOptions,
 }
@@ -217,6 +228,7 @@ impl Device {
             queue,
             next_dispatch: 1,
             results: HashMap::new(),
+            outputs: HashMap::new(),
             options: RunOptions::default(),
         }
     }
@@ -373,8 +385,17 @@ impl Device {
                 source,
             },
         })?;
-        let kernargs = built.bytes;
+        let mut kernargs = built.bytes;
         let dims = shape.dims();
+        // Runtime services (hostcall): workgroups run one at a time, so one packet per
+        // wave of a workgroup is enough.
+        let wg_waves = wg_items.div_ceil(u64::from(desc.wave_size(self.target))) as u32;
+        let service_err = |source| DeviceError::Service {
+            kernel: name.to_string(),
+            source,
+        };
+        let mut services = DispatchServices::attach(&mut self.mem, &md, wg_waves, &mut kernargs)
+            .map_err(service_err)?;
 
         // Device-side buffers: kernargs, the packet, scratch.
         let kernarg_addr = self
@@ -419,15 +440,31 @@ impl Device {
             None
         };
         launch.scratch_base = scratch.unwrap_or(0);
-        let result = dispatch::run(&self.mem, &program, &launch, &self.options);
+        let result = dispatch::run_with_services(
+            &self.mem,
+            &program,
+            &launch,
+            &self.options,
+            services.as_mut(),
+        );
         for a in [Some(kernarg_addr), Some(packet_addr), scratch]
             .into_iter()
             .flatten()
         {
             self.mem.free(a)?;
         }
+        if let Some(s) = services {
+            let out = s.finish(&mut self.mem).map_err(service_err)?;
+            self.outputs.insert(id, out);
+        }
         self.results.insert(id, result);
         Ok(DispatchId(id))
+    }
+
+    /// What a dispatch printed (hostcall `printf`), taken once; empty for a kernel that
+    /// prints nothing. Available whether or not the dispatch faulted.
+    pub fn take_output(&mut self, id: DispatchId) -> DispatchOutput {
+        self.outputs.remove(&id.0).unwrap_or_default()
     }
 
     /// Waits for a dispatch: its statistics, or the fault that stopped it.

@@ -15,6 +15,7 @@ pub mod kernarg;
 use crate::exec::{describe, ExecCtx, FaultReason, Program, Stop, Wave, WaveState, WorkgroupSync};
 use crate::loader::KernelDescriptor;
 use crate::memory::DeviceMemory;
+use crate::service::DispatchServices;
 use crate::{Family, Target};
 use std::fmt;
 
@@ -314,6 +315,18 @@ pub fn run(
     l: &Launch<'_>,
     opts: &RunOptions,
 ) -> Result<DispatchStats, Box<Fault>> {
+    run_with_services(mem, prog, l, opts, None)
+}
+
+/// [`run`] for a dispatch with runtime service buffers: their hostcall packets are served
+/// whenever a wave stops at `s_sleep` (see [`crate::service`]).
+pub fn run_with_services(
+    mem: &DeviceMemory,
+    prog: &Program,
+    l: &Launch<'_>,
+    opts: &RunOptions,
+    mut services: Option<&mut DispatchServices>,
+) -> Result<DispatchStats, Box<Fault>> {
     let counts = l.packet.workgroup_counts();
     let mut stats = DispatchStats::default();
     let mut waves: Vec<Wave> = Vec::new();
@@ -336,18 +349,20 @@ pub fn run(
                     init_wave(l, w, wg, k as u32, dims);
                 }
                 lds.fill(0);
-                let done = run_workgroup(mem, prog, &mut waves[..n], &mut lds, opts, &mut stats)
-                    .map_err(|(wave, reason)| {
-                        let pc = waves[wave].pc;
-                        Box::new(Fault {
-                            kernel: l.kernel.to_string(),
-                            workgroup: wg,
-                            wave: wave as u32,
-                            pc,
-                            instruction: describe(prog, pc),
-                            reason,
-                        })
-                    })?;
+                let svc = services.as_deref_mut();
+                let done =
+                    run_workgroup(mem, prog, &mut waves[..n], &mut lds, opts, &mut stats, svc)
+                        .map_err(|(wave, reason)| {
+                            let pc = waves[wave].pc;
+                            Box::new(Fault {
+                                kernel: l.kernel.to_string(),
+                                workgroup: wg,
+                                wave: wave as u32,
+                                pc,
+                                instruction: describe(prog, pc),
+                                reason,
+                            })
+                        })?;
                 stats.workgroups += 1;
                 stats.waves += done;
             }
@@ -365,7 +380,9 @@ fn run_workgroup(
     lds: &mut [u8],
     opts: &RunOptions,
     stats: &mut DispatchStats,
+    mut services: Option<&mut DispatchServices>,
 ) -> Result<u64, (usize, FaultReason)> {
+    let services_on = services.as_ref().is_some_and(|s| s.has_hostcall());
     let mut sync = WorkgroupSync::new(waves.len() as u32);
     let mut ctx = ExecCtx {
         prog,
@@ -387,6 +404,11 @@ fn run_workgroup(
                 stats.instructions += w.retired - before;
                 if let Stop::Fault(r) = stop {
                     return Err((k, r));
+                }
+                if services_on && stop == Stop::Sleep {
+                    if let Some(s) = services.as_deref_mut() {
+                        s.serve(mem).map_err(|e| (k, FaultReason::Service(e)))?;
+                    }
                 }
                 if stats.instructions > opts.budget {
                     return Err((k, FaultReason::Budget(opts.budget)));

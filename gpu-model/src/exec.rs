@@ -273,6 +273,10 @@ pub enum FaultReason {
     /// Every live wave of a workgroup is asleep or blocked and nothing can make progress.
     #[error("deadlock: waves wait at a barrier that can never complete")]
     Deadlock,
+    /// A runtime service the wave waited for failed (the wave is the one that slept
+    /// waiting for the answer, see [`crate::service`]).
+    #[error("{0}")]
+    Service(crate::service::ServiceError),
 }
 
 /// Kind of a memory access reported to a [`MemObserver`].

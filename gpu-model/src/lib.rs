@@ -18,6 +18,7 @@ pub mod isa;
 pub mod loader;
 pub mod memory;
 pub mod occupancy;
+pub mod service;
 pub mod soc;
 pub mod target;
 

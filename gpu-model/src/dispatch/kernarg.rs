@@ -206,13 +206,10 @@ pub fn build_kernargs<'a>(
             // queue and completion action only with device enqueue, the multigrid sync
             // info only for cooperative launches, nothing for hidden_none and the tool
             // correlation id. Same here.
-            // Services ROCclr provides and we do not: the printf buffer (only written when
-            // the kernel has printf), the hostcall buffer (HIP), the device heap
-            // (hidden_heap_v1, HIP malloc). We leave them null, so a kernel that uses one
-            // faults on a near-null address instead of computing garbage: ROCm 5.2.3's
-            // opencl.bc `__printf_alloc` loads the buffer pointer from the implicit
-            // arguments and reads the buffer's size from its second word; the hostcall
-            // and heap paths read through their pointers the same way.
+            // Service buffers are written after the segment is built, by
+            // [`crate::service::DispatchServices::attach`], which allocates them: the
+            // hostcall buffer. Those it does not provide stay null, so a kernel that uses
+            // one faults on a near-null address instead of computing garbage.
             _ => 0,
         };
         let n = (a.size as usize).min(8);
@@ -242,6 +239,11 @@ pub fn entry_pc(target: Target, desc: &KernelDescriptor, entry_address: u64) -> 
     } else {
         entry_address
     }
+}
+
+/// Writes a hidden pointer argument of `size` bytes (at most 8) at `off`.
+pub(crate) fn put_u64(buf: &mut [u8], off: u32, size: u32, v: u64) {
+    put(buf, off, &v.to_le_bytes()[..(size as usize).min(8)]);
 }
 
 /// Copies `v` into `buf` at `off`, dropping what does not fit (the segment is sized from

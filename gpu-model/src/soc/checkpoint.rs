@@ -301,6 +301,7 @@ enum ReasonImage {
     Budget(u64),
     Deadlock,
     IllegalInstruction(String),
+    Service(crate::service::ServiceError),
 }
 
 /// [`DecodeError`] with owned strings (word, offset, then the variant's fields).
@@ -357,6 +358,7 @@ impl Serialize for Fault {
             FaultReason::Budget(b) => ReasonImage::Budget(*b),
             FaultReason::Deadlock => ReasonImage::Deadlock,
             FaultReason::IllegalInstruction(m) => ReasonImage::IllegalInstruction((*m).into()),
+            FaultReason::Service(e) => ReasonImage::Service(e.clone()),
         };
         FaultImage {
             kernel: self.kernel.clone(),
@@ -407,6 +409,7 @@ impl<'de> Deserialize<'de> for Fault {
             ReasonImage::Budget(b) => FaultReason::Budget(b),
             ReasonImage::Deadlock => FaultReason::Deadlock,
             ReasonImage::IllegalInstruction(m) => FaultReason::IllegalInstruction(intern(m)),
+            ReasonImage::Service(e) => FaultReason::Service(e),
         };
         Ok(Fault {
             kernel: f.kernel,

@@ -1,0 +1,160 @@
+//! Runtime services kernels call: the hostcall buffer (printf from HIP and the device
+//! libraries), with what the kernel printed collected per dispatch.
+//!
+//! A ROCm runtime gives a dispatch buffers through hidden kernel arguments when the
+//! kernel's metadata asks for them and serves them from a host thread. The simulator does
+//! the same, deterministically:
+//!
+//! * [`DispatchServices::attach`] allocates and initialises the buffers the metadata names
+//!   and writes their addresses into the kernarg segment.
+//! * Hostcall packets are served at points that depend on simulated events only, never on
+//!   host threads: in [`crate::dispatch::run`] (one workgroup at a time) when a wave of the
+//!   dispatch stops at `s_sleep` (every wait loop of the device libraries sleeps, so a
+//!   wave that waits for the host gets there), and on the SoC at every memory sync point,
+//!   after the compute units' buffered stores and atomics are published (see
+//!   [`crate::memory::coherence`]): the packets a wave pushed are visible then, and the
+//!   answers are visible to every CU after it. A dispatch without a hostcall buffer
+//!   pays nothing: the check is skipped when no buffer exists.
+//! * What the dispatch printed ([`DispatchOutput`]) is returned with its results.
+
+pub(crate) mod hostcall;
+pub(crate) mod printf;
+
+use crate::dispatch::kernarg;
+use crate::loader::{KernelMetadata, ValueKind};
+use crate::memory::{DeviceMemory, MemFault, MemoryError};
+use hostcall::{Hostcall, Messages};
+
+/// Why a runtime service failed. Fatal for the dispatch whose kernel asked for it: it is
+/// reported as that kernel's fault (with the wave and PC that waited for the answer).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub enum ServiceError {
+    /// A hostcall packet asks for a service the simulator does not provide (ROCclr's ids:
+    /// 1 host function call, 3 device memory, 4 address sanitizer).
+    #[error("hostcall service {service} ({}) is not provided by the simulator", service_name(*service))]
+    UnknownService {
+        /// The packet's service id.
+        service: u32,
+    },
+    /// A message packet names a message that was never begun or has ended.
+    #[error("hostcall message {id} was not begun (or has already ended)")]
+    NoMessage {
+        /// The descriptor's message id.
+        id: u64,
+    },
+    /// The hostcall ready stack links in a cycle (the kernel overwrote the buffer).
+    #[error("hostcall ready stack at {top:#x} is corrupt")]
+    CorruptStack {
+        /// The tagged pointer where the walk stopped.
+        top: u64,
+    },
+    /// A service buffer could not be read or written (the kernel freed or corrupted it).
+    #[error("service buffer access: {0}")]
+    Memory(#[from] MemFault),
+}
+
+/// Why a dispatch's service buffers could not be set up or released (fatal for the launch,
+/// not for the device).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SetupError {
+    /// A buffer could not be allocated or freed.
+    #[error("service buffer: {0}")]
+    Alloc(#[from] MemoryError),
+    /// A fresh buffer could not be initialised.
+    #[error("service buffer: {0}")]
+    Memory(#[from] MemFault),
+}
+
+fn service_name(id: u32) -> &'static str {
+    match id {
+        hostcall::SERVICE_FUNCTION_CALL => "host function call",
+        hostcall::SERVICE_PRINTF => "printf",
+        hostcall::SERVICE_DEVMEM => "device memory",
+        hostcall::SERVICE_SANITIZER => "address sanitizer",
+        _ => "unknown",
+    }
+}
+
+/// What a dispatch printed, in the order the host served it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DispatchOutput {
+    /// Bytes printed to standard output (`printf`).
+    pub stdout: Vec<u8>,
+    /// Bytes printed to standard error (`fprintf(stderr, ...)` in HIP).
+    pub stderr: Vec<u8>,
+}
+
+impl DispatchOutput {
+    /// Standard output as text (invalid UTF-8 replaced).
+    pub fn stdout_text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+
+    /// Whether nothing was printed.
+    pub fn is_empty(&self) -> bool {
+        self.stdout.is_empty() && self.stderr.is_empty()
+    }
+}
+
+/// The service buffers of one dispatch and their host-side state.
+#[derive(Debug)]
+pub struct DispatchServices {
+    hostcall: Option<Hostcall>,
+    messages: Messages,
+    output: DispatchOutput,
+}
+
+impl DispatchServices {
+    /// Allocates the buffers `md`'s hidden arguments ask for and writes their addresses
+    /// into `kernargs`. `max_waves` is the most waves of the dispatch that can be resident
+    /// at once (the hostcall buffer has a packet for each). `None` when the kernel asks for
+    /// no service.
+    pub fn attach(
+        mem: &mut DeviceMemory,
+        md: &KernelMetadata,
+        max_waves: u32,
+        kernargs: &mut [u8],
+    ) -> Result<Option<DispatchServices>, SetupError> {
+        let mut s = DispatchServices {
+            hostcall: None,
+            messages: Messages::default(),
+            output: DispatchOutput::default(),
+        };
+        for a in md.hidden_args() {
+            if a.value_kind == ValueKind::HiddenHostcallBuffer && s.hostcall.is_none() {
+                let h = Hostcall::allocate(mem, max_waves)?;
+                kernarg::put_u64(kernargs, a.offset, a.size, h.base);
+                s.hostcall = Some(h);
+            }
+        }
+        Ok(s.hostcall.is_some().then_some(s))
+    }
+
+    /// Whether the dispatch has a hostcall buffer to serve.
+    pub fn has_hostcall(&self) -> bool {
+        self.hostcall.is_some()
+    }
+
+    /// Serves the hostcall packets waiting now; returns how many.
+    pub fn serve(&mut self, mem: &DeviceMemory) -> Result<u32, ServiceError> {
+        match &self.hostcall {
+            Some(h) if h.pending(mem) => h.serve(mem, &mut self.messages, &mut self.output),
+            _ => Ok(0),
+        }
+    }
+
+    /// What the dispatch has printed so far.
+    pub fn output(&self) -> &DispatchOutput {
+        &self.output
+    }
+
+    /// Frees the buffers and returns what the dispatch printed.
+    pub fn finish(self, mem: &mut DeviceMemory) -> Result<DispatchOutput, SetupError> {
+        if let Some(h) = self.hostcall {
+            mem.free(h.base)?;
+        }
+        Ok(self.output)
+    }
+}
