@@ -106,11 +106,6 @@ impl Program {
         self.base
     }
 
-    /// The code bytes (`.text`).
-    pub fn text(&self) -> &[u8] {
-        &self.text
-    }
-
     /// The instruction at device address `pc`.
     #[inline(always)]
     pub fn fetch(&self, pc: u64) -> Result<&Inst, FaultReason> {

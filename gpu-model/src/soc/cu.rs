@@ -38,8 +38,7 @@ struct Group {
     live: u32,
     scratch_slot: u32,
     fault: Option<Box<Fault>>,
-    /// Clocked mode: the program's per-slot timing facts.
-    #[serde(skip)]
+    /// Clocked mode: the program's per-slot timing facts (rebuilt after a restore).
     table: Option<Arc<super::timing::SlotTable>>,
 }
 
@@ -90,6 +89,7 @@ impl Group {
             live: g.live,
             scratch_slot: g.scratch_slot,
             fault: g.fault,
+            table: None,
         })
     }
 }
@@ -595,10 +595,15 @@ impl Component<SocMsg> for ComputeUnit {
         );
         let ((groups, waves, slots, ticking, serial), (activity, records), (k, v, out, counts)): Image =
             decode(state)?;
-        let groups = groups
+        let mut groups = groups
             .into_iter()
             .map(|g| g.map(|g| Group::from_image(g, &self.shared)).transpose())
             .collect::<Result<Vec<_>, _>>()?;
+        if let Some(c) = self.clocked.as_mut() {
+            for g in groups.iter_mut().flatten() {
+                g.table = Some(c.table(&g.dispatch.program));
+            }
+        }
         let bad_group = waves
             .iter()
             .any(|r| !matches!(groups.get(r.group), Some(Some(_))));
