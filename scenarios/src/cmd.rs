@@ -4,6 +4,7 @@ pub mod coverage;
 pub mod disasm;
 pub mod info;
 pub mod run;
+pub mod sweep;
 
 use crate::CliError;
 use gpu_model::loader::bundle::{self, Fatbin};

@@ -25,6 +25,9 @@ enum Command {
     /// Per target: instructions the corpus (or given code objects) uses, how many the
     /// executor implements, and the size of the ISA table.
     Coverage(scenarios::cmd::coverage::Args),
+    /// Clocked-mode sweeps (latency vs working set, bandwidth vs size, time vs CUs):
+    /// CSV plus an SVG plot.
+    Sweep(scenarios::cmd::sweep::Args),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +37,7 @@ fn main() -> ExitCode {
         Command::Disasm(a) => scenarios::cmd::disasm::main(a),
         Command::Info(a) => scenarios::cmd::info::main(a),
         Command::Coverage(a) => scenarios::cmd::coverage::main(a),
+        Command::Sweep(a) => scenarios::cmd::sweep::main(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
