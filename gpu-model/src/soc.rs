@@ -16,6 +16,10 @@
 //! requests also travel down the hierarchy as timed messages, for cache state and
 //! statistics now and for the clocked mode later. CUs run their resident waves in quanta of `config.quantum`
 //! instructions each and reschedule at `now + instructions x shader clock period` (1 CPI).
+//! With `exec_mode: Clocked` (and the preset's `timing` section) the CUs issue per SIMD on
+//! clock edges instead (`soc/cu_clocked.rs`), memory instructions become timed line
+//! requests answered by the L2 or the IODs over response links that exist only in that mode
+//! (`memsys`, [`timing`]), and wait counters block until the responses are back.
 //! Each XCD (CP, L2, CUs) is one partition unit: with `threads` partitions, XCD `x` runs
 //! on thread `x mod threads`, the driver and the IODs on thread 0.
 //!

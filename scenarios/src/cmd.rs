@@ -6,6 +6,7 @@ pub mod disasm;
 pub mod exec;
 pub mod info;
 pub mod run;
+pub mod sweep;
 
 use crate::CliError;
 use gpu_model::loader::bundle::{self, Fatbin};

@@ -29,6 +29,9 @@ enum Command {
     Exec(scenarios::cmd::exec::Args),
     /// Binary translation: `gfxsim dbt translate in.hsaco --host gfx942 -o out.hsaco`.
     Dbt(scenarios::cmd::dbt::Args),
+    /// Clocked-mode sweeps (latency vs working set, bandwidth vs size, time vs CUs):
+    /// CSV plus an SVG plot.
+    Sweep(scenarios::cmd::sweep::Args),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
             Err(e) => Err(e),
         },
         Command::Dbt(a) => scenarios::cmd::dbt::main(a),
+        Command::Sweep(a) => scenarios::cmd::sweep::main(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
