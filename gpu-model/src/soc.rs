@@ -369,7 +369,7 @@ impl Submitter {
                 ),
             ));
         }
-        if desc.ring % queue::PACKET_BYTES != 0 {
+        if !desc.ring.is_multiple_of(queue::PACKET_BYTES) {
             return Err(bad(
                 "ring",
                 format!("{:#x} is not 64-byte aligned", desc.ring),

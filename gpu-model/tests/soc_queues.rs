@@ -579,11 +579,11 @@ fn rings_signals_kernargs_and_buffers_in_host_memory() {
     assert_eq!(out, sum(&x, &y));
 }
 
+/// What a queue run leaves behind: outputs, signal values, (key, launched, completed).
+type RunEnd = (Vec<Vec<f32>>, Vec<i64>, Vec<(u64, u64, u64)>);
+
 /// Queues with barrier packets, several dispatches in flight; what the run leaves behind.
-fn queue_run(
-    threads: usize,
-    stop: Option<Tick>,
-) -> (Vec<Vec<f32>>, Vec<i64>, Vec<(u64, u64, u64)>) {
+fn queue_run(threads: usize, stop: Option<Tick>) -> RunEnd {
     let mut soc = soc(threads);
     let k = vadd(&mut soc);
     let (mut qa, mut qb) = (queue(&mut soc, 8, 1), queue(&mut soc, 8, 2));
