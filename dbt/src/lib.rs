@@ -32,8 +32,15 @@
 //! ```
 //!
 //! Not implemented yet (each is a typed error, never a silent mistranslation): the
-//! gfx1201 host, virtual-LDS sidecars, entry stubs for kernarg preload when the preload
-//! stub changes size, long branches and branch islands, liveness-based scratch reuse.
+//! gfx1201 host (GFX12 re-encoding, wait-count model translation, `s_delay_alu`, TTMP
+//! workgroup ids, MFMA -> WMMA), virtual-LDS sidecars (kernels over 64 KiB of LDS are
+//! refused), entry stubs for kernarg preload when the preload stub changes size, long
+//! branches and branch islands (a relocated branch must stay within the SOPP range),
+//! liveness-based scratch reuse (rules always take VGPRs above the kernel's highest), and
+//! the gfx950-only instructions without a rule: wide-K and scaled MFMAs, 16-byte LDS DMA
+//! loads, `ds_read_b64_tr_*`, `v_permlane{16,32}_swap`, `v_prng_b32`, bf16 and f8/f6/f4
+//! conversions. Hazard padding (`s_nop`s that the host's pipeline needs and the guest's
+//! did not) is not inserted: the model does not check hazards, hardware would.
 
 pub mod cfg;
 mod error;

@@ -129,8 +129,7 @@ pub fn scope(cfg: &Cfg, roots: &[u64], kernel: &str) -> Result<BTreeSet<u64>, Tr
 /// when the scope indexes VGPRs through M0 (then only the allocation bounds them).
 pub fn vgpr_extent(cfg: &Cfg, scope: &BTreeSet<u64>) -> Option<u16> {
     let mut hi = 0u16;
-    for pc in scope {
-        let s = &cfg.insts[pc];
+    for s in scope.iter().filter_map(|pc| cfg.insts.get(pc)) {
         if matches!(
             s.inst.op,
             Op::VMovrelsB32
@@ -178,7 +177,9 @@ pub fn emit(
     let mut builder_local: BTreeMap<u64, [u32; 3]> = BTreeMap::new();
     let mut buf = [0u8; 20];
     for &pc in scope {
-        let s = &cfg.insts[&pc];
+        let Some(s) = cfg.insts.get(&pc) else {
+            continue;
+        };
         let off = (pc - base) as usize;
         let bytes = &text[off..off + usize::from(s.inst.len)];
         let local = body.code.len() as u32;

@@ -3,7 +3,9 @@
 //! `llvm-readelf-22` and disassembles as gfx942 with `llvm-objdump-22` without an
 //! undecodable word; and run on the gfx942 model it writes exactly what the original
 //! writes on the gfx950 model, which also matches the CPU reference
-//! (gpu-model/tests/corpus/refs.rs, the execution tests' tolerance).
+//! (gpu-model/tests/corpus/refs.rs, the execution tests' tolerance). Objects translated in
+//! place must retire exactly the guest's number of wave-instructions; the totals, and
+//! those of the native gfx942 builds of the same kernels, are printed.
 //!
 //! The LLVM tools are required: a missing tool fails the test.
 
@@ -29,12 +31,11 @@ fn load_manifest() -> Manifest {
     ron::from_str(&text).expect("manifest.ron parses")
 }
 
-/// Runs `case` from `bytes` on a `target` device; returns the output buffers.
-fn run(
-    case: &Case,
-    bytes: &[u8],
-    target: Target,
-) -> Result<(Inputs, HashMap<String, Buf>), String> {
+/// Inputs, output buffers and wave-instructions retired of one run.
+type Run = (Inputs, HashMap<String, Buf>, u64);
+
+/// Runs `case` from `bytes` on a `target` device.
+fn run(case: &Case, bytes: &[u8], target: Target) -> Result<Run, String> {
     let mut dev = Device::new(target);
     let module = dev.load_code_object(bytes).map_err(|e| e.to_string())?;
     let mut inputs = Inputs::default();
@@ -90,14 +91,14 @@ fn run(
     let id = dev
         .dispatch(module, &case.symbol, &cfg, &args)
         .map_err(|e| e.to_string())?;
-    dev.wait(id).map_err(|e| e.to_string())?;
+    let stats = dev.wait(id).map_err(|e| e.to_string())?;
     let mut got = HashMap::new();
     for (name, addr, elem, len) in &outs {
         let mut b = vec![0u8; len * elem.size()];
         dev.copy_out(*addr, &mut b).map_err(|e| e.to_string())?;
         got.insert(name.clone(), Buf::from_bytes(*elem, &b));
     }
-    Ok((inputs, got))
+    Ok((inputs, got, stats.instructions))
 }
 
 /// Compares the translated run with the CPU reference.
@@ -163,6 +164,9 @@ fn every_gfx950_corpus_kernel_translates_to_gfx942_and_runs_the_same() {
     let mut problems = Vec::new();
     let mut done = std::collections::BTreeSet::new();
     let mut checked = 0;
+    // (guest, translated, translated with a native build, native gfx942) wave-instructions,
+    // for objects translated in place [0] and relocated [1].
+    let mut counts = [(0u64, 0u64, 0u64, 0u64); 2];
     for case in &m.kernels {
         for variant in case.variants.iter().filter(|v| v.starts_with("gfx950")) {
             let path = corpus_dir()
@@ -178,9 +182,19 @@ fn every_gfx950_corpus_kernel_translates_to_gfx942_and_runs_the_same() {
             if done.insert((variant.clone(), case.stem.clone())) {
                 common::llvm_accepts(&t.object, &format!("{variant}-{}", case.stem));
             }
+            let in_place = t
+                .kernels
+                .iter()
+                .all(|k| k.status == dbt::KernelStatus::InPlace);
+            let native = variant.replacen("gfx950", "gfx942", 1);
+            let native_path = corpus_dir()
+                .join("build")
+                .join(&native)
+                .join(format!("{}.hsaco", case.stem));
+            let has_native = case.variants.contains(&native);
             let r = std::panic::catch_unwind(|| {
-                let (_, want) = run(case, &bytes, Target::Gfx950)?;
-                let (inputs, got) = run(case, &t.object, Target::Gfx942)?;
+                let (_, want, n_guest) = run(case, &bytes, Target::Gfx950)?;
+                let (inputs, got, n_host) = run(case, &t.object, Target::Gfx942)?;
                 for (name, w) in &want {
                     if got[name].raw != w.raw {
                         return Err(format!(
@@ -188,14 +202,47 @@ fn every_gfx950_corpus_kernel_translates_to_gfx942_and_runs_the_same() {
                         ));
                     }
                 }
-                check_reference(case, &inputs, &got)
+                // Translated in place, the instruction stream is the guest's.
+                if in_place && n_host != n_guest {
+                    return Err(format!(
+                        "in place, but {n_host} instructions ran instead of {n_guest}"
+                    ));
+                }
+                let n_native = if has_native {
+                    let nb = std::fs::read(&native_path).map_err(|e| e.to_string())?;
+                    run(case, &nb, Target::Gfx942)?.2
+                } else {
+                    0
+                };
+                check_reference(case, &inputs, &got)?;
+                Ok((n_guest, n_host, n_native))
             })
             .unwrap_or_else(|_| Err("host panic".into()));
             match r {
-                Ok(()) => checked += 1,
+                Ok((g, h, n)) => {
+                    checked += 1;
+                    let k = usize::from(!in_place);
+                    counts[k].0 += g;
+                    counts[k].1 += h;
+                    if n > 0 {
+                        counts[k].2 += h;
+                        counts[k].3 += n;
+                    }
+                }
                 Err(e) => problems.push(format!("{}@{variant}: {e}", case.name)),
             }
         }
+    }
+    for (k, what) in ["in place", "relocated"].iter().enumerate() {
+        let c = counts[k];
+        eprintln!(
+            "dynamic wave-instructions, {what}: translated {} vs gfx950 original {} ({:.3}x); vs native gfx942 builds {} ({:.3}x)",
+            c.1,
+            c.0,
+            c.1 as f64 / c.0.max(1) as f64,
+            c.3,
+            c.2 as f64 / c.3.max(1) as f64
+        );
     }
     eprintln!("{checked} translated gfx950 cases run the same on gfx942");
     assert!(checked > 50, "only {checked} cases checked");

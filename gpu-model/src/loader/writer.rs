@@ -488,7 +488,9 @@ pub fn rewrite(bytes: &[u8], rw: &Rewrite<'_>) -> Result<Vec<u8>, WriteError> {
             })
             .ok_or(WriteError::DescriptorOutside { address: *addr })?;
         let o = (shift_off(s.sh_offset) + (addr - s.sh_addr)) as usize;
-        out[o..o + 64].copy_from_slice(kd);
+        out.get_mut(o..o.saturating_add(64))
+            .ok_or(WriteError::DescriptorOutside { address: *addr })?
+            .copy_from_slice(kd);
     }
     // The metadata note.
     if let Some(payload) = &rw.metadata {
@@ -500,8 +502,11 @@ pub fn rewrite(bytes: &[u8], rw: &Rewrite<'_>) -> Result<Vec<u8>, WriteError> {
             let ds = shift_off(loc.desc_start as u64) as usize;
             let st = shift_off(loc.start as u64) as usize;
             wr_u32(&mut out, st + 4, payload.len() as u32);
-            out[ds..ds + old_padded].fill(0);
-            out[ds..ds + payload.len()].copy_from_slice(payload);
+            let desc = out.get_mut(ds..ds + old_padded).ok_or_else(|| {
+                WriteError::Metadata("the note's padding runs past the file".into())
+            })?;
+            desc.fill(0);
+            desc[..payload.len()].copy_from_slice(payload);
         } else {
             // A new note at the end of the file; PT_NOTE and `.note` point at it.
             let at = out.len().next_multiple_of(4);
