@@ -24,6 +24,7 @@ use crate::dispatch::kernarg;
 use crate::loader::{KernelMetadata, ValueKind};
 use crate::memory::{DeviceMemory, MemFault, MemoryError};
 use hostcall::{Hostcall, Messages};
+use std::collections::BTreeMap;
 
 /// Why a runtime service failed. Fatal for the dispatch whose kernel asked for it: it is
 /// reported as that kernel's fault (with the wave and PC that waited for the answer).
@@ -156,5 +157,60 @@ impl DispatchServices {
             mem.free(h.base)?;
         }
         Ok(self.output)
+    }
+}
+
+/// The services of the dispatches running on a SoC, served at its memory sync points (no
+/// compute unit runs then) in dispatch order.
+#[derive(Debug, Default)]
+pub(crate) struct ServiceTable {
+    live: BTreeMap<u64, DispatchServices>,
+    failed: BTreeMap<u64, ServiceError>,
+}
+
+impl ServiceTable {
+    /// Registers dispatch `seq`'s services.
+    pub fn add(&mut self, seq: u64, s: DispatchServices) {
+        self.live.insert(seq, s);
+    }
+
+    /// Whether any dispatch has a hostcall buffer (the sync hook's cheap check).
+    pub fn is_empty(&self) -> bool {
+        self.live.is_empty()
+    }
+
+    /// Serves every live dispatch; true when one failed just now (its waves will wait
+    /// forever: the run should stop).
+    pub fn serve(&mut self, mem: &DeviceMemory) -> bool {
+        let mut failed_now = false;
+        for (&seq, s) in &mut self.live {
+            if self.failed.contains_key(&seq) {
+                continue;
+            }
+            if let Err(e) = s.serve(mem) {
+                self.failed.insert(seq, e);
+                failed_now = true;
+            }
+        }
+        failed_now
+    }
+
+    /// The first failure of a live dispatch, if any.
+    pub fn failure(&self) -> Option<(u64, &ServiceError)> {
+        self.failed.iter().next().map(|(&k, e)| (k, e))
+    }
+
+    /// Ends dispatch `seq`'s services: frees its buffers; returns what it printed and the
+    /// failure that stopped it, if any.
+    pub fn retire(
+        &mut self,
+        seq: u64,
+        mem: &mut DeviceMemory,
+    ) -> Result<Option<(DispatchOutput, Option<ServiceError>)>, SetupError> {
+        let Some(s) = self.live.remove(&seq) else {
+            return Ok(None);
+        };
+        let failed = self.failed.remove(&seq);
+        Ok(Some((s.finish(mem)?, failed)))
     }
 }

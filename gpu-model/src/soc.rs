@@ -43,6 +43,7 @@ use crate::exec::Program;
 use crate::loader::CodeObject;
 use crate::memory::coherence::Coherence;
 use crate::memory::{DeviceMemory, MemFault, MemoryError};
+use crate::service::{DispatchOutput, ServiceError, ServiceTable, SetupError};
 use simkit::component::ComponentId;
 use simkit::engine::{ExitStatus, SimInit, Simulation};
 use simkit::handle::{PrimaryGuard, SimHandle};
@@ -189,7 +190,14 @@ pub struct Soc {
     period: Tick,
     /// The CUs' buffered writes and atomics (see [`crate::memory::coherence`]).
     coherence: Arc<Coherence>,
+    /// Runtime services of live dispatches, served at sync points.
+    services: Services,
+    /// What retired dispatches printed, by sequence number, until taken.
+    outputs: std::collections::HashMap<u64, (DispatchOutput, Option<ServiceError>)>,
 }
+
+/// The service table shared with the sync hook and the submitters.
+type Services = Arc<std::sync::Mutex<ServiceTable>>;
 
 /// Dispatches submitted and not yet retired: their device allocations are freed once
 /// they complete.
@@ -216,6 +224,7 @@ pub struct Submitter {
     queue: u64,
     next_seq: Arc<AtomicU64>,
     live: Live,
+    services: Services,
 }
 
 impl std::fmt::Debug for Submitter {
@@ -232,10 +241,16 @@ impl Submitter {
     pub fn submit(&self, m: ModuleId, req: &LaunchRequest<'_>) -> Result<u64, SocError> {
         let module = self.modules.get(m.0).ok_or(SocError::UnknownModule(m.0))?;
         let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
-        let d = {
+        let (d, services) = {
             let mut mem = self.mem.write().unwrap_or_else(|p| p.into_inner());
             launch::prepare(&mut mem, module, m.0, req, &self.config, self.queue, seq)?
         };
+        if let Some(s) = services {
+            self.services
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .add(seq, s);
+        }
         self.live
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -403,9 +418,19 @@ impl Soc {
         };
         let mut sim = SimInit::new(topo).partitioning(partitioning).init()?;
         let (coh, shared) = (coherence.clone(), mem.clone());
+        let services = Services::default();
+        let (table, handle) = (services.clone(), sim.handle());
         sim.set_sync_points(sync_period, move |_| {
             let mem = shared.read().unwrap_or_else(|p| p.into_inner());
             coh.sync(&mem);
+            // Runtime services (hostcall) after the CUs' stores and atomics are published:
+            // the requests waves made are visible, and the answers are visible to every CU
+            // from here on (crate::service).
+            let mut t = table.lock().unwrap_or_else(|p| p.into_inner());
+            if !t.is_empty() && t.serve(&mem) {
+                // A failed service leaves its waves waiting forever: stop the run.
+                handle.request_exit("a runtime service failed", 1);
+            }
         });
         Ok(Soc {
             config: config.clone(),
@@ -421,6 +446,8 @@ impl Soc {
             live: Live::default(),
             period,
             coherence,
+            services,
+            outputs: std::collections::HashMap::new(),
         })
     }
 
@@ -513,6 +540,7 @@ impl Soc {
             queue: self.queue,
             next_seq: self.next_seq.clone(),
             live: self.live.clone(),
+            services: self.services.clone(),
         }
     }
 
@@ -549,9 +577,18 @@ impl Soc {
         let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
         let mut mem = self.mem.write().unwrap_or_else(|p| p.into_inner());
         let mut result = Ok(());
+        let mut services = self.services.lock().unwrap_or_else(|p| p.into_inner());
         live.retain(|d| {
             if !done.contains(&d.seq) {
                 return true;
+            }
+            match services.retire(d.seq, &mut mem) {
+                Ok(Some(out)) => {
+                    self.outputs.insert(d.seq, out);
+                }
+                Ok(None) => {}
+                Err(SetupError::Alloc(e)) => result = Err(e.into()),
+                Err(SetupError::Memory(e)) => result = Err(e.into()),
             }
             for a in d.allocations {
                 if a != 0 {
@@ -563,6 +600,20 @@ impl Soc {
             false
         });
         result
+    }
+
+    /// What dispatch `seq` printed (hostcall `printf`), taken once after it completed,
+    /// with the service failure that stopped it if one did; empty for a kernel that printed
+    /// nothing.
+    pub fn take_output(&mut self, seq: u64) -> (DispatchOutput, Option<ServiceError>) {
+        self.outputs.remove(&seq).unwrap_or_default()
+    }
+
+    /// A runtime service failure of a dispatch still running (the run stopped because of
+    /// it): the dispatch's sequence number and the error.
+    pub fn service_failure(&self) -> Option<(u64, ServiceError)> {
+        let t = self.services.lock().unwrap_or_else(|p| p.into_inner());
+        t.failure().map(|(k, e)| (k, e.clone()))
     }
 
     /// Completed dispatches so far.

@@ -8,6 +8,7 @@ use crate::exec::Program;
 use crate::loader::{CodeObject, KernelDescriptor};
 use crate::memory::{DeviceMemory, LoadedCodeObject};
 use crate::occupancy::{occupancy, KernelResources, Occupancy};
+use crate::service::{DispatchServices, SetupError};
 use crate::Target;
 use std::sync::Arc;
 
@@ -138,7 +139,8 @@ pub struct LaunchRequest<'a> {
     pub args: &'a [Vec<u8>],
 }
 
-/// Builds the dispatch: allocates and writes kernargs, packet and scratch in `mem`.
+/// Builds the dispatch: allocates and writes kernargs, packet, scratch and the runtime
+/// service buffers the kernel asks for (see [`crate::service`]) in `mem`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn prepare(
     mem: &mut DeviceMemory,
@@ -148,7 +150,7 @@ pub(crate) fn prepare(
     cfg: &crate::config::GpuConfig,
     queue_address: u64,
     seq: u64,
-) -> Result<Dispatch, SocError> {
+) -> Result<(Dispatch, Option<DispatchServices>), SocError> {
     let name = req.kernel;
     let bad = |m: String| SocError::BadLaunch(format!("kernel `{name}`: {m}"));
     let kernel = module
@@ -189,7 +191,7 @@ pub(crate) fn prepare(
         kernel: name.to_string(),
         source,
     })?;
-    let kernargs = built.bytes;
+    let mut kernargs = built.bytes;
     let (grid, wg) = (req.grid, req.workgroup);
     let dims = shape.dims();
     let counts = shape.workgroup_counts();
@@ -208,6 +210,20 @@ pub(crate) fn prepare(
     };
     let occ = occupancy(&cfg.xcd.cu, target, &res).map_err(|e| bad(e.to_string()))?;
 
+    // A hostcall packet for every wave that can be resident at once.
+    let waves = u64::from(cfg.total_cus()) * u64::from(occ.waves_per_cu);
+    let grid_waves = shape
+        .workgroup_counts()
+        .iter()
+        .map(|&c| u64::from(c))
+        .product::<u64>()
+        * u64::from(occ.shape.waves);
+    let packets = u32::try_from(waves.min(grid_waves)).unwrap_or(u32::MAX);
+    let services =
+        DispatchServices::attach(mem, md, packets, &mut kernargs).map_err(|e| match e {
+            SetupError::Alloc(e) => SocError::Memory(e),
+            SetupError::Memory(e) => SocError::Fault(e),
+        })?;
     let kernarg_address = mem.allocate(kernargs.len() as u64 + KERNARG_PAD, 256)?;
     mem.write(kernarg_address, &kernargs)?;
     let packet = DispatchPacket {
@@ -246,7 +262,7 @@ pub(crate) fn prepare(
         let regions = u64::from(cfg.total_cus()) * u64::from(occ.workgroups_per_cu);
         d.scratch_base = mem.allocate(regions * d.scratch_per_workgroup(), 256)?;
     }
-    Ok(d)
+    Ok((d, services))
 }
 
 /// [`Dispatch`] without its decoded program, which a restore takes from the module the
