@@ -15,7 +15,23 @@
 //!   [`crate::memory::coherence`]): the packets a wave pushed are visible then, and the
 //!   answers are visible to every CU after it. A dispatch without a hostcall buffer
 //!   pays nothing: the check is skipped when no buffer exists.
-//! * What the dispatch printed ([`DispatchOutput`]) is returned with its results.
+//! * What the dispatch printed ([`DispatchOutput`]) is returned with its results
+//!   ([`crate::device::Device::take_output`], [`crate::soc::Soc::take_output`]).
+//!
+//! Not provided yet, left null so a kernel that uses them faults on a near-null address
+//! (a memory fault naming the kernel and PC) instead of computing garbage:
+//! `hidden_printf_buffer` (buffered printf: OpenCL's classic printf and clang's
+//! `-mprintf-kind=buffered`, formats in the `amdhsa.printf` metadata) and `hidden_heap_v1`
+//! (the device-libs heap behind HIP `malloc`). The hostcall services other than printf
+//! (host function calls, device memory, sanitizer reports) fail with
+//! [`ServiceError::UnknownService`].
+//!
+//! Which compilers reach the hostcall printf (measured here): Debian's hipcc (clang-15,
+//! ROCm 5.2.3 device libraries) lowers HIP `printf` to `__ockl_printf_*`. clang-22 OpenCL
+//! linked with the same libraries does not: their `opencl.bc` defines `printf` as a stub
+//! that returns -1, which the call binds to (its metadata still lists
+//! `hidden_hostcall_buffer`, for the linked ockl code); without the libraries clang-22
+//! lowers OpenCL printf to the printf buffer, leaving `__printf_alloc` undefined.
 
 pub(crate) mod hostcall;
 pub(crate) mod printf;

@@ -267,3 +267,39 @@ fn soc_serves_hostcalls_at_sync_points_deterministically() {
     want.sort_unstable();
     assert_eq!(got, want);
 }
+
+#[test]
+fn a_service_the_simulator_lacks_is_a_typed_fault_naming_it() {
+    use gpu_model::device::DeviceError;
+    use gpu_model::exec::FaultReason;
+    use gpu_model::service::ServiceError;
+    let mut dev = Device::new(Target::Gfx90a);
+    let m = dev
+        .load_code_object(&fixture("printf_clang15_gfx90a_v5.hsaco"))
+        .unwrap();
+    let out = dev.alloc(8 * 64).unwrap();
+    let id = dev
+        .dispatch(
+            m,
+            "call_host",
+            &LaunchConfig::new([64, 1, 1], [64, 1, 1]),
+            &[ArgValue::ptr(out)],
+        )
+        .unwrap();
+    let Err(DeviceError::Fault(f)) = dev.wait(id) else {
+        panic!("expected a fault");
+    };
+    assert_eq!(f.kernel, "call_host");
+    assert_eq!(
+        f.reason,
+        FaultReason::Service(ServiceError::UnknownService { service: 1 })
+    );
+    // The report names the wave that waits for the answer and its PC (just past the
+    // `s_sleep` where it stopped).
+    let text = f.to_string();
+    assert!(text.contains("service 1 (host function call)"), "{text}");
+    assert!(
+        text.contains("`call_host`") && text.contains("pc 0x"),
+        "{text}"
+    );
+}
