@@ -15,7 +15,23 @@
 //!   [`crate::memory::coherence`]): the packets a wave pushed are visible then, and the
 //!   answers are visible to every CU after it. A dispatch without a hostcall buffer
 //!   pays nothing: the check is skipped when no buffer exists.
-//! * What the dispatch printed ([`DispatchOutput`]) is returned with its results.
+//! * What the dispatch printed ([`DispatchOutput`]) is returned with its results
+//!   ([`crate::device::Device::take_output`], [`crate::soc::Soc::take_output`]).
+//!
+//! Not provided yet, left null so a kernel that uses them faults on a near-null address
+//! (a memory fault naming the kernel and PC) instead of computing garbage:
+//! `hidden_printf_buffer` (buffered printf: OpenCL's classic printf and clang's
+//! `-mprintf-kind=buffered`, formats in the `amdhsa.printf` metadata) and `hidden_heap_v1`
+//! (the device-libs heap behind HIP `malloc`). The hostcall services other than printf
+//! (host function calls, device memory, sanitizer reports) fail with
+//! [`ServiceError::UnknownService`].
+//!
+//! Which compilers reach the hostcall printf (measured here): Debian's hipcc (clang-15,
+//! ROCm 5.2.3 device libraries) lowers HIP `printf` to `__ockl_printf_*`. clang-22 OpenCL
+//! linked with the same libraries does not: their `opencl.bc` defines `printf` as a stub
+//! that returns -1, which the call binds to (its metadata still lists
+//! `hidden_hostcall_buffer`, for the linked ockl code); without the libraries clang-22
+//! lowers OpenCL printf to the printf buffer, leaving `__printf_alloc` undefined.
 
 pub(crate) mod hostcall;
 pub(crate) mod printf;
@@ -24,6 +40,7 @@ use crate::dispatch::kernarg;
 use crate::loader::{KernelMetadata, ValueKind};
 use crate::memory::{DeviceMemory, MemFault, MemoryError};
 use hostcall::{Hostcall, Messages};
+use std::collections::BTreeMap;
 
 /// Why a runtime service failed. Fatal for the dispatch whose kernel asked for it: it is
 /// reported as that kernel's fault (with the wave and PC that waited for the answer).
@@ -156,5 +173,60 @@ impl DispatchServices {
             mem.free(h.base)?;
         }
         Ok(self.output)
+    }
+}
+
+/// The services of the dispatches running on a SoC, served at its memory sync points (no
+/// compute unit runs then) in dispatch order.
+#[derive(Debug, Default)]
+pub(crate) struct ServiceTable {
+    live: BTreeMap<u64, DispatchServices>,
+    failed: BTreeMap<u64, ServiceError>,
+}
+
+impl ServiceTable {
+    /// Registers dispatch `seq`'s services.
+    pub fn add(&mut self, seq: u64, s: DispatchServices) {
+        self.live.insert(seq, s);
+    }
+
+    /// Whether any dispatch has a hostcall buffer (the sync hook's cheap check).
+    pub fn is_empty(&self) -> bool {
+        self.live.is_empty()
+    }
+
+    /// Serves every live dispatch; true when one failed just now (its waves will wait
+    /// forever: the run should stop).
+    pub fn serve(&mut self, mem: &DeviceMemory) -> bool {
+        let mut failed_now = false;
+        for (&seq, s) in &mut self.live {
+            if self.failed.contains_key(&seq) {
+                continue;
+            }
+            if let Err(e) = s.serve(mem) {
+                self.failed.insert(seq, e);
+                failed_now = true;
+            }
+        }
+        failed_now
+    }
+
+    /// The first failure of a live dispatch, if any.
+    pub fn failure(&self) -> Option<(u64, &ServiceError)> {
+        self.failed.iter().next().map(|(&k, e)| (k, e))
+    }
+
+    /// Ends dispatch `seq`'s services: frees its buffers; returns what it printed and the
+    /// failure that stopped it, if any.
+    pub fn retire(
+        &mut self,
+        seq: u64,
+        mem: &mut DeviceMemory,
+    ) -> Result<Option<(DispatchOutput, Option<ServiceError>)>, SetupError> {
+        let Some(s) = self.live.remove(&seq) else {
+            return Ok(None);
+        };
+        let failed = self.failed.remove(&seq);
+        Ok(Some((s.finish(mem)?, failed)))
     }
 }

@@ -60,8 +60,8 @@ mod driver;
 mod launch;
 mod memsys;
 mod msg;
-pub mod timing;
 pub mod queue;
+pub mod timing;
 
 pub use cp::CommandProcessor;
 pub use cu::{ClockedStats, ComputeUnit, CuActivity, WaveRecord};
@@ -78,6 +78,7 @@ use crate::config::GpuConfig;
 use crate::loader::CodeObject;
 use crate::memory::coherence::Coherence;
 use crate::memory::{DeviceMemory, MemFault, MemoryError};
+use crate::service::{DispatchOutput, ServiceError, ServiceTable, SetupError};
 use simkit::component::ComponentId;
 use simkit::engine::{ExitStatus, SimInit, Simulation};
 use simkit::handle::{PrimaryGuard, SimHandle};
@@ -250,7 +251,14 @@ pub struct Soc {
     coherence: Arc<Coherence>,
     /// Queues, dispatches in flight, decoded programs, events.
     shared: Arc<queue::Shared>,
+    /// Runtime services of live dispatches, served at sync points.
+    services: Services,
+    /// What retired dispatches printed, by sequence number, until taken.
+    outputs: std::collections::HashMap<u64, (DispatchOutput, Option<ServiceError>)>,
 }
+
+/// The service table shared with the sync hook and the submitters.
+type Services = Arc<std::sync::Mutex<ServiceTable>>;
 
 /// Dispatches submitted and not yet retired: their device allocations are freed once
 /// they complete.
@@ -278,6 +286,7 @@ pub struct Submitter {
     next_index: Arc<AtomicU64>,
     live: Live,
     shared: Arc<queue::Shared>,
+    services: Services,
 }
 
 impl std::fmt::Debug for Submitter {
@@ -327,6 +336,12 @@ impl Submitter {
             (index, p)
         };
         let seq = dispatch_key(0, index);
+        if let Some(s) = p.services {
+            self.services
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .add(seq, s);
+        }
         self.live
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -648,9 +663,19 @@ impl Soc {
         };
         let mut sim = SimInit::new(topo).partitioning(partitioning).init()?;
         let (coh, hook_mem) = (coherence.clone(), mem.clone());
+        let services = Services::default();
+        let (table, handle) = (services.clone(), sim.handle());
         sim.set_sync_points(sync_period, move |_| {
             let mem = hook_mem.read().unwrap_or_else(|p| p.into_inner());
             coh.sync(&mem);
+            // Runtime services (hostcall) after the CUs' stores and atomics are published:
+            // the requests waves made are visible, and the answers are visible to every CU
+            // from here on (crate::service).
+            let mut t = table.lock().unwrap_or_else(|p| p.into_inner());
+            if !t.is_empty() && t.serve(&mem) {
+                // A failed service leaves its waves waiting forever: stop the run.
+                handle.request_exit("a runtime service failed", 1);
+            }
         });
         Ok(Soc {
             config: config.clone(),
@@ -667,6 +692,8 @@ impl Soc {
             period,
             coherence,
             shared,
+            services,
+            outputs: std::collections::HashMap::new(),
         })
     }
 
@@ -790,6 +817,7 @@ impl Soc {
             next_index: self.next_index.clone(),
             live: self.live.clone(),
             shared: self.shared.clone(),
+            services: self.services.clone(),
         }
     }
 
@@ -826,6 +854,7 @@ impl Soc {
         let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
         let mut mem = self.mem.write().unwrap_or_else(|p| p.into_inner());
         let mut result = Ok(());
+        let mut services = self.services.lock().unwrap_or_else(|p| p.into_inner());
         live.retain(|d| {
             if !done.contains(&d.seq) {
                 return true;
@@ -843,6 +872,14 @@ impl Soc {
                 }
                 Err(e) => result = Err(e.into()),
             }
+            match services.retire(d.seq, &mut mem) {
+                Ok(Some(out)) => {
+                    self.outputs.insert(d.seq, out);
+                }
+                Ok(None) => {}
+                Err(SetupError::Alloc(e)) => result = Err(e.into()),
+                Err(SetupError::Memory(e)) => result = Err(e.into()),
+            }
             for a in d.allocations {
                 if a != 0 {
                     if let Err(e) = mem.free(a) {
@@ -853,6 +890,20 @@ impl Soc {
             false
         });
         result
+    }
+
+    /// What dispatch `seq` printed (hostcall `printf`), taken once after it completed,
+    /// with the service failure that stopped it if one did; empty for a kernel that printed
+    /// nothing.
+    pub fn take_output(&mut self, seq: u64) -> (DispatchOutput, Option<ServiceError>) {
+        self.outputs.remove(&seq).unwrap_or_default()
+    }
+
+    /// A runtime service failure of a dispatch still running (the run stopped because of
+    /// it): the dispatch's sequence number and the error.
+    pub fn service_failure(&self) -> Option<(u64, ServiceError)> {
+        let t = self.services.lock().unwrap_or_else(|p| p.into_inner());
+        t.failure().map(|(k, e)| (k, e.clone()))
     }
 
     /// Completed dispatches so far.

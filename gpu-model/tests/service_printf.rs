@@ -188,3 +188,118 @@ fn kernels_without_services_are_unaffected() {
     dev.wait(id).unwrap();
     assert!(dev.take_output(id).is_empty());
 }
+
+/// The SoC serves hostcalls at its memory sync points: `print_values` on a small mi250x
+/// (gfx90a) with 2 XCDs, on 1 and 2 threads. Waves on different CUs interleave, so the
+/// line order is the SoC's own (the order requests reached the host), but it is the same
+/// on any number of threads, every lane's line is there once, and each wave's lines come
+/// out in lane order (one packet per wave carries every lane's END).
+#[test]
+fn soc_serves_hostcalls_at_sync_points_deterministically() {
+    use gpu_model::config::GpuConfig;
+    use gpu_model::soc::{LaunchRequest, Soc, SocOptions};
+    let config = GpuConfig::preset("mi250x")
+        .unwrap()
+        .with_overrides_ron(r#"{"xcds": 2, "iods": 2, "xcd.active_cus": 2}"#)
+        .unwrap();
+    let (n, wgs) = (512i32, 128i32);
+    let run = |threads: usize| {
+        let mut soc = Soc::new(
+            &config,
+            &SocOptions {
+                threads,
+                ..SocOptions::default()
+            },
+        )
+        .unwrap();
+        let m = soc
+            .load_code_object(&fixture("printf_clang15_gfx90a_v5.hsaco"))
+            .unwrap();
+        let a: Vec<u8> = (0..n).flat_map(|i| a_of(i).to_le_bytes()).collect();
+        let f: Vec<u8> = (0..n).flat_map(|i| f_of(i).to_le_bytes()).collect();
+        let l: Vec<u8> = (0..n).flat_map(|i| l_of(i).to_le_bytes()).collect();
+        let bufs: Vec<u64> = [&a, &f, &l]
+            .iter()
+            .map(|b| {
+                let d = soc.alloc(b.len() as u64).unwrap();
+                soc.write(d, b).unwrap();
+                d
+            })
+            .collect();
+        let args: Vec<Vec<u8>> = bufs.iter().map(|d| d.to_le_bytes().to_vec()).collect();
+        let seq = soc
+            .submit(
+                m,
+                &LaunchRequest {
+                    kernel: "print_values",
+                    grid: [n as u32, 1, 1],
+                    workgroup: [wgs as u32, 1, 1],
+                    dynamic_lds: 0,
+                    args: &args,
+                },
+            )
+            .unwrap();
+        soc.run().unwrap();
+        let done = soc.completions().iter().find(|c| c.seq == seq).unwrap();
+        assert!(done.fault.is_none(), "{:?}", done.fault);
+        let (out, failed) = soc.take_output(seq);
+        assert_eq!(failed, None);
+        (out.stdout_text(), bufs[2])
+    };
+    let (one, dl) = run(1);
+    let (two, _) = run(2);
+    assert_eq!(one, two, "the printed text depends on the thread count");
+    let mut got: Vec<&str> = one.lines().collect();
+    // Each wave's lines in lane order.
+    let pos = |i: i32| {
+        got.iter()
+            .position(|g| *g == line(i / wgs, wgs, i % wgs, dl).trim_end())
+            .unwrap_or_else(|| panic!("no line for lane {i}"))
+    };
+    for i in 0..n {
+        if i % 64 != 63 {
+            assert!(pos(i) < pos(i + 1), "lanes {i} and {} out of order", i + 1);
+        }
+    }
+    let expected: String = (0..n).map(|i| line(i / wgs, wgs, i % wgs, dl)).collect();
+    let mut want: Vec<&str> = expected.lines().collect();
+    got.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_service_the_simulator_lacks_is_a_typed_fault_naming_it() {
+    use gpu_model::device::DeviceError;
+    use gpu_model::exec::FaultReason;
+    use gpu_model::service::ServiceError;
+    let mut dev = Device::new(Target::Gfx90a);
+    let m = dev
+        .load_code_object(&fixture("printf_clang15_gfx90a_v5.hsaco"))
+        .unwrap();
+    let out = dev.alloc(8 * 64).unwrap();
+    let id = dev
+        .dispatch(
+            m,
+            "call_host",
+            &LaunchConfig::new([64, 1, 1], [64, 1, 1]),
+            &[ArgValue::ptr(out)],
+        )
+        .unwrap();
+    let Err(DeviceError::Fault(f)) = dev.wait(id) else {
+        panic!("expected a fault");
+    };
+    assert_eq!(f.kernel, "call_host");
+    assert_eq!(
+        f.reason,
+        FaultReason::Service(ServiceError::UnknownService { service: 1 })
+    );
+    // The report names the wave that waits for the answer and its PC (just past the
+    // `s_sleep` where it stopped).
+    let text = f.to_string();
+    assert!(text.contains("service 1 (host function call)"), "{text}");
+    assert!(
+        text.contains("`call_host`") && text.contains("pc 0x"),
+        "{text}"
+    );
+}

@@ -61,6 +61,13 @@ pub struct KernelReport {
     pub hbm_read_bytes: u64,
     /// Bytes written to HBM.
     pub hbm_write_bytes: u64,
+    /// What the kernel printed to standard output (device `printf`, served through the
+    /// hostcall buffer; see `gpu_model::service`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stdout: String,
+    /// What the kernel printed to standard error.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stderr: String,
 }
 
 /// How full one CU was during a kernel.
@@ -262,6 +269,8 @@ mod tests {
             events: 10,
             epochs: 3,
             kernels: vec![KernelReport {
+                stdout: String::new(),
+                stderr: String::new(),
                 kernel: "vadd".into(),
                 code_object: "vadd.hsaco".into(),
                 grid: [1000, 1, 1],

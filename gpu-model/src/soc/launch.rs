@@ -11,6 +11,7 @@ use crate::exec::Program;
 use crate::loader::{CodeObject, KernelDescriptor, KERNEL_DESCRIPTOR_SIZE};
 use crate::memory::{DeviceMemory, LoadedCodeObject};
 use crate::occupancy::{occupancy, KernelResources, Occupancy};
+use crate::service::{DispatchServices, SetupError};
 use crate::Target;
 use std::sync::Arc;
 
@@ -149,11 +150,13 @@ pub struct LaunchRequest<'a> {
 
 /// What the host side prepared for one launch: the packet to write into a ring (its
 /// kernargs and completion signal allocated) and the scratch allocated for it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 pub(crate) struct Prepared {
     pub(crate) packet: DispatchPacket,
     /// Scratch allocated for the dispatch (0: none needed).
     pub(crate) scratch: u64,
+    /// The runtime service buffers the kernel asked for (see [`crate::service`]).
+    pub(crate) services: Option<DispatchServices>,
 }
 
 /// The host side of a launch (what a runtime does): lays out and writes the kernarg
@@ -205,7 +208,7 @@ pub(crate) fn prepare(
         kernel: name.to_string(),
         source,
     })?;
-    let kernargs = built.bytes;
+    let mut kernargs = built.bytes;
     let private = kernarg::private_bytes_per_lane(&desc, md, 0);
     let res = KernelResources {
         wave_size: kernel.wave_size(target),
@@ -217,6 +220,21 @@ pub(crate) fn prepare(
         scratch_bytes_per_lane: private,
     };
     let occ = occupancy(&cfg.xcd.cu, target, &res).map_err(|e| bad(e.to_string()))?;
+
+    // A hostcall packet for every wave that can be resident at once.
+    let waves = u64::from(cfg.total_cus()) * u64::from(occ.waves_per_cu);
+    let grid_waves = shape
+        .workgroup_counts()
+        .iter()
+        .map(|&c| u64::from(c))
+        .product::<u64>()
+        * u64::from(occ.shape.waves);
+    let packets = u32::try_from(waves.min(grid_waves)).unwrap_or(u32::MAX);
+    let services =
+        DispatchServices::attach(mem, md, packets, &mut kernargs).map_err(|e| match e {
+            SetupError::Alloc(e) => SocError::Memory(e),
+            SetupError::Memory(e) => SocError::Fault(e),
+        })?;
     let kernarg_address = mem.allocate(kernargs.len() as u64 + KERNARG_PAD, 256)?;
     mem.write(kernarg_address, &kernargs)?;
     // The completion signal: an amd_signal_t whose value (at +8) starts at 1.
@@ -239,7 +257,11 @@ pub(crate) fn prepare(
     } else {
         0
     };
-    Ok(Prepared { packet, scratch })
+    Ok(Prepared {
+        packet,
+        scratch,
+        services,
+    })
 }
 
 /// Scratch bytes a dispatch needs: one region per (CU, resident workgroup).

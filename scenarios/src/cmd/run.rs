@@ -280,8 +280,14 @@ pub fn main(a: Args) -> Result<(), CliError> {
         })?;
     }
     if a.json {
+        // The printed text is in the report (kernels[i].stdout / stderr).
         println!("{}", out.report.to_json());
     } else {
+        // What the kernels printed, in launch order, before the report.
+        for k in &out.report.kernels {
+            print!("{}", k.stdout);
+            eprint!("{}", k.stderr);
+        }
         print!("{}", out.report.to_text());
     }
     if !out.report.all_passed() {

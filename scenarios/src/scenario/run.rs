@@ -146,6 +146,19 @@ impl Workload {
             )?;
             soc.run()?;
             let host = t0.elapsed().as_secs_f64();
+            if let Some((_, e)) = soc.service_failure() {
+                return Err(RunError::Fault {
+                    launch: li,
+                    fault: format!("kernel `{}`: {e}", l.kernel),
+                });
+            }
+            let (printed, failed) = soc.take_output(seq);
+            if let Some(e) = failed {
+                return Err(RunError::Fault {
+                    launch: li,
+                    fault: format!("kernel `{}`: {e}", l.kernel),
+                });
+            }
             let Some(done) = soc.completions().iter().find(|c| c.seq == seq).cloned() else {
                 return Err(RunError::Fault {
                     launch: li,
@@ -243,6 +256,8 @@ impl Workload {
                 caches,
                 hbm_read_bytes: s.hbm_read,
                 hbm_write_bytes: s.hbm_write,
+                stdout: String::from_utf8_lossy(&printed.stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&printed.stderr).into_owned(),
             });
         }
         let host_seconds = host0.elapsed().as_secs_f64();
