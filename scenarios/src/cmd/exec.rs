@@ -171,6 +171,9 @@ fn kernel_report(d: &kmd::report::Dispatch, gpu: &kmd::GpuNode) -> KernelReport 
         caches: Vec::new(),
         hbm_read_bytes: 0,
         hbm_write_bytes: 0,
+        // The program's own runtime serves its printf (hostcall) and writes it itself.
+        stdout: String::new(),
+        stderr: String::new(),
     }
 }
 
