@@ -290,7 +290,9 @@ impl Soc {
             .map_err(|e| SocError::Config(e.to_string()))?;
         let period = clock.period();
         let cyc = |n: u64| Tick(period.0.saturating_mul(n.max(1)));
-        let mut mem = DeviceMemory::new();
+        // The device's memory size bounds what can be allocated (storage is only made for
+        // pages that are written).
+        let mut mem = DeviceMemory::with_capacity(config.dram.capacity_bytes);
         let queue = mem.allocate(256, 256)?;
         let mem = Arc::new(RwLock::new(mem));
         let threads = opts.threads.max(1);

@@ -64,15 +64,19 @@ struct ProgramsGuard;
 
 impl ProgramsGuard {
     fn set(programs: Vec<Arc<Program>>) -> ProgramsGuard {
-        PROGRAMS.with(|p| *p.borrow_mut() = Some(programs));
+        set_programs(Some(programs));
         ProgramsGuard
     }
 }
 
 impl Drop for ProgramsGuard {
     fn drop(&mut self) {
-        PROGRAMS.with(|p| *p.borrow_mut() = None);
+        set_programs(None);
     }
+}
+
+fn set_programs(programs: Option<Vec<Arc<Program>>>) {
+    PROGRAMS.with(|p| *p.borrow_mut() = programs);
 }
 
 /// The program of module `module` of the SoC being restored.
@@ -136,11 +140,16 @@ impl Soc {
 
     /// Replaces the whole state with a checkpoint from [`Soc::checkpoint`] of a SoC built
     /// from the same config (the thread count may differ). Submitters made before the
-    /// restore do not know the restored modules; make new ones. A checkpoint that does not
-    /// decode or is from another config is refused before anything changes; an error
-    /// from the engine restore itself leaves the SoC unusable.
+    /// restore do not know the restored modules; make new ones. Atomic: a refused
+    /// checkpoint (one that does not decode, is from another config, or that any part
+    /// refuses) leaves the SoC exactly as it was. Every part outside the engine is decoded
+    /// and checked first, then the engine restores atomically (see
+    /// [`Simulation::restore_bytes_with`]), then the rest is put in place, which cannot
+    /// fail.
+    ///
+    /// [`Simulation::restore_bytes_with`]: simkit::engine::Simulation::restore_bytes_with
     pub fn restore(&mut self, bytes: &[u8]) -> Result<(), SocError> {
-        let image: SocImage<DeviceMemory> = decode(bytes)?;
+        let mut image: SocImage<DeviceMemory> = decode(bytes)?;
         if image.version != VERSION {
             return Err(SocError::CheckpointMismatch(format!(
                 "checkpoint format version {} (this build reads {VERSION})",
@@ -159,13 +168,10 @@ impl Soc {
                 self.config.name
             )));
         }
-        if image.coherence.len() != self.coherence.len() {
-            return Err(SocError::CheckpointMismatch(format!(
-                "checkpoint has {} memory domains, this soc {}",
-                image.coherence.len(),
-                self.coherence.len()
-            )));
-        }
+        let coherence = self
+            .coherence
+            .prepare(&image.coherence)
+            .map_err(SocError::CheckpointMismatch)?;
         let mut modules = Vec::with_capacity(image.modules.len());
         for m in image.modules {
             let co = CodeObject::parse(&m.code_object)?;
@@ -183,12 +189,16 @@ impl Soc {
         }
         {
             let _programs = ProgramsGuard::set(modules.iter().map(|m| m.program.clone()).collect());
-            self.sim.restore_bytes(&image.sim)?;
+            // A component refusing its state gets its old one back, which names the
+            // modules loaded now.
+            let current = self.modules.iter().map(|m| m.program.clone()).collect();
+            self.sim.restore_bytes_with(&image.sim, || {
+                set_programs(Some(current));
+            })?;
         }
+        image.memory.set_capacity(self.config.dram.capacity_bytes);
         *self.mem_write() = image.memory;
-        self.coherence
-            .restore(&image.coherence)
-            .map_err(SocError::CheckpointMismatch)?;
+        self.coherence.install(coherence);
         self.modules = modules;
         self.queue = image.queue;
         self.next_seq.store(image.next_seq, Ordering::Relaxed);
