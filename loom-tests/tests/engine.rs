@@ -8,8 +8,8 @@
 use simkit::component::{Component, ComponentId, Ctx, Input};
 use simkit::engine::{ExitStatus, SimInit, Simulation};
 use simkit::partition::Partitioning;
-use simkit::time::Tick;
 use simkit::port::NetId;
+use simkit::time::Tick;
 use simkit::topology::TopologyBuilder;
 use std::sync::{Arc, Mutex};
 
