@@ -13,3 +13,8 @@ ISA_SWEEP_WORDS=1000000 cargo test --release -p gpu-model --test isa_sweep \
   random_words_full_sweep -- --ignored --nocapture 2>&1 | grep -E '^gfx[0-9a-z]+: |test result|panicked|FAILED'
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEMPTIONS=2 \
   cargo test -p loom-tests --release
+# The tests of "bad input never panics" and atomic restore once more in the test profile,
+# with debug assertions and overflow checks (the release runs above have neither).
+cargo test -p gpu-model --test loader_errors --test bundle --test isa_roundtrip \
+  --test exec_random --test memory_basic
+cargo test -p simkit --test engine checkpoint

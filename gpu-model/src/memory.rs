@@ -121,6 +121,10 @@ pub struct DeviceMemory {
     next_id: u64,
     /// Host ranges mapped in place, by device address ([`host`]).
     host: BTreeMap<u64, host::HostRegion>,
+    /// Bytes the live allocations may take in all (the device's memory size).
+    capacity: u64,
+    /// Bytes the live allocations take, each rounded up to whole pages.
+    in_use: u64,
 }
 
 impl Default for DeviceMemory {
@@ -144,7 +148,47 @@ impl DeviceMemory {
             next_va: HEAP_START,
             next_id: 1,
             host: BTreeMap::new(),
+            capacity: u64::MAX,
+            in_use: 0,
         }
+    }
+
+    /// An empty address space whose live allocations may take `capacity` bytes in all
+    /// (each counted in whole pages): a device with that much memory.
+    pub fn with_capacity(capacity: u64) -> DeviceMemory {
+        DeviceMemory {
+            capacity,
+            ..DeviceMemory::new()
+        }
+    }
+
+    /// Bytes the live allocations may take in all.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// Sets the [`DeviceMemory::capacity`]; allocations already made stay, later ones must
+    /// fit. (For memory restored from a snapshot, which does not carry it.)
+    pub fn set_capacity(&mut self, capacity: u64) {
+        self.capacity = capacity;
+    }
+
+    /// Bytes the live allocations take (whole pages).
+    pub fn in_use(&self) -> u64 {
+        self.in_use
+    }
+
+    /// Refuses `size` more bytes past the capacity.
+    fn check_capacity(&self, size: u64) -> Result<(), MemoryError> {
+        let pages = align_up(size, PAGE_SIZE).unwrap_or(u64::MAX);
+        if self.in_use.saturating_add(pages) > self.capacity {
+            return Err(MemoryError::OutOfMemory {
+                size,
+                in_use: self.in_use,
+                capacity: self.capacity,
+            });
+        }
+        Ok(())
     }
 
     // ---- allocation ----
@@ -164,6 +208,7 @@ impl DeviceMemory {
                 max: MAX_ALLOCATION,
             });
         }
+        self.check_capacity(size)?;
         let align = align.max(PAGE_SIZE);
         let oom = MemoryError::OutOfAddressSpace { size, align };
         // The mapped pages plus one unmapped guard page after them.
@@ -204,6 +249,7 @@ impl DeviceMemory {
                 max: MAX_ALLOCATION,
             });
         }
+        self.check_capacity(size)?;
         let end = align_up(size, PAGE_SIZE)
             .and_then(|s| base.checked_add(s))
             .filter(|&e| e <= ADDRESS_LIMIT && base > 0)
@@ -238,6 +284,7 @@ impl DeviceMemory {
             }
         }
         self.freed.insert(base, info.size);
+        self.in_use -= info.size.div_ceil(PAGE_SIZE) * PAGE_SIZE;
         Ok(())
     }
 
@@ -286,6 +333,8 @@ impl DeviceMemory {
         self.next_id += 1;
         let first = base >> PAGE_SHIFT;
         let count = size.div_ceil(PAGE_SIZE);
+        // Callers checked the capacity; the sum of live allocations fits in it.
+        self.in_use += count * PAGE_SIZE;
         for i in 0..count {
             let valid = (size - i * PAGE_SIZE).min(PAGE_SIZE) as u32;
             let dir = self.dirs[((first + i) >> 16) as usize].get_or_insert_with(|| {

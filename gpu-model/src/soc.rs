@@ -483,7 +483,9 @@ impl Soc {
             .map_err(|e| SocError::Config(e.to_string()))?;
         let period = clock.period();
         let cyc = |n: u64| Tick(period.0.saturating_mul(n.max(1)));
-        let mut mem = DeviceMemory::new();
+        // The device's memory size bounds what can be allocated (storage is only made for
+        // pages that are written).
+        let mut mem = DeviceMemory::with_capacity(config.dram.capacity_bytes);
         // Queue 0 (the one `submit` uses): its amd_queue_t, then its ring.
         let queue = mem.allocate(256 + DEFAULT_RING_BYTES, 256)?;
         let shared = Arc::new(queue::Shared::default());

@@ -1,7 +1,7 @@
 //! The cache-policy bits LLVM (clang-22) emits for each memory-model situation map to the
 //! memory type the design calls for. LLVM is the oracle for the bits; the expected MType
 //! per situation follows the scope rules written in `cache::policy`.
-//! Skipped (with a message) when clang-22 is not installed.
+//! Fails when clang-22 is not installed (scripts/install-deps.sh installs it).
 
 use std::process::Command;
 
@@ -27,11 +27,13 @@ K void dev_atomic_ret(gint *p, gint *q) { p[ID] = __scoped_atomic_fetch_add(q + 
 K void sys_atomic(gint *p, gint *q) { __scoped_atomic_fetch_add(q + ID, 1, __ATOMIC_RELAXED, __MEMORY_SCOPE_SYSTEM); }
 "#;
 
-fn compile(target: Target) -> Option<String> {
+/// The assembly clang-22 makes of [`SRC`] for `target`. The oracle is required: a missing
+/// compiler fails the test rather than passing unchecked.
+fn compile(target: Target) -> String {
     let dir = std::env::temp_dir().join(format!("gfxsim-cache-policy-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).ok()?;
+    std::fs::create_dir_all(&dir).unwrap();
     let src = dir.join(format!("{target}.c"));
-    std::fs::write(&src, SRC).ok()?;
+    std::fs::write(&src, SRC).unwrap();
     let out = Command::new("clang-22")
         .args([
             "-x",
@@ -47,13 +49,15 @@ fn compile(target: Target) -> Option<String> {
         .arg(format!("-mcpu={target}"))
         .arg(&src)
         .output()
-        .ok()?;
+        .unwrap_or_else(|e| {
+            panic!("clang-22 ({e}): the oracle needs it (scripts/install-deps.sh)")
+        });
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    Some(String::from_utf8(out.stdout).unwrap())
+    String::from_utf8(out.stdout).unwrap()
 }
 
 /// The (op, cpol) of the one global memory instruction that touches memory in `kernel`.
@@ -135,10 +139,7 @@ fn llvm_memory_model_bits_map_to_expected_mtypes() {
     ];
     let targets = [Target::Gfx90a, Target::Gfx942, Target::Gfx1201];
     for (ti, target) in targets.into_iter().enumerate() {
-        let Some(asm) = compile(target) else {
-            eprintln!("clang-22 not found: skipping the LLVM oracle check");
-            return;
-        };
+        let asm = compile(target);
         for (kernel, op, a, b, c) in cases {
             let want = [a, b, c][ti];
             let cpol = access_of(&asm, kernel, op);
@@ -197,10 +198,7 @@ fn maintenance_of(asm: &str, target: Target, kernel: &str) -> Maintenance {
 fn llvm_acquire_release_sequences_do_what_they_must() {
     let targets = [Target::Gfx90a, Target::Gfx942, Target::Gfx1201];
     for target in targets {
-        let Some(asm) = compile(target) else {
-            eprintln!("clang-22 not found: skipping the LLVM oracle check");
-            return;
-        };
+        let asm = compile(target);
         let inv_l1 = |k| maintenance_of(&asm, target, k).invalidate_vector_l1;
         let inv_l2 = |k| maintenance_of(&asm, target, k).invalidate_l2;
         // Acquire at agent or system scope must drop the CU's stale L1 lines.

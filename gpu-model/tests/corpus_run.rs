@@ -249,6 +249,14 @@ fn run_target(target: &str) {
         eprintln!("  pass {p}");
     }
     assert!(problems.is_empty(), "{target}:\n{}", problems.join("\n"));
+    // Not vacuous: every kernel of the manifest has a variant for every target, so at
+    // least one pair per kernel ran and passed.
+    assert!(
+        passed.len() >= m.kernels.len() && !m.kernels.is_empty(),
+        "{target}: only {} pairs passed for {} kernels",
+        passed.len(),
+        m.kernels.len()
+    );
 }
 
 #[test]

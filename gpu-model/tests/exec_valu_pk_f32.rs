@@ -69,8 +69,8 @@ fn include_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/include")
 }
 
-/// Compiles [`SOURCE`] for `target` (wave64 on GFX12 when `w64`); `None` without clang-22.
-fn compile(target: Target, w64: bool) -> Option<Vec<u8>> {
+/// Compiles [`SOURCE`] for `target` (wave64 on GFX12 when `w64`); fails without clang-22.
+fn compile(target: Target, w64: bool) -> Vec<u8> {
     let dir = std::env::temp_dir().join(format!(
         "gfxsim-pk-f32-{}-{}-{}",
         std::process::id(),
@@ -91,9 +91,8 @@ fn compile(target: Target, w64: bool) -> Option<Vec<u8>> {
     }
     let res = match cmd.arg(&src).arg("-o").arg(&out).output() {
         Ok(r) => r,
-        Err(_) => {
-            eprintln!("clang-22 not found: skipping the packed-f32 kernels");
-            return None;
+        Err(e) => {
+            panic!("clang-22 ({e}): the packed-f32 kernels need it (scripts/install-deps.sh)")
         }
     };
     assert!(
@@ -102,11 +101,11 @@ fn compile(target: Target, w64: bool) -> Option<Vec<u8>> {
         target.name(),
         String::from_utf8_lossy(&res.stderr)
     );
-    Some(std::fs::read(&out).unwrap())
+    std::fs::read(&out).unwrap()
 }
 
-/// The disassembly of a code object (llvm-objdump-22), or `None` without it.
-fn disassemble(target: Target, bytes: &[u8]) -> Option<String> {
+/// The disassembly of a code object (llvm-objdump-22, required).
+fn disassemble(target: Target, bytes: &[u8]) -> String {
     let path = std::env::temp_dir().join(format!(
         "gfxsim-pk-f32-dis-{}-{}.hsaco",
         std::process::id(),
@@ -118,9 +117,9 @@ fn disassemble(target: Target, bytes: &[u8]) -> Option<String> {
         .arg(format!("--mcpu={}", target.name()))
         .arg(&path)
         .output()
-        .ok()?;
+        .unwrap_or_else(|e| panic!("llvm-objdump-22 ({e}): needed (scripts/install-deps.sh)"));
     assert!(out.status.success());
-    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// The GFX9 builds must exercise what the test is for: packed f32 operations with
@@ -300,15 +299,9 @@ fn run_nbody(target: Target, wave: u32, co: &[u8]) {
 }
 
 fn check(target: Target, w64: bool) {
-    let Some(co) = compile(target, w64) else {
-        return;
-    };
+    let co = compile(target, w64);
     if target.family() == gpu_model::Family::Gfx9 {
-        if let Some(text) = disassemble(target, &co) {
-            check_packed_forms(&text);
-        } else {
-            eprintln!("llvm-objdump-22 not found: not checking the packed forms");
-        }
+        check_packed_forms(&disassemble(target, &co));
     }
     let wave = if target.family() == gpu_model::Family::Gfx9 || w64 {
         64

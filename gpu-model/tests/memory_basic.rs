@@ -388,3 +388,53 @@ fn unknown_relocation_types_are_refused_by_number() {
     // Nothing stays allocated.
     assert_eq!(m.allocations().count(), 0);
 }
+
+#[test]
+fn allocations_are_bounded_by_the_device_capacity() {
+    let mut m = DeviceMemory::with_capacity(4 * PAGE_SIZE);
+    let a = m.allocate(PAGE_SIZE + 1, 1).unwrap(); // two pages
+    let b = m.allocate(PAGE_SIZE, 1).unwrap();
+    assert_eq!(m.in_use(), 3 * PAGE_SIZE);
+    let e = m.allocate(PAGE_SIZE + 1, 1).unwrap_err();
+    assert_eq!(
+        e,
+        MemoryError::OutOfMemory {
+            size: PAGE_SIZE + 1,
+            in_use: 3 * PAGE_SIZE,
+            capacity: 4 * PAGE_SIZE
+        }
+    );
+    assert!(e.to_string().contains("in use"), "{e}");
+    let e = m.allocate_at(0x7000_0000_0000, 2 * PAGE_SIZE).unwrap_err();
+    assert!(matches!(e, MemoryError::OutOfMemory { .. }), "{e}");
+    // The refusals changed nothing; freeing makes room again.
+    assert_eq!(m.in_use(), 3 * PAGE_SIZE);
+    m.free(a).unwrap();
+    m.allocate(3 * PAGE_SIZE, 1).unwrap();
+    assert_eq!(m.in_use(), 4 * PAGE_SIZE);
+    m.free(b).unwrap();
+    // A snapshot round trip keeps the accounting (the capacity is the device's, set again).
+    let mut r = DeviceMemory::from_snapshot(&m.snapshot()).unwrap();
+    assert_eq!(r.in_use(), 3 * PAGE_SIZE);
+    r.set_capacity(m.capacity());
+    assert!(r.allocate(2 * PAGE_SIZE, 1).is_err());
+    r.allocate(PAGE_SIZE, 1).unwrap();
+}
+
+#[test]
+fn a_huge_allocation_is_lazy_and_a_larger_one_a_typed_error() {
+    // 192 GiB, an mi300x: three 60 GiB allocations are bookkeeping only (this machine has
+    // less memory than one of them); the fourth does not fit.
+    let mut m = DeviceMemory::with_capacity(192 << 30);
+    let bases: Vec<u64> = (0..3).map(|_| m.allocate(60 << 30, 1).unwrap()).collect();
+    for &b in &bases {
+        let last = b + (60 << 30) - 8;
+        m.store_u64(last, 0x1234_5678_9abc_def0).unwrap();
+        assert_eq!(m.load_u64(last).unwrap(), 0x1234_5678_9abc_def0);
+        assert_eq!(m.load_u64(b).unwrap(), 0);
+    }
+    let e = m.allocate(60 << 30, 1).unwrap_err();
+    assert!(matches!(e, MemoryError::OutOfMemory { .. }), "{e}");
+    let e = m.allocate(1 << 50, 1).unwrap_err();
+    assert!(matches!(e, MemoryError::TooLarge { .. }), "{e}");
+}

@@ -2,7 +2,7 @@
 //! are compiled with clang-22 `-Rpass-analysis=kernel-resource-usage`; the resources LLVM
 //! reports are fed to `occupancy()`, whose waves/SIMD must equal LLVM's "Occupancy
 //! [waves/SIMD]". RDNA is compiled with `-mcumode` (the model runs RDNA in CU mode).
-//! Skipped (with a message) when clang-22 is not installed.
+//! Fails when clang-22 is not installed (scripts/install-deps.sh installs it).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -120,7 +120,7 @@ fn remarks(stderr: &str) -> BTreeMap<String, BTreeMap<String, String>> {
     out
 }
 
-fn check(preset: &str, target_flags: &[&str], wave_size: u32) -> Option<usize> {
+fn check(preset: &str, target_flags: &[&str], wave_size: u32) -> usize {
     let cfg = GpuConfig::preset(preset).unwrap();
     let (src, cases) = source(cfg.target, cfg.xcd.cu.lds_bytes);
     let dir = std::env::temp_dir().join(format!(
@@ -149,9 +149,9 @@ fn check(preset: &str, target_flags: &[&str], wave_size: u32) -> Option<usize> {
         .output()
     {
         Ok(o) => o,
-        Err(_) => {
-            eprintln!("clang-22 not found: skipping the LLVM occupancy oracle");
-            return None;
+        // The oracle is required: a missing compiler fails rather than passing unchecked.
+        Err(e) => {
+            panic!("clang-22 ({e}): the LLVM occupancy oracle needs it (scripts/install-deps.sh)")
         }
     };
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -212,7 +212,7 @@ fn check(preset: &str, target_flags: &[&str], wave_size: u32) -> Option<usize> {
     // FLAT_SCRATCH, XNACK_MASK).
     let expected_legacy = usize::from(cfg.target.has_agprs());
     assert_eq!(legacy, expected_legacy, "{preset}: SGPR legacy-table cases");
-    Some(cases.len())
+    cases.len()
 }
 
 #[test]

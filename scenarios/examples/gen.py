@@ -102,12 +102,12 @@ def render(name, gpu, overrides, threads, cases, build, files):
             if case["tol"][0] == "Exact":
                 check = f'Fnv1a("{fnv1a(pack(elems[bn], vals)):#018x}")'
             else:
-                # Float tolerance: the sum, with the case's relative tolerance scaled by
-                # the number of elements (each may differ by rel x |value|).
-                s = sum(float(v) for v in vals)
-                mag = sum(abs(float(v)) for v in vals)
-                tol = case["tol"][1] * mag + case["tol"][2] * len(vals)
-                check = f"Sum(value: {s!r}, rel: 0.0, abs: {tol!r})"
+                # Float tolerance: element by element against the reference values (a sum
+                # would pass a permuted result), each within the case's tolerance.
+                rel = f"data/{name}.{full}.want.bin"
+                files[rel] = pack(elems[bn], vals)
+                tol = f"Float(rel: {float(case['tol'][1])!r}, abs: {float(case['tol'][2])!r})"
+                check = f'File(path: "{rel}", tolerance: {tol})'
             outputs.append(f'        (buffer: "{full}", check: Some({check})),')
     out += ["    buffers: ["] + bufs + ["    ],", "    launches: ["] + launches + ["    ],",
             "    outputs: ["] + outputs + ["    ],", ")", ""]

@@ -280,6 +280,17 @@ pub enum Check {
         #[serde(default)]
         tolerance: Tolerance,
     },
+    /// [`Check::File`] with the file's bytes built in (what resolving makes of a
+    /// `File` check of an embedded scenario); never written in a scenario.
+    #[serde(skip)]
+    Expected {
+        /// The path the scenario named (for messages).
+        path: String,
+        /// The expected elements.
+        bytes: Arc<[u8]>,
+        /// Per-element tolerance.
+        tolerance: Tolerance,
+    },
 }
 
 /// Per-element tolerance of a [`Check::File`].
@@ -329,8 +340,16 @@ pub struct Buffer {
     pub elem: ElemType,
     /// Elements.
     pub len: u64,
-    /// Initial bytes (`len * elem.size()`).
+    /// Initial bytes (`len * elem.size()`), or none for a buffer that starts as zeros:
+    /// nothing is held on the host for it, and device memory reads as zeros until written.
     pub bytes: Vec<u8>,
+}
+
+impl Buffer {
+    /// Its size in bytes (`len * elem.size()`; resolving checked that it fits in a u64).
+    pub fn size(&self) -> u64 {
+        self.len.saturating_mul(self.elem.size() as u64)
+    }
 }
 
 /// A kernel argument with buffer names resolved to indices into [`Workload::buffers`].
@@ -417,6 +436,19 @@ impl Scenario {
     /// Applies the overrides, initializes buffers, parses code objects and checks every
     /// launch against its kernel's metadata. Relative paths resolve against `base_dir`.
     pub fn resolve(&self, origin: &str, base_dir: &Path) -> Result<Workload, ScenarioError> {
-        check::resolve(self, origin, base_dir)
+        check::resolve(self, origin, base_dir, &[])
+    }
+
+    /// [`Scenario::resolve`], taking code objects and expected-output files from
+    /// `embedded` (by the path exactly as the scenario writes it) before looking in
+    /// `base_dir`: for scenarios built into a binary with their files, which must not
+    /// depend on where the binary was built or is run.
+    pub fn resolve_embedded(
+        &self,
+        origin: &str,
+        base_dir: &Path,
+        embedded: &[(&str, &[u8])],
+    ) -> Result<Workload, ScenarioError> {
+        check::resolve(self, origin, base_dir, embedded)
     }
 }

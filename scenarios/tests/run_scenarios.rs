@@ -170,6 +170,10 @@ fn cli_exit_codes_tell_bad_input_from_failed_checks() {
         .replace(
             "../../corpus",
             &format!("{}/../corpus", env!("CARGO_MANIFEST_DIR")),
+        )
+        .replace(
+            "\"data/",
+            &format!("\"{}/examples/data/", env!("CARGO_MANIFEST_DIR")),
         );
     let i = src.find("Fnv1a(\"0x").unwrap() + 9;
     let mut wrong = src.clone();

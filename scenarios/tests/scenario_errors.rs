@@ -47,7 +47,9 @@ fn a_valid_scenario_resolves() {
     let w = s.resolve("t.ron", &root()).unwrap();
     assert_eq!(w.config.total_cus(), 304);
     assert_eq!(w.buffers.len(), 3);
-    assert_eq!(w.buffers[2].bytes, vec![0u8; 4000]);
+    // A zero buffer holds nothing on the host.
+    assert!(w.buffers[2].bytes.is_empty());
+    assert_eq!(w.buffers[2].size(), 4000);
     // Iota in f32.
     assert_eq!(&w.buffers[1].bytes[4..8], &1.0f32.to_le_bytes());
     assert_eq!(w.launches[0].args.len(), 4);
@@ -216,4 +218,47 @@ fn init_file_of_wrong_size() {
         e.to_string().contains("has 10 bytes, expected 4 x 4 = 16"),
         "{e}"
     );
+}
+
+#[test]
+fn buffers_larger_than_the_gpus_memory_are_refused_before_anything_is_built() {
+    // 192 GiB of HBM on an mi300x: 100 GiB fits, two of them do not. Random contents would
+    // take the host 100 GiB to build: the refusal must come before that.
+    let src = vadd(r#"Buffer("a"), Buffer("b"), Buffer("c"), U32(1000)"#, "").replace(
+        r#"(name: "c", elem: F32, len: 1000),"#,
+        r#"(name: "c", elem: F32, len: 1000),
+        (name: "big1", elem: U8, len: 107374182400),
+        (name: "big2", elem: U8, len: 107374182400, init: Random(seed: 1, lo: 0.0, hi: 255.0)),"#,
+    );
+    let e = err(&src);
+    assert!(
+        e.contains("buffer `big2`") && e.contains("206158430208 bytes of device memory"),
+        "{e}"
+    );
+    // A length whose byte size overflows is refused the same way.
+    let e = err(&vadd(r#"Buffer("a"), Buffer("b"), Buffer("c"), U32(1000)"#, "").replace(
+        r#"(name: "c", elem: F32, len: 1000),"#,
+        r#"(name: "c", elem: F32, len: 1000), (name: "x", elem: F64, len: 18446744073709551615),"#,
+    ));
+    assert!(e.contains("buffer `x`"), "{e}");
+}
+
+#[test]
+fn a_large_zero_buffer_costs_nothing_until_written() {
+    // 60 GiB of zeros on a machine with less: resolving and placing it must not touch it.
+    let src = vadd(r#"Buffer("a"), Buffer("b"), Buffer("c"), U32(1000)"#, "").replace(
+        r#"(name: "c", elem: F32, len: 1000),"#,
+        r#"(name: "c", elem: F32, len: 1000), (name: "z", elem: U32, len: 16106127360),"#,
+    );
+    let w = Scenario::parse(&src, "t.ron")
+        .and_then(|s| s.resolve("t.ron", &root()))
+        .unwrap();
+    assert!(w.buffers[3].bytes.is_empty());
+    let mut soc = gpu_model::soc::Soc::new(&w.config, &Default::default()).unwrap();
+    let addrs = w.place_buffers(&mut soc).unwrap();
+    let end = addrs[3] + w.buffers[3].size() - 4;
+    soc.write(end, &7u32.to_le_bytes()).unwrap();
+    let mut b = [0u8; 8];
+    soc.read(end - 4, &mut b).unwrap();
+    assert_eq!(b, [0, 0, 0, 0, 7, 0, 0, 0]);
 }

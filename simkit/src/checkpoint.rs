@@ -7,7 +7,7 @@
 //! the run that was never interrupted.
 
 use crate::engine::worker::{CompState, ExitReq};
-use crate::engine::Simulation;
+use crate::engine::{place_injections, Simulation};
 use crate::event::{Entry, EventKey, TickEntry};
 use crate::stats::SavedStats;
 use crate::time::Tick;
@@ -44,6 +44,16 @@ pub enum CheckpointError {
         path: String,
         /// The error.
         source: std::io::Error,
+    },
+    /// A component refused its saved state and one restored before it could not be put
+    /// back as it was: its `save` and `restore` do not round-trip. Fatal: the simulation is
+    /// in a mixed state.
+    #[error("component {component} could not be put back after a refused checkpoint: {source}")]
+    RollbackFailed {
+        /// The component that could not be put back.
+        component: String,
+        /// Why.
+        source: Box<CheckpointError>,
     },
     /// The checkpoint was taken from a different topology.
     #[error(
@@ -143,6 +153,17 @@ impl<M: Serialize + DeserializeOwned + Clone + Send + 'static> Simulation<M> {
                 ticks.push((t.key, p.core.l2g[t.local as usize]));
             }
         }
+        // Injections not taken yet (a submission made between runs): placed exactly as the
+        // next run would place them, so the restored run sees them as this one would.
+        let (_, late) = place_injections(
+            &self.tables,
+            self.handle.pending_injections(),
+            self.frontier.max(self.now()),
+            |p, mut e| {
+                e.dst = self.parts[p as usize].core.l2g[e.dst as usize];
+                events.push(e);
+            },
+        );
         events.sort_by_key(|e| e.key);
         ticks.sort();
         let mut comps = Vec::with_capacity(self.tables.place.len());
@@ -167,7 +188,7 @@ impl<M: Serialize + DeserializeOwned + Clone + Send + 'static> Simulation<M> {
             frontier: self.frontier,
             now: self.parts.iter().map(|p| p.core.now).collect(),
             epochs: self.epochs,
-            late: self.late,
+            late: self.late + late,
             synced: self.synced,
             events_handled: self.parts.iter().map(|p| p.core.events).sum(),
             cross: self.parts.iter().map(|p| p.core.cross).sum(),
@@ -196,8 +217,30 @@ impl<M: Serialize + DeserializeOwned + Clone + Send + 'static> Simulation<M> {
     }
 
     /// Replaces the whole state with a checkpoint taken from the same topology (the
-    /// partitioning may differ).
+    /// partitioning may differ). Atomic: a checkpoint that is refused leaves the simulation
+    /// exactly as it was (see [`Simulation::restore_bytes_with`]). Injections made before
+    /// the restore and not yet delivered are dropped.
     pub fn restore_bytes(&mut self, bytes: &[u8]) -> Result<(), CheckpointError> {
+        self.restore_bytes_with(bytes, || {})
+    }
+
+    /// [`Simulation::restore_bytes`], for models whose component state decodes against
+    /// context the caller sets up (a thread-local table, say): `before_rollback` runs when
+    /// a component refuses its saved state, before the components restored ahead of it are
+    /// given back their previous state, so the caller can put back the context that state
+    /// was saved under.
+    ///
+    /// How it stays atomic: everything the engine owns is decoded and checked first
+    /// (version, topology, statistics shapes, event and tick destinations). Component
+    /// models are opaque bytes to the engine and only their own `restore` can judge them, so
+    /// each model's current state is saved before any is restored, and if one refuses its
+    /// new state the ones before it are restored from what was saved. Only then is the
+    /// engine state replaced, which cannot fail.
+    pub fn restore_bytes_with(
+        &mut self,
+        bytes: &[u8],
+        before_rollback: impl FnOnce(),
+    ) -> Result<(), CheckpointError> {
         let image: Image<M> = decode(bytes)?;
         if image.version != VERSION {
             return Err(CheckpointError::Decode(format!(
@@ -205,25 +248,70 @@ impl<M: Serialize + DeserializeOwned + Clone + Send + 'static> Simulation<M> {
                 image.version
             )));
         }
+        let mismatch = CheckpointError::TopologyMismatch {
+            found: image.fingerprint,
+            expected: self.tables.fingerprint,
+        };
         if image.fingerprint != self.tables.fingerprint
             || image.comps.len() != self.tables.place.len()
+            || image.now.is_empty()
         {
-            return Err(CheckpointError::TopologyMismatch {
-                found: image.fingerprint,
-                expected: self.tables.fingerprint,
-            });
+            return Err(mismatch);
         }
-        // Restore component models first: the only step that can fail part-way on good input.
         for (g, c) in image.comps.iter().enumerate() {
             let pl = self.tables.place[g];
-            let part = &mut self.parts[pl.part as usize];
-            part.comps[pl.local as usize]
-                .restore(&c.model)
+            if !self.parts[pl.part as usize].core.stats.comps[pl.local as usize].fits(&c.stats) {
+                return Err(mismatch);
+            }
+        }
+        let components = self.tables.place.len();
+        if let Some(e) = image.events.iter().find(|e| e.dst as usize >= components) {
+            return Err(CheckpointError::Decode(format!(
+                "event for unknown component {}",
+                e.dst
+            )));
+        }
+        if let Some((_, g)) = image.ticks.iter().find(|(_, g)| *g as usize >= components) {
+            return Err(CheckpointError::Decode(format!(
+                "tick for unknown component {g}"
+            )));
+        }
+        // The models: saved first, so a refusal can be undone.
+        let mut previous = Vec::with_capacity(components);
+        for (g, pl) in self.tables.place.iter().enumerate() {
+            let saved = self.parts[pl.part as usize].comps[pl.local as usize]
+                .save()
                 .map_err(|e| CheckpointError::Component {
                     component: self.tables.names[g].clone(),
                     source: Box::new(e),
                 })?;
+            previous.push(saved);
         }
+        for (g, c) in image.comps.iter().enumerate() {
+            let pl = self.tables.place[g];
+            let refused = self.parts[pl.part as usize].comps[pl.local as usize]
+                .restore(&c.model)
+                .err();
+            if let Some(e) = refused {
+                before_rollback();
+                // The refusing component too: its restore may have failed part-way.
+                for (h, saved) in previous.iter().enumerate().take(g + 1) {
+                    let pl = self.tables.place[h];
+                    let part = &mut self.parts[pl.part as usize];
+                    if let Err(e) = part.comps[pl.local as usize].restore(saved) {
+                        return Err(CheckpointError::RollbackFailed {
+                            component: self.tables.names[h].clone(),
+                            source: Box::new(e),
+                        });
+                    }
+                }
+                return Err(CheckpointError::Component {
+                    component: self.tables.names[g].clone(),
+                    source: Box::new(e),
+                });
+            }
+        }
+        // Nothing below can fail.
         let now = image.now.iter().copied().max().unwrap_or(Tick::ZERO);
         for p in &mut self.parts {
             p.core.queue.clear();
@@ -248,29 +336,15 @@ impl<M: Serialize + DeserializeOwned + Clone + Send + 'static> Simulation<M> {
             let l = pl.local as usize;
             core.held += c.engine.holding as u32;
             core.st[l] = c.engine;
-            if !core.stats.comps[l].restore(&c.stats) {
-                return Err(CheckpointError::TopologyMismatch {
-                    found: image.fingerprint,
-                    expected: self.tables.fingerprint,
-                });
-            }
+            core.stats.comps[l].restore(&c.stats);
         }
         for mut e in image.events {
-            let Some(pl) = self.tables.place.get(e.dst as usize).copied() else {
-                return Err(CheckpointError::Decode(format!(
-                    "event for unknown component {}",
-                    e.dst
-                )));
-            };
+            let pl = self.tables.place[e.dst as usize];
             e.dst = pl.local;
             self.parts[pl.part as usize].core.queue.push(e);
         }
         for (key, g) in image.ticks {
-            let Some(pl) = self.tables.place.get(g as usize).copied() else {
-                return Err(CheckpointError::Decode(format!(
-                    "tick for unknown component {g}"
-                )));
-            };
+            let pl = self.tables.place[g as usize];
             self.parts[pl.part as usize].core.ticks.push(TickEntry {
                 key,
                 local: pl.local,
@@ -286,7 +360,7 @@ impl<M: Serialize + DeserializeOwned + Clone + Send + 'static> Simulation<M> {
         self.epochs = image.epochs;
         self.late = image.late;
         self.synced = image.synced;
-        self.handle.set_next_seq(image.next_injection);
+        self.handle.reset_injections(image.next_injection);
         self.handle.publish_now(now);
         Ok(())
     }

@@ -340,8 +340,21 @@ impl<M> SimHandle<M> {
         lock(&self.ctl.state).next_seq
     }
 
-    pub(crate) fn set_next_seq(&self, seq: u64) {
-        lock(&self.ctl.state).next_seq = seq;
+    /// Injections the engine has not taken yet (they belong in a checkpoint: the next run
+    /// would have delivered them).
+    pub(crate) fn pending_injections(&self) -> Vec<Injection<M>>
+    where
+        M: Clone,
+    {
+        lock(&self.ctl.state).injections.clone()
+    }
+
+    /// On restore: numbers injections from `seq` on and drops those not taken yet (they were
+    /// made for the state being replaced).
+    pub(crate) fn reset_injections(&self, seq: u64) {
+        let mut g = lock(&self.ctl.state);
+        g.next_seq = seq;
+        g.injections.clear();
     }
 
     /// Engine side: publishes the simulation's time.

@@ -80,9 +80,15 @@ impl CompStats {
         }
     }
 
-    pub(crate) fn restore(&mut self, s: &SavedStats) -> bool {
-        if s.counters.len() != self.counters.len() || s.hists.len() != self.hists.len() {
-            return false;
+    /// Whether `s` was saved from statistics of this shape (what [`Self::restore`] needs).
+    pub(crate) fn fits(&self, s: &SavedStats) -> bool {
+        s.counters.len() == self.counters.len() && s.hists.len() == self.hists.len()
+    }
+
+    /// Replaces the values with `s`, which [`Self::fits`]; one that does not is ignored.
+    pub(crate) fn restore(&mut self, s: &SavedStats) {
+        if !self.fits(s) {
+            return;
         }
         self.counters.copy_from_slice(&s.counters);
         for (h, buckets) in self.hists.iter_mut().zip(&s.hists) {
@@ -91,7 +97,6 @@ impl CompStats {
                 h.saturating_record_n(v, n);
             }
         }
-        true
     }
 }
 
@@ -276,7 +281,8 @@ mod tests {
         }
         let saved = t.comps[0].save();
         let mut fresh = CompStats::new(&spec);
-        assert!(fresh.restore(&saved));
+        assert!(fresh.fits(&saved));
+        fresh.restore(&saved);
         let r1 = component_report("x", &spec, &t.comps[0]);
         let r2 = component_report("x", &spec, &fresh);
         assert_eq!(r1, r2);

@@ -11,6 +11,44 @@ pub(crate) use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 #[cfg(not(loom))]
 pub(crate) use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
+/// A job for [`run_threads`]: returns false when it failed.
+pub(crate) type Job<'a> = Box<dyn FnOnce() -> bool + Send + 'a>;
+
+/// Runs each job on its own thread and returns what each returned (false for one that
+/// panicked), once all have ended. The worker threads of a parallel run start here, so a
+/// loom model of a whole run explores the engine's own barrier, exchange and sync points.
+#[cfg(not(loom))]
+pub(crate) fn run_threads(jobs: Vec<Job<'_>>) -> Vec<bool> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = jobs.into_iter().map(|j| s.spawn(j)).collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or(false))
+            .collect()
+    })
+}
+
+/// [`run_threads`] on loom's threads. Loom has no scoped threads (tokio-rs/loom#308), so the
+/// jobs' borrows are extended to `'static` for `loom::thread::spawn`.
+#[cfg(loom)]
+pub(crate) fn run_threads(jobs: Vec<Job<'_>>) -> Vec<bool> {
+    let handles: Vec<_> = jobs
+        .into_iter()
+        .map(|j| {
+            // SAFETY: every thread is joined below before this function returns, so nothing
+            // a job borrows ends while it runs. A loom model that fails panics and stops
+            // the whole model, never returning here with a thread still running. Only
+            // built under `--cfg loom` (model checking), never in the simulator.
+            let j: Job<'static> = unsafe { std::mem::transmute::<Job<'_>, Job<'static>>(j) };
+            loom::thread::spawn(j)
+        })
+        .collect();
+    handles
+        .into_iter()
+        .map(|h| h.join().unwrap_or(false))
+        .collect()
+}
+
 /// Locks `m`, ignoring poisoning: every critical section in the engine leaves its data
 /// consistent before anything in it can panic, so a poisoned lock's data is still valid.
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -652,19 +652,34 @@ pub(crate) fn rndne(x: f64) -> f64 {
     x.round_ties_even()
 }
 
+/// Whether the x86-64 row kernels below may run: they are compiled with both FMA and AVX2
+/// enabled, so both must be present (a CPU may have one without the other).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn x86_fma_avx2() -> bool {
+    std::is_x86_feature_detected!("fma") && std::is_x86_feature_detected!("avx2")
+}
+
 /// Row-wide fused multiply-add, f32: `a * b + c` with one rounding per lane.
 ///
 /// Why this exists: without the `fma` target feature, `f32::mul_add` is a libm call per
-/// element; on x86-64 CPUs that have FMA this runs a vectorised loop compiled with it.
+/// element; on x86-64 CPUs that have FMA and AVX2 this runs a vectorised loop compiled with
+/// them. Both paths give the same bits (tested).
 #[inline]
 pub(crate) fn fma_row32(a: &[f32; 64], b: &[f32; 64], c: &[f32; 64]) -> [f32; 64] {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::is_x86_feature_detected!("fma") {
-            // SAFETY: the CPU supports FMA (checked just above).
+        if x86_fma_avx2() {
+            // SAFETY: the CPU supports FMA and AVX2, the features the kernel is compiled
+            // with (checked just above).
             return unsafe { fma_row32_x86(a, b, c) };
         }
     }
+    fma_row32_portable(a, b, c)
+}
+
+/// [`fma_row32`] without target features.
+fn fma_row32_portable(a: &[f32; 64], b: &[f32; 64], c: &[f32; 64]) -> [f32; 64] {
     std::array::from_fn(|l| a[l].mul_add(b[l], c[l]))
 }
 
@@ -683,11 +698,16 @@ unsafe fn fma_row32_x86(a: &[f32; 64], b: &[f32; 64], c: &[f32; 64]) -> [f32; 64
 pub(crate) fn fma_row64(a: &[f64; 64], b: &[f64; 64], c: &[f64; 64]) -> [f64; 64] {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::is_x86_feature_detected!("fma") {
-            // SAFETY: the CPU supports FMA (checked just above).
+        if x86_fma_avx2() {
+            // SAFETY: the CPU supports FMA and AVX2 (checked just above).
             return unsafe { fma_row64_x86(a, b, c) };
         }
     }
+    fma_row64_portable(a, b, c)
+}
+
+/// [`fma_row64`] without target features.
+fn fma_row64_portable(a: &[f64; 64], b: &[f64; 64], c: &[f64; 64]) -> [f64; 64] {
     std::array::from_fn(|l| a[l].mul_add(b[l], c[l]))
 }
 
@@ -704,6 +724,80 @@ unsafe fn fma_row64_x86(a: &[f64; 64], b: &[f64; 64], c: &[f64; 64]) -> [f64; 64
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Same bits, or both NaN (a NaN's payload is not specified by IEEE fma).
+    fn same_bits32(x: f32, y: f32) -> bool {
+        x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+    }
+
+    #[test]
+    fn fma_rows_give_the_portable_bits() {
+        // Awkward operands: exact cancellation, double rounding traps, subnormals, inf, NaN.
+        let mut s = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        let specials32 = [
+            0.0,
+            -0.0,
+            1.0,
+            f32::MIN_POSITIVE,
+            1e-45,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NAN,
+        ];
+        let specials64 = [
+            0.0,
+            -0.0,
+            1.0,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NAN,
+        ];
+        for round in 0..64 {
+            let pick32 = |r: u64| match r % 4 {
+                0 => specials32[(r >> 8) as usize % specials32.len()],
+                _ => f32::from_bits((r >> 16) as u32),
+            };
+            let pick64 = |r: u64| match r % 4 {
+                0 => specials64[(r >> 8) as usize % specials64.len()],
+                _ => f64::from_bits(r.rotate_left(7)),
+            };
+            let a: [f32; 64] = std::array::from_fn(|_| pick32(next()));
+            let b: [f32; 64] = std::array::from_fn(|_| pick32(next()));
+            // c = -(a*b) rounded: fma must return the exact product error.
+            let c: [f32; 64] = std::array::from_fn(|l| match l % 3 {
+                0 => -(a[l] * b[l]),
+                _ => pick32(next()),
+            });
+            let (x, y) = (fma_row32(&a, &b, &c), fma_row32_portable(&a, &b, &c));
+            for l in 0..64 {
+                assert!(
+                    same_bits32(x[l], y[l]),
+                    "round {round} lane {l}: {} {}",
+                    x[l],
+                    y[l]
+                );
+            }
+            let a: [f64; 64] = std::array::from_fn(|_| pick64(next()));
+            let b: [f64; 64] = std::array::from_fn(|_| pick64(next()));
+            let c: [f64; 64] = std::array::from_fn(|l| match l % 3 {
+                0 => -(a[l] * b[l]),
+                _ => pick64(next()),
+            });
+            let (x, y) = (fma_row64(&a, &b, &c), fma_row64_portable(&a, &b, &c));
+            for l in 0..64 {
+                let same = x[l].to_bits() == y[l].to_bits() || (x[l].is_nan() && y[l].is_nan());
+                assert!(same, "round {round} lane {l}: {} {}", x[l], y[l]);
+            }
+        }
+    }
 
     /// LLVM's f32 division (`SIISelLowering::LowerFDIV32`, denormals on): div_scale twice,
     /// rcp, the fma refinement, div_fmas with the numerator's VCC, div_fixup. `rcp` is the

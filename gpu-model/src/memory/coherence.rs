@@ -403,8 +403,17 @@ impl Coherence {
     }
 
     /// Replaces everything buffered with `image` (from [`Coherence::image`] of a SoC of
-    /// the same shape).
+    /// the same shape). A refused image changes nothing.
     pub fn restore(&self, image: &CoherenceImage) -> Result<(), String> {
+        let restored = self.prepare(image)?;
+        self.install(restored);
+        Ok(())
+    }
+
+    /// Checks and decodes `image` without changing anything; [`Coherence::install`] then
+    /// puts it in place. Split so a whole-SoC restore can check every part before it
+    /// changes any.
+    pub fn prepare(&self, image: &CoherenceImage) -> Result<RestoredCoherence, String> {
         if image.domains.len() != self.domains.len() {
             return Err(format!(
                 "{} memory domains saved, this SoC has {}",
@@ -412,7 +421,8 @@ impl Coherence {
                 self.domains.len()
             ));
         }
-        for (g, di) in self.all().iter().zip(&image.domains) {
+        let mut domains = Vec::with_capacity(image.domains.len());
+        for di in &image.domains {
             let mut d = Domain {
                 last: (u64::MAX, u32::MAX),
                 seq: di.seq,
@@ -432,15 +442,30 @@ impl Coherence {
                 ) else {
                     return Err(format!("buffered chunk {:#x} has the wrong size", c.no));
                 };
+                if d.index.insert(c.no, d.chunks.len() as u32).is_some() {
+                    return Err(format!("buffered chunk {:#x} is saved twice", c.no));
+                }
                 *chunk.data = data;
                 *chunk.dirty = dirty;
-                d.index.insert(c.no, d.chunks.len() as u32);
                 d.chunks.push(chunk);
             }
+            domains.push(d);
+        }
+        Ok(RestoredCoherence { domains })
+    }
+
+    /// Puts in place what [`Coherence::prepare`] decoded (for this same `Coherence`).
+    pub fn install(&self, restored: RestoredCoherence) {
+        for (g, d) in self.all().iter().zip(restored.domains) {
             *g.borrow_mut() = d;
         }
-        Ok(())
     }
+}
+
+/// A [`CoherenceImage`] checked and decoded by [`Coherence::prepare`], ready to install.
+#[derive(Debug)]
+pub struct RestoredCoherence {
+    domains: Vec<Domain>,
 }
 
 /// A saved [`Coherence`].

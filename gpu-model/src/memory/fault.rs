@@ -115,6 +115,18 @@ pub enum MemoryError {
         /// The limit.
         max: u64,
     },
+    /// The allocation does not fit in what is left of the device's memory.
+    #[error(
+        "cannot allocate {size:#x} bytes: {in_use:#x} of the device's {capacity:#x} bytes are in use"
+    )]
+    OutOfMemory {
+        /// Bytes asked for.
+        size: u64,
+        /// Bytes the live allocations take.
+        in_use: u64,
+        /// The device's memory size.
+        capacity: u64,
+    },
     /// A fixed-address mapping is not page aligned, not canonical or overlaps memory in use.
     #[error("cannot map {size:#x} bytes at {base:#x}: {reason}")]
     BadFixedAddress {

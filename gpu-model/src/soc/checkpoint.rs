@@ -168,11 +168,16 @@ impl Soc {
 
     /// Replaces the whole state with a checkpoint from [`Soc::checkpoint`] of a SoC built
     /// from the same config (the thread count may differ). Submitters made before the
-    /// restore do not know the restored modules; make new ones. A checkpoint that does not
-    /// decode or is from another config is refused before anything changes; an error
-    /// from the engine restore itself leaves the SoC unusable.
+    /// restore do not know the restored modules; make new ones. Atomic: a refused
+    /// checkpoint (one that does not decode, is from another config, or that any part
+    /// refuses) leaves the SoC exactly as it was. Every part outside the engine is decoded
+    /// and checked first, then the engine restores atomically (see
+    /// [`Simulation::restore_bytes_with`]), then the rest is put in place, which cannot
+    /// fail.
+    ///
+    /// [`Simulation::restore_bytes_with`]: simkit::engine::Simulation::restore_bytes_with
     pub fn restore(&mut self, bytes: &[u8]) -> Result<(), SocError> {
-        let image: SocImage<DeviceMemory> = decode(bytes)?;
+        let mut image: SocImage<DeviceMemory> = decode(bytes)?;
         if image.version != VERSION {
             return Err(SocError::CheckpointMismatch(format!(
                 "checkpoint format version {} (this build reads {VERSION})",
@@ -191,13 +196,10 @@ impl Soc {
                 self.config.name
             )));
         }
-        if image.coherence.len() != self.coherence.len() {
-            return Err(SocError::CheckpointMismatch(format!(
-                "checkpoint has {} memory domains, this soc {}",
-                image.coherence.len(),
-                self.coherence.len()
-            )));
-        }
+        let coherence = self
+            .coherence
+            .prepare(&image.coherence)
+            .map_err(SocError::CheckpointMismatch)?;
         let mut modules = Vec::with_capacity(image.modules.len());
         for m in image.modules {
             let co = CodeObject::parse(&m.code_object)?;
@@ -208,16 +210,26 @@ impl Soc {
             }));
         }
         let registry = image.registry.build(self.config.target)?;
-        // The components look dispatches up in the registry as they restore.
+        // The components look dispatches up in the registry as they restore; a component
+        // refusing its state gets its old one back, which names the old registry's
+        // dispatches: put that back first.
         let old = std::mem::replace(&mut *self.shared.write(), registry);
-        if let Err(e) = self.sim.restore_bytes(&image.sim) {
-            *self.shared.write() = old;
+        let mut old = Some(old);
+        let shared = self.shared.clone();
+        let restored = self.sim.restore_bytes_with(&image.sim, || {
+            if let Some(o) = old.take() {
+                *shared.write() = o;
+            }
+        });
+        if let Err(e) = restored {
+            if let Some(o) = old.take() {
+                *self.shared.write() = o;
+            }
             return Err(e.into());
         }
+        image.memory.set_capacity(self.config.dram.capacity_bytes);
         *self.mem_write() = image.memory;
-        self.coherence
-            .restore(&image.coherence)
-            .map_err(SocError::CheckpointMismatch)?;
+        self.coherence.install(coherence);
         self.modules = modules;
         self.queue = image.queue;
         self.next_index.store(image.next_index, Ordering::Relaxed);

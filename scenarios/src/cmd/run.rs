@@ -15,7 +15,37 @@ use std::time::Duration;
 /// against checksums from the corpus's CPU references.
 pub const DEFAULT_SCENARIO: &str = include_str!("../../examples/default.ron");
 /// Folder the default scenario's relative paths resolve against.
-pub const DEFAULT_BASE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
+pub const DEFAULT_BASE: &str = ".";
+
+/// The files [`DEFAULT_SCENARIO`] reads (code objects, expected outputs), built into the
+/// binary by the paths the scenario names them with, so the default runs wherever the binary is (a test runs it
+/// from an empty directory).
+pub const DEFAULT_OBJECTS: &[(&str, &[u8])] = &[
+    (
+        "../../corpus/build/gfx942/vadd.hsaco",
+        include_bytes!("../../../corpus/build/gfx942/vadd.hsaco"),
+    ),
+    (
+        "../../corpus/build/gfx942/saxpy.hsaco",
+        include_bytes!("../../../corpus/build/gfx942/saxpy.hsaco"),
+    ),
+    (
+        "../../corpus/build/gfx942/reduce_lds.hsaco",
+        include_bytes!("../../../corpus/build/gfx942/reduce_lds.hsaco"),
+    ),
+    (
+        "../../corpus/build/gfx942/matmul_tiled.hsaco",
+        include_bytes!("../../../corpus/build/gfx942/matmul_tiled.hsaco"),
+    ),
+    (
+        "../../corpus/build/gfx942/histogram.hsaco",
+        include_bytes!("../../../corpus/build/gfx942/histogram.hsaco"),
+    ),
+    (
+        "data/default.matmul_tiled.C.want.bin",
+        include_bytes!("../../examples/data/default.matmul_tiled.C.want.bin"),
+    ),
+];
 
 /// Arguments of `gfxsim run`.
 #[derive(Debug, clap::Args)]
@@ -236,8 +266,12 @@ pub fn main(a: Args) -> Result<(), CliError> {
             )
         }
     };
+    let embedded = match (a.kernel.is_none(), a.scenario.is_none()) {
+        (true, true) => DEFAULT_OBJECTS,
+        _ => &[],
+    };
     let w = scenario
-        .resolve(&origin, &base)
+        .resolve_embedded(&origin, &base, embedded)
         .map_err(|e| bad(e.to_string()))?;
     if a.checkpoint.checkpoint_at.is_some() || a.checkpoint.restore.is_some() {
         return checkpointed(&a, &w);
@@ -395,7 +429,7 @@ fn finish(w: &Workload, soc: &Soc, addrs: &[u64], path: &Path, from: Tick) -> Re
     let mut failed = Vec::new();
     for o in &w.outputs {
         let b = &w.buffers[o.buffer];
-        let mut bytes = vec![0u8; b.bytes.len()];
+        let mut bytes = vec![0u8; b.size() as usize];
         soc.read(addrs[o.buffer], &mut bytes)
             .map_err(|e| bad(e.to_string()))?;
         if let Some(p) = &o.write {

@@ -17,6 +17,7 @@ pub(super) fn resolve(
     s: &Scenario,
     origin: &str,
     base_dir: &Path,
+    embedded: &[(&str, &[u8])],
 ) -> Result<Workload, ScenarioError> {
     let mut config = GpuConfig::preset(&s.gpu)?.with_overrides(&s.overrides)?;
     if let Some(m) = s.exec_mode {
@@ -26,6 +27,22 @@ pub(super) fn resolve(
 
     let mut buffers = Vec::with_capacity(s.buffers.len());
     let mut by_name: HashMap<&str, usize> = HashMap::new();
+    // Checked before any initial contents are made: a buffer the device cannot hold is
+    // refused, not built on the host. Counted in whole pages, as the device allocates.
+    let page = gpu_model::memory::PAGE_SIZE;
+    let mut total = 0u64;
+    for b in &s.buffers {
+        let bytes = b.len.saturating_mul(b.elem.size() as u64);
+        total = total.saturating_add(bytes.div_ceil(page).saturating_mul(page));
+        if total > config.dram.capacity_bytes {
+            return Err(ScenarioError::OutOfDeviceMemory {
+                name: b.name.clone(),
+                total,
+                capacity: config.dram.capacity_bytes,
+                gpu: s.gpu.clone(),
+            });
+        }
+    }
     for b in &s.buffers {
         if by_name.insert(&b.name, buffers.len()).is_some() {
             return Err(ScenarioError::DuplicateBuffer {
@@ -68,7 +85,10 @@ pub(super) fn resolve(
             source,
         };
         if !files.contains_key(&path) {
-            let file = std::fs::read(&path).map_err(|e| ScenarioError::io(&path, e))?;
+            let file = match embedded.iter().find(|(name, _)| *name == l.code_object) {
+                Some((_, bytes)) => bytes.to_vec(),
+                None => std::fs::read(&path).map_err(|e| ScenarioError::io(&path, e))?,
+            };
             files.insert(path.clone(), file);
         }
         let file = &files[&path];
@@ -260,10 +280,19 @@ pub(super) fn resolve(
             });
         };
         let check = match &o.check {
-            Some(Check::File { path, tolerance }) => Some(Check::File {
-                path: base_dir.join(path).display().to_string(),
-                tolerance: *tolerance,
-            }),
+            Some(Check::File { path, tolerance }) => {
+                match embedded.iter().find(|(name, _)| *name == path.as_str()) {
+                    Some((_, bytes)) => Some(Check::Expected {
+                        path: path.clone(),
+                        bytes: Arc::from(*bytes),
+                        tolerance: *tolerance,
+                    }),
+                    None => Some(Check::File {
+                        path: base_dir.join(path).display().to_string(),
+                        tolerance: *tolerance,
+                    }),
+                }
+            }
             Some(Check::Fnv1a(h)) => {
                 parse_hex(h).ok_or_else(|| ScenarioError::BadInit {
                     name: o.buffer.clone(),
@@ -379,41 +408,57 @@ pub fn compare(check: &Check, elem: ElemType, bytes: &[u8]) -> Result<CheckOutco
         Check::File { path, tolerance } => {
             let p = PathBuf::from(path);
             let want = std::fs::read(&p).map_err(|e| ScenarioError::io(&p, e))?;
-            if want.len() != bytes.len() {
-                return Ok(CheckOutcome {
-                    passed: false,
-                    detail: format!(
-                        "{path} has {} bytes, the buffer {}",
-                        want.len(),
-                        bytes.len()
-                    ),
-                });
-            }
-            let mut bad = 0usize;
-            let mut first = None;
-            for i in 0..n {
-                let s = elem.size();
-                let ok = match tolerance {
-                    Tolerance::Exact => bytes[i * s..(i + 1) * s] == want[i * s..(i + 1) * s],
-                    Tolerance::Float { rel, abs } => {
-                        let (g, w) = (elem.read_f64(bytes, i), elem.read_f64(&want, i));
-                        (g - w).abs() <= abs + rel * w.abs() || (g.is_nan() && w.is_nan())
-                    }
-                };
-                if !ok {
-                    bad += 1;
-                    first.get_or_insert((i, elem.read_f64(bytes, i), elem.read_f64(&want, i)));
-                }
-            }
-            CheckOutcome {
-                passed: bad == 0,
-                detail: match first {
-                    None => format!("{n} elements match {path}"),
-                    Some((i, g, w)) => {
-                        format!("{bad} of {n} elements differ from {path}; first at [{i}]: got {g}, expected {w}")
-                    }
-                },
-            }
+            elementwise(elem, bytes, &want, path, *tolerance)
         }
+        Check::Expected {
+            path,
+            bytes: want,
+            tolerance,
+        } => elementwise(elem, bytes, want, path, *tolerance),
     })
+}
+
+/// `bytes` against the expected elements `want` (from `path`), element by element.
+fn elementwise(
+    elem: ElemType,
+    bytes: &[u8],
+    want: &[u8],
+    path: &str,
+    tolerance: Tolerance,
+) -> CheckOutcome {
+    if want.len() != bytes.len() {
+        return CheckOutcome {
+            passed: false,
+            detail: format!(
+                "{path} has {} bytes, the buffer {}",
+                want.len(),
+                bytes.len()
+            ),
+        };
+    }
+    let (s, n) = (elem.size(), bytes.len() / elem.size());
+    let mut bad = 0usize;
+    let mut first = None;
+    for i in 0..n {
+        let ok = match tolerance {
+            Tolerance::Exact => bytes[i * s..(i + 1) * s] == want[i * s..(i + 1) * s],
+            Tolerance::Float { rel, abs } => {
+                let (g, w) = (elem.read_f64(bytes, i), elem.read_f64(want, i));
+                (g - w).abs() <= abs + rel * w.abs() || (g.is_nan() && w.is_nan())
+            }
+        };
+        if !ok {
+            bad += 1;
+            first.get_or_insert((i, elem.read_f64(bytes, i), elem.read_f64(want, i)));
+        }
+    }
+    CheckOutcome {
+        passed: bad == 0,
+        detail: match first {
+            None => format!("{n} elements match {path}"),
+            Some((i, g, w)) => {
+                format!("{bad} of {n} elements differ from {path}; first at [{i}]: got {g}, expected {w}")
+            }
+        },
+    }
 }

@@ -45,6 +45,18 @@ pub enum ScenarioError {
         /// The name.
         name: String,
     },
+    /// The buffers do not fit in the GPU's device memory.
+    #[error("buffer `{name}`: the buffers up to it take {total} bytes, more than the {capacity} bytes of device memory of the `{gpu}`")]
+    OutOfDeviceMemory {
+        /// The first buffer that does not fit.
+        name: String,
+        /// Bytes of the buffers up to and including it (each in whole 64 KiB pages).
+        total: u64,
+        /// The GPU's memory size (`dram.capacity_bytes`).
+        capacity: u64,
+        /// The GPU.
+        gpu: String,
+    },
     /// A buffer whose initializer is wrong (range, file size).
     #[error("buffer `{name}`: {message}")]
     BadInit {

@@ -116,9 +116,18 @@ pub(crate) fn initial_bytes(
                 "{len} elements is too large (at most 64 GiB per buffer)"
             ))
         })?;
-    let mut out = Vec::with_capacity(total as usize);
+    if let Init::Zeros = init {
+        // Nothing to hold: a fresh allocation reads as zeros (see `Buffer::bytes`).
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    out.try_reserve_exact(total as usize).map_err(|_| {
+        bad(format!(
+            "{total} bytes of initial contents do not fit in host memory"
+        ))
+    })?;
     match init {
-        Init::Zeros => out.resize(total as usize, 0),
+        Init::Zeros => {}
         Init::Iota => (0..len).for_each(|i| match elem.is_float() {
             true => elem.push_f64(&mut out, i as f64),
             false => elem.push_bits(&mut out, i),

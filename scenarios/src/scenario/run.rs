@@ -34,6 +34,14 @@ pub enum RunError {
         /// The fault report.
         fault: String,
     },
+    /// A buffer's final contents do not fit in host memory.
+    #[error("buffer `{buffer}`: its {bytes} bytes do not fit in host memory")]
+    HostMemory {
+        /// The buffer.
+        buffer: String,
+        /// Its size.
+        bytes: u64,
+    },
     /// Writing or reading an output file failed.
     #[error("{0}")]
     Output(#[from] super::ScenarioError),
@@ -71,8 +79,10 @@ impl Workload {
     pub fn place_buffers(&self, soc: &mut Soc) -> Result<Vec<u64>, SocError> {
         let mut addrs = Vec::with_capacity(self.buffers.len());
         for b in &self.buffers {
-            let a = soc.alloc(b.bytes.len() as u64)?;
-            soc.write(a, &b.bytes)?;
+            let a = soc.alloc(b.size())?;
+            if !b.bytes.is_empty() {
+                soc.write(a, &b.bytes)?;
+            }
             addrs.push(a);
         }
         Ok(addrs)
@@ -263,7 +273,13 @@ impl Workload {
         let host_seconds = host0.elapsed().as_secs_f64();
         let mut buffers = Vec::with_capacity(self.buffers.len());
         for (b, &a) in self.buffers.iter().zip(&addrs) {
-            let mut out = vec![0u8; b.bytes.len()];
+            let mut out = Vec::new();
+            out.try_reserve_exact(b.size() as usize)
+                .map_err(|_| RunError::HostMemory {
+                    buffer: b.name.clone(),
+                    bytes: b.size(),
+                })?;
+            out.resize(b.size() as usize, 0);
             soc.read(a, &mut out)?;
             buffers.push(out);
         }

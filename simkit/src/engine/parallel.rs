@@ -10,7 +10,7 @@ use super::{
 use crate::epoch::EpochBarrier;
 use crate::event::{Entry, EventKey};
 use crate::handle::{Request, SimHandle};
-use crate::sync::{lock, Mutex};
+use crate::sync::{lock, run_threads, Job, Mutex};
 use crate::time::Tick;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
@@ -254,28 +254,21 @@ pub(crate) fn run<M: Send + 'static>(
         slots: (0..2 * n * n).map(|_| Mutex::new(Vec::new())).collect(),
         inject: (0..n).map(|_| Mutex::new(Vec::new())).collect(),
     };
-    let mut panicked = None;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = parts
-            .iter_mut()
-            .enumerate()
-            .map(|(pid, part)| {
-                let sh = &sh;
-                s.spawn(move || {
-                    let r = catch_unwind(AssertUnwindSafe(|| worker(sh, pid, part)));
-                    if r.is_err() {
-                        sh.barrier.abort();
-                    }
-                    r.is_ok()
-                })
-            })
-            .collect();
-        for (pid, h) in handles.into_iter().enumerate() {
-            if !h.join().unwrap_or(false) && panicked.is_none() {
-                panicked = Some(pid);
-            }
-        }
-    });
+    let jobs: Vec<Job<'_>> = parts
+        .iter_mut()
+        .enumerate()
+        .map(|(pid, part)| {
+            let sh = &sh;
+            Box::new(move || {
+                let r = catch_unwind(AssertUnwindSafe(|| worker(sh, pid, part)));
+                if r.is_err() {
+                    sh.barrier.abort();
+                }
+                r.is_ok()
+            }) as Job<'_>
+        })
+        .collect();
+    let panicked = run_threads(jobs).iter().position(|ok| !ok);
     let (outcome, epochs, late, leader_frontier, sync, synced) = sh.barrier.with_state(|st| {
         (
             st.outcome.take(),

@@ -68,6 +68,9 @@ fn phold_restored_and_continued_equals_uninterrupted() {
 struct Gadget {
     ticks: u64,
     seen: Vec<u64>,
+    /// Saved; a restore of a poisoned state fails after taking part of it (a component
+    /// refusing its state half-way).
+    poisoned: bool,
     c: Option<CounterId>,
     h: Option<HistogramId>,
 }
@@ -78,6 +81,10 @@ impl Component<u64> for Gadget {
         ctx.schedule(Tick(1500), 1);
     }
     fn handle(&mut self, input: Input<u64>, ctx: &mut Ctx<'_, u64>) {
+        if let Input::External(v) = input {
+            self.seen.push(1_000_000 + v);
+            return;
+        }
         if let Input::Timer(v) = input {
             self.seen.push(v);
             ctx.count(self.c.unwrap(), v);
@@ -97,10 +104,14 @@ impl Component<u64> for Gadget {
         }
     }
     fn save(&self) -> Result<Vec<u8>, CheckpointError> {
-        simkit::checkpoint::encode(&(self.ticks, &self.seen))
+        simkit::checkpoint::encode(&(self.ticks, &self.seen, self.poisoned))
     }
     fn restore(&mut self, state: &[u8]) -> Result<(), CheckpointError> {
-        (self.ticks, self.seen) = simkit::checkpoint::decode(state)?;
+        let poisoned;
+        (self.ticks, self.seen, poisoned) = simkit::checkpoint::decode(state)?;
+        if poisoned {
+            return Err(CheckpointError::Decode("poisoned gadget".into()));
+        }
         Ok(())
     }
 }
@@ -195,4 +206,121 @@ fn checkpoint_errors_are_typed() {
         matches!(&err, CheckpointError::Component { component, source } if component == "opaque" && matches!(**source, CheckpointError::Unsupported)),
         "{err}"
     );
+}
+
+/// Everything observable about the gadgets: engine state (as its own checkpoint), trace.
+fn gadget_state(sim: &Simulation<u64>) -> (Vec<u8>, u64) {
+    (sim.checkpoint_bytes().unwrap(), sim.trace_hash())
+}
+
+#[test]
+fn a_refused_checkpoint_leaves_the_simulation_as_it_was() {
+    let end = Tick(50_000);
+    for layout in layouts(3) {
+        let mut whole = gadgets(layout.clone());
+        whole.run_until(end).unwrap();
+        // A good checkpoint and one whose last component refuses its state after the
+        // others have taken theirs.
+        let mut source = gadgets(Partitioning::Single);
+        source.run_until(Tick(9_000)).unwrap();
+        let good = source.checkpoint_bytes().unwrap();
+        source
+            .component_mut::<Gadget>(ComponentId::from_index(2))
+            .unwrap()
+            .poisoned = true;
+        let poisoned = source.checkpoint_bytes().unwrap();
+        let mut sim = gadgets(layout.clone());
+        sim.run_until(Tick(21_000)).unwrap();
+        let before = gadget_state(&sim);
+        let mut refusals = 0;
+        let mut rolled_back = false;
+        let mut tries: Vec<Vec<u8>> = vec![poisoned.clone()];
+        for cut in 0..good.len() {
+            tries.push(good[..cut].to_vec());
+        }
+        for at in 0..good.len() {
+            let mut b = good.clone();
+            b[at] = 0xc1; // a MessagePack marker that is never valid
+            tries.push(b);
+        }
+        for bad in &tries {
+            match sim.restore_bytes(bad) {
+                Err(e) => {
+                    refusals += 1;
+                    if let CheckpointError::Component { component, .. } = &e {
+                        rolled_back |= component == "g[2]";
+                    }
+                    assert_eq!(
+                        gadget_state(&sim),
+                        before,
+                        "{layout:?}: refused ({e}) and changed"
+                    );
+                }
+                // A byte inside a number's payload can make another valid checkpoint:
+                // put the state back and go on.
+                Ok(()) => sim.restore_bytes(&before.0).unwrap(),
+            }
+        }
+        // Every truncation, and a good share of the invalid markers, is refused.
+        assert!(refusals > good.len() && rolled_back, "{refusals} refusals");
+        // Still the same run: it finishes exactly like the one never offered a checkpoint.
+        sim.run_until(end).unwrap();
+        assert_eq!(sim.trace_hash(), whole.trace_hash(), "{layout:?}");
+        for i in 0..3 {
+            let id = ComponentId::from_index(i);
+            let (x, y) = (
+                whole.component::<Gadget>(id).unwrap(),
+                sim.component::<Gadget>(id).unwrap(),
+            );
+            assert_eq!((x.ticks, &x.seen), (y.ticks, &y.seen), "{layout:?}");
+        }
+    }
+}
+
+#[test]
+fn injections_not_yet_taken_are_in_the_checkpoint() {
+    let end = Tick(30_000);
+    for layout in layouts(3) {
+        let mut whole = gadgets(layout.clone());
+        whole.run_until(Tick(5_000)).unwrap();
+        whole
+            .handle()
+            .schedule_now(ComponentId::from_index(1), 7)
+            .unwrap();
+        whole
+            .handle()
+            .schedule_async(ComponentId::from_index(2), Tick(12_000), 8)
+            .unwrap();
+        let bytes = whole.checkpoint_bytes().unwrap();
+        whole.run_until(end).unwrap();
+        let mut second = gadgets(Partitioning::Single);
+        second.restore_bytes(&bytes).unwrap();
+        // Injections made before a restore belong to the state it replaced.
+        let mut third = gadgets(layout.clone());
+        third
+            .handle()
+            .schedule_now(ComponentId::from_index(0), 9)
+            .unwrap();
+        third.restore_bytes(&bytes).unwrap();
+        for sim in [&mut second, &mut third] {
+            sim.run_until(end).unwrap();
+            assert_eq!(sim.trace_hash(), whole.trace_hash(), "{layout:?}");
+            for i in 0..3 {
+                let id = ComponentId::from_index(i);
+                let (x, y) = (
+                    whole.component::<Gadget>(id).unwrap(),
+                    sim.component::<Gadget>(id).unwrap(),
+                );
+                assert_eq!(&x.seen, &y.seen, "{layout:?}");
+            }
+        }
+        let seen = |i| {
+            &whole
+                .component::<Gadget>(ComponentId::from_index(i))
+                .unwrap()
+                .seen
+        };
+        assert!(seen(1).contains(&1_000_007) && seen(2).contains(&1_000_008));
+        assert!(!seen(0).contains(&1_000_009));
+    }
 }
