@@ -9,7 +9,7 @@
 //! the direction bits of the request.
 #![no_main]
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use kmd::abi::{self, ioc, nr};
 use kmd::user::{BufferMemory, UserMemory};
@@ -19,8 +19,12 @@ use libfuzzer_sys::fuzz_target;
 const BASE: u64 = 0x10000;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(gpu) = GpuNode::from_preset("mi210") else { return };
-    let kfd = Kfd::new(gpu, Arc::new(NoGpu::default()));
+    // Parsing the preset once keeps the fuzzer on the ioctl layer.
+    static GPU: OnceLock<Option<GpuNode>> = OnceLock::new();
+    let Some(gpu) = GPU.get_or_init(|| GpuNode::from_preset("mi210").ok()) else {
+        return;
+    };
+    let kfd = Kfd::new(gpu.clone(), Arc::new(NoGpu::default()));
     let mem = BufferMemory::new(BASE, 64 * 1024);
     let mut rest = data;
     while let [cmd, size, flags, tail @ ..] = rest {

@@ -15,6 +15,10 @@ pub enum Errno {
     /// Out of device memory, queue slots or event slots.
     #[error("out of memory (ENOMEM)")]
     NoMem,
+    /// The kfd fd is used by a process other than the one that opened it (a forked child):
+    /// each process needs its own KFD context.
+    #[error("bad file descriptor (EBADF)")]
+    BadFd,
     /// A state conflict, e.g. changing the xnack mode while queues exist.
     #[error("device or resource busy (EBUSY)")]
     Busy,
@@ -27,6 +31,7 @@ impl Errno {
             Errno::Inval => libc::EINVAL,
             Errno::Fault => libc::EFAULT,
             Errno::NoMem => libc::ENOMEM,
+            Errno::BadFd => libc::EBADF,
             Errno::Busy => libc::EBUSY,
         }
     }

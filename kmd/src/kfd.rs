@@ -68,6 +68,8 @@ struct State {
 #[derive(Debug)]
 pub struct Kfd {
     gpu: GpuNode,
+    /// The process that opened the device.
+    owner: u32,
     state: Mutex<State>,
     events: Arc<Events>,
     backend: Arc<dyn GpuBackend>,
@@ -80,6 +82,7 @@ impl Kfd {
         backend.attach(Arc::clone(&events));
         Self {
             gpu,
+            owner: std::process::id(),
             state: Mutex::new(State {
                 vm_fd: None,
                 render_fds: Vec::new(),
@@ -141,6 +144,11 @@ impl Kfd {
 
     /// Serves one ioctl on the kfd fd: `request` as passed, `arg` the user pointer.
     pub fn ioctl(&self, request: u64, arg: u64, mem: &dyn UserMemory) -> Result<(), Errno> {
+        // kfd_ioctl: "Using KFD FD in wrong process" — a forked child inherits the fd but
+        // not the process context (EBADF).
+        if std::process::id() != self.owner {
+            return Err(Errno::BadFd);
+        }
         let size = abi::ioc_size(request);
         match abi::ioc_nr(request) {
             nr::GET_VERSION => self.with(arg, size, mem, |a: &mut abi::GetVersionArgs| {

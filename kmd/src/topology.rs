@@ -13,6 +13,8 @@ use std::io;
 use std::path::Path;
 
 use gpu_model::config::GpuConfig;
+use gpu_model::loader::bundle::production_modes;
+use gpu_model::loader::FeatureMode;
 use gpu_model::target::Target;
 
 /// sysfs directory of the KFD topology (what the thunk opens).
@@ -82,6 +84,9 @@ pub struct GpuNode {
     pub l2_bytes: u64,
     /// L2 line size.
     pub l2_line: u32,
+    /// SRAM ECC on: the project's production mode for gfx9 (`bundle::production_modes`);
+    /// ROCr then names the ISA `gfx90a:sramecc+:xnack-` as on a real MI210/MI250X.
+    pub sramecc: bool,
 }
 
 /// PCI device ids of the gfx90a presets, from `/usr/share/libdrm/amdgpu.ids` (the table
@@ -134,6 +139,7 @@ impl GpuNode {
             scalar_cache_bytes: cfg.xcd.cu.scalar_cache.size_bytes,
             l2_bytes: cfg.total_l2_bytes(),
             l2_line: cfg.xcd.l2.line_bytes,
+            sramecc: production_modes(cfg.target).1 == FeatureMode::On,
         })
     }
 
@@ -187,8 +193,12 @@ impl GpuNode {
             ("local_mem_size", self.vram_bytes),
             // ASSUMPTION: a MEC firmware version; ROCr only compares it to old minimums.
             ("fw_version", 78),
-            // DoorbellType 2 (bits 12-13) and AQLQueueDoubleMap (bit 14): hsakmttypes.h.
-            ("capability", (2 << 12) | (1 << 14)),
+            // DoorbellType 2 (bits 12-13), AQLQueueDoubleMap (bit 14) and SRAM_EDCSupport
+            // (bit 26): HSA_CAPABILITY in hsakmttypes.h.
+            (
+                "capability",
+                (2 << 12) | (1 << 14) | (u64::from(self.sramecc) << 26),
+            ),
             ("debug_prop", 0),
             ("sdma_fw_version", 0),
             (

@@ -84,7 +84,12 @@ fn check_agent(preset: &str, out: &str) {
 fn rocminfo_lists_the_simulated_mi210() {
     let out = run_rocminfo("mi210");
     check_agent("mi210", &out);
-    assert!(out.contains("amdgcn-amd-amdhsa--gfx90a"), "{out}");
+    // The ISA in the project's production modes for gfx9 (sramecc on, xnack off).
+    let isa = gpu_model::loader::TargetId::production(gpu_model::Target::Gfx90a);
+    assert!(
+        out.contains(&format!("amdgcn-amd-amdhsa--{isa}\n")),
+        "{isa}:\n{out}"
+    );
 }
 
 #[test]

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define IOC(dir, nr, size) (((unsigned long)(dir) << 30) | ((unsigned long)(size) << 16) | ('K' << 8) | (nr))
@@ -14,6 +15,7 @@
 static int check(const char *what, long r, int want) {
     int got = r < 0 ? errno : 0;
     printf("%s: %s\n", what, got ? strerror(got) : "ok");
+    fflush(stdout);
     return got == want ? 0 : 1;
 }
 
@@ -34,6 +36,12 @@ int main(void) {
     bad |= check("unknown 0x7f", ioctl(kfd, IOC(3, 0x7f, 64), junk), EINVAL);
     bad |= check("DBG_TRAP", ioctl(kfd, IOC(3, 0x82, 40), junk), EINVAL);
     bad |= check("CREATE_QUEUE junk", ioctl(kfd, IOC(3, 2, 88), junk), EINVAL);
+    /* A forked child may not use its parent's KFD context. */
+    pid_t child = fork();
+    if (child == 0) _exit(check("child GET_VERSION", ioctl(kfd, IOC(2, 1, 8), ver), EBADF));
+    int status = 1;
+    if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status))
+        bad = 1;
     bad |= check("GET_VERSION", ioctl(kfd, IOC(2, 1, 8), ver), 0);
     printf("version %u.%u\n", ver[0], ver[1]);
     if (ver[0] != 1 || ver[1] != 8) bad = 1;

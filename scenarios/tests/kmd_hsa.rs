@@ -11,7 +11,7 @@ fn hsa_bringup_and_teardown() {
     let dir = std::env::temp_dir().join(format!("kmd-hsa-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/hsa/bringup.c");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../kmd/tests/hsa/bringup.c");
     let exe = dir.join("bringup");
     let cc = Command::new("gcc")
         .args(["-O1", "-Wall", "-Werror", "-o"])

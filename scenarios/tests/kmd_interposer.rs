@@ -1,10 +1,11 @@
-//! The interposer under real C programs: unrelated file operations pass through untouched,
+//! The kmd interposer under real C programs (kmd/tests/c): unrelated file operations pass through untouched,
 //! and garbage sent to the emulated /dev/kfd gets errors while later calls are served.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// `libkmd_preload.so`, built by cargo next to this test binary (target/<profile>/deps).
+/// `libkmd_preload.so`, built by cargo (the dev-dependency) next to this test binary, in
+/// target/<profile>/deps.
 fn preload() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let so = exe.parent().unwrap().join("libkmd_preload.so");
@@ -21,7 +22,7 @@ fn scratch(name: &str) -> PathBuf {
 
 fn build(src: &str, dir: &Path) -> PathBuf {
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/c")
+        .join("../kmd/tests/c")
         .join(src);
     let exe = dir.join(src.file_stem().unwrap());
     let out = Command::new("gcc")
@@ -91,6 +92,10 @@ fn garbage_ioctls_fail_and_the_next_call_is_served() {
         "{text}"
     );
     assert!(text.contains("version 1.8\n"), "{text}");
+    assert!(
+        text.contains("child GET_VERSION: Bad file descriptor\n"),
+        "{text}"
+    );
     assert!(
         text.contains("simd_count 416\n") && text.contains("gfx_target_version 90010\n"),
         "{text}"
