@@ -56,8 +56,8 @@ mod driver;
 mod launch;
 mod memsys;
 mod msg;
-pub mod timing;
 pub mod queue;
+pub mod timing;
 
 pub use cp::CommandProcessor;
 pub use cu::{ClockedStats, ComputeUnit, CuActivity, WaveRecord};
@@ -365,7 +365,7 @@ impl Submitter {
                 ),
             ));
         }
-        if desc.ring % queue::PACKET_BYTES != 0 {
+        if !desc.ring.is_multiple_of(queue::PACKET_BYTES) {
             return Err(bad(
                 "ring",
                 format!("{:#x} is not 64-byte aligned", desc.ring),

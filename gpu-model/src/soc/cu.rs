@@ -65,7 +65,7 @@ impl Group {
             alloc: self.alloc,
             waves: self.waves.clone(),
             lds: self.lds.clone(),
-            sync: self.sync.clone(),
+            sync: self.sync,
             live: self.live,
             scratch_slot: self.scratch_slot,
             fault: self.fault.clone(),

@@ -321,7 +321,7 @@ pub(crate) fn from_packet(
         ));
     }
     let ko = packet.kernel_object;
-    if ko % 64 != 0 {
+    if !ko.is_multiple_of(64) {
         return Err(inval(
             "kernel_object",
             format!("{ko:#x} is not 64-byte aligned"),
@@ -333,7 +333,7 @@ pub(crate) fn from_packet(
     let desc = KernelDescriptor::from_bytes(&kd);
     let off = desc.kernel_code_entry_byte_offset;
     let entry = ko.wrapping_add_signed(off);
-    if off == 0 || entry % 256 != 0 {
+    if off == 0 || !entry.is_multiple_of(256) {
         return Err(inval(
             "kernel_object",
             format!(
