@@ -310,13 +310,14 @@ impl DeviceMemory {
     }
 
     /// End of the live allocation (rounded to pages) or host range overlapping
-    /// `[start, end)`, if any.
+    /// `[start, end)`, if any. Host ranges have no pages: they end where they end (KFD
+    /// USERPTR buffers are 4 KiB-granular and sit next to each other).
     fn overlapping(&self, start: u64, end: u64) -> Option<u64> {
         let host = self
             .host
             .range(..end)
             .next_back()
-            .map(|(&va, h)| align_up(va + h.len, PAGE_SIZE).unwrap_or(ADDRESS_LIMIT))
+            .map(|(&va, h)| va + h.len)
             .filter(|&e| e > start);
         let alloc = self
             .allocs

@@ -3,8 +3,9 @@
 //! The driver tells the GPU side what the hardware would learn from the kernel: which
 //! memory is mapped for it and which AQL queues exist (ring, read/write pointers,
 //! doorbell). The GPU side (the command processor) reads rings from that memory, runs the
-//! packets and signals completion events through [`Events`](crate::Events). Until the
-//! command processor is wired in, [`NoGpu`] records queues and runs nothing.
+//! packets and signals completion events through [`Events`](crate::Events).
+//! [`SocGpu`](crate::SocGpu) is the simulated GPU (the interposer uses it); [`NoGpu`]
+//! records queues and runs nothing (for tests of the ioctl layer).
 
 use std::sync::{Arc, Mutex};
 

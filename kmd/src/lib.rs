@@ -29,6 +29,7 @@ mod error;
 pub mod events;
 pub mod kfd;
 pub mod report;
+pub mod soc_gpu;
 pub mod topology;
 pub mod user;
 
@@ -36,4 +37,5 @@ pub use backend::{GpuBackend, NoGpu};
 pub use error::Errno;
 pub use events::Events;
 pub use kfd::Kfd;
+pub use soc_gpu::SocGpu;
 pub use topology::GpuNode;

@@ -32,7 +32,7 @@ use std::sync::{Arc, OnceLock};
 
 use kmd::topology::{self, GpuNode, RENDER_MINOR};
 use kmd::user::ProcessMemory;
-use kmd::{kfd, Kfd, NoGpu};
+use kmd::{kfd, GpuBackend, Kfd, NoGpu, SocGpu};
 
 #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
 compile_error!("kmd-preload relies on the x86-64 System V calling convention for variadics");
@@ -66,9 +66,18 @@ fn emu() -> Option<&'static Emu> {
         let marketing_name = CString::new(gpu.marketing_name.clone()).ok()?;
         // SAFETY: registering a plain extern "C" function.
         unsafe { libc::atexit(write_dispatches) };
+        // The simulated GPU runs what the client's queues hold; without it (a preset that
+        // does not build) the driver still answers and nothing executes.
+        let backend: Arc<dyn GpuBackend> = match SocGpu::new(&preset, render_file, kfd_file) {
+            Ok(g) => Arc::new(g),
+            Err(e) => {
+                eprintln!("gfxsim kmd: no simulated GPU, dispatches will not run: {e}");
+                Arc::new(NoGpu::default())
+            }
+        };
         Some(Emu {
             root: root.as_bytes().to_vec(),
-            kfd: Kfd::new(gpu, Arc::new(NoGpu::default())),
+            kfd: Kfd::new(gpu, backend),
             kfd_file,
             render_file,
             marketing_name,

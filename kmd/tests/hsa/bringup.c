@@ -3,8 +3,7 @@
  * "step NAME FAILED <status>" and exits 1.
  *
  * Steps that need the simulated GPU to execute packets (loading a code object, which ROCr
- * copies into VRAM with its own blit kernel, and any dispatch) are not here yet: they
- * need the command processor (issue 14, GPU side). */
+ * copies into VRAM with its own blit kernel, and dispatches) are in dispatch.c. */
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 #include <stdio.h>

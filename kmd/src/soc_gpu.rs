@@ -1,0 +1,606 @@
+//! The GPU side of the emulated KFD: a [`GpuBackend`] backed by the gpu-model SoC, whose
+//! command processor reads the client's real AQL rings from memory.
+//!
+//! - Memory: GPU VA == CPU VA (the apertures make the thunk use host mmaps). USERPTR
+//!   buffers are the application's own memory and are mapped into the SoC in place. VRAM
+//!   and GTT buffers live in the render memfd at `file_offset`; the backend maps that range
+//!   of the memfd shared into its own address space and gives the SoC that view, so a
+//!   VRAM|PUBLIC buffer the client mapped shared sees every GPU write, and non-public VRAM
+//!   (the client only has a PROT_NONE map) still has bytes. Doorbell and MMIO pages are not
+//!   device memory.
+//! - Queues: an AQL queue becomes a SoC queue whose indices are the client's
+//!   `amd_queue_t.read_dispatch_id` / `write_dispatch_id` (the addresses CREATE_QUEUE
+//!   gives). The client rings its doorbell with a plain store and no syscall, and the first
+//!   doorbell value is 0 (KFD-NOTES), so the service thread polls: a queue has work when
+//!   its write index is beyond its read index or its doorbell changed.
+//! - The service thread runs the model until it is idle whenever a queue has work, then
+//!   backs off (sleeps from 20 µs doubling up to 1 ms) while nothing progresses, so an
+//!   idle client costs almost no CPU.
+//! - Completion: the SoC's packet processor decrements the completion signal in host
+//!   memory and writes `event_id` to its mailbox; its event sink calls
+//!   [`Events::signal`], which wakes the client's WAIT_EVENTS.
+//! - A packet the model cannot execute stops its queue (the HSA queue-error state) and is
+//!   reported on stderr; a dispatch that faults completes with the fault recorded. Nothing
+//!   reaches the host process as a panic.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
+
+use gpu_model::config::GpuConfig;
+use gpu_model::soc::queue::{
+    dispatch_key, PACKET_KERNEL_DISPATCH, SIGNAL_EVENT_ID, SIGNAL_EVENT_MAILBOX,
+};
+use gpu_model::soc::{QueueDesc, QueueEvent, QueueId, Soc, SocError, SocOptions};
+
+use crate::abi;
+use crate::backend::{GpuBackend, MemoryKind, Queue, Region};
+use crate::kfd::{DOORBELL_OFFSET, DOORBELL_PAGE};
+use crate::report::Dispatch;
+use crate::{Errno, Events};
+
+/// `amd_queue_t.write_dispatch_id` offset: the queue structure starts this far before
+/// the write pointer CREATE_QUEUE names (KFD-NOTES).
+const AMD_QUEUE_WRITE_DISPATCH_ID: u64 = 0x38;
+/// Shortest and longest sleep of the idle service thread.
+const IDLE_MIN: Duration = Duration::from_micros(20);
+const IDLE_MAX: Duration = Duration::from_millis(1);
+
+/// Why the SoC backend could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SocGpuError {
+    /// The preset does not exist or does not build.
+    #[error("gpu preset `{preset}`: {reason}")]
+    Preset {
+        /// The preset name.
+        preset: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The doorbell page of the kfd file cannot be mapped.
+    #[error("mapping the doorbell page of the kfd file: {0}")]
+    Doorbell(std::io::Error),
+}
+
+/// A region the SoC sees, and the mapping the backend made for it (0: none, the client's
+/// own memory).
+#[derive(Debug, Clone, Copy)]
+struct Mapped {
+    va: u64,
+    own: usize,
+    len: u64,
+}
+
+/// A queue the SoC watches.
+#[derive(Debug, Clone, Copy)]
+struct Watched {
+    soc: QueueId,
+    desc: QueueDesc,
+    /// Last doorbell value seen.
+    doorbell: u64,
+    /// The queue's error was reported.
+    reported: bool,
+}
+
+/// What a dispatch packet said, kept until the dispatch completes (the packet processor
+/// sets consumed slots back to INVALID).
+#[derive(Debug, Clone)]
+struct Launched {
+    kernel: String,
+    grid: [u32; 3],
+    workgroup: [u32; 3],
+    /// The completion signal (0: none).
+    signal: u64,
+}
+
+struct State {
+    soc: Soc,
+    regions: BTreeMap<u64, Mapped>,
+    /// USERPTR buffers by handle: address and length. The client may register the same
+    /// pages in several buffers (ROCr registers sub-ranges of blocks it registered).
+    user: BTreeMap<u64, (u64, u64)>,
+    /// The union of `user`, as mapped in the SoC.
+    user_mapped: Vec<(u64, u64)>,
+    queues: BTreeMap<u32, Watched>,
+    launched: BTreeMap<u64, Launched>,
+    dispatches: Vec<Dispatch>,
+    /// Completions of the SoC already turned into records.
+    seen: usize,
+    /// Wave-instructions of every CU when the last run started.
+    instructions: u64,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    events: OnceLock<Arc<Events>>,
+    render_fd: i32,
+    /// The doorbell page of the kfd file, mapped shared read-only.
+    doorbells: usize,
+    stop: AtomicBool,
+    start: std::time::Instant,
+}
+
+/// The simulated GPU behind the emulated KFD.
+pub struct SocGpu {
+    shared: Arc<Shared>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl std::fmt::Debug for SocGpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SocGpu").finish_non_exhaustive()
+    }
+}
+
+impl SocGpu {
+    /// The GPU of `preset` (`mi210`, `mi250x`: gfx90a, what Debian's ROCr accepts), with
+    /// VRAM and GTT in `render_fd` and the doorbell page in `kfd_fd` (the memfds behind the
+    /// client's fake device fds). Starts the service thread.
+    pub fn new(preset: &str, render_fd: i32, kfd_fd: i32) -> Result<Self, SocGpuError> {
+        let bad = |reason: String| SocGpuError::Preset {
+            preset: preset.into(),
+            reason,
+        };
+        let config = GpuConfig::preset(preset).map_err(|e| bad(e.to_string()))?;
+        let soc = Soc::new(&config, &SocOptions::default()).map_err(|e| bad(e.to_string()))?;
+        // SAFETY: a fresh shared read-only mapping of our own memfd; nothing else uses
+        // the address.
+        let doorbells = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                DOORBELL_PAGE as usize,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                kfd_fd,
+                DOORBELL_OFFSET as libc::off_t,
+            )
+        };
+        if doorbells == libc::MAP_FAILED {
+            return Err(SocGpuError::Doorbell(std::io::Error::last_os_error()));
+        }
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                soc,
+                regions: BTreeMap::new(),
+                user: BTreeMap::new(),
+                user_mapped: Vec::new(),
+                queues: BTreeMap::new(),
+                launched: BTreeMap::new(),
+                dispatches: Vec::new(),
+                seen: 0,
+                instructions: 0,
+            }),
+            events: OnceLock::new(),
+            render_fd,
+            doorbells: doorbells as usize,
+            stop: AtomicBool::new(false),
+            start: std::time::Instant::now(),
+        });
+        let s = Arc::clone(&shared);
+        let thread = std::thread::Builder::new()
+            .name("gfxsim-gpu".into())
+            .spawn(move || service(&s))
+            .map_err(|e| bad(format!("cannot start the service thread: {e}")))?;
+        Ok(Self {
+            shared,
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+
+    /// Stops the service thread (it finishes the run in progress).
+    pub fn stop(&self) {
+        self.shared.stop.store(true, Ordering::Release);
+        let t = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(t) = t {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for SocGpu {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The doorbell value of kfd queue `id`.
+    fn doorbell(&self, id: u32) -> u64 {
+        let off = u64::from(id) * 8;
+        if off + 8 > DOORBELL_PAGE {
+            return 0;
+        }
+        // SAFETY: inside the doorbell page mapped for the backend's lifetime; the client
+        // stores to it concurrently, so the read is atomic.
+        unsafe { AtomicU64::from_ptr((self.doorbells + off as usize) as *mut u64) }
+            .load(Ordering::Acquire)
+    }
+}
+
+fn read_u64(soc: &Soc, addr: u64) -> Option<u64> {
+    let mut b = [0u8; 8];
+    soc.read(addr, &mut b).ok()?;
+    Some(u64::from_le_bytes(b))
+}
+
+fn total_instructions(soc: &Soc) -> u64 {
+    soc.cus()
+        .iter()
+        .filter_map(|p| soc.cu(p))
+        .map(|cu| cu.activity.instructions)
+        .sum()
+}
+
+/// The service thread: runs the model while queues have work, backs off while idle.
+fn service(shared: &Shared) {
+    let mut idle = IDLE_MIN;
+    while !shared.stop.load(Ordering::Acquire) {
+        let progressed = {
+            let mut st = shared.lock();
+            poll(shared, &mut st)
+        };
+        if progressed {
+            idle = IDLE_MIN;
+        } else {
+            std::thread::sleep(idle);
+            idle = (idle * 2).min(IDLE_MAX);
+        }
+    }
+}
+
+/// Looks at every queue; when one has work, runs the model until it is idle. True when
+/// something progressed (a packet consumed or a dispatch completed).
+fn poll(shared: &Shared, st: &mut State) -> bool {
+    let mut rang = false;
+    let mut before = Vec::new();
+    let ids: Vec<u32> = st.queues.keys().copied().collect();
+    for id in ids {
+        let Some(mut w) = st.queues.get(&id).copied() else {
+            continue;
+        };
+        let bell = shared.doorbell(id);
+        let (Some(write), Some(read)) = (
+            read_u64(&st.soc, w.desc.write_index),
+            read_u64(&st.soc, w.desc.read_index),
+        ) else {
+            continue;
+        };
+
+        if write <= read && bell == w.doorbell {
+            continue;
+        }
+        w.doorbell = bell;
+        st.queues.insert(id, w);
+        note_packets(st, &w, read, write);
+        before.push((id, read));
+        if st.soc.ring_doorbell(Some(w.soc)).is_ok() {
+            rang = true;
+        }
+    }
+    if !rang {
+        return false;
+    }
+    st.instructions = total_instructions(&st.soc);
+    if let Err(e) = st.soc.run() {
+        eprintln!("gfxsim gpu: simulation error: {e}");
+    }
+    let completed = collect(shared, st);
+    let mut progressed = completed > 0;
+    for (id, read) in before {
+        let Some(w) = st.queues.get(&id).copied() else {
+            continue;
+        };
+        if read_u64(&st.soc, w.desc.read_index).is_some_and(|r| r != read) {
+            progressed = true;
+        }
+        if !w.reported {
+            if let Some(e) = st.soc.queue_error(w.soc) {
+                eprintln!("gfxsim gpu: queue {id} stopped: {e}");
+                if let Some(q) = st.queues.get_mut(&id) {
+                    q.reported = true;
+                }
+            }
+        }
+    }
+    progressed
+}
+
+/// Remembers what the kernel-dispatch packets in `[read, write)` of queue `w` say.
+fn note_packets(st: &mut State, w: &Watched, read: u64, write: u64) {
+    // At most one ring's worth.
+    let first = read.max(write.saturating_sub(w.desc.slots()));
+    for index in first..write {
+        let key = dispatch_key(w.soc.0, index);
+        if st.launched.contains_key(&key) {
+            continue;
+        }
+        let mut p = [0u8; 64];
+        if st.soc.read(w.desc.slot(index), &mut p).is_err() || p[0] != PACKET_KERNEL_DISPATCH {
+            continue;
+        }
+        let u16_at = |o: usize| u32::from(u16::from_le_bytes([p[o], p[o + 1]]));
+        let u32_at = |o: usize| u32::from_le_bytes([p[o], p[o + 1], p[o + 2], p[o + 3]]);
+        let kernel_object = u64::from_le_bytes(p[32..40].try_into().unwrap_or([0; 8]));
+        st.launched.insert(
+            key,
+            Launched {
+                // ROCr loads code objects itself: the SoC knows their descriptors, not
+                // their symbol names.
+                kernel: format!("kernel@{kernel_object:#x}"),
+                grid: [u32_at(12), u32_at(16), u32_at(20)],
+                workgroup: [u16_at(4), u16_at(6), u16_at(8)],
+                signal: u64::from_le_bytes(p[56..64].try_into().unwrap_or([0; 8])),
+            },
+        );
+    }
+}
+
+/// Wakes the waiters of completion signal `signal` whose `amd_signal_t` has no event
+/// mailbox. Debian's thunk 5.2.3 leaves ROCr's interrupt signals with
+/// `event_mailbox_ptr` 0 but their KFD event id at +24 (measured: kind 1, mailbox 0,
+/// event_id 3), and ROCr sleeps in WAIT_EVENTS on that event. Real KFD wakes signal
+/// events from the CP's end-of-pipe interrupt; signalling the signal's own event is that
+/// interrupt. A wake for a signal still above zero is harmless: ROCr re-reads the value.
+fn wake(shared: &Shared, soc: &Soc, signal: u64) {
+    if signal == 0 {
+        return;
+    }
+    let mut id = [0u8; 4];
+    let mailbox = read_u64(soc, signal + SIGNAL_EVENT_MAILBOX);
+    if mailbox != Some(0) || soc.read(signal + SIGNAL_EVENT_ID, &mut id).is_err() {
+        return;
+    }
+    let id = u32::from_le_bytes(id);
+    if let (Some(events), true) = (shared.events.get(), id != 0) {
+        let _ = events.signal(id);
+    }
+}
+
+/// Turns new completions into dispatch records; returns how many there were.
+fn collect(shared: &Shared, st: &mut State) -> usize {
+    let all = st.soc.completions();
+    let new: Vec<_> = all[st.seen.min(all.len())..].to_vec();
+    st.seen = all.len();
+    // Wave-instructions of the run: the model counts per CU, not per dispatch, so
+    // dispatches that completed in the same run share the count (the first one carries
+    // it; ROCr's synchronous calls run one dispatch at a time).
+    let mut instructions = total_instructions(&st.soc).saturating_sub(st.instructions);
+    for c in &new {
+        if let Some(f) = &c.fault {
+            eprintln!("gfxsim gpu: dispatch {:#x} faulted: {f:?}", c.seq);
+        }
+        let l = st.launched.remove(&c.seq).unwrap_or(Launched {
+            kernel: format!("dispatch@{:#x}", c.seq),
+            grid: [0; 3],
+            workgroup: [0; 3],
+            signal: 0,
+        });
+        wake(shared, &st.soc, l.signal);
+        st.dispatches.push(Dispatch {
+            kernel: l.kernel,
+            grid: l.grid,
+            workgroup: l.workgroup,
+            instructions: std::mem::take(&mut instructions),
+            ticks: c.completed.0.saturating_sub(c.submitted.0),
+        });
+    }
+    new.len()
+}
+
+/// Maps the union of the USERPTR buffers into the SoC (the application's memory, in place:
+/// GPU VA == CPU VA), changing only the ranges whose extent changed.
+fn sync_user(st: &mut State) {
+    let mut ranges: Vec<(u64, u64)> = st.user.values().map(|&(va, len)| (va, va + len)).collect();
+    ranges.sort_unstable();
+    let mut union: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
+    for (s, e) in ranges {
+        match union.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => union.push((s, e)),
+        }
+    }
+    let old = std::mem::take(&mut st.user_mapped);
+    for &(s, e) in old.iter().filter(|r| !union.contains(r)) {
+        if let Err(err) = st.soc.unmap_host(s) {
+            eprintln!("gfxsim gpu: unmapping user memory {s:#x}..{e:#x}: {err}");
+        }
+    }
+    for &(s, e) in &union {
+        if old.contains(&(s, e)) {
+            st.user_mapped.push((s, e));
+            continue;
+        }
+        // SAFETY: USERPTR memory is the client's, valid while a buffer registers it
+        // (UNMAP/FREE come before the client releases it); the model only touches the
+        // bytes atomically.
+        match unsafe { st.soc.map_host(s, s as *mut u8, e - s) } {
+            Ok(()) => st.user_mapped.push((s, e)),
+            Err(err) => eprintln!("gfxsim gpu: cannot map user memory {s:#x}..{e:#x}: {err}"),
+        }
+    }
+}
+
+fn errno(e: &SocError) -> Errno {
+    eprintln!("gfxsim gpu: {e}");
+    Errno::Inval
+}
+
+impl GpuBackend for SocGpu {
+    fn map(&self, region: &Region) {
+        let (ptr, own) = match region.kind {
+            MemoryKind::Userptr => {
+                let mut st = self.shared.lock();
+                st.user.insert(region.handle, (region.va, region.size));
+                sync_user(&mut st);
+                return;
+            }
+            MemoryKind::Vram | MemoryKind::Gtt => {
+                // SAFETY: a fresh shared mapping of our own memfd at an offset the driver
+                // handed out (inside the sparse file).
+                let p = unsafe {
+                    libc::mmap(
+                        std::ptr::null_mut(),
+                        region.size as usize,
+                        libc::PROT_READ | libc::PROT_WRITE,
+                        libc::MAP_SHARED,
+                        self.shared.render_fd,
+                        region.file_offset as libc::off_t,
+                    )
+                };
+                if p == libc::MAP_FAILED {
+                    eprintln!(
+                        "gfxsim gpu: cannot map buffer {:#x} ({} bytes at render offset {:#x}): {}",
+                        region.va,
+                        region.size,
+                        region.file_offset,
+                        std::io::Error::last_os_error()
+                    );
+                    return;
+                }
+                (p as usize, p as usize)
+            }
+            MemoryKind::Doorbell | MemoryKind::MmioRemap => return,
+        };
+        let mut st = self.shared.lock();
+        // SAFETY: our own mapping, alive until `unmap`; the model only touches the bytes
+        // atomically.
+        let r = unsafe { st.soc.map_host(region.va, ptr as *mut u8, region.size) };
+        match r {
+            Ok(()) => {
+                st.regions.insert(
+                    region.handle,
+                    Mapped {
+                        va: region.va,
+                        own,
+                        len: region.size,
+                    },
+                );
+            }
+            Err(e) => {
+                eprintln!("gfxsim gpu: cannot map buffer {:#x}: {e}", region.va);
+                if own != 0 {
+                    // SAFETY: the mapping made above, used by nothing.
+                    unsafe { libc::munmap(own as *mut libc::c_void, region.size as usize) };
+                }
+            }
+        }
+    }
+
+    fn unmap(&self, region: &Region) {
+        let mut st = self.shared.lock();
+        if st.user.remove(&region.handle).is_some() {
+            sync_user(&mut st);
+            return;
+        }
+        let Some(m) = st.regions.remove(&region.handle) else {
+            return;
+        };
+        if let Err(e) = st.soc.unmap_host(m.va) {
+            eprintln!("gfxsim gpu: unmapping buffer {:#x}: {e}", m.va);
+        }
+        if m.own != 0 {
+            // SAFETY: our mapping, no longer known to the SoC (and the lock keeps the
+            // service thread out of a run).
+            unsafe { libc::munmap(m.own as *mut libc::c_void, m.len as usize) };
+        }
+    }
+
+    fn create_queue(&self, queue: &Queue) -> Result<(), Errno> {
+        if queue.queue_type != abi::queue_type::COMPUTE_AQL {
+            // PM4 compute queues are accepted as KFD does, but nothing reads them.
+            eprintln!(
+                "gfxsim gpu: queue {} is a PM4 queue: its packets are not executed",
+                queue.id
+            );
+            return Ok(());
+        }
+        let desc = QueueDesc {
+            ring: queue.ring_base,
+            ring_bytes: u64::from(queue.ring_size),
+            read_index: queue.read_ptr,
+            write_index: queue.write_ptr,
+            doorbell: queue.id + 1,
+            queue_address: queue.write_ptr.wrapping_sub(AMD_QUEUE_WRITE_DISPATCH_ID),
+        };
+        let doorbell = self.shared.doorbell(queue.id);
+        let mut st = self.shared.lock();
+        let soc = st.soc.create_queue(desc).map_err(|e| errno(&e))?;
+        st.queues.insert(
+            queue.id,
+            Watched {
+                soc,
+                desc,
+                doorbell,
+                reported: false,
+            },
+        );
+        Ok(())
+    }
+
+    fn update_queue(&self, queue: &Queue) {
+        let st = self.shared.lock();
+        let Some(w) = st.queues.get(&queue.id).copied() else {
+            return;
+        };
+        if w.desc.ring == queue.ring_base && w.desc.ring_bytes == u64::from(queue.ring_size) {
+            return;
+        }
+        drop(st);
+        self.destroy_queue(queue.id);
+        if let Err(e) = self.create_queue(queue) {
+            eprintln!(
+                "gfxsim gpu: queue {} cannot take its new ring: {e}",
+                queue.id
+            );
+        }
+    }
+
+    fn destroy_queue(&self, id: u32) {
+        let mut st = self.shared.lock();
+        let Some(w) = st.queues.remove(&id) else {
+            return;
+        };
+        // Dispatches in flight finish first (the SoC refuses to drop a busy queue).
+        if let Err(SocError::QueueBusy(_)) = st.soc.destroy_queue(w.soc) {
+            if let Err(e) = st.soc.run() {
+                eprintln!("gfxsim gpu: simulation error: {e}");
+            }
+            collect(&self.shared, &mut st);
+            if let Err(e) = st.soc.destroy_queue(w.soc) {
+                eprintln!("gfxsim gpu: destroying queue {id}: {e}");
+            }
+        }
+    }
+
+    fn clock_counter(&self) -> u64 {
+        // gfx9's GPU timestamp runs at the 100 MHz reference clock. ASSUMPTION: the
+        // client compares it with host time (timeouts, profiling), so host time stands in
+        // for it rather than the simulated clock.
+        (self.shared.start.elapsed().as_nanos() / 10) as u64
+    }
+
+    fn attach(&self, events: Arc<Events>) {
+        if self.shared.events.set(Arc::clone(&events)).is_err() {
+            return;
+        }
+        let sink = Arc::new(move |e: &QueueEvent| match e {
+            QueueEvent::Signal { event_id, .. } => {
+                // An id the client already destroyed is not an error of the GPU.
+                let _ = events.signal(*event_id);
+            }
+            QueueEvent::Error(e) => eprintln!("gfxsim gpu: {e}"),
+            _ => {}
+        });
+        self.shared.lock().soc.set_event_sink(Some(sink));
+    }
+
+    fn dispatches(&self) -> Vec<Dispatch> {
+        self.shared.lock().dispatches.clone()
+    }
+}
