@@ -11,9 +11,7 @@ mod common;
 
 use gpu_model::device::{ArgValue, Device, LaunchConfig};
 use gpu_model::Target;
-use serde::Deserialize;
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 /// (case, what the diagnostic names): kernels not translated yet.
 const UNTRANSLATED: &[(&str, &str)] = &[
@@ -26,114 +24,10 @@ const UNTRANSLATED: &[(&str, &str)] = &[
     ("gemm1024_fp8", "buffer_load_dwordx4"),
 ];
 
-#[derive(Debug, Deserialize)]
-struct Manifest {
-    #[allow(dead_code)]
-    triton: String,
-    #[allow(dead_code)]
-    sources_sha256: String,
-    cases: Vec<Case>,
-    #[allow(dead_code)]
-    files: Vec<(String, String)>,
-}
+#[path = "../../gpu-model/tests/triton_manifest/mod.rs"]
+mod triton_manifest;
 
-#[derive(Debug, Deserialize)]
-struct Case {
-    name: String,
-    target: String,
-    object: String,
-    kernel: String,
-    #[allow(dead_code)]
-    wave_size: u32,
-    #[allow(dead_code)]
-    num_warps: u32,
-    programs: (u32, u32, u32),
-    grid: (u32, u32, u32),
-    workgroup: (u32, u32, u32),
-    shared: u32,
-    global_scratch: Scratch,
-    profile_scratch: Scratch,
-    buffers: Vec<Buffer>,
-    args: Vec<Arg>,
-    checks: Vec<Check>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Scratch {
-    size: u64,
-    #[allow(dead_code)]
-    align: u64,
-}
-
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq)]
-enum Elem {
-    U8,
-    I32,
-    F16,
-    BF16,
-    F32,
-}
-
-impl Elem {
-    fn size(self) -> usize {
-        match self {
-            Elem::U8 => 1,
-            Elem::F16 | Elem::BF16 => 2,
-            Elem::I32 | Elem::F32 => 4,
-        }
-    }
-
-    /// Element `i` of little-endian `b` as f64.
-    fn get(self, b: &[u8], i: usize) -> f64 {
-        let s = &b[i * self.size()..(i + 1) * self.size()];
-        match self {
-            Elem::U8 => s[0] as f64,
-            Elem::I32 => i32::from_le_bytes(s.try_into().unwrap()) as f64,
-            Elem::F16 => half::f16::from_bits(u16::from_le_bytes(s.try_into().unwrap())).to_f64(),
-            Elem::BF16 => half::bf16::from_bits(u16::from_le_bytes(s.try_into().unwrap())).to_f64(),
-            Elem::F32 => f32::from_le_bytes(s.try_into().unwrap()) as f64,
-        }
-    }
-}
-
-#[derive(Debug, Deserialize)]
-struct Buffer {
-    name: String,
-    elem: Elem,
-    len: usize,
-    init: Init,
-}
-
-#[derive(Debug, Deserialize)]
-enum Init {
-    Zeros,
-    File(String),
-}
-
-#[derive(Debug, Deserialize)]
-enum Arg {
-    Buffer(String),
-    I32(i32),
-    F32(f32),
-}
-
-#[derive(Debug, Deserialize)]
-struct Check {
-    buffer: String,
-    reference: String,
-    ref_elem: Elem,
-    rel: f64,
-    abs: f64,
-}
-
-fn dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/triton")
-}
-
-fn manifest() -> Manifest {
-    let text = std::fs::read_to_string(dir().join("manifest.ron")).expect("manifest.ron");
-    ron::from_str(&text).expect("manifest.ron parses")
-}
+use triton_manifest::*;
 
 /// Runs `case` from `bytes` on `target`; returns the checked buffers' bytes.
 fn run(case: &Case, bytes: &[u8], target: Target) -> Result<Vec<Vec<u8>>, String> {
