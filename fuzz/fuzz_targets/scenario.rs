@@ -13,8 +13,9 @@ use std::path::Path;
 
 /// Largest total buffer size run (bytes).
 const MAX_BYTES: u64 = 16 << 20;
-/// Largest number of work-items over all launches.
-const MAX_ITEMS: u64 = 1 << 16;
+/// Largest number of work-items over all launches (the examples' 256 x 256 GEMMs, over a
+/// minute under the address sanitizer, are skipped; the other examples run).
+const MAX_ITEMS: u64 = 1 << 15;
 /// Largest number of CUs of the one XCD run (presets have up to 64 per XCD).
 const MAX_CUS: u32 = 64;
 /// Instruction budget of one wave (the examples' waves run a few thousand).
