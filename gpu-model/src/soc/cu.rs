@@ -58,6 +58,18 @@ struct GroupImage {
 }
 
 impl Group {
+    /// Records that wave `wave` of this group faulted at `pc`.
+    pub(super) fn fault_wave(&mut self, wave: u32, pc: u64, reason: FaultReason) {
+        self.fault = Some(Box::new(Fault {
+            kernel: self.dispatch.kernel.clone(),
+            workgroup: self.id,
+            wave,
+            pc,
+            instruction: describe(&self.dispatch.program, pc),
+            reason,
+        }));
+    }
+
     fn image(&self) -> GroupImage {
         GroupImage {
             seq: self.dispatch.seq,
@@ -404,17 +416,7 @@ impl ComputeUnit {
                     self.end_wave(r, end);
                     continue;
                 }
-                Stop::Fault(reason) => {
-                    let pc = r.wave.pc;
-                    g.fault = Some(Box::new(Fault {
-                        kernel: g.dispatch.kernel.clone(),
-                        workgroup: g.id,
-                        wave: r.index,
-                        pc,
-                        instruction: describe(&g.dispatch.program, pc),
-                        reason,
-                    }));
-                }
+                Stop::Fault(reason) => g.fault_wave(r.index, r.wave.pc, reason),
                 Stop::Barrier | Stop::Sleep | Stop::Quantum | Stop::SyncWait => {}
             }
             i += 1;

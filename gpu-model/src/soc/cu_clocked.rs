@@ -535,15 +535,7 @@ impl ComputeUnit {
                 }
                 Stop::Fault(reason) => {
                     if let Some(g) = self.groups[r.group].as_mut() {
-                        let pc = r.wave.pc;
-                        g.fault = Some(Box::new(Fault {
-                            kernel: g.dispatch.kernel.clone(),
-                            workgroup: g.id,
-                            wave: r.index,
-                            pc,
-                            instruction: describe(&g.dispatch.program, pc),
-                            reason,
-                        }));
+                        g.fault_wave(r.index, r.wave.pc, reason);
                     }
                 }
                 _ => {}
