@@ -32,10 +32,14 @@ fuzz_target!(|data: &[u8]| {
         let (arg, next) = tail.split_at(size);
         rest = next;
         let mut arg = arg.to_vec();
-        if u32::from(*cmd) == nr::WAIT_EVENTS && arg.len() >= 20 {
-            // An infinite wait on an event nobody signals blocks, as it must; keep the
-            // fuzzer moving by never waiting.
-            arg[16..20].copy_from_slice(&0u32.to_ne_bytes());
+        if u32::from(*cmd) == nr::WAIT_EVENTS {
+            // A wait on an event nobody signals blocks for its timeout (up to forever), as
+            // it must; keep the fuzzer moving by never waiting. The timeout (bytes 16..20)
+            // may be given in part: KFD zero-fills what the request's size leaves out.
+            let end = arg.len().min(20);
+            if end > 16 {
+                arg[16..end].fill(0);
+            }
         }
         let _ = mem.write(BASE, &arg);
         let ptr = if flags & 1 != 0 { 0xdead_0000 } else { BASE };
