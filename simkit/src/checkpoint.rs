@@ -88,12 +88,12 @@ struct CompImage {
 }
 
 /// Byte vectors as MessagePack binaries rather than arrays of integers.
-mod bytes {
+pub(crate) mod bytes {
     use serde::{Deserializer, Serializer};
-    pub(super) fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
         s.serialize_bytes(v)
     }
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
         struct V;
         impl serde::de::Visitor<'_> for V {
             type Value = Vec<u8>;

@@ -70,7 +70,7 @@ use std::time::Duration;
 use worker::{CompState, Core};
 
 /// Errors that stop a run. All are fatal for the run that hit them: they are model bugs.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub enum SimError {
     /// A component sent on a port that is not one of its link sources.
@@ -498,7 +498,7 @@ pub struct Simulation<M> {
     pub(crate) handle: SimHandle<M>,
     /// Earliest time an injection can still be delivered at.
     pub(crate) frontier: Tick,
-    max_tick: Tick,
+    pub(crate) max_tick: Tick,
     pub(crate) epochs: u64,
     pub(crate) late: u64,
     /// The model's sync-point hook, if it set one ([`Simulation::set_sync_points`]).
@@ -551,7 +551,7 @@ pub(crate) fn place_injections<M>(
     (min, late)
 }
 
-fn request_status(r: Request, tick: Tick) -> ExitStatus {
+pub(crate) fn request_status(r: Request, tick: Tick) -> ExitStatus {
     match r {
         Request::Exit { reason, code } => ExitStatus::ExitRequested { reason, code, tick },
         Request::Interrupt => ExitStatus::Interrupted { tick },

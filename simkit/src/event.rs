@@ -141,6 +141,21 @@ impl EventKey {
         self.tie & SEQ_MASK
     }
 
+    /// The key as two words (time, packed class/source/sequence), for wire formats.
+    #[cfg(feature = "mpi")]
+    pub(crate) fn to_words(self) -> (u64, u64) {
+        (self.time.0, self.tie)
+    }
+
+    /// The key [`EventKey::to_words`] gave.
+    #[cfg(feature = "mpi")]
+    pub(crate) fn from_words(time: u64, tie: u64) -> EventKey {
+        EventKey {
+            time: Tick(time),
+            tie,
+        }
+    }
+
     /// Folds this key into an order-dependent running hash.
     #[inline]
     pub(crate) fn mix_into(&self, h: u64) -> u64 {

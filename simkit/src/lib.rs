@@ -65,6 +65,8 @@ pub mod engine;
 pub mod epoch;
 pub mod event;
 pub mod handle;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod partition;
 pub mod phold;
 pub mod port;

@@ -153,6 +153,20 @@ struct LpState {
 }
 
 impl Lp {
+    /// LP number `index` of a PHOLD model with parameters `params`, sending over `net` (for
+    /// models that add components of their own next to PHOLD's; [`topology`] builds plain
+    /// PHOLD). Its LP targets are component ids `0..params.lps`, so the LPs must be the first
+    /// components added, in index order.
+    pub fn new(params: Params, net: NetId, index: u32) -> Lp {
+        Lp {
+            params,
+            net,
+            rng: CounterRng::new(params.seed, index as u64),
+            handled: 0,
+            hops: 0,
+        }
+    }
+
     /// Events this LP has handled.
     pub fn handled(&self) -> u64 {
         self.handled
@@ -230,13 +244,7 @@ pub fn topology(p: &Params) -> Result<crate::topology::Topology<Msg>, TopologyEr
     let mut b = TopologyBuilder::new();
     let net = b.net("phold", p.lookahead)?;
     for i in 0..p.lps {
-        let lp = Lp {
-            params: *p,
-            net,
-            rng: CounterRng::new(p.seed, i as u64),
-            handled: 0,
-            hops: 0,
-        };
+        let lp = Lp::new(*p, net, i);
         let id = b.add(&format!("lp[{i}]"), lp)?;
         b.join(net, id)?;
     }

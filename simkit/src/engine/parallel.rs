@@ -16,7 +16,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
 /// Most events a worker handles between two barriers.
-const EPOCH_BUDGET: u64 = 1 << 16;
+pub(crate) const EPOCH_BUDGET: u64 = 1 << 16;
 
 /// What a worker brings to the epoch barrier.
 #[derive(Debug, Clone, Copy)]

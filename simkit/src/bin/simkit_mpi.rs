@@ -1,0 +1,336 @@
+//! PHOLD across MPI ranks: `mpirun -np N simkit-mpi [options]` runs simkit's reference PHOLD
+//! model (same parameters and defaults as the `phold` benchmark binary) with `--threads`
+//! partitions on each rank; `--single` runs the same partitions in one process without MPI,
+//! for comparison. Rank 0 prints `key=value` lines: the exit status, the trace hash, a hash
+//! of every LP's final state, the engine counters and a hash of the statistics, and the
+//! throughput.
+//!
+//! Options for the failure and checkpoint paths: `--probe` adds a component with a counter
+//! and a histogram that can request an exit, be a primary that releases, or panic at a given
+//! time; `--seed-on-rank R:S` builds rank R's model with another seed (a mismatch);
+//! `--save-at T --checkpoint DIR` saves each rank's part at T and goes on, `--restore DIR`
+//! starts from a saved checkpoint.
+
+use clap::Parser;
+use simkit::checkpoint::{self, CheckpointError};
+use simkit::component::{Component, Ctx, Input};
+use simkit::engine::{ExitStatus, SimInit, Simulation};
+use simkit::mpi::{Cluster, DistError, DistSim, Placement};
+use simkit::partition::Strategy;
+use simkit::phold::{splitmix, Lp, Msg, Params};
+use simkit::stats::{CounterId, HistogramId, Report};
+use simkit::time::Tick;
+use simkit::topology::{Topology, TopologyBuilder, TopologyError};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Debug, Clone, Parser)]
+#[command(name = "simkit-mpi", about = "PHOLD on simkit across MPI ranks")]
+struct Args {
+    /// Number of logical processes.
+    #[arg(long, default_value_t = 1024)]
+    lps: u32,
+    /// Initial events per LP.
+    #[arg(long, default_value_t = 16)]
+    events_per_lp: u32,
+    /// Probability an event goes to a random LP instead of its own.
+    #[arg(long, default_value_t = 0.5)]
+    p_remote: f64,
+    /// Fixed delay part and cross-partition lookahead, in ticks.
+    #[arg(long, default_value_t = 1000)]
+    lookahead: u64,
+    /// Mean of the exponential delay part, in ticks.
+    #[arg(long, default_value_t = 1000.0)]
+    mean: f64,
+    /// Simulated end time, in ticks (inclusive).
+    #[arg(long, default_value_t = 2_000_000)]
+    end_tick: u64,
+    /// Partitions (= worker threads) per rank.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Partitions in all with --single (default: --threads).
+    #[arg(long)]
+    partitions: Option<usize>,
+    /// auto, block, round-robin or random:<seed>.
+    #[arg(long, default_value = "block")]
+    partitioning: Strategy,
+    /// Partitions on ranks: balanced, round-robin or manual:<rank>,<rank>,...
+    #[arg(long, default_value = "balanced")]
+    placement: Placement,
+    /// Model seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Run in one process without MPI.
+    #[arg(long)]
+    single: bool,
+    /// Add the probe component.
+    #[arg(long)]
+    probe: bool,
+    /// The probe requests an exit at its first timer at or after this tick.
+    #[arg(long)]
+    exit_at: Option<u64>,
+    /// The probe is a primary and releases at its first timer at or after this tick.
+    #[arg(long)]
+    release_at: Option<u64>,
+    /// The probe panics at its first timer at or after this tick.
+    #[arg(long)]
+    panic_at: Option<u64>,
+    /// RANK:SEED: that rank builds the model with another seed.
+    #[arg(long)]
+    seed_on_rank: Option<String>,
+    /// Save a checkpoint at this tick (with --checkpoint), then go on.
+    #[arg(long)]
+    save_at: Option<u64>,
+    /// Checkpoint directory for --save-at.
+    #[arg(long)]
+    checkpoint: Option<PathBuf>,
+    /// Restore this checkpoint directory before running.
+    #[arg(long)]
+    restore: Option<PathBuf>,
+}
+
+/// A component with statistics and the stops the tests need; it only uses timers.
+#[derive(Debug, Clone, Default)]
+struct Probe {
+    period: u64,
+    exit_at: Option<u64>,
+    release_at: Option<u64>,
+    panic_at: Option<u64>,
+    fired: u64,
+}
+
+impl Component<Msg> for Probe {
+    fn init(&mut self, ctx: &mut Ctx<'_, Msg>) {
+        ctx.schedule(Tick(self.period), 0);
+    }
+
+    fn handle(&mut self, input: Input<Msg>, ctx: &mut Ctx<'_, Msg>) {
+        if let Input::Timer(n) = input {
+            let now = ctx.now().0;
+            self.fired += 1;
+            ctx.count(CounterId::from_index(0), 1);
+            ctx.record(HistogramId::from_index(0), splitmix(now) % 100_000);
+            if self.panic_at.is_some_and(|t| now >= t) {
+                panic!("probe told to panic at {now}");
+            }
+            if self.exit_at.is_some_and(|t| now >= t) {
+                ctx.request_exit(format!("probe exit at {now}"), 3);
+                self.exit_at = None;
+            }
+            if self.release_at.is_some_and(|t| now >= t) {
+                ctx.release_primary();
+                self.release_at = None;
+            }
+            ctx.schedule(Tick(self.period), n.wrapping_add(1));
+        }
+    }
+
+    fn save(&self) -> Result<Vec<u8>, CheckpointError> {
+        checkpoint::encode(&(self.fired, self.exit_at, self.release_at, self.panic_at))
+    }
+
+    fn restore(&mut self, b: &[u8]) -> Result<(), CheckpointError> {
+        (self.fired, self.exit_at, self.release_at, self.panic_at) = checkpoint::decode(b)?;
+        Ok(())
+    }
+}
+
+fn topology(p: &Params, a: &Args) -> Result<Topology<Msg>, TopologyError> {
+    let mut b = TopologyBuilder::new();
+    let net = b.net("phold", p.lookahead)?;
+    for i in 0..p.lps {
+        let id = b.add(&format!("lp[{i}]"), Lp::new(*p, net, i))?;
+        b.join(net, id)?;
+    }
+    if a.probe {
+        let id = b.add(
+            "probe",
+            Probe {
+                period: 3 * p.lookahead.0.max(1) + 7,
+                exit_at: a.exit_at,
+                release_at: a.release_at,
+                panic_at: a.panic_at,
+                fired: 0,
+            },
+        )?;
+        b.counter(id, "fired")?;
+        b.histogram(id, "phase", 100_000)?;
+        if a.release_at.is_some() {
+            b.primary(id)?;
+        }
+    }
+    b.build()
+}
+
+fn fold(h: u64, v: u64) -> u64 {
+    splitmix(h ^ v)
+}
+
+/// Hash of every LP's (handled, hop sum, draws), in id order.
+fn lp_state(sim: &Simulation<Msg>, lps: u32) -> u64 {
+    (0..lps).fold(0, |h, i| {
+        let id = simkit::component::ComponentId::from_index(i as usize);
+        match sim.component::<Lp>(id) {
+            Some(lp) => fold(fold(fold(h, lp.handled()), lp.hops()), lp.draws()),
+            None => fold(h, u64::MAX),
+        }
+    })
+}
+
+fn stats_hash(r: &Report) -> u64 {
+    format!("{:?}", r.components)
+        .bytes()
+        .fold(0, |h, b| fold(h, b as u64))
+}
+
+fn status_text(s: &ExitStatus) -> String {
+    match s {
+        ExitStatus::Completed { reason, tick } => format!("completed:{reason:?}@{}", tick.0),
+        ExitStatus::ExitRequested { reason, code, tick } => {
+            format!("exit:{code}:{}@{}", reason.replace(' ', "_"), tick.0)
+        }
+        ExitStatus::Interrupted { tick } => format!("interrupted@{}", tick.0),
+        ExitStatus::MaxTick { tick } => format!("max_tick@{}", tick.0),
+        other => format!("{other:?}").replace(' ', "_"),
+    }
+}
+
+fn print(a: &Args, status: &ExitStatus, sim: &Simulation<Msg>, trace: u64, r: &Report, wall: f64) {
+    let e = &r.engine;
+    println!("status={}", status_text(status));
+    println!(
+        "trace_hash={trace:016x} lp_state={:016x} stats={:016x} events={} epochs={} cross={} partitions={}",
+        lp_state(sim, a.lps),
+        stats_hash(r),
+        e.events,
+        e.epochs,
+        e.cross_partition_messages,
+        e.partitions
+    );
+    if let Some(c) = r.component("probe") {
+        println!("probe_fired={}", c.counter("fired").unwrap_or(0));
+    }
+    println!(
+        "wall_s={wall:.3} barrier_wait_s={:.3} events_per_s={:.0}",
+        e.barrier_wait.as_secs_f64(),
+        e.events as f64 / wall.max(1e-9)
+    );
+}
+
+#[derive(Debug, thiserror::Error)]
+enum Error {
+    #[error(transparent)]
+    Topology(#[from] TopologyError),
+    #[error(transparent)]
+    Sim(#[from] simkit::engine::SimError),
+    #[error(transparent)]
+    Dist(#[from] DistError),
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    #[error("{0}")]
+    Usage(String),
+}
+
+fn params(a: &Args, rank: usize) -> Result<Params, Error> {
+    let mut seed = a.seed;
+    if let Some(s) = &a.seed_on_rank {
+        let bad = || Error::Usage(format!("--seed-on-rank {s:?}: expected RANK:SEED"));
+        let (r, v) = s.split_once(':').ok_or_else(bad)?;
+        let (r, v): (usize, u64) = (r.parse().map_err(|_| bad())?, v.parse().map_err(|_| bad())?);
+        if r == rank {
+            seed = v;
+        }
+    }
+    Ok(Params {
+        lps: a.lps,
+        events_per_lp: a.events_per_lp,
+        p_remote: a.p_remote,
+        lookahead: Tick(a.lookahead),
+        mean: a.mean,
+        seed,
+    })
+}
+
+fn single(a: &Args) -> Result<(), Error> {
+    let p = params(a, 0)?;
+    let parts = a.partitions.unwrap_or(a.threads);
+    let mut sim = SimInit::new(topology(&p, a)?)
+        .partitioning(a.partitioning.with_parts(parts))
+        .init()?;
+    if let Some(dir) = &a.restore {
+        sim.restore_checkpoint(dir.join("single.simkit"))?;
+    }
+    let t0 = Instant::now();
+    if let (Some(t), Some(dir)) = (a.save_at, &a.checkpoint) {
+        sim.run_until(Tick(t))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::Usage(format!("{}: {e}", dir.display())))?;
+        sim.save_checkpoint(dir.join("single.simkit"))?;
+    }
+    let status = sim.run_until(Tick(a.end_tick))?;
+    let wall = t0.elapsed().as_secs_f64();
+    let r = sim.report();
+    print(a, &status, &sim, sim.trace_hash(), &r, wall);
+    Ok(())
+}
+
+fn distributed(a: &Args, cluster: &Cluster) -> Result<(), Error> {
+    let p = params(a, cluster.rank())?;
+    let parts = cluster.size() * a.threads;
+    let sim = SimInit::new(topology(&p, a)?)
+        .partitioning(a.partitioning.with_parts(parts))
+        .init()?;
+    // Everything that configures the run, the same on every rank (the command line).
+    let config = std::env::args()
+        .skip(1)
+        .flat_map(|s| s.into_bytes())
+        .fold(0, |h, b| fold(h, b as u64));
+    let mut ds = DistSim::new(sim, cluster, &a.placement, config)?;
+    if let Some(dir) = &a.restore {
+        ds.restore_checkpoint(dir)?;
+    }
+    let t0 = Instant::now();
+    if let (Some(t), Some(dir)) = (a.save_at, &a.checkpoint) {
+        ds.run_until(Tick(t))?;
+        ds.save_checkpoint(dir)?;
+    }
+    let status = ds.run_until(Tick(a.end_tick))?;
+    let wall = t0.elapsed().as_secs_f64();
+    if let Some(c) = ds.collect()? {
+        print(a, &status, ds.sim(), c.trace_hash, &c.report, wall);
+        println!("ranks={} threads_per_rank={}", cluster.size(), a.threads);
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let a = Args::parse();
+    if a.single {
+        return match single(&a) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("simkit-mpi: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
+    let cluster = match Cluster::init() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("simkit-mpi: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let r = cluster.abort_on_panic(|| distributed(&a, &cluster));
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // Every rank has the same error; rank 0 says it.
+            if cluster.is_root() {
+                eprintln!("simkit-mpi: {e}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,451 @@
+//! Partitions on MPI ranks: one model spread over several processes (feature `mpi`).
+//!
+//! Every rank builds the same model and the same [`Partitioning`](crate::partition::Partitioning)
+//! (SPMD), so component ids, partitions and the routing tables agree everywhere. A
+//! [`Placement`] then puts each partition on a rank; a rank runs only its own partitions, one
+//! worker thread each, and keeps the others dormant. The run is the engine's LBTS epoch loop
+//! with the barrier stretched over ranks:
+//!
+//! * within a rank, workers meet at the usual epoch barrier; its last arrival (the leader)
+//!   speaks for the rank;
+//! * the leaders of all ranks exchange their rank's contribution (lower bound on future
+//!   timestamps, exits, primaries, errors, and how many bytes they send to each rank) with one
+//!   `MPI_Allgather`, then the messages sent across ranks during the epoch with one
+//!   `MPI_Alltoallv` (skipped when nobody sends), buffered per destination rank;
+//! * every rank then makes the same decision from the same gathered data (the decision is a
+//!   pure function of it), so they all run the same windows, call sync-point hooks at the
+//!   same points and stop at the same place, with no further round.
+//!
+//! Received messages go into the destination partition's queue, which orders them by the
+//! same [`EventKey`](crate::event::EventKey) as on one process, so the trace, the final state
+//! and the statistics are those of a single-process run ([`DistSim::collect`] brings them to
+//! rank 0).
+//!
+//! At start ([`DistSim::new`]) the ranks compare digests of the topology, the partitioning,
+//! the placement, the components' initial state and a caller-supplied configuration hash;
+//! a difference is a [`DistError::Mismatch`] naming the rank and what differs, on every rank.
+//! A component that panics ends the run on every rank with [`DistError::RankPanicked`]
+//! naming the rank; a panic anywhere else (outside the handlers the engine guards) is
+//! reported and ends the job with `MPI_Abort` ([`Cluster::abort_on_panic`]), never a hang.
+//!
+//! Injections through a [`SimHandle`](crate::handle::SimHandle) and holding a run open with
+//! one are not supported across ranks ([`DistError::Unsupported`]); exit and interrupt
+//! requests from another thread are (the lowest rank that has one wins).
+
+mod run;
+mod state;
+mod wire;
+
+use crate::engine::{SimError, Simulation};
+use crate::event::mix;
+use crate::time::Tick;
+use mpi::collective::CommunicatorCollectives;
+use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::Threading;
+use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+pub use state::Collected;
+
+/// Errors of a distributed run. Every rank returns the same error for the same failure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DistError {
+    /// MPI was already initialized, or cannot give the thread support the engine needs.
+    #[error("MPI: {0}")]
+    Init(String),
+    /// A bad placement of partitions on ranks.
+    #[error("bad placement: {0}")]
+    BadPlacement(String),
+    /// The ranks disagree about the model at start.
+    #[error(
+        "rank {rank} differs from rank 0 in {what} ({found:#x} there, {expected:#x} on rank 0)"
+    )]
+    Mismatch {
+        /// The first rank that differs.
+        rank: usize,
+        /// What differs: "topology", "partitioning", "placement", "configuration",
+        /// "component state", "simulation state" or "rank count".
+        what: &'static str,
+        /// Its digest there.
+        found: u64,
+        /// Rank 0's.
+        expected: u64,
+    },
+    /// A component's handler panicked on a rank.
+    #[error("rank {rank}: a component panicked in partition {partition}")]
+    RankPanicked {
+        /// The rank.
+        rank: usize,
+        /// The partition (global index).
+        partition: usize,
+    },
+    /// A run error (a model bug) in a partition of a rank.
+    #[error("rank {rank}: {source}")]
+    Sim {
+        /// The rank whose partition hit it.
+        rank: usize,
+        /// The error.
+        source: SimError,
+    },
+    /// Something the single-process engine offers that a distributed run does not.
+    #[error("rank {rank}: {what} is not supported across MPI ranks")]
+    Unsupported {
+        /// The rank it was asked on.
+        rank: usize,
+        /// What.
+        what: &'static str,
+    },
+    /// Messages or state could not be encoded or decoded for the wire.
+    #[error("rank {rank}: wire format: {msg}")]
+    Wire {
+        /// The rank that hit it.
+        rank: usize,
+        /// What went wrong.
+        msg: String,
+    },
+    /// A checkpoint was written by a different number of ranks; restoring onto another rank
+    /// count is not supported (restore with as many ranks as wrote it).
+    #[error("checkpoint {dir} was written by {found} ranks, this run has {expected}")]
+    CheckpointRanks {
+        /// The checkpoint directory.
+        dir: String,
+        /// Ranks that wrote it.
+        found: usize,
+        /// Ranks of this run.
+        expected: usize,
+    },
+    /// A rank could not save or restore its part of a checkpoint.
+    #[error("rank {rank}: checkpoint: {msg}")]
+    Checkpoint {
+        /// The rank.
+        rank: usize,
+        /// What went wrong.
+        msg: String,
+    },
+}
+
+/// The MPI environment: initialized once per process, finalized when dropped.
+pub struct Cluster {
+    // Dropped last: finalizes MPI.
+    _universe: mpi::environment::Universe,
+    world: SimpleCommunicator,
+    rank: usize,
+    size: usize,
+}
+
+impl fmt::Debug for Cluster {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Cluster")
+            .field("rank", &self.rank)
+            .field("size", &self.size)
+            .finish()
+    }
+}
+
+impl Cluster {
+    /// Initializes MPI for a distributed run. Each rank's epoch leader (whichever of its
+    /// worker threads arrives last) makes the MPI calls, one thread at a time, so this asks
+    /// for `MPI_THREAD_SERIALIZED`.
+    pub fn init() -> Result<Cluster, DistError> {
+        let (universe, level) = mpi::initialize_with_threading(Threading::Serialized)
+            .ok_or_else(|| DistError::Init("MPI is already initialized".to_owned()))?;
+        if level < Threading::Serialized {
+            return Err(DistError::Init(format!(
+                "the MPI library gives thread level {level:?}; simkit needs Serialized"
+            )));
+        }
+        let world = universe.world();
+        let (rank, size) = (world.rank() as usize, world.size() as usize);
+        Ok(Cluster {
+            _universe: universe,
+            world,
+            rank,
+            size,
+        })
+    }
+
+    /// This process's rank.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// Number of ranks.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Whether this is rank 0 (the one reports come to).
+    pub fn is_root(&self) -> bool {
+        self.rank == 0
+    }
+
+    /// Waits until every rank has arrived.
+    pub fn barrier(&self) {
+        self.world.barrier();
+    }
+
+    /// Runs `f`; if it panics, reports the panic with this rank's number on stderr and ends
+    /// the whole job with `MPI_Abort`, so the other ranks never wait for this one forever.
+    pub fn abort_on_panic<R>(&self, f: impl FnOnce() -> R) -> R {
+        match catch_unwind(AssertUnwindSafe(f)) {
+            Ok(r) => r,
+            Err(p) => self.abort(&format!("panicked: {}", panic_text(&*p))),
+        }
+    }
+
+    /// Reports `why` with this rank's number on stderr and ends the whole job.
+    pub fn abort(&self, why: &str) -> ! {
+        eprintln!(
+            "simkit-mpi: rank {} of {}: {why}; aborting the job",
+            self.rank, self.size
+        );
+        self.world.abort(70)
+    }
+
+    /// Every rank's `mine`, in rank order.
+    pub(crate) fn all_gather(&self, mine: &[u64], out: &mut Vec<u64>) {
+        out.clear();
+        out.resize(mine.len() * self.size, 0);
+        self.world.all_gather_into(mine, &mut out[..]);
+    }
+
+    /// Rank `root`'s bytes, on every rank (`mine` is only read on `root`).
+    pub(crate) fn broadcast_bytes(&self, root: usize, mine: Vec<u8>) -> Vec<u8> {
+        use mpi::collective::Root;
+        let p = self.world.process_at_rank(root as mpi::Rank);
+        let mut len = [mine.len() as u64];
+        p.broadcast_into(&mut len[..]);
+        let mut buf = if self.rank == root {
+            mine
+        } else {
+            vec![0u8; len[0] as usize]
+        };
+        if !buf.is_empty() {
+            p.broadcast_into(&mut buf[..]);
+        }
+        buf
+    }
+}
+
+pub(crate) fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(no message)".to_owned()
+    }
+}
+
+/// How partitions are put on ranks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Placement {
+    /// Partition `p` on rank `p % ranks`.
+    RoundRobin,
+    /// Contiguous runs of partitions with about the same number of components on each rank
+    /// (neighbouring partitions of [`Partitioning::Auto`](crate::partition::Partitioning)
+    /// and `Block` share more links, so they stay together).
+    Balanced,
+    /// The rank of every partition, in partition order.
+    Manual(Vec<usize>),
+}
+
+impl std::str::FromStr for Placement {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Placement, String> {
+        match s {
+            "round-robin" => Ok(Placement::RoundRobin),
+            "balanced" => Ok(Placement::Balanced),
+            _ => match s.strip_prefix("manual:") {
+                Some(list) => list
+                    .split(',')
+                    .map(|r| r.trim().parse::<usize>())
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(Placement::Manual)
+                    .map_err(|_| format!("bad rank list in {s:?}")),
+                None => Err(format!(
+                    "unknown placement {s:?} (round-robin, balanced, manual:<rank>,<rank>,...)"
+                )),
+            },
+        }
+    }
+}
+
+impl Placement {
+    /// The rank of each of the partitions, whose sizes (component counts) are `sizes`.
+    pub fn ranks(&self, sizes: &[u64], ranks: usize) -> Result<Vec<usize>, DistError> {
+        let parts = sizes.len();
+        if ranks == 0 {
+            return Err(DistError::BadPlacement("zero ranks".to_owned()));
+        }
+        Ok(match self {
+            Placement::RoundRobin => (0..parts).map(|p| p % ranks).collect(),
+            Placement::Balanced => {
+                let total: u64 = sizes.iter().map(|&s| s.max(1)).sum();
+                let mut acc = 0u64;
+                sizes
+                    .iter()
+                    .map(|&s| {
+                        let s = s.max(1);
+                        // By the midpoint of the partition's span, as the auto partitioner does.
+                        let mid = acc as u128 * 2 + s as u128;
+                        acc += s;
+                        (((mid * ranks as u128) / (2 * total as u128)) as usize).min(ranks - 1)
+                    })
+                    .collect()
+            }
+            Placement::Manual(v) => {
+                if v.len() != parts {
+                    return Err(DistError::BadPlacement(format!(
+                        "manual placement lists {} partitions, the simulation has {parts}",
+                        v.len()
+                    )));
+                }
+                if let Some((p, r)) = v.iter().enumerate().find(|(_, &r)| r >= ranks) {
+                    return Err(DistError::BadPlacement(format!(
+                        "partition {p} placed on rank {r}, but there are {ranks} ranks"
+                    )));
+                }
+                v.clone()
+            }
+        })
+    }
+}
+
+/// A simulation spread over the ranks of a [`Cluster`]: this rank's view of it.
+pub struct DistSim<'c, M> {
+    pub(crate) sim: Simulation<M>,
+    pub(crate) cluster: &'c Cluster,
+    /// By partition: its rank.
+    pub(crate) rank_of: Vec<usize>,
+    /// This rank's partitions, ascending.
+    pub(crate) local: Vec<usize>,
+    /// The caller's configuration hash (kept in checkpoints).
+    pub(crate) config: u64,
+}
+
+impl<M> fmt::Debug for DistSim<'_, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DistSim")
+            .field("rank", &self.cluster.rank)
+            .field("local_partitions", &self.local)
+            .finish_non_exhaustive()
+    }
+}
+
+fn hash_words(words: impl IntoIterator<Item = u64>) -> u64 {
+    words.into_iter().fold(0x0d15_7a11, mix)
+}
+
+impl<'c, M> DistSim<'c, M>
+where
+    M: serde::Serialize + serde::de::DeserializeOwned + Send + 'static,
+{
+    /// Spreads `sim` (built the same way on every rank, not run yet or restored the same way)
+    /// over the cluster's ranks by `placement`, after checking that every rank has the same
+    /// model: `config` is the caller's hash of whatever configured it (parameters, scenario
+    /// file), compared along with digests of the topology, partitioning, placement and the
+    /// components' state (those that can [`save`](crate::component::Component::save) it).
+    /// Collective: every rank calls it.
+    pub fn new(
+        mut sim: Simulation<M>,
+        cluster: &'c Cluster,
+        placement: &Placement,
+        config: u64,
+    ) -> Result<DistSim<'c, M>, DistError> {
+        let parts = sim.parts.len();
+        let sizes: Vec<u64> = sim.parts.iter().map(|p| p.comps.len() as u64).collect();
+        // A bad placement is the same error on every rank (same model, same arguments), or a
+        // mismatch below if the arguments differ.
+        let rank_of = placement.ranks(&sizes, cluster.size)?;
+        let comp_state = hash_words(sim.parts.iter().flat_map(|p| {
+            p.comps.iter().map(|c| match c.save() {
+                Ok(b) => hash_words(b.iter().map(|&x| x as u64)),
+                Err(_) => 0,
+            })
+        }));
+        let digests = [
+            ("rank count", cluster.size as u64),
+            ("topology", sim.tables.fingerprint),
+            (
+                "partitioning",
+                hash_words(sim.tables.place.iter().map(|p| p.part as u64)),
+            ),
+            ("placement", hash_words(rank_of.iter().map(|&r| r as u64))),
+            ("configuration", config),
+            ("component state", comp_state),
+            (
+                "simulation state",
+                hash_words([sim.frontier.0, sim.now().0, sim.epochs, sim.synced.0]),
+            ),
+        ];
+        let mine: Vec<u64> = digests.iter().map(|d| d.1).collect();
+        let mut all = Vec::new();
+        cluster.all_gather(&mine, &mut all);
+        for r in 1..cluster.size {
+            for (i, (what, _)) in digests.iter().enumerate() {
+                let (found, expected) = (all[r * mine.len() + i], all[i]);
+                if found != expected {
+                    return Err(DistError::Mismatch {
+                        rank: r,
+                        what,
+                        found,
+                        expected,
+                    });
+                }
+            }
+        }
+        let local: Vec<usize> = (0..parts).filter(|&p| rank_of[p] == cluster.rank).collect();
+        // Other ranks' partitions stay dormant here: nothing pending, nothing requested.
+        for (p, part) in sim.parts.iter_mut().enumerate() {
+            if rank_of[p] != cluster.rank {
+                let c = &mut part.core;
+                c.queue.clear();
+                c.ticks.clear();
+                c.out.iter_mut().for_each(Vec::clear);
+                c.exit = None;
+                c.released = None;
+                c.error = None;
+                c.held = 0;
+            }
+        }
+        Ok(DistSim {
+            sim,
+            cluster,
+            rank_of,
+            local,
+            config,
+        })
+    }
+
+    /// The simulation on this rank. Its own partitions are live; the others' components keep
+    /// the state they had at start, except on rank 0 after [`DistSim::collect`].
+    pub fn sim(&self) -> &Simulation<M> {
+        &self.sim
+    }
+
+    /// This rank's partitions.
+    pub fn local_partitions(&self) -> &[usize] {
+        &self.local
+    }
+
+    /// The rank of every partition.
+    pub fn placement(&self) -> &[usize] {
+        &self.rank_of
+    }
+
+    /// Runs until the simulation completes, an exit is requested or the configured
+    /// [`SimInit::max_tick`](crate::engine::SimInit::max_tick) is passed. Collective.
+    pub fn run(&mut self) -> Result<crate::engine::ExitStatus, DistError> {
+        self.run_until(self.sim.max_tick)
+    }
+
+    /// Runs, handling every event with timestamp at or before `limit`, on every rank.
+    /// Collective: every rank calls it with the same limit, and every rank returns the same
+    /// status (or error).
+    pub fn run_until(&mut self, limit: Tick) -> Result<crate::engine::ExitStatus, DistError> {
+        run::run(self, limit)
+    }
+}
