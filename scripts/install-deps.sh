@@ -15,6 +15,19 @@ if ! command -v rocminfo >/dev/null 2>&1 || ! command -v gcc >/dev/null 2>&1 \
     exit 1
   fi
 fi
+# OpenMPI (Debian's) for simkit's `mpi` feature and its tests under mpirun; the rsmpi bindings
+# are generated with libclang (LLVM 22's).
+if ! command -v mpirun >/dev/null 2>&1 || ! command -v mpicc >/dev/null 2>&1 \
+   || [ ! -f /usr/lib/x86_64-linux-gnu/libclang-22.so.1 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libopenmpi-dev \
+      openmpi-bin libclang1-22 libclang-common-22-dev
+  else
+    echo "OpenMPI not found: apt-get install libopenmpi-dev openmpi-bin libclang1-22 libclang-common-22-dev" >&2
+    exit 1
+  fi
+fi
 if command -v llvm-mc-22 >/dev/null 2>&1 && command -v clang-22 >/dev/null 2>&1 \
    && command -v ld.lld-22 >/dev/null 2>&1 && command -v llvm-mca-22 >/dev/null 2>&1 \
    && [ -x /usr/lib/llvm-22/bin/clang-offload-bundler ] && [ -f /usr/include/pthread.h ]; then

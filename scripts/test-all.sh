@@ -18,3 +18,6 @@ RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEMPTIONS=2 \
 cargo test -p gpu-model --test loader_errors --test bundle --test isa_roundtrip \
   --test exec_random --test memory_basic
 cargo test -p simkit --test engine checkpoint
+# simkit across MPI ranks (feature `mpi`): its unit tests and PHOLD under mpirun on loopback.
+cargo test --release -p simkit --features mpi --lib mpi::
+cargo test --release -p simkit --features mpi --test mpi

@@ -88,6 +88,9 @@ struct Args {
     /// Restore this checkpoint directory before running.
     #[arg(long)]
     restore: Option<PathBuf>,
+    /// This rank panics in the driver itself (outside any component) before running.
+    #[arg(long)]
+    panic_outside_on_rank: Option<usize>,
 }
 
 /// A component with statistics and the stops the tests need; it only uses timers.
@@ -281,14 +284,31 @@ fn distributed(a: &Args, cluster: &Cluster) -> Result<(), Error> {
     let sim = SimInit::new(topology(&p, a)?)
         .partitioning(a.partitioning.with_parts(parts))
         .init()?;
-    // Everything that configures the run, the same on every rank (the command line).
-    let config = std::env::args()
-        .skip(1)
-        .flat_map(|s| s.into_bytes())
-        .fold(0, |h, b| fold(h, b as u64));
+    // What configures the model and its partitioning (not --seed-on-rank, whose effect the
+    // component-state digest has to find, nor the checkpoint options).
+    let config = format!(
+        "{:?}",
+        (
+            (
+                a.lps,
+                a.events_per_lp,
+                a.p_remote,
+                a.lookahead,
+                a.mean,
+                a.seed
+            ),
+            (a.probe, a.exit_at, a.release_at, a.panic_at),
+            (a.threads, a.partitioning, &a.placement),
+        )
+    )
+    .bytes()
+    .fold(0, |h, b| fold(h, b as u64));
     let mut ds = DistSim::new(sim, cluster, &a.placement, config)?;
     if let Some(dir) = &a.restore {
         ds.restore_checkpoint(dir)?;
+    }
+    if a.panic_outside_on_rank == Some(cluster.rank()) {
+        panic!("told to panic outside the engine");
     }
     let t0 = Instant::now();
     if let (Some(t), Some(dir)) = (a.save_at, &a.checkpoint) {

@@ -449,3 +449,38 @@ where
         run::run(self, limit)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placements_put_partitions_on_ranks() {
+        let sizes = [10, 10, 10, 10, 1, 1, 1, 37];
+        assert_eq!(
+            Placement::RoundRobin.ranks(&sizes, 3).unwrap(),
+            vec![0, 1, 2, 0, 1, 2, 0, 1]
+        );
+        // Contiguous, 40 components a rank (80 in all): the first four on rank 0.
+        assert_eq!(
+            Placement::Balanced.ranks(&sizes, 2).unwrap(),
+            vec![0, 0, 0, 0, 1, 1, 1, 1]
+        );
+        assert_eq!(
+            Placement::Balanced.ranks(&[1; 6], 4).unwrap(),
+            vec![0, 1, 1, 2, 3, 3]
+        );
+        let m: Placement = "manual:1,0,1".parse().unwrap();
+        assert_eq!(m.ranks(&[1, 1, 1], 2).unwrap(), vec![1, 0, 1]);
+        for (p, ranks) in [("manual:1,0", 2), ("manual:0,2,1", 2)] {
+            let p: Placement = p.parse().unwrap();
+            assert!(matches!(
+                p.ranks(&[1, 1, 1], ranks),
+                Err(DistError::BadPlacement(_))
+            ));
+        }
+        assert!("nearest".parse::<Placement>().is_err());
+        assert!("manual:0,x".parse::<Placement>().is_err());
+        assert!(Placement::Balanced.ranks(&[1], 0).is_err());
+    }
+}

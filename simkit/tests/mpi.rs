@@ -1,0 +1,224 @@
+//! simkit across MPI ranks: `simkit-mpi` (PHOLD) under OpenMPI's `mpirun` on loopback gives
+//! the single-process results, and failures end every rank with an error, never a hang.
+//!
+//! Needs `mpirun` (Debian's openmpi-bin, installed by scripts/install-deps.sh): without it
+//! these tests fail. Every run is under `timeout`, so a hang fails the test too.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_simkit-mpi");
+/// Small PHOLD (about 25 thousand events): the runs take milliseconds, mpirun's start most
+/// of the time.
+const MODEL: &[&str] = &[
+    "--lps",
+    "64",
+    "--events-per-lp",
+    "4",
+    "--end-tick",
+    "200000",
+    "--probe",
+];
+
+fn run(cmd: &mut Command) -> Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} (is openmpi-bin installed?)"));
+    assert_ne!(out.status.code(), Some(124), "{cmd:?} hung: {out:?}");
+    out
+}
+
+/// `mpirun -np <np> simkit-mpi <args>`, as root too, with a hard time limit.
+fn mpirun(np: usize, mpi_args: &[&str], args: &[&str]) -> Output {
+    let mut c = Command::new("timeout");
+    c.args([
+        "-k",
+        "5",
+        "60",
+        "mpirun",
+        "--oversubscribe",
+        "-np",
+        &np.to_string(),
+    ])
+    .args(mpi_args)
+    .arg(BIN)
+    .args(args)
+    .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    run(&mut c)
+}
+
+fn single(args: &[&str]) -> Output {
+    run(Command::new("timeout")
+        .args(["60", BIN, "--single"])
+        .args(args))
+}
+
+/// The `key=value` words of a successful run's output.
+fn results(out: &Output) -> BTreeMap<String, String> {
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "failed: {}\n{}",
+        text,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text.split_whitespace()
+        .filter_map(|w| w.split_once('='))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+}
+
+/// What must not depend on processes, threads or partitioning.
+const SAME: &[&str] = &[
+    "status",
+    "trace_hash",
+    "lp_state",
+    "stats",
+    "events",
+    "probe_fired",
+];
+
+fn assert_same(
+    got: &BTreeMap<String, String>,
+    want: &BTreeMap<String, String>,
+    keys: &[&str],
+    what: &str,
+) {
+    for k in keys {
+        assert_eq!(
+            got.get(*k),
+            want.get(*k),
+            "{what}: {k} differs\n got {got:?}\nwant {want:?}"
+        );
+        assert!(got.contains_key(*k), "{what}: no {k} in {got:?}");
+    }
+}
+
+fn with<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    MODEL.iter().chain(extra).copied().collect()
+}
+
+#[test]
+fn phold_gives_the_single_process_results_on_1_2x1_2x2_3x1() {
+    let one = results(&single(MODEL));
+    assert_eq!(one["status"], "max_tick@200000");
+    // A host file naming loopback, as a run over several machines names them.
+    let dir = tempdir("hosts");
+    let hosts = dir.join("hosts");
+    std::fs::write(&hosts, "localhost slots=4\n").unwrap();
+    let hostfile = hosts.to_str().unwrap();
+    let cases: &[(usize, usize, &str)] = &[
+        (1, 1, "balanced"),
+        (2, 1, "balanced"),
+        (2, 2, "round-robin"),
+        (3, 1, "manual:2,0,1"),
+    ];
+    for &(np, threads, placement) in cases {
+        let t = threads.to_string();
+        let args = with(&["--threads", &t, "--placement", placement]);
+        let got = results(&mpirun(np, &["--hostfile", hostfile], &args));
+        let what = format!("{np} ranks x {threads} threads, {placement}");
+        assert_same(&got, &one, SAME, &what);
+        assert_eq!(got["partitions"], (np * threads).to_string(), "{what}");
+        // Epochs and cross-partition messages depend on the partitioning only: the same as
+        // the same partitions on threads of one process (which, on one partition, takes the
+        // sequential path without epochs).
+        let p = (np * threads).to_string();
+        let threaded = results(&single(&with(&["--partitions", &p])));
+        assert_same(&got, &threaded, &["cross"], &what);
+        if np * threads > 1 {
+            assert_same(&got, &threaded, &["epochs"], &what);
+            assert_ne!(got["cross"], "0", "{what}: nothing crossed partitions");
+        }
+    }
+}
+
+#[test]
+fn exits_and_primaries_are_the_single_process_ones() {
+    for stop in [["--exit-at", "90000"], ["--release-at", "120000"]] {
+        let args = with(&stop);
+        let one = results(&single(&args));
+        let got = results(&mpirun(3, &[], &args));
+        assert_same(&got, &one, SAME, &format!("{stop:?}"));
+        let s = &got["status"];
+        // The probe (last component) is on the last rank: its reason crossed ranks.
+        assert!(
+            s.starts_with("exit:3:probe_exit_at_") || s.starts_with("completed:PrimariesReleased@"),
+            "{s}"
+        );
+    }
+}
+
+#[test]
+fn a_panicking_component_ends_every_rank_with_an_error_naming_its_rank() {
+    let out = mpirun(2, &[], &with(&["--panic-at", "50000"]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("simkit-mpi: rank 1: a component panicked in partition 1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_panic_outside_the_engine_aborts_the_job_naming_the_rank() {
+    let out = mpirun(3, &[], &with(&["--panic-outside-on-rank", "2"]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("rank 2 of 3: panicked: told to panic outside the engine; aborting the job"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_model_that_differs_between_ranks_is_refused_at_start() {
+    let out = mpirun(2, &[], &with(&["--seed-on-rank", "1:99"]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("simkit-mpi: rank 1 differs from rank 0 in component state"),
+        "{err}"
+    );
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("simkit-mpi-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn checkpoints_are_written_per_rank_and_restore_onto_the_same_rank_count_only() {
+    let dir = tempdir("ckpt");
+    let ck = dir.join("at-100000");
+    let ck = ck.to_str().unwrap();
+    let whole = results(&single(MODEL));
+    let saved = results(&mpirun(
+        2,
+        &[],
+        &with(&["--save-at", "100000", "--checkpoint", ck]),
+    ));
+    assert_same(&saved, &whole, SAME, "run that saved on the way");
+    for r in 0..2 {
+        assert!(dir
+            .join(format!("at-100000/rank-{r}-of-2.simkit"))
+            .is_file());
+    }
+    let restored = results(&mpirun(2, &[], &with(&["--restore", ck])));
+    assert_same(&restored, &whole, SAME, "restored run");
+    assert_same(&restored, &saved, &["epochs", "cross"], "restored run");
+    let out = mpirun(3, &[], &with(&["--restore", ck]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!(
+            "checkpoint {ck} was written by 2 ranks, this run has 3"
+        )),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
