@@ -152,6 +152,38 @@ fn exits_and_primaries_are_the_single_process_ones() {
 }
 
 #[test]
+fn sync_points_are_called_at_the_same_points_on_every_rank() {
+    let args = with(&["--sync-period", "4999"]);
+    let one = results(&single(&args));
+    let got = results(&mpirun(
+        3,
+        &[],
+        &with(&["--sync-period", "4999", "--threads", "2"]),
+    ));
+    assert_same(&got, &one, SAME, "sync points");
+    assert!(
+        one["sync_points"] != "0000000000000000",
+        "the hook never ran: {one:?}"
+    );
+    for r in 0..3 {
+        assert_eq!(
+            got.get(&format!("sync_points_rank{r}")),
+            one.get("sync_points"),
+            "rank {r}: {got:?}"
+        );
+    }
+}
+
+#[test]
+fn a_rank_that_dies_ends_the_job_naming_it() {
+    let out = mpirun(2, &[], &with(&["--abort-at", "50000"]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    // mpirun's own report of the rank that died (the probe lives on the last rank).
+    assert!(err.contains("rank 1") && err.contains("signal 6"), "{err}");
+}
+
+#[test]
 fn a_panicking_component_ends_every_rank_with_an_error_naming_its_rank() {
     let out = mpirun(2, &[], &with(&["--panic-at", "50000"]));
     let err = String::from_utf8_lossy(&out.stderr);

@@ -23,6 +23,8 @@ use simkit::time::Tick;
 use simkit::topology::{Topology, TopologyBuilder, TopologyError};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(Debug, Clone, Parser)]
@@ -88,6 +90,14 @@ struct Args {
     /// Restore this checkpoint directory before running.
     #[arg(long)]
     restore: Option<PathBuf>,
+    /// The probe ends its process with `abort` (a rank that dies) at its first timer at or
+    /// after this tick.
+    #[arg(long)]
+    abort_at: Option<u64>,
+    /// Sync points every this many ticks: the hook hashes the points it is called at, and
+    /// every rank prints its hash.
+    #[arg(long)]
+    sync_period: Option<u64>,
     /// This rank panics in the driver itself (outside any component) before running.
     #[arg(long)]
     panic_outside_on_rank: Option<usize>,
@@ -100,6 +110,7 @@ struct Probe {
     exit_at: Option<u64>,
     release_at: Option<u64>,
     panic_at: Option<u64>,
+    abort_at: Option<u64>,
     fired: u64,
 }
 
@@ -114,6 +125,10 @@ impl Component<Msg> for Probe {
             self.fired += 1;
             ctx.count(CounterId::from_index(0), 1);
             ctx.record(HistogramId::from_index(0), splitmix(now) % 100_000);
+            if self.abort_at.is_some_and(|t| now >= t) {
+                eprintln!("probe: aborting the process at {now}");
+                std::process::abort();
+            }
             if self.panic_at.is_some_and(|t| now >= t) {
                 panic!("probe told to panic at {now}");
             }
@@ -154,6 +169,7 @@ fn topology(p: &Params, a: &Args) -> Result<Topology<Msg>, TopologyError> {
                 exit_at: a.exit_at,
                 release_at: a.release_at,
                 panic_at: a.panic_at,
+                abort_at: a.abort_at,
                 fired: 0,
             },
         )?;
@@ -235,6 +251,18 @@ enum Error {
     Usage(String),
 }
 
+/// Sets the sync-point hook `--sync-period` asks for; the returned cell holds the hash of
+/// the points it has been called at.
+fn sync_points(a: &Args, sim: &mut Simulation<Msg>) -> Option<Arc<AtomicU64>> {
+    let period = a.sync_period?;
+    let h = Arc::new(AtomicU64::new(0));
+    let cell = h.clone();
+    sim.set_sync_points(Tick(period), move |g| {
+        cell.store(fold(cell.load(Ordering::Relaxed), g.0), Ordering::Relaxed);
+    });
+    Some(h)
+}
+
 fn params(a: &Args, rank: usize) -> Result<Params, Error> {
     let mut seed = a.seed;
     if let Some(s) = &a.seed_on_rank {
@@ -261,6 +289,7 @@ fn single(a: &Args) -> Result<(), Error> {
     let mut sim = SimInit::new(topology(&p, a)?)
         .partitioning(a.partitioning.with_parts(parts))
         .init()?;
+    let sync = sync_points(a, &mut sim);
     if let Some(dir) = &a.restore {
         sim.restore_checkpoint(dir.join("single.simkit"))?;
     }
@@ -275,15 +304,19 @@ fn single(a: &Args) -> Result<(), Error> {
     let wall = t0.elapsed().as_secs_f64();
     let r = sim.report();
     print(a, &status, &sim, sim.trace_hash(), &r, wall);
+    if let Some(h) = sync {
+        println!("sync_points={:016x}", h.load(Ordering::Relaxed));
+    }
     Ok(())
 }
 
 fn distributed(a: &Args, cluster: &Cluster) -> Result<(), Error> {
     let p = params(a, cluster.rank())?;
     let parts = cluster.size() * a.threads;
-    let sim = SimInit::new(topology(&p, a)?)
+    let mut sim = SimInit::new(topology(&p, a)?)
         .partitioning(a.partitioning.with_parts(parts))
         .init()?;
+    let sync = sync_points(a, &mut sim);
     // What configures the model and its partitioning (not --seed-on-rank, whose effect the
     // component-state digest has to find, nor the checkpoint options).
     let config = format!(
@@ -297,7 +330,8 @@ fn distributed(a: &Args, cluster: &Cluster) -> Result<(), Error> {
                 a.mean,
                 a.seed
             ),
-            (a.probe, a.exit_at, a.release_at, a.panic_at),
+            (a.probe, a.exit_at, a.release_at, a.panic_at, a.abort_at),
+            a.sync_period,
             (a.threads, a.partitioning, &a.placement),
         )
     )
@@ -317,6 +351,14 @@ fn distributed(a: &Args, cluster: &Cluster) -> Result<(), Error> {
     }
     let status = ds.run_until(Tick(a.end_tick))?;
     let wall = t0.elapsed().as_secs_f64();
+    if let Some(h) = sync {
+        // Each rank's own hook: they must all have run at the same points.
+        println!(
+            "sync_points_rank{}={:016x}",
+            cluster.rank(),
+            h.load(Ordering::Relaxed)
+        );
+    }
     if let Some(c) = ds.collect()? {
         print(a, &status, ds.sim(), c.trace_hash, &c.report, wall);
         println!("ranks={} threads_per_rank={}", cluster.size(), a.threads);

@@ -1,13 +1,14 @@
 //! The byte format of messages between ranks: records of one destination partition's events.
 //!
 //! A record is `partition: u32, count: u32, bytes: u32` (little-endian), then `count` queued
-//! events ([`Entry`]) as MessagePack, `bytes` long. A rank's send buffer for another rank is
+//! events ([`Entry`]), `bytes` long: each its key's two words, destination and routing word
+//! as fixed little-endian fields (24 bytes), then its payload as MessagePack. A rank's send buffer for another rank is
 //! its workers' records one after the other; the receiver splits it by the header alone and
 //! each destination worker decodes its own records.
 
-use crate::event::Entry;
+use crate::event::{Entry, EventKey};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 const HEADER: usize = 12;
 
@@ -22,7 +23,12 @@ pub(crate) fn encode<M: Serialize>(
     buf.extend_from_slice(&(entries.len() as u32).to_le_bytes());
     buf.extend_from_slice(&0u32.to_le_bytes());
     for e in entries.iter() {
-        rmp_serde::encode::write(buf, e).map_err(|e| e.to_string())?;
+        let (time, tie) = e.key.to_words();
+        buf.extend_from_slice(&time.to_le_bytes());
+        buf.extend_from_slice(&tie.to_le_bytes());
+        buf.extend_from_slice(&e.dst.to_le_bytes());
+        buf.extend_from_slice(&e.aux.to_le_bytes());
+        rmp_serde::encode::write(buf, &e.payload).map_err(|e| e.to_string())?;
     }
     entries.clear();
     let len = buf.len() - at - HEADER;
@@ -37,6 +43,15 @@ fn word(b: &[u8], at: usize) -> u32 {
     w.copy_from_slice(&b[at..at + 4]);
     u32::from_le_bytes(w)
 }
+
+fn dword(b: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// Bytes of an event before its payload.
+const FIXED: usize = 24;
 
 /// Splits `buf` into records: calls `each(partition, record)` with the whole record, header
 /// included.
@@ -69,9 +84,20 @@ pub(crate) fn decode<M: DeserializeOwned>(
         let len = word(buf, at + 8) as usize;
         let mut body = &buf[at + HEADER..at + HEADER + len];
         for _ in 0..n {
+            if body.len() < FIXED {
+                return Err("truncated event".to_owned());
+            }
+            let key = EventKey::from_words(dword(body, 0), dword(body, 8));
+            let (dst, aux) = (word(body, 16), word(body, 20));
+            body = &body[FIXED..];
             let mut de = rmp_serde::Deserializer::new(&mut body);
-            let e = Entry::<M>::deserialize(&mut de).map_err(|e| e.to_string())?;
-            sink(e);
+            let payload = M::deserialize(&mut de).map_err(|e| e.to_string())?;
+            sink(Entry {
+                key,
+                dst,
+                aux,
+                payload,
+            });
         }
         if !body.is_empty() {
             return Err(format!("{} bytes left over in a record", body.len()));
