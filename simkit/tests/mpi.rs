@@ -214,6 +214,13 @@ fn a_model_that_differs_between_ranks_is_refused_at_start() {
         err.contains("simkit-mpi: rank 1 differs from rank 0 in component state"),
         "{err}"
     );
+    let out = mpirun(2, &[], &with(&["--placement", "manual:0,5"]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("bad placement: partition 1 placed on rank 5, but there are 2 ranks"),
+        "{err}"
+    );
 }
 
 fn tempdir(name: &str) -> PathBuf {

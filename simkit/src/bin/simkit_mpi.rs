@@ -351,6 +351,17 @@ fn distributed(a: &Args, cluster: &Cluster) -> Result<(), Error> {
     }
     let status = ds.run_until(Tick(a.end_tick))?;
     let wall = t0.elapsed().as_secs_f64();
+    // Where this rank's time went: handling events (encoding and decoding its messages
+    // included), and exchanging with the others (waiting for them included).
+    let local = &ds.sim().report().engine;
+    println!(
+        "rank{}_wall_s={wall:.3} rank{}_exchange_s={:.3} rank{}_events={}",
+        cluster.rank(),
+        cluster.rank(),
+        ds.exchange_time().as_secs_f64(),
+        cluster.rank(),
+        local.events
+    );
     if let Some(h) = sync {
         // Each rank's own hook: they must all have run at the same points.
         println!(

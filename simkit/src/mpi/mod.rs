@@ -207,7 +207,9 @@ impl Cluster {
     pub(crate) fn all_gather(&self, mine: &[u64], out: &mut Vec<u64>) {
         out.clear();
         out.resize(mine.len() * self.size, 0);
-        self.world.all_gather_into(mine, &mut out[..]);
+        mpi::request::scope(|sc| {
+            wait_gently(self.world.immediate_all_gather_into(sc, mine, &mut out[..]))
+        });
     }
 
     /// Rank `root`'s bytes, on every rank (`mine` is only read on `root`).
@@ -225,6 +227,30 @@ impl Cluster {
             p.broadcast_into(&mut buf[..]);
         }
         buf
+    }
+}
+
+/// Waits for `req` without holding on to a core. MPI's blocking calls poll at full speed
+/// while they wait, which on a machine with more ranks than free cores takes the CPU from the
+/// very rank being waited for; this polls (`MPI_Test`, which also drives progress) a little,
+/// then yields, then naps between polls.
+pub(crate) fn wait_gently<'a, D: ?Sized, S: mpi::request::Scope<'a>>(
+    mut req: mpi::request::Request<'a, D, S>,
+) {
+    let mut round = 0u32;
+    loop {
+        match req.test() {
+            Ok(_) => return,
+            Err(r) => req = r,
+        }
+        if round < 64 {
+            std::hint::spin_loop();
+        } else if round < 128 {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(std::time::Duration::from_micros(20));
+        }
+        round = round.saturating_add(1);
     }
 }
 
@@ -324,6 +350,8 @@ pub struct DistSim<'c, M> {
     pub(crate) local: Vec<usize>,
     /// The caller's configuration hash (kept in checkpoints).
     pub(crate) config: u64,
+    /// Time this rank's leaders spent in MPI exchanges, over all runs.
+    pub(crate) mpi_time: std::time::Duration,
 }
 
 impl<M> fmt::Debug for DistSim<'_, M> {
@@ -357,9 +385,13 @@ where
     ) -> Result<DistSim<'c, M>, DistError> {
         let parts = sim.parts.len();
         let sizes: Vec<u64> = sim.parts.iter().map(|p| p.comps.len() as u64).collect();
-        // A bad placement is the same error on every rank (same model, same arguments), or a
-        // mismatch below if the arguments differ.
-        let rank_of = placement.ranks(&sizes, cluster.size)?;
+        // A bad placement still takes part in the exchange below (as a digest no placement
+        // has), so that no rank waits for one that gave up.
+        let placed = placement.ranks(&sizes, cluster.size);
+        let placement_digest = match &placed {
+            Ok(rank_of) => hash_words(rank_of.iter().map(|&r| r as u64)),
+            Err(_) => u64::MAX,
+        };
         let comp_state = hash_words(sim.parts.iter().flat_map(|p| {
             p.comps.iter().map(|c| match c.save() {
                 Ok(b) => hash_words(b.iter().map(|&x| x as u64)),
@@ -373,7 +405,7 @@ where
                 "partitioning",
                 hash_words(sim.tables.place.iter().map(|p| p.part as u64)),
             ),
-            ("placement", hash_words(rank_of.iter().map(|&r| r as u64))),
+            ("placement", placement_digest),
             ("configuration", config),
             ("component state", comp_state),
             (
@@ -384,6 +416,7 @@ where
         let mine: Vec<u64> = digests.iter().map(|d| d.1).collect();
         let mut all = Vec::new();
         cluster.all_gather(&mine, &mut all);
+        let rank_of = placed?;
         for r in 1..cluster.size {
             for (i, (what, _)) in digests.iter().enumerate() {
                 let (found, expected) = (all[r * mine.len() + i], all[i]);
@@ -417,6 +450,7 @@ where
             rank_of,
             local,
             config,
+            mpi_time: std::time::Duration::ZERO,
         })
     }
 
@@ -424,6 +458,13 @@ where
     /// the state they had at start, except on rank 0 after [`DistSim::collect`].
     pub fn sim(&self) -> &Simulation<M> {
         &self.sim
+    }
+
+    /// Wall-clock time this rank has spent in the epoch exchanges with the other ranks (the
+    /// allgather and the message exchange, waiting for slower ranks included), over all runs.
+    /// Its workers' time at the rank's own barrier is in the report's `barrier_wait`.
+    pub fn exchange_time(&self) -> std::time::Duration {
+        self.mpi_time
     }
 
     /// This rank's partitions.

@@ -23,7 +23,7 @@ use mpi::datatype::{Partition, PartitionMut};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// What a worker brings to its rank's barrier (as in `engine::parallel`, plus failures).
 #[derive(Debug, Clone, Copy)]
@@ -111,6 +111,8 @@ enum Outcome {
 struct Leader {
     frontier: Tick,
     epochs: u64,
+    /// Time spent in the MPI exchanges (waiting for the other ranks included).
+    mpi_time: Duration,
     outcome: Option<Outcome>,
     sync: Option<SyncPoints>,
     synced: Tick,
@@ -238,10 +240,10 @@ impl<M> Shared<'_, M> {
             error_part,
             panic_part,
         ]);
-        let mut outs: Vec<_> = self.wire_out.iter().map(lock).collect();
         for r in 0..size {
             let start = st.send.len();
-            for o in outs.iter_mut() {
+            for o in &self.wire_out {
+                let mut o = lock(o);
                 st.send.extend_from_slice(&o[r]);
                 o[r].clear();
             }
@@ -291,7 +293,14 @@ impl<M> Shared<'_, M> {
         {
             let sbuf = Partition::new(&send[..], &scounts[..], &sdispls[..]);
             let mut rbuf = PartitionMut::new(&mut recv[..], &rcounts[..], &rdispls[..]);
-            self.comm.0.world.all_to_all_varcount_into(&sbuf, &mut rbuf);
+            mpi::request::scope(|sc| {
+                super::wait_gently(
+                    self.comm
+                        .0
+                        .world
+                        .immediate_all_to_all_varcount_into(sc, &sbuf, &mut rbuf),
+                )
+            });
         }
         let mut bad = None;
         let split = wire::split(recv, |part, record| {
@@ -319,16 +328,22 @@ impl<M> Shared<'_, M> {
         let size = self.size;
         let width = COUNTS + size;
         self.fill_row(st, cs);
+        let t0 = Instant::now();
         let row = std::mem::take(&mut st.row);
         self.comm.0.all_gather(&row, &mut st.all);
         st.row = row;
-        if (0..size).any(|r| {
+        let sends = |r: usize| {
             st.all[r * width + COUNTS..(r + 1) * width]
                 .iter()
                 .any(|&c| c != 0)
-        }) {
-            self.exchange(st)?;
-        }
+        };
+        let exchanged = if (0..size).any(sends) {
+            self.exchange(st)
+        } else {
+            Ok(())
+        };
+        st.mpi_time += t0.elapsed();
+        exchanged?;
         let all = &st.all;
         let at = |r: usize, i: usize| all[r * width + i];
         // Failures first, lowest rank first: every rank picks the same.
@@ -585,6 +600,7 @@ where
             Leader {
                 frontier: *frontier,
                 epochs: 0,
+                mpi_time: Duration::ZERO,
                 outcome: None,
                 sync,
                 synced,
@@ -631,6 +647,7 @@ where
         (
             st.outcome.take(),
             st.epochs,
+            st.mpi_time,
             st.frontier,
             st.sync.take(),
             st.synced,
@@ -639,7 +656,8 @@ where
         )
     });
     drop(sh);
-    let (outcome, epochs, leader_frontier, sync, synced, reached, request) = st;
+    let (outcome, epochs, mpi_time, leader_frontier, sync, synced, reached, request) = st;
+    ds.mpi_time += mpi_time;
     (sim.sync, sim.synced) = (sync, synced);
     sim.epochs += epochs;
     sim.merge_outboxes();
