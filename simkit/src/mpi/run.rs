@@ -120,6 +120,8 @@ struct Leader {
     reached: Tick,
     /// A request taken from this rank's handle.
     request: Option<Request>,
+    /// Messages this rank received could not be handed over (reported at the next barrier).
+    broken: bool,
     row: Vec<u64>,
     all: Vec<u64>,
     send: Vec<u8>,
@@ -219,6 +221,9 @@ impl<M> Shared<'_, M> {
         if self.handle.holds() > 0 {
             flags |= F_HOLDS;
         }
+        if st.broken {
+            flags |= F_BROKEN;
+        }
         let (exit_w, released_w) = (
             exit.map_or((0, 0), EventKey::to_words),
             released.map_or((0, 0), EventKey::to_words),
@@ -255,12 +260,20 @@ impl<M> Shared<'_, M> {
     fn exchange(&self, st: &mut Leader) -> Result<(), Outcome> {
         let (size, me) = (self.size, self.rank);
         let width = COUNTS + size;
-        let too_big = || {
+        let too_big = |rank| {
             Outcome::Failed(DistError::Unsupported {
-                rank: me,
+                rank,
                 what: "exchanging more than 2 GiB in one epoch",
             })
         };
+        // MPI counts are 32-bit. Every rank checks every rank, so all of them stop together.
+        for r in 0..size {
+            let sent: u64 = st.all[r * width + COUNTS..(r + 1) * width].iter().sum();
+            let received: u64 = (0..size).map(|s| st.all[s * width + COUNTS + r]).sum();
+            if sent.max(received) > i32::MAX as u64 {
+                return Err(too_big(r));
+            }
+        }
         let Leader {
             all,
             send,
@@ -278,15 +291,13 @@ impl<M> Shared<'_, M> {
         let (mut s_at, mut r_at) = (0u64, 0u64);
         for r in 0..size {
             let (s, rc) = (all[me * width + COUNTS + r], all[r * width + COUNTS + me]);
-            sdispls.push(i32::try_from(s_at).map_err(|_| too_big())?);
-            rdispls.push(i32::try_from(r_at).map_err(|_| too_big())?);
-            scounts.push(i32::try_from(s).map_err(|_| too_big())?);
-            rcounts.push(i32::try_from(rc).map_err(|_| too_big())?);
+            // In range: checked above.
+            sdispls.push(s_at as i32);
+            rdispls.push(r_at as i32);
+            scounts.push(s as i32);
+            rcounts.push(rc as i32);
             s_at += s;
             r_at += rc;
-        }
-        if i32::try_from(s_at.max(r_at)).is_err() {
-            return Err(too_big());
         }
         recv.clear();
         recv.resize(r_at as usize, 0);
@@ -319,7 +330,7 @@ impl<M> Shared<'_, M> {
         if let Some(e) = err {
             // Only this rank knows: it says why, and every rank stops at the next barrier.
             eprintln!("simkit-mpi: rank {me}: {e}");
-            st.row[FLAGS] |= F_BROKEN;
+            st.broken = true;
         }
         Ok(())
     }
@@ -606,6 +617,7 @@ where
                 synced,
                 reached: Tick::ZERO,
                 request: None,
+                broken: false,
                 row: Vec::new(),
                 all: Vec::new(),
                 send: Vec::new(),
