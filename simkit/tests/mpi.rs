@@ -195,6 +195,28 @@ fn a_panicking_component_ends_every_rank_with_an_error_naming_its_rank() {
 }
 
 #[test]
+fn a_model_error_and_an_unsupported_request_are_errors_on_every_rank() {
+    let out = mpirun(2, &[], &with(&["--bad-send-at", "60000"]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    // The error crossed from rank 1 (the probe's) to rank 0, which reports it.
+    let probe = 64; // after the 64 LPs
+    assert!(
+        err.contains(&format!(
+            "simkit-mpi: rank 1: component ComponentId({probe}) sent over net NetId(0) to ComponentId(0)"
+        )),
+        "{err}"
+    );
+    let out = mpirun(2, &[], &with(&["--inject"]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("simkit-mpi: rank 0: injecting events through a SimHandle is not supported across MPI ranks"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_panic_outside_the_engine_aborts_the_job_naming_the_rank() {
     let out = mpirun(3, &[], &with(&["--panic-outside-on-rank", "2"]));
     let err = String::from_utf8_lossy(&out.stderr);

@@ -13,11 +13,12 @@
 
 use clap::Parser;
 use simkit::checkpoint::{self, CheckpointError};
-use simkit::component::{Component, Ctx, Input};
+use simkit::component::{Component, ComponentId, Ctx, Input};
 use simkit::engine::{ExitStatus, SimInit, Simulation};
 use simkit::mpi::{Cluster, DistError, DistSim, Placement};
 use simkit::partition::Strategy;
 use simkit::phold::{splitmix, Lp, Msg, Params};
+use simkit::port::NetId;
 use simkit::stats::{CounterId, HistogramId, Report};
 use simkit::time::Tick;
 use simkit::topology::{Topology, TopologyBuilder, TopologyError};
@@ -98,6 +99,14 @@ struct Args {
     /// every rank prints its hash.
     #[arg(long)]
     sync_period: Option<u64>,
+    /// The probe (not a member of PHOLD's net) sends over it at its first timer at or after
+    /// this tick: a model error.
+    #[arg(long)]
+    bad_send_at: Option<u64>,
+    /// Inject an event through the simulation's handle before running (not supported
+    /// across ranks).
+    #[arg(long)]
+    inject: bool,
     /// This rank panics in the driver itself (outside any component) before running.
     #[arg(long)]
     panic_outside_on_rank: Option<usize>,
@@ -111,6 +120,8 @@ struct Probe {
     release_at: Option<u64>,
     panic_at: Option<u64>,
     abort_at: Option<u64>,
+    bad_send_at: Option<u64>,
+    net: Option<NetId>,
     fired: u64,
 }
 
@@ -128,6 +139,9 @@ impl Component<Msg> for Probe {
             if self.abort_at.is_some_and(|t| now >= t) {
                 eprintln!("probe: aborting the process at {now}");
                 std::process::abort();
+            }
+            if let (Some(net), true) = (self.net, self.bad_send_at.is_some_and(|t| now >= t)) {
+                ctx.send_net(net, ComponentId::from_index(0), Tick::ZERO, 0);
             }
             if self.panic_at.is_some_and(|t| now >= t) {
                 panic!("probe told to panic at {now}");
@@ -170,6 +184,8 @@ fn topology(p: &Params, a: &Args) -> Result<Topology<Msg>, TopologyError> {
                 release_at: a.release_at,
                 panic_at: a.panic_at,
                 abort_at: a.abort_at,
+                bad_send_at: a.bad_send_at,
+                net: Some(net),
                 fired: 0,
             },
         )?;
@@ -189,7 +205,7 @@ fn fold(h: u64, v: u64) -> u64 {
 /// Hash of every LP's (handled, hop sum, draws), in id order.
 fn lp_state(sim: &Simulation<Msg>, lps: u32) -> u64 {
     (0..lps).fold(0, |h, i| {
-        let id = simkit::component::ComponentId::from_index(i as usize);
+        let id = ComponentId::from_index(i as usize);
         match sim.component::<Lp>(id) {
             Some(lp) => fold(fold(fold(h, lp.handled()), lp.hops()), lp.draws()),
             None => fold(h, u64::MAX),
@@ -330,7 +346,14 @@ fn distributed(a: &Args, cluster: &Cluster) -> Result<(), Error> {
                 a.mean,
                 a.seed
             ),
-            (a.probe, a.exit_at, a.release_at, a.panic_at, a.abort_at),
+            (
+                a.probe,
+                a.exit_at,
+                a.release_at,
+                a.panic_at,
+                a.abort_at,
+                a.bad_send_at
+            ),
             a.sync_period,
             (a.threads, a.partitioning, &a.placement),
         )
@@ -340,6 +363,12 @@ fn distributed(a: &Args, cluster: &Cluster) -> Result<(), Error> {
     let mut ds = DistSim::new(sim, cluster, &a.placement, config)?;
     if let Some(dir) = &a.restore {
         ds.restore_checkpoint(dir)?;
+    }
+    if a.inject {
+        ds.sim()
+            .handle()
+            .schedule_now(ComponentId::from_index(0), 0)
+            .map_err(|e| Error::Usage(e.to_string()))?;
     }
     if a.panic_outside_on_rank == Some(cluster.rank()) {
         panic!("told to panic outside the engine");
