@@ -394,8 +394,14 @@ impl Device {
             kernel: name.to_string(),
             source,
         };
-        let mut services = DispatchServices::attach(&mut self.mem, &md, wg_waves, &mut kernargs)
-            .map_err(service_err)?;
+        let mut services = DispatchServices::attach(
+            &mut self.mem,
+            &md,
+            module.co.printf_formats(),
+            wg_waves,
+            &mut kernargs,
+        )
+        .map_err(service_err)?;
 
         // Device-side buffers: kernargs, the packet, scratch.
         let kernarg_addr = self
@@ -453,8 +459,11 @@ impl Device {
         {
             self.mem.free(a)?;
         }
-        if let Some(s) = services {
+        if let Some(mut s) = services {
+            // The host prints the printf buffer once the kernel has ended.
+            let drained = s.drain(&self.mem);
             let out = s.finish(&mut self.mem).map_err(service_err)?;
+            drained.map_err(|e| service_err(SetupError::Printf(e)))?;
             self.outputs.insert(id, out);
         }
         self.results.insert(id, result);

@@ -881,6 +881,9 @@ impl Soc {
                 Ok(None) => {}
                 Err(SetupError::Alloc(e)) => result = Err(e.into()),
                 Err(SetupError::Memory(e)) => result = Err(e.into()),
+                Err(e @ SetupError::Printf(_)) => {
+                    result = Err(SocError::BadLaunch(format!("dispatch {}: {e}", d.seq)))
+                }
             }
             for a in d.allocations {
                 if a != 0 {

@@ -231,10 +231,12 @@ pub(crate) fn prepare(
         * u64::from(occ.shape.waves);
     let packets = u32::try_from(waves.min(grid_waves)).unwrap_or(u32::MAX);
     let services =
-        DispatchServices::attach(mem, md, packets, &mut kernargs).map_err(|e| match e {
-            SetupError::Alloc(e) => SocError::Memory(e),
-            SetupError::Memory(e) => SocError::Fault(e),
-        })?;
+        DispatchServices::attach(mem, md, module.co.printf_formats(), packets, &mut kernargs)
+            .map_err(|e| match e {
+                SetupError::Alloc(e) => SocError::Memory(e),
+                SetupError::Memory(e) => SocError::Fault(e),
+                e @ SetupError::Printf(_) => SocError::BadLaunch(e.to_string()),
+            })?;
     let kernarg_address = mem.allocate(kernargs.len() as u64 + KERNARG_PAD, 256)?;
     mem.write(kernarg_address, &kernargs)?;
     // The completion signal: an amd_signal_t whose value (at +8) starts at 1.
