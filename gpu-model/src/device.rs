@@ -193,6 +193,8 @@ pub struct Device {
     next_dispatch: u64,
     results: HashMap<u64, Result<DispatchStats, Box<Fault>>>,
     outputs: HashMap<u64, DispatchOutput>,
+    /// The heap behind device-side `malloc`, kept as long as the device.
+    heap: crate::service::devmem::SharedHeap,
     /// Runner options (quantum, instruction budget).
     pub options: RunOptions,
 }
@@ -229,6 +231,7 @@ impl Device {
             next_dispatch: 1,
             results: HashMap::new(),
             outputs: HashMap::new(),
+            heap: Default::default(),
             options: RunOptions::default(),
         }
     }
@@ -398,6 +401,7 @@ impl Device {
             &mut self.mem,
             &md,
             module.co.printf_formats(),
+            &self.heap,
             wg_waves,
             &mut kernargs,
         )

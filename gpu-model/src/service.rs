@@ -24,11 +24,11 @@
 //!   ([`printf_buffer`]). A kernel whose code object lists no format gets none (the pointer
 //!   stays null): the metadata names the argument for every OpenCL kernel.
 //!
-//! Not provided yet, left null so a kernel that uses it faults on a near-null address
-//! (a memory fault naming the kernel and PC) instead of computing garbage:
-//! `hidden_heap_v1` (the device-libs heap behind HIP `malloc`). The hostcall services
-//! other than printf (host function calls, device memory, sanitizer reports) fail with
-//! [`ServiceError::UnknownService`].
+//! * The device heap behind HIP's device-side `malloc` (`hidden_heap_v1` and the hostcall
+//!   device-memory service): [`devmem`].
+//!
+//! The hostcall services other than printf and device memory (host function calls,
+//! sanitizer reports) fail with [`ServiceError::UnknownService`].
 //!
 //! Which compilers reach the hostcall printf (measured here): Debian's hipcc (clang-15,
 //! ROCm 5.2.3 device libraries) lowers HIP `printf` to `__ockl_printf_*`. clang-22 OpenCL
@@ -38,6 +38,7 @@
 //! binding, then linked with `opencl.bc` for `__printf_alloc`), OpenCL `printf` writes the
 //! printf buffer; so does HIP with `-mprintf-kind=buffered` (clang 17 and later).
 
+pub mod devmem;
 pub(crate) mod hostcall;
 pub(crate) mod printf;
 pub(crate) mod printf_buffer;
@@ -45,6 +46,7 @@ pub(crate) mod printf_buffer;
 use crate::dispatch::kernarg;
 use crate::loader::{KernelMetadata, PrintfFormat, ValueKind};
 use crate::memory::{DeviceMemory, MemFault, MemoryError};
+use devmem::SharedHeap;
 use hostcall::{Hostcall, Messages};
 use printf_buffer::PrintfBuffer;
 use std::collections::BTreeMap;
@@ -82,6 +84,10 @@ pub enum ServiceError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A device-memory request (`SERVICE_DEVMEM`) with neither an address to free nor a
+    /// size to allocate (ROCclr refuses it).
+    #[error("device-memory request with neither an address nor a size")]
+    EmptyDevmemRequest,
     /// A service buffer could not be read or written (the kernel freed or corrupted it).
     #[error("service buffer access: {0}")]
     Memory(#[from] MemFault),
@@ -139,6 +145,7 @@ impl DispatchOutput {
 pub struct DispatchServices {
     hostcall: Option<Hostcall>,
     printf: Option<PrintfBuffer>,
+    heap: SharedHeap,
     messages: Messages,
     output: DispatchOutput,
 }
@@ -147,17 +154,20 @@ impl DispatchServices {
     /// Allocates the buffers `md`'s hidden arguments ask for and writes their addresses
     /// into `kernargs`. `max_waves` is the most waves of the dispatch that can be resident
     /// at once (the hostcall buffer has a packet for each); `printf` is the code object's
-    /// `amdhsa.printf` list. `None` when the kernel asks for no service.
+    /// `amdhsa.printf` list; `heap` the device's heap (device-side `malloc`). `None` when
+    /// the kernel asks for no service.
     pub fn attach(
         mem: &mut DeviceMemory,
         md: &KernelMetadata,
         printf: &[PrintfFormat],
+        heap: &SharedHeap,
         max_waves: u32,
         kernargs: &mut [u8],
     ) -> Result<Option<DispatchServices>, SetupError> {
         let mut s = DispatchServices {
             hostcall: None,
             printf: None,
+            heap: heap.clone(),
             messages: Messages::default(),
             output: DispatchOutput::default(),
         };
@@ -166,6 +176,14 @@ impl DispatchServices {
                 let h = Hostcall::allocate(mem, max_waves)?;
                 kernarg::put_u64(kernargs, a.offset, a.size, h.base);
                 s.hostcall = Some(h);
+                // The device-memory service hands out ranges of a pool.
+                heap.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .reserve_pool(mem);
+            }
+            if a.value_kind == ValueKind::HiddenHeapV1 {
+                let state = heap.lock().unwrap_or_else(|p| p.into_inner()).state(mem)?;
+                kernarg::put_u64(kernargs, a.offset, a.size, state);
             }
             // A buffer only for kernels whose code object lists printf formats: the
             // metadata names `hidden_printf_buffer` for every OpenCL kernel.
@@ -189,7 +207,9 @@ impl DispatchServices {
     /// Serves the hostcall packets waiting now; returns how many.
     pub fn serve(&mut self, mem: &DeviceMemory) -> Result<u32, ServiceError> {
         match &self.hostcall {
-            Some(h) if h.pending(mem) => h.serve(mem, &mut self.messages, &mut self.output),
+            Some(h) if h.pending(mem) => {
+                h.serve(mem, &mut self.messages, &mut self.output, &self.heap)
+            }
             _ => Ok(0),
         }
     }
@@ -226,6 +246,8 @@ impl DispatchServices {
 pub(crate) struct ServiceTable {
     live: BTreeMap<u64, DispatchServices>,
     failed: BTreeMap<u64, ServiceError>,
+    /// The device's heap (device-side `malloc`), kept as long as the device.
+    heap: SharedHeap,
 }
 
 impl ServiceTable {
@@ -233,6 +255,11 @@ impl ServiceTable {
     /// buffer, its printf buffer printed when it retires).
     pub fn add(&mut self, seq: u64, s: DispatchServices) {
         self.live.insert(seq, s);
+    }
+
+    /// The device's heap.
+    pub fn heap(&self) -> SharedHeap {
+        self.heap.clone()
     }
 
     /// Whether any dispatch has a hostcall buffer (the sync hook's cheap check).
