@@ -193,6 +193,8 @@ pub struct Device {
     next_dispatch: u64,
     results: HashMap<u64, Result<DispatchStats, Box<Fault>>>,
     outputs: HashMap<u64, DispatchOutput>,
+    /// The heap behind device-side `malloc`, kept as long as the device.
+    heap: crate::service::devmem::SharedHeap,
     /// Runner options (quantum, instruction budget).
     pub options: RunOptions,
 }
@@ -229,6 +231,7 @@ impl Device {
             next_dispatch: 1,
             results: HashMap::new(),
             outputs: HashMap::new(),
+            heap: Default::default(),
             options: RunOptions::default(),
         }
     }
@@ -394,8 +397,15 @@ impl Device {
             kernel: name.to_string(),
             source,
         };
-        let mut services = DispatchServices::attach(&mut self.mem, &md, wg_waves, &mut kernargs)
-            .map_err(service_err)?;
+        let mut services = DispatchServices::attach(
+            &mut self.mem,
+            &md,
+            module.co.printf_formats(),
+            &self.heap,
+            wg_waves,
+            &mut kernargs,
+        )
+        .map_err(service_err)?;
 
         // Device-side buffers: kernargs, the packet, scratch.
         let kernarg_addr = self
@@ -453,8 +463,11 @@ impl Device {
         {
             self.mem.free(a)?;
         }
-        if let Some(s) = services {
+        if let Some(mut s) = services {
+            // The host prints the printf buffer once the kernel has ended.
+            let drained = s.drain(&self.mem);
             let out = s.finish(&mut self.mem).map_err(service_err)?;
+            drained.map_err(|e| service_err(SetupError::Printf(e)))?;
             self.outputs.insert(id, out);
         }
         self.results.insert(id, result);

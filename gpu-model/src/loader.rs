@@ -40,7 +40,7 @@ pub use elf::{
     DynReloc, FeatureMode, LoadImage, RelocKind, Segment, Symbol, SymbolKind, ELFOSABI_AMDGPU_HSA,
     EM_AMDGPU,
 };
-pub use metadata::{AddressSpace, KernelArg, KernelMetadata, ValueKind};
+pub use metadata::{AddressSpace, KernelArg, KernelMetadata, PrintfFormat, ValueKind};
 
 use crate::Target;
 use std::fmt;
@@ -165,6 +165,7 @@ pub struct CodeObject {
     metadata_target: Option<String>,
     metadata_version: Option<(u64, u64)>,
     kernels: Vec<Kernel>,
+    printf: Vec<PrintfFormat>,
 }
 
 /// One kernel of a code object.
@@ -247,6 +248,11 @@ impl CodeObject {
     /// The loadable image: segments as they must be placed in device memory.
     pub fn image(&self) -> &LoadImage {
         &self.image
+    }
+
+    /// The formats of the metadata's `amdhsa.printf` list (buffered printf).
+    pub fn printf_formats(&self) -> &[PrintfFormat] {
+        &self.printf
     }
 
     /// The `.text` section bytes.

@@ -18,28 +18,37 @@
 //! * What the dispatch printed ([`DispatchOutput`]) is returned with its results
 //!   ([`crate::device::Device::take_output`], [`crate::soc::Soc::take_output`]).
 //!
-//! Not provided yet, left null so a kernel that uses them faults on a near-null address
-//! (a memory fault naming the kernel and PC) instead of computing garbage:
-//! `hidden_printf_buffer` (buffered printf: OpenCL's classic printf and clang's
-//! `-mprintf-kind=buffered`, formats in the `amdhsa.printf` metadata) and `hidden_heap_v1`
-//! (the device-libs heap behind HIP `malloc`). The hostcall services other than printf
-//! (host function calls, device memory, sanitizer reports) fail with
-//! [`ServiceError::UnknownService`].
+//! * Buffered printf (`hidden_printf_buffer`: OpenCL's `printf` and clang's
+//!   `-mprintf-kind=buffered` for HIP, formats in the code object's `amdhsa.printf`) gets a
+//!   1 MB buffer that is printed when the dispatch ends, as the runtimes do
+//!   ([`printf_buffer`]). A kernel whose code object lists no format gets none (the pointer
+//!   stays null): the metadata names the argument for every OpenCL kernel.
+//!
+//! * The device heap behind HIP's device-side `malloc` (`hidden_heap_v1` and the hostcall
+//!   device-memory service): [`devmem`].
+//!
+//! The hostcall services other than printf and device memory (host function calls,
+//! sanitizer reports) fail with [`ServiceError::UnknownService`].
 //!
 //! Which compilers reach the hostcall printf (measured here): Debian's hipcc (clang-15,
 //! ROCm 5.2.3 device libraries) lowers HIP `printf` to `__ockl_printf_*`. clang-22 OpenCL
-//! linked with the same libraries does not: their `opencl.bc` defines `printf` as a stub
-//! that returns -1, which the call binds to (its metadata still lists
-//! `hidden_hostcall_buffer`, for the linked ockl code); without the libraries clang-22
-//! lowers OpenCL printf to the printf buffer, leaving `__printf_alloc` undefined.
+//! compiled in one step with the same libraries does not: their `opencl.bc` defines
+//! `printf` as a stub that returns -1, which the call binds to. Compiled the way ROCm's
+//! comgr does it (source to optimised bitcode first, which runs LLVM's printf runtime
+//! binding, then linked with `opencl.bc` for `__printf_alloc`), OpenCL `printf` writes the
+//! printf buffer; so does HIP with `-mprintf-kind=buffered` (clang 17 and later).
 
+pub mod devmem;
 pub(crate) mod hostcall;
 pub(crate) mod printf;
+pub(crate) mod printf_buffer;
 
 use crate::dispatch::kernarg;
-use crate::loader::{KernelMetadata, ValueKind};
+use crate::loader::{KernelMetadata, PrintfFormat, ValueKind};
 use crate::memory::{DeviceMemory, MemFault, MemoryError};
+use devmem::SharedHeap;
 use hostcall::{Hostcall, Messages};
+use printf_buffer::PrintfBuffer;
 use std::collections::BTreeMap;
 
 /// Why a runtime service failed. Fatal for the dispatch whose kernel asked for it: it is
@@ -66,6 +75,19 @@ pub enum ServiceError {
         /// The tagged pointer where the walk stopped.
         top: u64,
     },
+    /// A buffered-printf record cannot be read: the kernel wrote past its allocation, or
+    /// names a format its code object does not list.
+    #[error("printf buffer record at byte {offset}: {reason}")]
+    PrintfRecord {
+        /// The record's offset from the start of the records.
+        offset: u64,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A device-memory request (`SERVICE_DEVMEM`) with neither an address to free nor a
+    /// size to allocate (ROCclr refuses it).
+    #[error("device-memory request with neither an address nor a size")]
+    EmptyDevmemRequest,
     /// A service buffer could not be read or written (the kernel freed or corrupted it).
     #[error("service buffer access: {0}")]
     Memory(#[from] MemFault),
@@ -82,6 +104,9 @@ pub enum SetupError {
     /// A fresh buffer could not be initialised.
     #[error("service buffer: {0}")]
     Memory(#[from] MemFault),
+    /// The printf buffer the dispatch left could not be printed.
+    #[error("{0}")]
+    Printf(ServiceError),
 }
 
 fn service_name(id: u32) -> &'static str {
@@ -119,6 +144,8 @@ impl DispatchOutput {
 #[derive(Debug)]
 pub struct DispatchServices {
     hostcall: Option<Hostcall>,
+    printf: Option<PrintfBuffer>,
+    heap: SharedHeap,
     messages: Messages,
     output: DispatchOutput,
 }
@@ -126,16 +153,21 @@ pub struct DispatchServices {
 impl DispatchServices {
     /// Allocates the buffers `md`'s hidden arguments ask for and writes their addresses
     /// into `kernargs`. `max_waves` is the most waves of the dispatch that can be resident
-    /// at once (the hostcall buffer has a packet for each). `None` when the kernel asks for
-    /// no service.
+    /// at once (the hostcall buffer has a packet for each); `printf` is the code object's
+    /// `amdhsa.printf` list; `heap` the device's heap (device-side `malloc`). `None` when
+    /// the kernel asks for no service.
     pub fn attach(
         mem: &mut DeviceMemory,
         md: &KernelMetadata,
+        printf: &[PrintfFormat],
+        heap: &SharedHeap,
         max_waves: u32,
         kernargs: &mut [u8],
     ) -> Result<Option<DispatchServices>, SetupError> {
         let mut s = DispatchServices {
             hostcall: None,
+            printf: None,
+            heap: heap.clone(),
             messages: Messages::default(),
             output: DispatchOutput::default(),
         };
@@ -144,9 +176,27 @@ impl DispatchServices {
                 let h = Hostcall::allocate(mem, max_waves)?;
                 kernarg::put_u64(kernargs, a.offset, a.size, h.base);
                 s.hostcall = Some(h);
+                // The device-memory service hands out ranges of a pool.
+                heap.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .reserve_pool(mem);
+            }
+            if a.value_kind == ValueKind::HiddenHeapV1 {
+                let state = heap.lock().unwrap_or_else(|p| p.into_inner()).state(mem)?;
+                kernarg::put_u64(kernargs, a.offset, a.size, state);
+            }
+            // A buffer only for kernels whose code object lists printf formats: the
+            // metadata names `hidden_printf_buffer` for every OpenCL kernel.
+            if a.value_kind == ValueKind::HiddenPrintfBuffer
+                && s.printf.is_none()
+                && !printf.is_empty()
+            {
+                let p = PrintfBuffer::allocate(mem, printf)?;
+                kernarg::put_u64(kernargs, a.offset, a.size, p.base);
+                s.printf = Some(p);
             }
         }
-        Ok(s.hostcall.is_some().then_some(s))
+        Ok((s.hostcall.is_some() || s.printf.is_some()).then_some(s))
     }
 
     /// Whether the dispatch has a hostcall buffer to serve.
@@ -157,7 +207,9 @@ impl DispatchServices {
     /// Serves the hostcall packets waiting now; returns how many.
     pub fn serve(&mut self, mem: &DeviceMemory) -> Result<u32, ServiceError> {
         match &self.hostcall {
-            Some(h) if h.pending(mem) => h.serve(mem, &mut self.messages, &mut self.output),
+            Some(h) if h.pending(mem) => {
+                h.serve(mem, &mut self.messages, &mut self.output, &self.heap)
+            }
             _ => Ok(0),
         }
     }
@@ -167,10 +219,22 @@ impl DispatchServices {
         &self.output
     }
 
+    /// Prints what the dispatch left in its printf buffer (when it has one); call once,
+    /// after the dispatch's last wave ended and its stores are visible.
+    pub fn drain(&mut self, mem: &DeviceMemory) -> Result<(), ServiceError> {
+        match &self.printf {
+            Some(p) => p.drain(mem, &mut self.output),
+            None => Ok(()),
+        }
+    }
+
     /// Frees the buffers and returns what the dispatch printed.
     pub fn finish(self, mem: &mut DeviceMemory) -> Result<DispatchOutput, SetupError> {
         if let Some(h) = self.hostcall {
             mem.free(h.base)?;
+        }
+        if let Some(p) = self.printf {
+            mem.free(p.base)?;
         }
         Ok(self.output)
     }
@@ -182,12 +246,20 @@ impl DispatchServices {
 pub(crate) struct ServiceTable {
     live: BTreeMap<u64, DispatchServices>,
     failed: BTreeMap<u64, ServiceError>,
+    /// The device's heap (device-side `malloc`), kept as long as the device.
+    heap: SharedHeap,
 }
 
 impl ServiceTable {
-    /// Registers dispatch `seq`'s services.
+    /// Registers dispatch `seq`'s services (served at sync points when it has a hostcall
+    /// buffer, its printf buffer printed when it retires).
     pub fn add(&mut self, seq: u64, s: DispatchServices) {
         self.live.insert(seq, s);
+    }
+
+    /// The device's heap.
+    pub fn heap(&self) -> SharedHeap {
+        self.heap.clone()
     }
 
     /// Whether any dispatch has a hostcall buffer (the sync hook's cheap check).
@@ -223,10 +295,11 @@ impl ServiceTable {
         seq: u64,
         mem: &mut DeviceMemory,
     ) -> Result<Option<(DispatchOutput, Option<ServiceError>)>, SetupError> {
-        let Some(s) = self.live.remove(&seq) else {
+        let Some(mut s) = self.live.remove(&seq) else {
             return Ok(None);
         };
         let failed = self.failed.remove(&seq);
-        Ok(Some((s.finish(mem)?, failed)))
+        let drained = s.drain(mem).err();
+        Ok(Some((s.finish(mem)?, failed.or(drained))))
     }
 }

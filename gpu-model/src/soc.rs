@@ -305,6 +305,12 @@ impl Submitter {
     pub fn submit(&self, m: ModuleId, req: &LaunchRequest<'_>) -> Result<u64, SocError> {
         let module = self.modules.get(m.0).ok_or(SocError::UnknownModule(m.0))?;
         let desc = QueueDesc::amd_queue(self.queue, self.queue + 256, DEFAULT_RING_BYTES, 0);
+        // Taken before the memory lock: the sync hook locks the services, then memory.
+        let heap = self
+            .services
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .heap();
         let (index, p) = {
             let mut mem = self.mem.write().unwrap_or_else(|p| p.into_inner());
             // The write lock also orders submitters of other threads.
@@ -316,7 +322,7 @@ impl Submitter {
                     slots: desc.slots(),
                 });
             }
-            let p = launch::prepare(&mut mem, module, req, &self.config, self.queue)?;
+            let p = launch::prepare(&mut mem, module, req, &self.config, self.queue, &heap)?;
             if p.scratch != 0 {
                 let mut inner = self.shared.write();
                 if let Some(q) = inner.queues.get_mut(&0) {
@@ -881,6 +887,9 @@ impl Soc {
                 Ok(None) => {}
                 Err(SetupError::Alloc(e)) => result = Err(e.into()),
                 Err(SetupError::Memory(e)) => result = Err(e.into()),
+                Err(e @ SetupError::Printf(_)) => {
+                    result = Err(SocError::BadLaunch(format!("dispatch {}: {e}", d.seq)))
+                }
             }
             for a in d.allocations {
                 if a != 0 {

@@ -303,3 +303,254 @@ fn a_service_the_simulator_lacks_is_a_typed_fault_naming_it() {
         "{text}"
     );
 }
+
+// ---- Buffered printf (`hidden_printf_buffer`): fixtures/service/printf_buffered.{cl,hip},
+// built with clang-22 by fixtures/service/build.sh. ----
+
+const F: f32 = 0.7;
+const D: f64 = 2.5;
+const L: i64 = -123_456_789_012;
+
+/// The line `cl_printf` prints for work-item `i`, written out per conversion as C's printf
+/// defines it (Rust's fixed-precision formatting rounds the exact binary value, as glibc
+/// does).
+fn cl_line(i: i32) -> String {
+    let fi = F * i as f32;
+    format!(
+        "i={i} u={i} x={i:#x} f={:.2} e={} d={:.3} l={} c={} s=lit v={i},{},{},7 h={:.6},{:.6} %\n",
+        f64::from(fi),
+        c_exp(f64::from(F), 6),
+        D * f64::from(i),
+        L * i64::from(i),
+        char::from(b'A' + (i % 26) as u8),
+        -i,
+        3 * i,
+        f64::from(F),
+        f64::from(i as f32),
+    )
+}
+
+fn read_i32s(dev: &Device, addr: u64, n: usize) -> Vec<i32> {
+    let mut b = vec![0u8; 4 * n];
+    dev.copy_out(addr, &mut b).unwrap();
+    b.chunks(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn sorted_lines(s: &str) -> Vec<&str> {
+    let mut v: Vec<&str> = s.lines().collect();
+    v.sort_unstable();
+    v
+}
+
+fn opencl_printf_on(target: Target, file: &str) {
+    let mut dev = Device::new(target);
+    let m = dev.load_code_object(&fixture(file)).unwrap();
+    let n = 256u32;
+    let out = dev.alloc(4 * u64::from(n)).unwrap();
+    let id = dev
+        .dispatch(
+            m,
+            "cl_printf",
+            &LaunchConfig::new([n, 1, 1], [64, 1, 1]),
+            &[
+                ArgValue::ptr(out),
+                ArgValue::f32(F),
+                ArgValue::f64(D),
+                ArgValue::u64(L as u64),
+            ],
+        )
+        .unwrap();
+    dev.wait(id).unwrap();
+    let text = dev.take_output(id).stdout_text();
+    let printing: Vec<i32> = (0..n as i32).filter(|i| i % 16 == 3).collect();
+    let expected: String = printing.iter().map(|&i| cl_line(i)).collect();
+    assert_eq!(sorted_lines(&text), sorted_lines(&expected), "{file}");
+    // OpenCL printf returns 0 when it printed.
+    let want: Vec<i32> = (0..n as i32)
+        .map(|i| if i % 16 == 3 { 0 } else { 1 })
+        .collect();
+    assert_eq!(read_i32s(&dev, out, n as usize), want, "{file}");
+}
+
+#[test]
+fn opencl_buffered_printf_gfx90a() {
+    opencl_printf_on(Target::Gfx90a, "printf_buffered_cl_gfx90a.hsaco");
+}
+
+#[test]
+fn opencl_buffered_printf_gfx942() {
+    opencl_printf_on(Target::Gfx942, "printf_buffered_cl_gfx942.hsaco");
+}
+
+#[test]
+fn opencl_buffered_printf_gfx1201_wave32() {
+    opencl_printf_on(Target::Gfx1201, "printf_buffered_cl_gfx1201.hsaco");
+}
+
+/// More records than the 1 MB buffer holds: `__printf_alloc` refuses the ones that do not
+/// fit, printf returns -1 for them, and exactly the records that fit are printed.
+#[test]
+fn a_full_printf_buffer_drops_records_and_printf_says_so() {
+    let mut dev = Device::new(Target::Gfx942);
+    let m = dev
+        .load_code_object(&fixture("printf_buffered_cl_gfx942.hsaco"))
+        .unwrap();
+    let (n, lines) = (1024u32, 100i32);
+    let out = dev.alloc(4 * u64::from(n)).unwrap();
+    let id = dev
+        .dispatch(
+            m,
+            "cl_flood",
+            &LaunchConfig::new([n, 1, 1], [256, 1, 1]),
+            &[ArgValue::ptr(out), ArgValue::u32(lines as u32)],
+        )
+        .unwrap();
+    dev.wait(id).unwrap();
+    let text = dev.take_output(id).stdout_text();
+    let ok = read_i32s(&dev, out, n as usize);
+    // A record is the format id and two ints (12 bytes); __printf_alloc grants one while
+    // offset + 12 + 8 <= 1 MiB: offsets 0, 12, ..., 1048548, 87380 records.
+    let fit = 87_380;
+    assert_eq!(ok.iter().sum::<i32>(), fit);
+    assert_eq!(text.lines().count(), fit as usize);
+    // Each work-item's printed lines are its first ones, in order.
+    let mut per_item = vec![0i32; n as usize];
+    for l in text.lines() {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let (i, k): (usize, i32) = (w[2].parse().unwrap(), w[4].parse().unwrap());
+        assert_eq!(
+            format!("{l}\n"),
+            format!("flood work-item {i:6} line {k:4} padding padding padding\n")
+        );
+        assert_eq!(
+            k, per_item[i],
+            "work-item {i} printed line {k} out of order"
+        );
+        per_item[i] += 1;
+    }
+    assert_eq!(per_item, ok);
+}
+
+#[test]
+fn hip_buffered_printf_with_constant_and_runtime_formats() {
+    let mut dev = Device::new(Target::Gfx942);
+    let m = dev
+        .load_code_object(&fixture("printf_buffered_hip_gfx942.hsaco"))
+        .unwrap();
+    let n = 256u32;
+    let cstr = |dev: &mut Device, s: &str| {
+        let a = dev.alloc(s.len() as u64 + 1).unwrap();
+        let mut b = s.as_bytes().to_vec();
+        b.push(0);
+        dev.copy_in(a, &b).unwrap();
+        a
+    };
+    let fmt = cstr(&mut dev, "runtime format: %d -> %d\n");
+    let name = cstr(&mut dev, "a name longer than eight bytes");
+    let out = dev.alloc(4 * u64::from(n)).unwrap();
+    let (d, l, f) = (0.1f64, 1i64 << 40, 0.5f32);
+    let id = dev
+        .dispatch(
+            m,
+            "hip_printf",
+            &LaunchConfig::new([n, 1, 1], [64, 1, 1]),
+            &[
+                ArgValue::ptr(out),
+                ArgValue::ptr(fmt),
+                ArgValue::ptr(name),
+                ArgValue::f64(d),
+                ArgValue::u64(l as u64),
+                ArgValue::f32(f),
+            ],
+        )
+        .unwrap();
+    dev.wait(id).unwrap();
+    let text = dev.take_output(id).stdout_text();
+    let mut expected = String::new();
+    for i in (0..n as i32).filter(|i| i % 32 == 5) {
+        expected += &format!(
+            "hip i={i} d={:.4} l={} f=0.5 s=a name longer than eight bytes c={} lit=literal\n",
+            d * f64::from(i),
+            l - i64::from(i),
+            char::from(b'a' + (i % 26) as u8)
+        );
+        expected += &format!("runtime format: {i} -> {}\n", 2 * i);
+    }
+    assert_eq!(sorted_lines(&text), sorted_lines(&expected));
+    let want: Vec<i32> = (0..n as i32)
+        .map(|i| if i % 32 == 5 { 0 } else { 1 })
+        .collect();
+    assert_eq!(read_i32s(&dev, out, n as usize), want);
+}
+
+/// On the SoC the buffer is printed when the dispatch retires: the same text on 1 and 2
+/// threads, and the same lines as the Device path.
+#[test]
+fn soc_prints_the_printf_buffer_when_the_dispatch_retires() {
+    use gpu_model::config::GpuConfig;
+    use gpu_model::soc::{LaunchRequest, Soc, SocOptions};
+    let config = GpuConfig::preset("mi300x")
+        .unwrap()
+        .with_overrides_ron(r#"{"xcds": 2, "iods": 2, "xcd.active_cus": 2}"#)
+        .unwrap();
+    let n = 512u32;
+    let run = |threads: usize| {
+        let mut soc = Soc::new(
+            &config,
+            &SocOptions {
+                threads,
+                ..SocOptions::default()
+            },
+        )
+        .unwrap();
+        let m = soc
+            .load_code_object(&fixture("printf_buffered_cl_gfx942.hsaco"))
+            .unwrap();
+        let out = soc.alloc(4 * u64::from(n)).unwrap();
+        let args = [
+            out.to_le_bytes().to_vec(),
+            F.to_le_bytes().to_vec(),
+            D.to_le_bytes().to_vec(),
+            L.to_le_bytes().to_vec(),
+        ];
+        let seq = soc
+            .submit(
+                m,
+                &LaunchRequest {
+                    kernel: "cl_printf",
+                    grid: [n, 1, 1],
+                    workgroup: [64, 1, 1],
+                    dynamic_lds: 0,
+                    args: &args,
+                },
+            )
+            .unwrap();
+        soc.run().unwrap();
+        let done = soc.completions().iter().find(|c| c.seq == seq).unwrap();
+        assert!(done.fault.is_none(), "{:?}", done.fault);
+        let (text, failed) = soc.take_output(seq);
+        assert_eq!(failed, None);
+        text.stdout_text()
+    };
+    let one = run(1);
+    assert_eq!(one, run(2), "the printed text depends on the thread count");
+    let expected: String = (0..n as i32).filter(|i| i % 16 == 3).map(cl_line).collect();
+    assert_eq!(sorted_lines(&one), sorted_lines(&expected));
+}
+
+/// Malformed `amdhsa.printf` entries are refused with the reason (the loader names the
+/// entry); escapes in OpenCL formats are resolved.
+#[test]
+fn malformed_printf_metadata_is_refused_at_load() {
+    use gpu_model::loader::PrintfFormat;
+    assert!(PrintfFormat::parse("1:2:4:4:%d %d").is_ok());
+    for bad in ["x:1:4:%d", "1:9:4:%d", "0:0:zz,%d", "0:0:12", "1:2:4"] {
+        assert!(PrintfFormat::parse(bad).is_err(), "{bad}");
+    }
+    let Ok(PrintfFormat::Numbered { format, .. }) = PrintfFormat::parse("3:0:a\\tb\\n\\101") else {
+        panic!()
+    };
+    assert_eq!(format, b"a\tb\nA");
+}

@@ -277,6 +277,133 @@ pub(super) struct NoteMetadata {
     pub target: Option<String>,
     /// `amdhsa.kernels`.
     pub kernels: Vec<KernelMetadata>,
+    /// `amdhsa.printf`, parsed.
+    pub printf: Vec<PrintfFormat>,
+}
+
+/// One entry of `amdhsa.printf`: a format string that buffered printf records name.
+///
+/// Two producers write this list (measured with clang-22, see `service/printf_buffer.rs`):
+/// * LLVM's printf runtime binding (OpenCL `printf`): `ID:N:S1:...:SN:FORMAT`, the id the
+///   record starts with, the byte size of each of the N arguments, and the format with its
+///   C escapes still written out (`\n` is a backslash and an `n`).
+/// * clang's buffered printf for HIP (`-mprintf-kind=buffered`): `0:0:HASH,FORMAT`, the
+///   low 64 bits of the format's MD5 in hexadecimal and the format as is. A module that
+///   prints with a non-constant format lists `0:0:ffffffff,"Non const format string"`;
+///   its records carry the format themselves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PrintfFormat {
+    /// An OpenCL-style entry.
+    Numbered {
+        /// The id the record's first word holds.
+        id: u32,
+        /// The byte size of each argument in the record, in order.
+        arg_sizes: Vec<u32>,
+        /// The format, escapes resolved.
+        format: Vec<u8>,
+    },
+    /// A HIP buffered-printf entry.
+    Hashed {
+        /// The hash the record holds after its control word.
+        hash: u64,
+        /// The format.
+        format: Vec<u8>,
+    },
+}
+
+impl PrintfFormat {
+    /// Parses one `amdhsa.printf` string; the error says what is wrong with it.
+    pub fn parse(s: &str) -> std::result::Result<PrintfFormat, String> {
+        if let Some(rest) = s.strip_prefix("0:0:") {
+            let (hash, format) = rest
+                .split_once(',')
+                .ok_or("`0:0:` entry without `,` after its hash")?;
+            let hash = u64::from_str_radix(hash, 16)
+                .map_err(|_| format!("hash `{hash}` is not hexadecimal"))?;
+            return Ok(PrintfFormat::Hashed {
+                hash,
+                format: format.as_bytes().to_vec(),
+            });
+        }
+        let mut fields = s.splitn(3, ':');
+        let (Some(id), Some(n), Some(mut rest)) = (fields.next(), fields.next(), fields.next())
+        else {
+            return Err("expected `ID:N:SIZES...:FORMAT`".into());
+        };
+        let id: u32 = id
+            .parse()
+            .map_err(|_| format!("id `{id}` is not a number"))?;
+        let n: usize = n
+            .parse()
+            .map_err(|_| format!("argument count `{n}` is not a number"))?;
+        if n > rest.len() / 2 {
+            return Err(format!("{n} arguments do not fit the entry"));
+        }
+        let mut arg_sizes = Vec::with_capacity(n);
+        for i in 0..n {
+            let (size, tail) = rest
+                .split_once(':')
+                .ok_or_else(|| format!("argument {i} has no size"))?;
+            let size = size
+                .parse()
+                .map_err(|_| format!("argument {i}'s size `{size}` is not a number"))?;
+            arg_sizes.push(size);
+            rest = tail;
+        }
+        Ok(PrintfFormat::Numbered {
+            id,
+            arg_sizes,
+            format: unescape(rest.as_bytes()),
+        })
+    }
+
+    /// The format string.
+    pub fn format(&self) -> &[u8] {
+        match self {
+            PrintfFormat::Numbered { format, .. } | PrintfFormat::Hashed { format, .. } => format,
+        }
+    }
+}
+
+/// Resolves the C escapes the printf runtime binding writes out (`\n`, `\t`, octal...),
+/// as the OpenCL runtime does before printing.
+fn unescape(s: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        if s[i] != b'\\' || i + 1 == s.len() {
+            out.push(s[i]);
+            i += 1;
+            continue;
+        }
+        let c = s[i + 1];
+        i += 2;
+        out.push(match c {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'a' => 0x07,
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'v' => 0x0b,
+            b'0'..=b'7' => {
+                // Up to three octal digits.
+                let mut v = u32::from(c - b'0');
+                for _ in 0..2 {
+                    match s.get(i) {
+                        Some(&d @ b'0'..=b'7') => {
+                            v = v * 8 + u32::from(d - b'0');
+                            i += 1;
+                        }
+                        _ => break,
+                    }
+                }
+                v as u8
+            }
+            other => other,
+        });
+    }
+    out
 }
 
 /// Nesting the metadata never needs more of; bounds recursion on hostile input.
@@ -324,10 +451,24 @@ pub(super) fn parse_note(desc: &[u8]) -> Result<NoteMetadata> {
             kernels.push(parse_kernel(k, &format!("amdhsa.kernels[{i}]"))?);
         }
     }
+    let mut printf = Vec::new();
+    if let Some(list) = root.get("amdhsa.printf") {
+        let list = list
+            .as_array()
+            .ok_or_else(|| bad("amdhsa.printf", "expected an array of strings"))?;
+        for (i, v) in list.iter().enumerate() {
+            let path = format!("amdhsa.printf[{i}]");
+            let s = v
+                .as_str()
+                .ok_or_else(|| bad(&path, "expected a utf-8 string"))?;
+            printf.push(PrintfFormat::parse(s).map_err(|e| bad(&path, e))?);
+        }
+    }
     Ok(NoteMetadata {
         version,
         target,
         kernels,
+        printf,
     })
 }
 

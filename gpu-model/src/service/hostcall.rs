@@ -34,6 +34,7 @@
 //! BEGIN cleared and the id set in word 0; every packet appends its data words to the
 //! message; END runs the service on the whole message and returns its result in word 0.
 
+use super::devmem::SharedHeap;
 use super::{printf, DispatchOutput, ServiceError, SetupError};
 use crate::memory::DeviceMemory;
 
@@ -126,6 +127,7 @@ impl Hostcall {
         mem: &DeviceMemory,
         messages: &mut Messages,
         out: &mut DispatchOutput,
+        heap: &SharedHeap,
     ) -> Result<u32, ServiceError> {
         let mut top = mem.load_u64(self.base + 32)?;
         if top == 0 {
@@ -156,6 +158,12 @@ impl Hostcall {
                 }
                 match service {
                     SERVICE_PRINTF => messages.handle(&mut slot, out)?,
+                    SERVICE_DEVMEM => {
+                        let mut h = heap.lock().unwrap_or_else(|p| p.into_inner());
+                        slot[0] = h
+                            .request(slot[0], slot[1])
+                            .ok_or(ServiceError::EmptyDevmemRequest)?;
+                    }
                     other => return Err(ServiceError::UnknownService { service: other }),
                 }
                 for (k, w) in slot.iter().enumerate().take(2) {

@@ -167,6 +167,7 @@ pub(crate) fn prepare(
     req: &LaunchRequest<'_>,
     cfg: &GpuConfig,
     queue_address: u64,
+    heap: &crate::service::devmem::SharedHeap,
 ) -> Result<Prepared, SocError> {
     let name = req.kernel;
     let bad = |m: String| SocError::BadLaunch(format!("kernel `{name}`: {m}"));
@@ -230,11 +231,19 @@ pub(crate) fn prepare(
         .product::<u64>()
         * u64::from(occ.shape.waves);
     let packets = u32::try_from(waves.min(grid_waves)).unwrap_or(u32::MAX);
-    let services =
-        DispatchServices::attach(mem, md, packets, &mut kernargs).map_err(|e| match e {
-            SetupError::Alloc(e) => SocError::Memory(e),
-            SetupError::Memory(e) => SocError::Fault(e),
-        })?;
+    let services = DispatchServices::attach(
+        mem,
+        md,
+        module.co.printf_formats(),
+        heap,
+        packets,
+        &mut kernargs,
+    )
+    .map_err(|e| match e {
+        SetupError::Alloc(e) => SocError::Memory(e),
+        SetupError::Memory(e) => SocError::Fault(e),
+        e @ SetupError::Printf(_) => SocError::BadLaunch(e.to_string()),
+    })?;
     let kernarg_address = mem.allocate(kernargs.len() as u64 + KERNARG_PAD, 256)?;
     mem.write(kernarg_address, &kernargs)?;
     // The completion signal: an amd_signal_t whose value (at +8) starts at 1.
