@@ -24,6 +24,18 @@
 //! * `v_bitop3_b16`: the same on 16-bit halves (op_sel picks source halves and the
 //!   destination half, whose other half is kept), merged into the destination with
 //!   `v_bfi_b32` and a 0xffff mask.
+//! * LDS DMA of 12/16 bytes per lane (`buffer_load_dwordx{3,4} ... lds`,
+//!   `global_load_lds_dwordx{3,4}`; gfx942 has only the dword and sub-dword widths): the
+//!   same load into scratch VGPRs, `s_waitcnt vmcnt(0)`, the lane's LDS address
+//!   `M0 + inst_offset + lane * bytes` (the model's `exec::flat::lds_dma_addr`, from the
+//!   Vega guide's `LDS_ADDR = LDSbase + LDS_offset + inst_offset + TID * 4` widened to the
+//!   gfx950 x3/x4 forms, and LLVM's `int_amdgcn_load_to_lds` "imm offset applied to both
+//!   global and LDS address") built with `v_mbcnt` and `v_mad_u32_u24`, then
+//!   `ds_write_b96/b128` and `s_waitcnt lgkmcnt(0)`. Waiting for everything at once is
+//!   always safe: the original's outstanding-count is replaced by a completed operation,
+//!   which is older than anything still outstanding, so a later `s_waitcnt vmcnt(n)` of
+//!   the program waits for at least what it waited for before. Out-of-range lanes load 0
+//!   either way (the model's `mubuf`/`flat` executors) and inactive lanes write nothing.
 //! * `v_cvt_pk_f16_f32 d, a, b`: `v_cvt_f16_f32` of each source (same MODE rounding,
 //!   neg/abs/clamp kept) into scratch VGPRs, then `v_pack_b32_f16 d, lo, hi`.
 
@@ -81,6 +93,12 @@ pub fn lower(
         Op::VBitop3B32 => return expand_bitop3(inst, scratch, at).map(Lowered::Expand),
         Op::VBitop3B16 => return expand_bitop3_b16(inst, scratch, at).map(Lowered::Expand),
         Op::VCvtPkF16F32 => return expand_cvt_pk_f16(inst, scratch, at).map(Lowered::Expand),
+        Op::GlobalLoadLdsDwordx3 | Op::GlobalLoadLdsDwordx4 => {
+            return expand_lds_dma(inst, scratch, at).map(Lowered::Expand)
+        }
+        Op::BufferLoadDwordx3 | Op::BufferLoadDwordx4 if inst.field(F::Lds) != 0 => {
+            return expand_lds_dma(inst, scratch, at).map(Lowered::Expand)
+        }
         _ => {}
     }
     // Identity: the same bytes mean the same thing on the host.
@@ -364,6 +382,125 @@ fn expand_cvt_pk_f16(
         vop3(Op::VPackB32F16, &[d, v(t0), v(t1)], at)?,
     ];
     scratch.used = scratch.used.max(2);
+    Ok(out)
+}
+
+/// `s_waitcnt vmcnt(0)` and `s_waitcnt lgkmcnt(0)` on GFX9 (llvm-mc-22 -mcpu=gfx942:
+/// `[0x70,0x0f,0x8c,0xbf]` and `[0x7f,0xc0,0x8c,0xbf]`).
+const WAIT_VM0: u32 = 0x0f70;
+const WAIT_LGKM0: u32 = 0xc07f;
+
+fn waitcnt(simm: u32, at: &At<'_>) -> Result<Inst, TranslateError> {
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    let i = Inst::build(Target::Gfx942, Op::SWaitcnt, Format::Sopp).map_err(enc)?;
+    Ok(with_field(i, F::Simm16, simm))
+}
+
+/// A gfx950 LDS DMA load of 12 or 16 bytes per lane (see the module notes).
+fn expand_lds_dma(
+    inst: &Inst,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    let (load_op, dwords, global) = match inst.op {
+        Op::BufferLoadDwordx3 => (Op::BufferLoadDwordx3, 3u16, false),
+        Op::BufferLoadDwordx4 => (Op::BufferLoadDwordx4, 4, false),
+        Op::GlobalLoadLdsDwordx3 => (Op::GlobalLoadDwordx3, 3, true),
+        Op::GlobalLoadLdsDwordx4 => (Op::GlobalLoadDwordx4, 4, true),
+        _ => return Err(unsupported(inst, at, "not an LDS DMA load")),
+    };
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    // Data tuples start at an even VGPR on gfx90a and later.
+    let data = scratch.first.next_multiple_of(2);
+    let addr = data + 4;
+    // The load: the guest's fields with the host opcode, the LDS and ACC bits cleared and
+    // the data going to the scratch tuple.
+    let lay = inst.layout();
+    let (Some(opf), Some(lds), Some(vd)) = (
+        lay.field(F::Op),
+        lay.field(F::Lds),
+        lay.field(if global { F::Vdst } else { F::Vdata }),
+    ) else {
+        return Err(unsupported(inst, at, "unexpected encoding"));
+    };
+    let built = Inst::build(Target::Gfx942, load_op, inst.format).map_err(enc)?;
+    let mut bits =
+        inst.bits & !field_mask(opf.lo, opf.bits) | built.bits & field_mask(opf.lo, opf.bits);
+    bits = gpu_model::isa::layout::put(bits, lds, 0);
+    bits = gpu_model::isa::layout::put(bits, vd, u32::from(data));
+    if let Some(acc) = lay.field(F::Acc) {
+        bits = gpu_model::isa::layout::put(bits, acc, 0);
+    }
+    let n = usize::from(inst.len);
+    let load = isa::decode(Target::Gfx942, &bits.to_le_bytes()[..n], false)
+        .ok()
+        .filter(|h| h.op == load_op)
+        .ok_or_else(|| unsupported(inst, at, "the load does not re-encode on the host"))?;
+    // The instruction offset applies to the LDS address too: 12 bits unsigned (MUBUF),
+    // 13 bits signed (global).
+    let off = inst.field(F::Offset);
+    let off = if global {
+        ((off << 19) as i32) >> 19
+    } else {
+        off as i32
+    };
+    let m0 = Operand::Sgpr {
+        first: 124,
+        count: 1,
+    };
+    let a = v(addr);
+    let mut out = vec![
+        load,
+        waitcnt(WAIT_VM0, at)?,
+        // Lane id: mbcnt of all ones below this lane.
+        vop3(Op::VMbcntLoU32B32, &[a, ONES, ZERO], at)?,
+        vop3(Op::VMbcntHiU32B32, &[a, ONES, a], at)?,
+        // lane * bytes + M0 (inline integers 12 and 16 are codes 140 and 144).
+        vop3(
+            Op::VMadU32U24,
+            &[a, a, Operand::Inline(128 + 4 * dwords), m0],
+            at,
+        )?,
+    ];
+    let ds_off = if off < 0 {
+        // VOP2: GFX9 VOP3 takes no literal.
+        let mut add = Inst::build(Target::Gfx942, Op::VAddU32, Format::Vop2).map_err(enc)?;
+        for (k, o) in [a, Operand::Literal(off as u32), a].into_iter().enumerate() {
+            add.set_operand(k, o).map_err(enc)?;
+        }
+        out.push(add);
+        0
+    } else {
+        off as u32
+    };
+    let ds_op = if dwords == 3 {
+        Op::DsWriteB96
+    } else {
+        Op::DsWriteB128
+    };
+    let mut w = Inst::build(Target::Gfx942, ds_op, Format::Ds).map_err(enc)?;
+    w.set_operand(0, a).map_err(enc)?;
+    w.set_operand(
+        1,
+        Operand::Vgpr {
+            first: data,
+            count: dwords as u8,
+        },
+    )
+    .map_err(enc)?;
+    w = with_field(w, F::Offset0, ds_off & 0xff);
+    w = with_field(w, F::Offset1, ds_off >> 8);
+    out.push(w);
+    out.push(waitcnt(WAIT_LGKM0, at)?);
+    scratch.used = scratch.used.max(addr + 1 - scratch.first);
     Ok(out)
 }
 
