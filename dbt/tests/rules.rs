@@ -417,3 +417,156 @@ fn lds_dma_loads_of_12_and_16_bytes_expand_to_the_same_lds() {
         bad[..bad.len().min(20)].join("\n")
     );
 }
+
+/// NOPs between the loop head and its far part: with the 50 `v_cvt_pk_f16_f32` (8 bytes
+/// each, 24 bytes on gfx942) the guest's longest branch is just inside the SOPP range of
+/// 32767 dwords and the translation's is past it.
+const FAR_NOPS: usize = 32_600;
+
+/// A loop whose three branches (a conditional forward exit, an unconditional forward jump
+/// and the unconditional back edge) span the NOP block: after translation all three need
+/// long forms. The NOP block is reachable (through a never-taken `s_cbranch_execz`), so
+/// it is part of the translated scope. Each of the `n` iterations adds 3 to v2 (starting at the lane id) and the
+/// far part converts it with `v_cvt_pk_f16_f32` into v3; the store writes both.
+fn long_branch_source() -> String {
+    let mut s = String::from(
+        "  .amdhsa_code_object_version 6\n  .text\n  .globl far\n  .p2align 8\n  .type far,@function\nfar:\n",
+    );
+    s.push_str(
+        "  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  s_load_dword s6, s[0:1], 0x8
+  v_lshlrev_b32_e32 v1, 3, v0
+  v_mov_b32_e32 v2, v0
+  v_mov_b32_e32 v3, 0
+  s_mov_b32 s7, 0
+  s_waitcnt lgkmcnt(0)
+.Lloop:
+  v_add_u32_e32 v2, 3, v2
+  s_add_u32 s7, s7, 1
+  s_cmp_le_u32 s7, s6
+  s_cbranch_scc0 .Ldone
+  s_cbranch_execz .Lfill
+  s_branch .Lfar
+.Lfill:
+",
+    );
+    let _ = writeln!(s, "  .fill {FAR_NOPS}, 4, 0xbf800000");
+    for _ in 0..50 {
+        s.push_str("  v_cvt_pk_f16_f32 v4, v5, v5\n");
+    }
+    s.push_str(
+        ".Lfar:
+  v_cvt_f32_u32_e32 v4, v2
+  v_cvt_pk_f16_f32 v3, v4, v4
+  s_branch .Lloop
+.Ldone:
+  global_store_dwordx2 v1, v[2:3], s[4:5]
+  s_endpgm
+.Lend:
+  .size far, .Lend-far
+  .p2alignl 6, 0xbf800000
+  .fill 64, 4, 0xbf800000
+  .rodata
+  .p2align 6
+  .amdhsa_kernel far
+    .amdhsa_kernarg_size 12
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_user_sgpr_count 2
+    .amdhsa_next_free_vgpr 6
+    .amdhsa_next_free_sgpr 8
+    .amdhsa_accum_offset 8
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: far
+    .symbol: far.kd
+    .kernarg_segment_size: 12
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 14
+    .vgpr_count: 6
+    .agpr_count: 0
+    .max_flat_workgroup_size: 64
+    .uses_dynamic_stack: false
+    .args:
+      - { .name: out, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+      - { .name: n, .offset: 8, .size: 4, .value_kind: by_value }
+...
+.end_amdgpu_metadata
+",
+    );
+    s
+}
+
+fn run_far(bytes: &[u8], target: Target, n: u32) -> Vec<u32> {
+    let mut dev = Device::new(target);
+    let m = dev.load_code_object(bytes).expect("loads");
+    let oa = dev.alloc(64 * 8).unwrap();
+    let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
+    let id = dev
+        .dispatch(
+            m,
+            "far",
+            &cfg,
+            &[ArgValue::ptr(oa), ArgValue::bytes(&n.to_le_bytes())],
+        )
+        .expect("dispatch");
+    dev.wait(id).expect("runs");
+    let mut out = vec![0u8; 64 * 8];
+    dev.copy_out(oa, &mut out).unwrap();
+    out.chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn branches_past_the_sopp_range_take_long_forms() {
+    let guest = common::assemble(&long_branch_source(), "gfx950", "far");
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let k = &t.kernels[0];
+    assert_eq!(k.status, dbt::KernelStatus::Relocated);
+    // Growth: 2 VGPR-expansions per cvt, plus three long forms.
+    assert!(k.code_after > k.code_before + 51 * 16, "{k:?}");
+    let dis = common::llvm_accepts(&t.object, "far");
+    // The pair sits above the scope's SGPRs (s0..s7): s[8:9]; the exit's condition is
+    // inverted around its long form.
+    for want in ["s_getpc_b64 s[8:9]", "s_setpc_b64 s[8:9]", "s_cbranch_scc1"] {
+        assert!(dis.contains(want), "no `{want}` in the translation");
+    }
+    assert_eq!(
+        dis.matches("s_setpc_b64 s[8:9]").count(),
+        3,
+        "three long forms"
+    );
+    for n in [0u32, 1, 5] {
+        let want = run_far(&guest, Target::Gfx950, n);
+        let got = run_far(&t.object, Target::Gfx942, n);
+        for lane in 0..64u32 {
+            let v2 = lane + 3 * (n + 1);
+            // The far part ran n times, last on lane + 3n.
+            let v3 = if n == 0 {
+                0
+            } else {
+                let h = u32::from(half::f16::from_f32((lane + 3 * n) as f32).to_bits());
+                h | h << 16
+            };
+            let l = lane as usize;
+            assert_eq!(
+                (want[2 * l], want[2 * l + 1]),
+                (v2, v3),
+                "gfx950 n={n} lane {lane}"
+            );
+            assert_eq!(
+                (got[2 * l], got[2 * l + 1]),
+                (v2, v3),
+                "translated gfx942 n={n} lane {lane}"
+            );
+        }
+    }
+}
