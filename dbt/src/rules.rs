@@ -36,6 +36,16 @@
 //!   which is older than anything still outstanding, so a later `s_waitcnt vmcnt(n)` of
 //!   the program waits for at least what it waited for before. Out-of-range lanes load 0
 //!   either way (the model's `mubuf`/`flat` executors) and inactive lanes write nothing.
+//! * `v_permlane{16,32}_swap_b32 d, s` (CDNA4 guide, LLVM `llvm.amdgcn.permlane*.swap`,
+//!   the model's `exec::lane::permlane_swap`): lane `l + h` of `d` (`h` = 16 or 32, `l` in
+//!   the lower half of each `2h` group) and lane `l` of `s` trade values; a lane is
+//!   written only when it and its partner `l ^ h` are both active. gfx942 has
+//!   `ds_bpermute_b32`, which reads a partner lane's value, 0 from an inactive one (CDNA3
+//!   guide; the model's `exec::ds::lane`): with the partner address `(lane ^ h) * 4`,
+//!   fetch `s`, `d` and an all-ones marker (-1 where the partner is active), wait for
+//!   LGKM, then merge with `v_bfi_b32` under the masks "upper half and partner active"
+//!   (into `d`) and "lower half and partner active" (into `s`). The VOP3 form's FI and
+//!   BOUND_CTRL (op_sel) are refused.
 //! * `v_cvt_pk_f16_f32 d, a, b`: `v_cvt_f16_f32` of each source (same MODE rounding,
 //!   neg/abs/clamp kept) into scratch VGPRs, then `v_pack_b32_f16 d, lo, hi`.
 
@@ -93,6 +103,12 @@ pub fn lower(
         Op::VBitop3B32 => return expand_bitop3(inst, scratch, at).map(Lowered::Expand),
         Op::VBitop3B16 => return expand_bitop3_b16(inst, scratch, at).map(Lowered::Expand),
         Op::VCvtPkF16F32 => return expand_cvt_pk_f16(inst, scratch, at).map(Lowered::Expand),
+        Op::VPermlane16SwapB32 => {
+            return expand_permlane_swap(inst, 16, scratch, at).map(Lowered::Expand)
+        }
+        Op::VPermlane32SwapB32 => {
+            return expand_permlane_swap(inst, 32, scratch, at).map(Lowered::Expand)
+        }
         Op::GlobalLoadLdsDwordx3 | Op::GlobalLoadLdsDwordx4 => {
             return expand_lds_dma(inst, scratch, at).map(Lowered::Expand)
         }
@@ -398,6 +414,59 @@ fn waitcnt(simm: u32, at: &At<'_>) -> Result<Inst, TranslateError> {
     };
     let i = Inst::build(Target::Gfx942, Op::SWaitcnt, Format::Sopp).map_err(enc)?;
     Ok(with_field(i, F::Simm16, simm))
+}
+
+fn expand_permlane_swap(
+    inst: &Inst,
+    half: u16,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    if inst.format == Format::Vop3 && inst.field(F::OpSel) != 0 {
+        return Err(unsupported(inst, at, "fi/bound_ctrl are not handled"));
+    }
+    let (Some(d @ Operand::Vgpr { .. }), Some(src @ Operand::Vgpr { .. })) =
+        (inst.operand(0), inst.operand(1))
+    else {
+        return Err(unsupported(inst, at, "unexpected operands"));
+    };
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    let f = scratch.first;
+    let (a, t_s, t_d, pm, hm) = (v(f), v(f + 1), v(f + 2), v(f + 3), v(f + 4));
+    let inline = |n: u16| Operand::Inline(128 + n);
+    let bperm = |dst: Operand, data: Operand| -> Result<Inst, TranslateError> {
+        let mut i = Inst::build(Target::Gfx942, Op::DsBpermuteB32, Format::Ds).map_err(enc)?;
+        i.set_operand(0, dst).map_err(enc)?;
+        i.set_operand(1, a).map_err(enc)?;
+        i.set_operand(2, data).map_err(enc)?;
+        Ok(i)
+    };
+    let shift = if half == 16 { 4 } else { 5 };
+    let out = vec![
+        vop3(Op::VMbcntLoU32B32, &[a, ONES, ZERO], at)?,
+        vop3(Op::VMbcntHiU32B32, &[a, ONES, a], at)?,
+        // hm = -1 in the upper half of each group (lane bit log2(h)).
+        vop3(Op::VBfeI32, &[hm, a, inline(shift), inline(1)], at)?,
+        vop3(Op::VXorB32, &[a, inline(half), a], at)?,
+        vop3(Op::VLshlrevB32, &[a, inline(2), a], at)?,
+        vop3(Op::VMovB32, &[pm, ONES], at)?,
+        bperm(t_s, src)?,
+        bperm(t_d, d)?,
+        bperm(pm, pm)?,
+        waitcnt(WAIT_LGKM0, at)?,
+        // Upper lanes of d take s's partner value where the partner is active.
+        vop3(Op::VAndB32, &[a, hm, pm], at)?,
+        vop3(Op::VBfiB32, &[d, a, t_s, d], at)?,
+        // Lower lanes of s take d's old partner value (t_d was read before d changed).
+        vop3(Op::VBfiB32, &[a, hm, ZERO, pm], at)?,
+        vop3(Op::VBfiB32, &[src, a, t_d, src], at)?,
+    ];
+    scratch.used = scratch.used.max(5);
+    Ok(out)
 }
 
 /// A gfx950 LDS DMA load of 12 or 16 bytes per lane (see the module notes).

@@ -570,3 +570,160 @@ fn branches_past_the_sopp_range_take_long_forms() {
         }
     }
 }
+
+/// `v_permlane{16,32}_swap_b32` forms: (half, EXEC, same register for d and s, VOP3).
+const SWAP_FORMS: [(usize, u64, bool, bool); 7] = [
+    (32, u64::MAX, false, false),
+    (16, u64::MAX, false, false),
+    (32, 0x0f0f_ff00_f0f0_00ff, false, false),
+    (16, 0x0f0f_ff00_f0f0_00ff, false, false),
+    (32, u64::MAX, true, false),
+    (16, 0x1234_5678_9abc_def0, true, false),
+    (16, u64::MAX, false, true),
+];
+
+fn permlane_source() -> String {
+    let mut s = String::from(
+        "  .amdhsa_code_object_version 6\n  .text\n  .globl swap\n  .p2align 8\n  .type swap,@function\nswap:\n\
+  s_load_dwordx4 s[4:7], s[0:1], 0x0\n\
+  v_lshlrev_b32_e32 v1, 3, v0\n\
+  s_waitcnt lgkmcnt(0)\n\
+  global_load_dwordx2 v[2:3], v1, s[4:5]\n\
+  s_waitcnt vmcnt(0)\n",
+    );
+    for (half, exec, same, vop3) in SWAP_FORMS {
+        let _ = writeln!(s, "  v_mov_b32_e32 v10, v2");
+        let _ = writeln!(s, "  v_mov_b32_e32 v11, v3");
+        if exec != u64::MAX {
+            let _ = writeln!(s, "  s_mov_b32 exec_lo, {:#x}", exec as u32);
+            let _ = writeln!(s, "  s_mov_b32 exec_hi, {:#x}", (exec >> 32) as u32);
+        }
+        let e = if vop3 { "_e64" } else { "_e32" };
+        let srcreg = if same { "v10" } else { "v11" };
+        let _ = writeln!(s, "  v_permlane{half}_swap_b32{e} v10, {srcreg}");
+        let _ = writeln!(s, "  s_mov_b64 exec, -1");
+        let _ = writeln!(s, "  global_store_dwordx2 v1, v[10:11], s[6:7]");
+        let _ = writeln!(s, "  s_add_u32 s6, s6, {}", LANES * 8);
+        let _ = writeln!(s, "  s_addc_u32 s7, s7, 0");
+    }
+    s.push_str(
+        "  s_endpgm
+.Lend:
+  .size swap, .Lend-swap
+  .p2alignl 6, 0xbf800000
+  .fill 64, 4, 0xbf800000
+  .rodata
+  .p2align 6
+  .amdhsa_kernel swap
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_user_sgpr_count 2
+    .amdhsa_next_free_vgpr 12
+    .amdhsa_next_free_sgpr 8
+    .amdhsa_accum_offset 12
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: swap
+    .symbol: swap.kd
+    .kernarg_segment_size: 16
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 14
+    .vgpr_count: 12
+    .agpr_count: 0
+    .max_flat_workgroup_size: 64
+    .uses_dynamic_stack: false
+    .args:
+      - { .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+      - { .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }
+...
+.end_amdgpu_metadata
+",
+    );
+    s
+}
+
+fn run_swap(bytes: &[u8], target: Target, input: &[u32]) -> Vec<u32> {
+    let mut dev = Device::new(target);
+    let m = dev.load_code_object(bytes).expect("loads");
+    let inb: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let ia = dev.alloc(inb.len() as u64).unwrap();
+    dev.copy_in(ia, &inb).unwrap();
+    let n = SWAP_FORMS.len() * LANES * 8;
+    let oa = dev.alloc(n as u64).unwrap();
+    let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
+    let id = dev
+        .dispatch(m, "swap", &cfg, &[ArgValue::ptr(ia), ArgValue::ptr(oa)])
+        .expect("dispatch");
+    dev.wait(id).expect("runs");
+    let mut out = vec![0u8; n];
+    dev.copy_out(oa, &mut out).unwrap();
+    out.chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn permlane_swaps_expand_to_bpermutes_with_the_same_results() {
+    let guest = common::assemble(&permlane_source(), "gfx950", "swap");
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    assert_eq!(t.kernels[0].expanded, SWAP_FORMS.len());
+    let dis = common::llvm_accepts(&t.object, "swap");
+    assert!(!dis.contains("permlane") && dis.contains("ds_bpermute_b32"));
+    let input: Vec<u32> = (0..128u32)
+        .map(|i| i.wrapping_mul(0x2545_f491) ^ 0x1f)
+        .collect();
+    let want = run_swap(&guest, Target::Gfx950, &input);
+    let got = run_swap(&t.object, Target::Gfx942, &input);
+    let mut bad = Vec::new();
+    for (f, (half, exec, same, _)) in SWAP_FORMS.iter().enumerate() {
+        // CPU reference: lane `hi` of d and lane `lo` of s trade values when both lanes
+        // are active (d and s the same register: its halves trade).
+        let mut d: Vec<u32> = (0..LANES).map(|l| input[2 * l]).collect();
+        let mut s: Vec<u32> = if *same {
+            d.clone()
+        } else {
+            (0..LANES).map(|l| input[2 * l + 1]).collect()
+        };
+        let (od, os) = (d.clone(), s.clone());
+        for lo in (0..LANES).filter(|l| l & half == 0) {
+            let hi = lo + half;
+            if exec >> lo & 1 != 0 && exec >> hi & 1 != 0 {
+                if *same {
+                    d[hi] = od[lo];
+                    d[lo] = od[hi];
+                } else {
+                    d[hi] = os[lo];
+                    s[lo] = od[hi];
+                }
+            }
+        }
+        if *same {
+            s = (0..LANES).map(|l| input[2 * l + 1]).collect();
+        }
+        for l in 0..LANES {
+            for (k, r) in [d[l], s[l]].into_iter().enumerate() {
+                let i = (f * LANES + l) * 2 + k;
+                if want[i] != r || got[i] != r {
+                    bad.push(format!(
+                        "form {f} lane {l} reg {k}: gfx950 {:#x} gfx942 {:#x} ref {r:#x}",
+                        want[i], got[i]
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} mismatches:\n{}",
+        bad.len(),
+        bad[..bad.len().min(20)].join("\n")
+    );
+}
