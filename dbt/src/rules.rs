@@ -46,6 +46,10 @@
 //!   LGKM, then merge with `v_bfi_b32` under the masks "upper half and partner active"
 //!   (into `d`) and "lower half and partner active" (into `s`). The VOP3 form's FI and
 //!   BOUND_CTRL (op_sel) are refused.
+//! * `v_prng_b32 d, x` (CDNA4 guide: one Galois LFSR step, `(x << 1) ^ (x[31] ? 197 :
+//!   0)`; the model's `exec::cvt::prng`): `t = (x >>> 31) & 197` (arithmetic shift, then
+//!   `v_and_b32_e32` with the literal, which GFX9 VOP3 cannot take), `u = x << 1`,
+//!   `d = u ^ t`; a constant source is folded.
 //! * `v_cvt_pk_f16_f32 d, a, b`: `v_cvt_f16_f32` of each source (same MODE rounding,
 //!   neg/abs/clamp kept) into scratch VGPRs, then `v_pack_b32_f16 d, lo, hi`.
 
@@ -103,6 +107,7 @@ pub fn lower(
         Op::VBitop3B32 => return expand_bitop3(inst, scratch, at).map(Lowered::Expand),
         Op::VBitop3B16 => return expand_bitop3_b16(inst, scratch, at).map(Lowered::Expand),
         Op::VCvtPkF16F32 => return expand_cvt_pk_f16(inst, scratch, at).map(Lowered::Expand),
+        Op::VPrngB32 => return expand_prng(inst, scratch, at).map(Lowered::Expand),
         Op::VPermlane16SwapB32 => {
             return expand_permlane_swap(inst, 16, scratch, at).map(Lowered::Expand)
         }
@@ -414,6 +419,62 @@ fn waitcnt(simm: u32, at: &At<'_>) -> Result<Inst, TranslateError> {
     };
     let i = Inst::build(Target::Gfx942, Op::SWaitcnt, Format::Sopp).map_err(enc)?;
     Ok(with_field(i, F::Simm16, simm))
+}
+
+/// One `v_prng_b32` step (see the module notes).
+fn prng_step(x: u32) -> u32 {
+    (x << 1) ^ if x >> 31 != 0 { 197 } else { 0 }
+}
+
+fn expand_prng(
+    inst: &Inst,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    if inst.format == Format::Vop3
+        && (inst.field(F::Clamp) != 0 || inst.field(F::Omod) != 0 || inst.field(F::OpSel) != 0)
+    {
+        return Err(unsupported(inst, at, "clamp/omod/op_sel are not handled"));
+    }
+    let (Some(d @ Operand::Vgpr { .. }), Some(x)) = (inst.operand(0), inst.operand(1)) else {
+        return Err(unsupported(inst, at, "unexpected operands"));
+    };
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    let vop2 = |op: Op, ops: &[Operand]| -> Result<Inst, TranslateError> {
+        let mut i = Inst::build(Target::Gfx942, op, Format::Vop2).map_err(enc)?;
+        for (k, o) in ops.iter().enumerate() {
+            i.set_operand(k, *o).map_err(enc)?;
+        }
+        Ok(i)
+    };
+    // Constants: integer inline codes 128..=192 are 0..=64, 193..=208 are -1..=-16.
+    let constant = match x {
+        Operand::Literal(l) => Some(l),
+        Operand::Inline(c @ 128..=192) => Some(u32::from(c - 128)),
+        Operand::Inline(c @ 193..=208) => Some((-(i32::from(c) - 192)) as u32),
+        Operand::Vgpr { .. } | Operand::Sgpr { .. } => None,
+        _ => return Err(unsupported(inst, at, "float inline constant source")),
+    };
+    if let Some(k) = constant {
+        let mut m = Inst::build(Target::Gfx942, Op::VMovB32, Format::Vop1).map_err(enc)?;
+        m.set_operand(0, d).map_err(enc)?;
+        m.set_operand(1, Operand::Literal(prng_step(k)))
+            .map_err(enc)?;
+        return Ok(vec![m]);
+    }
+    let (t, u) = (v(scratch.first), v(scratch.first + 1));
+    let out = vec![
+        vop3(Op::VAshrrevI32, &[t, Operand::Inline(128 + 31), x], at)?,
+        vop2(Op::VAndB32, &[t, Operand::Literal(197), t])?,
+        vop3(Op::VLshlrevB32, &[u, Operand::Inline(129), x], at)?,
+        vop3(Op::VXorB32, &[d, u, t], at)?,
+    ];
+    scratch.used = scratch.used.max(2);
+    Ok(out)
 }
 
 fn expand_permlane_swap(

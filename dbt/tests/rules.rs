@@ -5,6 +5,9 @@
 //! neg/abs/clamp; the translated kernel on the gfx942 model must
 //! write exactly what the original writes on the gfx950 model, and both must match a CPU
 //! reference. The kernel touches v15, so the rules' scratch VGPRs grow the descriptor.
+//!
+//! The other tests here do the same for the LDS DMA loads of 12/16 bytes, the permlane
+//! swaps and `v_prng_b32`, and check long branches on a kernel past the SOPP range.
 
 mod common;
 
@@ -726,4 +729,111 @@ fn permlane_swaps_expand_to_bpermutes_with_the_same_results() {
         bad.len(),
         bad[..bad.len().min(20)].join("\n")
     );
+}
+
+/// `v_prng_b32` sources: a VGPR, an SGPR, a literal, an inline constant, and the VOP3
+/// form with the destination as its source.
+#[test]
+fn prng_expands_to_the_same_lfsr_step() {
+    let mut s = String::from(
+        "  .amdhsa_code_object_version 6\n  .text\n  .globl prng\n  .p2align 8\n  .type prng,@function\nprng:\n\
+  s_load_dwordx4 s[4:7], s[0:1], 0x0\n\
+  v_lshlrev_b32_e32 v1, 3, v0\n\
+  v_mul_u32_u24_e32 v4, 20, v0\n\
+  s_mov_b32 s8, 0x80000001\n\
+  s_waitcnt lgkmcnt(0)\n\
+  global_load_dwordx2 v[2:3], v1, s[4:5]\n\
+  s_waitcnt vmcnt(0)\n\
+  v_prng_b32 v10, v2\n\
+  v_prng_b32 v11, s8\n\
+  v_prng_b32 v12, 0x80001234\n\
+  v_prng_b32 v13, -7\n\
+  v_mov_b32_e32 v14, v3\n\
+  v_prng_b32_e64 v14, v14\n\
+  global_store_dwordx4 v4, v[10:13], s[6:7]\n\
+  global_store_dword v4, v14, s[6:7] offset:16\n\
+  s_endpgm\n",
+    );
+    s.push_str(
+        ".Lend:
+  .size prng, .Lend-prng
+  .p2alignl 6, 0xbf800000
+  .fill 64, 4, 0xbf800000
+  .rodata
+  .p2align 6
+  .amdhsa_kernel prng
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_user_sgpr_count 2
+    .amdhsa_next_free_vgpr 15
+    .amdhsa_next_free_sgpr 9
+    .amdhsa_accum_offset 16
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: prng
+    .symbol: prng.kd
+    .kernarg_segment_size: 16
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 15
+    .vgpr_count: 15
+    .agpr_count: 0
+    .max_flat_workgroup_size: 64
+    .uses_dynamic_stack: false
+    .args:
+      - { .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+      - { .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }
+...
+.end_amdgpu_metadata
+",
+    );
+    let guest = common::assemble(&s, "gfx950", "prng");
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    assert_eq!(t.kernels[0].expanded, 5);
+    let dis = common::llvm_accepts(&t.object, "prng");
+    assert!(!dis.contains("v_prng"));
+    // Half the inputs have bit 31 set.
+    let input: Vec<u32> = (0..128u32)
+        .map(|i| i.wrapping_mul(0x9e37_79b9) ^ (i & 1) << 31)
+        .collect();
+    let run = |bytes: &[u8], target| -> Vec<u32> {
+        let mut dev = Device::new(target);
+        let m = dev.load_code_object(bytes).expect("loads");
+        let inb: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let ia = dev.alloc(inb.len() as u64).unwrap();
+        dev.copy_in(ia, &inb).unwrap();
+        let oa = dev.alloc(64 * 20).unwrap();
+        let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
+        let id = dev
+            .dispatch(m, "prng", &cfg, &[ArgValue::ptr(ia), ArgValue::ptr(oa)])
+            .expect("dispatch");
+        dev.wait(id).expect("runs");
+        let mut out = vec![0u8; 64 * 20];
+        dev.copy_out(oa, &mut out).unwrap();
+        out.chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    // CDNA4 guide: shift left, feed back 197 when bit 31 falls out.
+    let lfsr = |x: u32| (x << 1) ^ if x >> 31 != 0 { 197 } else { 0 };
+    let want = run(&guest, Target::Gfx950);
+    let got = run(&t.object, Target::Gfx942);
+    for l in 0..64 {
+        let r = [
+            lfsr(input[2 * l]),
+            lfsr(0x8000_0001),
+            lfsr(0x8000_1234),
+            lfsr(-7i32 as u32),
+            lfsr(input[2 * l + 1]),
+        ];
+        assert_eq!(&want[5 * l..5 * l + 5], &r, "gfx950 lane {l}");
+        assert_eq!(&got[5 * l..5 * l + 5], &r, "translated gfx942 lane {l}");
+    }
 }
