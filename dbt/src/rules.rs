@@ -50,6 +50,10 @@
 //!   0)`; the model's `exec::cvt::prng`): `t = (x >>> 31) & 197` (arithmetic shift, then
 //!   `v_and_b32_e32` with the literal, which GFX9 VOP3 cannot take), `u = x << 1`,
 //!   `d = u ^ t`; a constant source is folded.
+//! * `v_cvt_f32_bf16 d, a`: a bf16 is the upper half of the f32 with the same value, so
+//!   `d = a << 16` (the low half of the source; the model's `exec::cvt`), then VOP3
+//!   `abs` (clear bit 31) and `neg` (flip it) with VOP2 literals; constants are folded;
+//!   clamp, omod, op_sel and the SDWA/DPP forms are refused.
 //! * `v_cvt_pk_f16_f32 d, a, b`: `v_cvt_f16_f32` of each source (same MODE rounding,
 //!   neg/abs/clamp kept) into scratch VGPRs, then `v_pack_b32_f16 d, lo, hi`.
 
@@ -108,6 +112,7 @@ pub fn lower(
         Op::VBitop3B16 => return expand_bitop3_b16(inst, scratch, at).map(Lowered::Expand),
         Op::VCvtPkF16F32 => return expand_cvt_pk_f16(inst, scratch, at).map(Lowered::Expand),
         Op::VPrngB32 => return expand_prng(inst, scratch, at).map(Lowered::Expand),
+        Op::VCvtF32Bf16 => return expand_cvt_f32_bf16(inst, at).map(Lowered::Expand),
         Op::VPermlane16SwapB32 => {
             return expand_permlane_swap(inst, 16, scratch, at).map(Lowered::Expand)
         }
@@ -421,6 +426,93 @@ fn waitcnt(simm: u32, at: &At<'_>) -> Result<Inst, TranslateError> {
     Ok(with_field(i, F::Simm16, simm))
 }
 
+/// A gfx942 VOP2 instruction (which, unlike GFX9 VOP3, takes a literal as src0).
+fn vop2(op: Op, ops: &[Operand], at: &At<'_>) -> Result<Inst, TranslateError> {
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    let mut i = Inst::build(Target::Gfx942, op, Format::Vop2).map_err(enc)?;
+    for (k, o) in ops.iter().enumerate() {
+        i.set_operand(k, *o).map_err(enc)?;
+    }
+    Ok(i)
+}
+
+/// The 32-bit value of an integer constant operand (literal or inline integer).
+fn int_constant(o: Operand) -> Option<u32> {
+    match o {
+        Operand::Literal(l) => Some(l),
+        Operand::Inline(c @ 128..=192) => Some(u32::from(c - 128)),
+        Operand::Inline(c @ 193..=208) => Some((-(i32::from(c) - 192)) as u32),
+        _ => None,
+    }
+}
+
+/// `v_mov_b32_e32 d, x` (a literal).
+fn vop1_mov(d: Operand, x: u32, at: &At<'_>) -> Result<Inst, TranslateError> {
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    let mut m = Inst::build(Target::Gfx942, Op::VMovB32, Format::Vop1).map_err(enc)?;
+    m.set_operand(0, d).map_err(enc)?;
+    m.set_operand(1, Operand::Literal(x)).map_err(enc)?;
+    Ok(m)
+}
+
+fn expand_cvt_f32_bf16(inst: &Inst, at: &At<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let vop3_form = match inst.format {
+        Format::Vop1 => false,
+        Format::Vop3 => true,
+        _ => return Err(unsupported(inst, at, "SDWA/DPP forms are not handled")),
+    };
+    let (abs, neg) = if vop3_form {
+        if inst.field(F::Clamp) != 0 || inst.field(F::Omod) != 0 || inst.field(F::OpSel) != 0 {
+            return Err(unsupported(inst, at, "clamp/omod/op_sel are not handled"));
+        }
+        (inst.field(F::Abs) & 1 != 0, inst.field(F::Neg) & 1 != 0)
+    } else {
+        (false, false)
+    };
+    let (Some(d @ Operand::Vgpr { .. }), Some(a)) = (inst.operand(0), inst.operand(1)) else {
+        return Err(unsupported(inst, at, "unexpected operands"));
+    };
+    if let Operand::Vgpr { .. } | Operand::Sgpr { .. } = a {
+        let mut out = vec![vop3(
+            Op::VLshlrevB32,
+            &[d, Operand::Inline(128 + 16), a],
+            at,
+        )?];
+        if abs {
+            out.push(vop2(
+                Op::VAndB32,
+                &[d, Operand::Literal(0x7fff_ffff), d],
+                at,
+            )?);
+        }
+        if neg {
+            out.push(vop2(
+                Op::VXorB32,
+                &[d, Operand::Literal(0x8000_0000), d],
+                at,
+            )?);
+        }
+        return Ok(out);
+    }
+    let k = int_constant(a).ok_or_else(|| unsupported(inst, at, "float inline constant source"))?;
+    let mut x = k << 16;
+    if abs {
+        x &= 0x7fff_ffff;
+    }
+    if neg {
+        x ^= 0x8000_0000;
+    }
+    Ok(vec![vop1_mov(d, x, at)?])
+}
+
 /// One `v_prng_b32` step (see the module notes).
 fn prng_step(x: u32) -> u32 {
     (x << 1) ^ if x >> 31 != 0 { 197 } else { 0 }
@@ -439,37 +531,20 @@ fn expand_prng(
     let (Some(d @ Operand::Vgpr { .. }), Some(x)) = (inst.operand(0), inst.operand(1)) else {
         return Err(unsupported(inst, at, "unexpected operands"));
     };
-    let enc = |source| TranslateError::Encode {
-        kernel: at.kernel.to_string(),
-        pc: at.pc,
-        source,
-    };
-    let vop2 = |op: Op, ops: &[Operand]| -> Result<Inst, TranslateError> {
-        let mut i = Inst::build(Target::Gfx942, op, Format::Vop2).map_err(enc)?;
-        for (k, o) in ops.iter().enumerate() {
-            i.set_operand(k, *o).map_err(enc)?;
-        }
-        Ok(i)
-    };
     // Constants: integer inline codes 128..=192 are 0..=64, 193..=208 are -1..=-16.
     let constant = match x {
-        Operand::Literal(l) => Some(l),
-        Operand::Inline(c @ 128..=192) => Some(u32::from(c - 128)),
-        Operand::Inline(c @ 193..=208) => Some((-(i32::from(c) - 192)) as u32),
         Operand::Vgpr { .. } | Operand::Sgpr { .. } => None,
-        _ => return Err(unsupported(inst, at, "float inline constant source")),
+        _ => Some(
+            int_constant(x).ok_or_else(|| unsupported(inst, at, "float inline constant source"))?,
+        ),
     };
     if let Some(k) = constant {
-        let mut m = Inst::build(Target::Gfx942, Op::VMovB32, Format::Vop1).map_err(enc)?;
-        m.set_operand(0, d).map_err(enc)?;
-        m.set_operand(1, Operand::Literal(prng_step(k)))
-            .map_err(enc)?;
-        return Ok(vec![m]);
+        return Ok(vec![vop1_mov(d, prng_step(k), at)?]);
     }
     let (t, u) = (v(scratch.first), v(scratch.first + 1));
     let out = vec![
         vop3(Op::VAshrrevI32, &[t, Operand::Inline(128 + 31), x], at)?,
-        vop2(Op::VAndB32, &[t, Operand::Literal(197), t])?,
+        vop2(Op::VAndB32, &[t, Operand::Literal(197), t], at)?,
         vop3(Op::VLshlrevB32, &[u, Operand::Inline(129), x], at)?,
         vop3(Op::VXorB32, &[d, u, t], at)?,
     ];

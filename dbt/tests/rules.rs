@@ -7,7 +7,8 @@
 //! reference. The kernel touches v15, so the rules' scratch VGPRs grow the descriptor.
 //!
 //! The other tests here do the same for the LDS DMA loads of 12/16 bytes, the permlane
-//! swaps and `v_prng_b32`, and check long branches on a kernel past the SOPP range.
+//! swaps, `v_prng_b32` and `v_cvt_f32_bf16`, and check long branches on a kernel past the
+//! SOPP range.
 
 mod common;
 
@@ -835,5 +836,122 @@ amdhsa.kernels:
         ];
         assert_eq!(&want[5 * l..5 * l + 5], &r, "gfx950 lane {l}");
         assert_eq!(&got[5 * l..5 * l + 5], &r, "translated gfx942 lane {l}");
+    }
+}
+
+/// `v_cvt_f32_bf16` forms: VGPR, VOP3 neg/abs/neg-abs, SGPR and a literal bf16 (1.5).
+#[test]
+fn cvt_f32_bf16_expands_to_a_shift() {
+    let mut s = String::from(
+        "  .amdhsa_code_object_version 6\n  .text\n  .globl bf\n  .p2align 8\n  .type bf,@function\nbf:\n\
+  s_load_dwordx4 s[4:7], s[0:1], 0x0\n\
+  v_lshlrev_b32_e32 v1, 3, v0\n\
+  v_mul_u32_u24_e32 v4, 24, v0\n\
+  s_mov_b32 s8, 0xffffc2f7\n\
+  s_waitcnt lgkmcnt(0)\n\
+  global_load_dwordx2 v[2:3], v1, s[4:5]\n\
+  s_waitcnt vmcnt(0)\n\
+  v_cvt_f32_bf16 v10, v2\n\
+  v_cvt_f32_bf16_e64 v11, -v3\n\
+  v_cvt_f32_bf16_e64 v12, |v2|\n\
+  v_cvt_f32_bf16_e64 v13, -|v3|\n\
+  v_cvt_f32_bf16 v14, s8\n\
+  v_cvt_f32_bf16 v15, 0x3fc0\n\
+  global_store_dwordx4 v4, v[10:13], s[6:7]\n\
+  global_store_dwordx2 v4, v[14:15], s[6:7] offset:16\n\
+  s_endpgm\n",
+    );
+    s.push_str(
+        ".Lend:
+  .size bf, .Lend-bf
+  .p2alignl 6, 0xbf800000
+  .fill 64, 4, 0xbf800000
+  .rodata
+  .p2align 6
+  .amdhsa_kernel bf
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_user_sgpr_count 2
+    .amdhsa_next_free_vgpr 16
+    .amdhsa_next_free_sgpr 9
+    .amdhsa_accum_offset 16
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: bf
+    .symbol: bf.kd
+    .kernarg_segment_size: 16
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 15
+    .vgpr_count: 16
+    .agpr_count: 0
+    .max_flat_workgroup_size: 64
+    .uses_dynamic_stack: false
+    .args:
+      - { .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+      - { .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }
+...
+.end_amdgpu_metadata
+",
+    );
+    let guest = common::assemble(&s, "gfx950", "bf");
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    assert_eq!(t.kernels[0].expanded, 6);
+    let dis = common::llvm_accepts(&t.object, "bf");
+    assert!(!dis.contains("bf16"));
+    // Low halves: bf16 values of every kind (normal, denormal, zero, inf, NaN) and signs.
+    let specials: [u16; 8] = [
+        0x3f80, 0xc2f7, 0x0001, 0x8000, 0x7f80, 0xff81, 0x7fc0, 0x1234,
+    ];
+    let input: Vec<u32> = (0..128u32)
+        .map(|i| (i.wrapping_mul(0x9e37_79b9) & 0xffff_0000) | u32::from(specials[i as usize % 8]))
+        .collect();
+    let run = |bytes: &[u8], target| -> Vec<u32> {
+        let mut dev = Device::new(target);
+        let m = dev.load_code_object(bytes).expect("loads");
+        let inb: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let ia = dev.alloc(inb.len() as u64).unwrap();
+        dev.copy_in(ia, &inb).unwrap();
+        let oa = dev.alloc(64 * 24).unwrap();
+        let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
+        let id = dev
+            .dispatch(m, "bf", &cfg, &[ArgValue::ptr(ia), ArgValue::ptr(oa)])
+            .expect("dispatch");
+        dev.wait(id).expect("runs");
+        let mut out = vec![0u8; 64 * 24];
+        dev.copy_out(oa, &mut out).unwrap();
+        out.chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let want = run(&guest, Target::Gfx950);
+    let got = run(&t.object, Target::Gfx942);
+    for l in 0..64 {
+        // A bf16 is the top half of the f32 of the same value, signalling NaNs included
+        // (the `half` crate agrees except that it quiets them).
+        let f = |x: u32| {
+            let r = (x & 0xffff) << 16;
+            let h = half::bf16::from_bits(x as u16);
+            assert!(h.is_nan() || h.to_f32().to_bits() == r);
+            r
+        };
+        let (a, b) = (input[2 * l], input[2 * l + 1]);
+        let r = [
+            f(a),
+            f(b) ^ 0x8000_0000,
+            f(a) & 0x7fff_ffff,
+            f(b) | 0x8000_0000,
+            f(0xc2f7),
+            1.5f32.to_bits(),
+        ];
+        assert_eq!(&want[6 * l..6 * l + 6], &r, "gfx950 lane {l}");
+        assert_eq!(&got[6 * l..6 * l + 6], &r, "translated gfx942 lane {l}");
     }
 }
