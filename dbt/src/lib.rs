@@ -38,7 +38,7 @@
 //! islands (a branch out of the SOPP range takes a long form through an SGPR pair above
 //! the scope's SGPRs, `scope::relax`; without a free pair the kernel is refused),
 //! liveness-based scratch reuse (rules always take VGPRs above the kernel's highest), and
-//! the gfx950-only instructions without a rule: wide-K and scaled MFMAs,
+//! the gfx950-only instructions without a rule: the scaled and f8f6f4 MFMAs,
 //! `ds_read_b64_tr_*`, `v_dot2_f32_bf16`, bf16 and f8/f6/f4 conversions. Hazard padding (`s_nop`s that the host's pipeline needs and the guest's
 //! did not) is not inserted: the model does not check hazards, hardware would.
 

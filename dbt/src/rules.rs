@@ -54,6 +54,17 @@
 //!   `d = a << 16` (the low half of the source; the model's `exec::cvt`), then VOP3
 //!   `abs` (clear bit 31) and `neg` (flip it) with VOP2 literals; constants are folded;
 //!   clamp, omod, op_sel and the SDWA/DPP forms are refused.
+//! * the wide-K f16/bf16 MFMAs (`v_mfma_f32_{32x32x16,16x16x32}_{f16,bf16}`, 8 values of
+//!   A and B per lane) as two gfx942 MFMAs of half the K (`32x32x8`, `16x16x16`, 4 values
+//!   per lane). In the CDNA operand layout (the model's `exec::matrix::layout::cdna`, from
+//!   AMD's matrix instruction calculator) lane `g * M + i` holds `kl` consecutive k from
+//!   `g * kl`: with `kl` = 8 the first two registers of the tuple hold k `8g .. 8g + 3`
+//!   and the last two `8g + 4 .. 8g + 7`; a narrow MFMA reading either pair takes them as
+//!   its k `4g .. 4g + 3`, for A and B alike. So `D = mfma(A[0:1], B[0:1], C)` then
+//!   `D = mfma(A[2:3], B[2:3], D)` adds every product once; only the order of the f32
+//!   additions differs (the model's notes bound that by `K * 2^-24 * (|C| + sum |a*b|)`).
+//!   The second reads the first's result as C (same size, exact overlap); a D that
+//!   overlaps the upper A or B pair, and CBSZ/ABID/BLGP, are refused.
 //! * `v_cvt_pk_f16_f32 d, a, b`: `v_cvt_f16_f32` of each source (same MODE rounding,
 //!   neg/abs/clamp kept) into scratch VGPRs, then `v_pack_b32_f16 d, lo, hi`.
 
@@ -112,6 +123,18 @@ pub fn lower(
         Op::VBitop3B16 => return expand_bitop3_b16(inst, scratch, at).map(Lowered::Expand),
         Op::VCvtPkF16F32 => return expand_cvt_pk_f16(inst, scratch, at).map(Lowered::Expand),
         Op::VPrngB32 => return expand_prng(inst, scratch, at).map(Lowered::Expand),
+        Op::VMfmaF3232x32x16F16 => {
+            return split_mfma(inst, Op::VMfmaF3232x32x8F16, 16, at).map(Lowered::Expand)
+        }
+        Op::VMfmaF3232x32x16Bf16 => {
+            return split_mfma(inst, Op::VMfmaF3232x32x8Bf16, 16, at).map(Lowered::Expand)
+        }
+        Op::VMfmaF3216x16x32F16 => {
+            return split_mfma(inst, Op::VMfmaF3216x16x16F16, 4, at).map(Lowered::Expand)
+        }
+        Op::VMfmaF3216x16x32Bf16 => {
+            return split_mfma(inst, Op::VMfmaF3216x16x16Bf16, 4, at).map(Lowered::Expand)
+        }
         Op::VCvtF32Bf16 => return expand_cvt_f32_bf16(inst, at).map(Lowered::Expand),
         Op::VPermlane16SwapB32 => {
             return expand_permlane_swap(inst, 16, scratch, at).map(Lowered::Expand)
@@ -511,6 +534,64 @@ fn expand_cvt_f32_bf16(inst: &Inst, at: &At<'_>) -> Result<Vec<Inst>, TranslateE
         x ^= 0x8000_0000;
     }
     Ok(vec![vop1_mov(d, x, at)?])
+}
+
+/// A wide-K MFMA as two of `narrow` (see the module notes); `dregs` registers of D.
+fn split_mfma(
+    inst: &Inst,
+    narrow: Op,
+    dregs: u32,
+    at: &At<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    let lay = inst.layout();
+    let field = |f: F| lay.field(f);
+    let (Some(opf), Some(s0), Some(s1), Some(s2)) =
+        (field(F::Op), field(F::Src0), field(F::Src1), field(F::Src2))
+    else {
+        return Err(unsupported(inst, at, "unexpected encoding"));
+    };
+    if inst.field(F::Cbsz) != 0 || inst.field(F::Abid) != 0 || inst.field(F::Blgp) != 0 {
+        return Err(unsupported(inst, at, "cbsz/abid/blgp are not handled"));
+    }
+    let (a, b, d) = (
+        inst.field(F::Src0),
+        inst.field(F::Src1),
+        inst.field(F::Vdst),
+    );
+    if a < 256 || b < 256 {
+        return Err(unsupported(inst, at, "A and B must be registers"));
+    }
+    // ACC bits: bit 0 A, bit 1 B in AGPRs; ACC_CD: C and D in AGPRs.
+    let (acc, acc_cd) = (inst.field(F::Acc), inst.field(F::AccCd));
+    let overlaps =
+        |first: u32, agpr: bool| agpr == (acc_cd != 0) && first + 2 > d && d + dregs > first;
+    if overlaps(a - 256 + 2, acc & 1 != 0) || overlaps(b - 256 + 2, acc & 2 != 0) {
+        return Err(unsupported(
+            inst,
+            at,
+            "D overlaps the upper halves of A or B, which the second MFMA still reads",
+        ));
+    }
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    let built = Inst::build(Target::Gfx942, narrow, inst.format).map_err(enc)?;
+    let m = field_mask(opf.lo, opf.bits);
+    let first = inst.bits & !m | built.bits & m;
+    let put = gpu_model::isa::layout::put;
+    let second = put(put(put(first, s0, a + 2), s1, b + 2), s2, 256 + d);
+    let n = usize::from(inst.len);
+    let mut out = Vec::with_capacity(2);
+    for bits in [first, second] {
+        let h = isa::decode(Target::Gfx942, &bits.to_le_bytes()[..n], false)
+            .ok()
+            .filter(|h| h.op == narrow)
+            .ok_or_else(|| unsupported(inst, at, "the narrow MFMA does not encode on the host"))?;
+        out.push(h);
+    }
+    Ok(out)
 }
 
 /// One `v_prng_b32` step (see the module notes).

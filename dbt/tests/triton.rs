@@ -18,9 +18,9 @@ const UNTRANSLATED: &[(&str, &str)] = &[
     // The 16-byte LDS DMA loads these kernels also use translate (rules.rs,
     // `lds_dma_loads_of_12_and_16_bytes_expand_to_the_same_lds`); the next instruction
     // without a gfx942 rule is the first one the diagnostic names.
-    // Wide-K MFMA (K = 16 for f16): needs the split into two gfx942 MFMAs.
-    ("attn_fwd", "v_mfma_f32_32x32x16_f16"),
+    // (The wide-K MFMAs and permlane swaps they use translate too: rules.rs.)
     // Transposing LDS reads: need a ds_read_u16/u8 gather rule.
+    ("attn_fwd", "ds_read_b64_tr_b16"),
     ("matmul_f16", "ds_read_b64_tr_b16"),
     ("matmul_bf16", "ds_read_b64_tr_b16"),
     ("matmul_fp8e4nv", "ds_read_b64_tr_b8"),
