@@ -34,12 +34,14 @@
 //! Not implemented yet (each is a typed error, never a silent mistranslation): the
 //! gfx1201 host (GFX12 re-encoding, wait-count model translation, `s_delay_alu`, TTMP
 //! workgroup ids, MFMA -> WMMA), virtual-LDS sidecars (kernels over 64 KiB of LDS are
-//! refused), entry stubs for kernarg preload when the preload stub changes size, branch
+//! refused), entry stubs for kernarg preload when the preload stub grows past 256 bytes
+//! (its unreachable padding is refilled so the preload entry stays 256 bytes on), branch
 //! islands (a branch out of the SOPP range takes a long form through an SGPR pair above
 //! the scope's SGPRs, `scope::relax`; without a free pair the kernel is refused),
 //! liveness-based scratch reuse (rules always take VGPRs above the kernel's highest), and
 //! the gfx950-only instructions without a rule: the scaled and f8f6f4 MFMAs,
-//! `ds_read_b64_tr_*`, `v_dot2_f32_bf16`, bf16 and f8/f6/f4 conversions. Hazard padding (`s_nop`s that the host's pipeline needs and the guest's
+//! `ds_read_b64_tr_b4`/`ds_read_b96_tr_b6`, `v_dot2_f32_bf16`, bf16 and f8/f6/f4
+//! conversions. Hazard padding (`s_nop`s that the host's pipeline needs and the guest's
 //! did not) is not inserted: the model does not check hazards, hardware would.
 
 pub mod cfg;
@@ -291,7 +293,8 @@ fn translate_inner(
         );
         let alloc = p.kd.allocated_vgprs(guest);
         let first = scope::vgpr_extent(&cfg, &sc).map_or(alloc, u32::from);
-        let body = scope::emit(&cfg, &sc, text, base, host, first as u16, &p.name)?;
+        let preload = p.roots.get(1).map(|&pre| (p.roots[0], pre));
+        let body = scope::emit(&cfg, &sc, text, base, host, first as u16, &p.name, preload)?;
         reports[i].code_before = body.source_bytes;
         reports[i].code_after = body.code.len();
         reports[i].expanded = body.expanded;
@@ -554,7 +557,7 @@ fn place(
                 return Err(TranslateError::Unsupported {
                     kernel: p.name.clone(),
                     reason:
-                        "the kernarg-preload stub changed size (entry stubs are not implemented)"
+                        "the kernarg-preload stub grew past 256 bytes (entry stubs are not implemented)"
                             .into(),
                 });
             }

@@ -65,6 +65,13 @@
 //!   additions differs (the model's notes bound that by `K * 2^-24 * (|C| + sum |a*b|)`).
 //!   The second reads the first's result as C (same size, exact overlap); a D that
 //!   overlaps the upper A or B pair, and CBSZ/ABID/BLGP, are refused.
+//! * `ds_read_b64_tr_b{16,8} d, addr offset:o` (the model's `exec::ds::transpose`, from
+//!   AMD rocRoller's gfx950 transpose-load tests): in each group of 16 lanes, lane `t`'s
+//!   element `k` (of `n` = 4 or 8) is element `(16k + t) % n` of the 64 bits that lane
+//!   `group + (16k + t) / n` reads; an inactive lane contributes zeros. On gfx942: per
+//!   `k`, `ds_bpermute_b32` fetches that lane's address (the permute offset steps `k`)
+//!   and an all-ones marker (0 from an inactive lane), `ds_read_u16/u8` reads the element
+//!   at `address + o + (t % n) * bytes`, the marker masks it, and `v_lshl_or_b32` packs.
 //! * `v_cvt_pk_f16_f32 d, a, b`: `v_cvt_f16_f32` of each source (same MODE rounding,
 //!   neg/abs/clamp kept) into scratch VGPRs, then `v_pack_b32_f16 d, lo, hi`.
 
@@ -123,6 +130,8 @@ pub fn lower(
         Op::VBitop3B16 => return expand_bitop3_b16(inst, scratch, at).map(Lowered::Expand),
         Op::VCvtPkF16F32 => return expand_cvt_pk_f16(inst, scratch, at).map(Lowered::Expand),
         Op::VPrngB32 => return expand_prng(inst, scratch, at).map(Lowered::Expand),
+        Op::DsReadB64TrB16 => return expand_read_tr(inst, 16, scratch, at).map(Lowered::Expand),
+        Op::DsReadB64TrB8 => return expand_read_tr(inst, 8, scratch, at).map(Lowered::Expand),
         Op::VMfmaF3232x32x16F16 => {
             return split_mfma(inst, Op::VMfmaF3232x32x8F16, 16, at).map(Lowered::Expand)
         }
@@ -591,6 +600,100 @@ fn split_mfma(
             .ok_or_else(|| unsupported(inst, at, "the narrow MFMA does not encode on the host"))?;
         out.push(h);
     }
+    Ok(out)
+}
+
+fn expand_read_tr(
+    inst: &Inst,
+    bits: u16,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    if inst.field(F::Gds) != 0 || inst.field(F::Acc) != 0 {
+        return Err(unsupported(inst, at, "gds/acc are not handled"));
+    }
+    let (Some(Operand::Vgpr { first: dst, .. }), Some(addr @ Operand::Vgpr { .. })) =
+        (inst.operand(0), inst.operand(1))
+    else {
+        return Err(unsupported(inst, at, "unexpected operands"));
+    };
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    let n: u16 = 64 / bits;
+    let log_n = n.trailing_zeros() as u16;
+    let off = inst.field(F::Offset0) | inst.field(F::Offset1) << 8;
+    let f = scratch.first;
+    let (t, base, eo, ones) = (v(f), v(f + 1), v(f + 2), v(f + 3));
+    // Per k: the element (in place of the fetched address) and the marker.
+    let val = |k: u16| v(f + 4 + 2 * k);
+    let mark = |k: u16| v(f + 5 + 2 * k);
+    let inline = |x: u16| Operand::Inline(128 + x);
+    let ds = |op: Op, ops: &[Operand], offset: u32| -> Result<Inst, TranslateError> {
+        let mut i = Inst::build(Target::Gfx942, op, Format::Ds).map_err(enc)?;
+        for (k, o) in ops.iter().enumerate() {
+            i.set_operand(k, *o).map_err(enc)?;
+        }
+        Ok(with_field(
+            with_field(i, F::Offset0, offset & 0xff),
+            F::Offset1,
+            offset >> 8,
+        ))
+    };
+    let mut out = vec![
+        vop3(Op::VMbcntLoU32B32, &[t, ONES, ZERO], at)?,
+        vop3(Op::VMbcntHiU32B32, &[t, ONES, t], at)?,
+        // base = (t & 48) | (t % 16) / n, as a byte address for ds_bpermute.
+        vop3(Op::VBfeU32, &[eo, t, inline(log_n), inline(4 - log_n)], at)?,
+        vop3(Op::VAndB32, &[base, inline(48), t], at)?,
+        vop3(Op::VOrB32, &[base, base, eo], at)?,
+        vop3(Op::VLshlrevB32, &[base, inline(2), base], at)?,
+        // eo = (t % n) * bytes.
+        vop3(Op::VAndB32, &[eo, inline(n - 1), t], at)?,
+        vop3(
+            Op::VLshlrevB32,
+            &[eo, inline(if bits == 16 { 1 } else { 0 }), eo],
+            at,
+        )?,
+        vop3(Op::VMovB32, &[ones, ONES], at)?,
+    ];
+    for k in 0..n {
+        // Lane group + (16k + t) / n = base lane + k * 16 / n: 4 * 16 / n * k bytes on.
+        let step = u32::from(64 / n * k);
+        out.push(ds(Op::DsBpermuteB32, &[val(k), base, addr], step)?);
+        out.push(ds(Op::DsBpermuteB32, &[mark(k), base, ones], step)?);
+    }
+    out.push(waitcnt(WAIT_LGKM0, at)?);
+    let read = if bits == 16 {
+        Op::DsReadU16
+    } else {
+        Op::DsReadU8
+    };
+    for k in 0..n {
+        out.push(vop3(Op::VAddU32, &[val(k), val(k), eo], at)?);
+        out.push(ds(read, &[val(k), val(k)], off)?);
+    }
+    out.push(waitcnt(WAIT_LGKM0, at)?);
+    for k in 0..n {
+        out.push(vop3(Op::VAndB32, &[val(k), val(k), mark(k)], at)?);
+    }
+    // Pack: n / 2 elements per dword, element j at bits j * bits.
+    let per = n / 2;
+    for w in 0..2u16 {
+        let d = v(dst + w);
+        let first = val(w * per);
+        for j in 1..per {
+            let src_prev = if j == 1 { first } else { d };
+            out.push(vop3(
+                Op::VLshlOrB32,
+                &[d, val(w * per + j), inline(j * bits), src_prev],
+                at,
+            )?);
+        }
+    }
+    scratch.used = scratch.used.max(4 + 2 * n);
     Ok(out)
 }
 

@@ -151,7 +151,13 @@ pub fn vgpr_extent(cfg: &Cfg, scope: &BTreeSet<u64>) -> Option<u16> {
     Some(hi)
 }
 
-/// Translates the scope's instructions into a local buffer.
+/// Translates the scope's instructions into a local buffer. `preload` is the kernel's
+/// (entry, preload entry) pair when they differ: the hardware enters 256 bytes past the
+/// entry when it preloads kernel arguments, so the preload entry is kept exactly 256 bytes
+/// after the entry, the unreachable bytes between the stub's end and it (left out of the
+/// scope) filled with `s_nop 0`. A stub that grows past 256 bytes cannot be placed
+/// (placement reports it).
+#[allow(clippy::too_many_arguments)]
 pub fn emit(
     cfg: &Cfg,
     scope: &BTreeSet<u64>,
@@ -160,6 +166,7 @@ pub fn emit(
     host: Target,
     scratch_first: u16,
     kernel: &str,
+    preload: Option<(u64, u64)>,
 ) -> Result<Body, TranslateError> {
     let mut body = Body::default();
     let mut scratch = Scratch {
@@ -183,6 +190,15 @@ pub fn emit(
         };
         let off = (pc - base) as usize;
         let bytes = &text[off..off + usize::from(s.inst.len)];
+        if let Some((entry, pre)) = preload.filter(|&(_, pre)| pre == pc) {
+            if let Some(&e) = body.map.get(&entry) {
+                let want = e as usize + usize::from(pre.saturating_sub(entry) == 256) * 256;
+                while body.code.len() + 4 <= want {
+                    // s_nop 0 (GFX9).
+                    body.code.extend_from_slice(&0xbf80_0000u32.to_le_bytes());
+                }
+            }
+        }
         let local = body.code.len() as u32;
         body.map.insert(pc, local);
         body.source_bytes += bytes.len();

@@ -7,8 +7,8 @@
 //! reference. The kernel touches v15, so the rules' scratch VGPRs grow the descriptor.
 //!
 //! The other tests here do the same for the LDS DMA loads of 12/16 bytes, the permlane
-//! swaps, `v_prng_b32`, `v_cvt_f32_bf16` and the wide-K MFMA split, and check long
-//! branches on a kernel past the SOPP range.
+//! swaps, `v_prng_b32`, `v_cvt_f32_bf16`, the wide-K MFMA split and the transposing LDS
+//! reads, and check long branches on a kernel past the SOPP range.
 
 mod common;
 
@@ -1139,4 +1139,149 @@ amdhsa.kernels:
         bad.len(),
         bad[..bad.len().min(20)].join("\n")
     );
+}
+
+/// `ds_read_b64_tr_b16` (with an offset, full and partial EXEC) and `ds_read_b64_tr_b8`
+/// against the transpose mapping of the model's notes (AMD rocRoller's gfx950 tests):
+/// in each 16-lane group, lane `t`'s element `k` is element `(16k + t) % n` of the 64 bits
+/// that lane `(16k + t) / n` of the group reads; inactive lanes contribute zeros and
+/// are not written.
+#[test]
+fn transposing_lds_reads_expand_to_permuted_narrow_reads() {
+    const EXEC: u64 = 0xff00_ff0f_f0f0_0ff0;
+    let mut s = String::from(
+        "  .amdhsa_code_object_version 6\n  .text\n  .globl tr\n  .p2align 8\n  .type tr,@function\ntr:\n\
+  s_load_dwordx4 s[4:7], s[0:1], 0x0\n\
+  v_lshlrev_b32_e32 v1, 4, v0\n\
+  v_mul_u32_u24_e32 v6, 24, v0\n\
+  v_and_b32_e32 v6, 0x1f8, v6\n\
+  v_mul_u32_u24_e32 v7, 24, v0\n\
+  v_mov_b32_e32 v14, 0x5a5a5a5a\n\
+  v_mov_b32_e32 v15, 0x5a5a5a5a\n\
+  s_waitcnt lgkmcnt(0)\n\
+  global_load_dwordx4 v[2:5], v1, s[4:5]\n\
+  s_waitcnt vmcnt(0)\n\
+  ds_write_b128 v1, v[2:5]\n\
+  s_waitcnt lgkmcnt(0)\n\
+  ds_read_b64_tr_b16 v[10:11], v6 offset:16\n\
+  ds_read_b64_tr_b8 v[12:13], v6\n",
+    );
+    let _ = writeln!(s, "  s_mov_b32 exec_lo, {:#x}", EXEC as u32);
+    let _ = writeln!(s, "  s_mov_b32 exec_hi, {:#x}", (EXEC >> 32) as u32);
+    s.push_str(
+        "  ds_read_b64_tr_b16 v[14:15], v6 offset:8
+  s_mov_b64 exec, -1
+  s_waitcnt lgkmcnt(0)
+  global_store_dwordx4 v7, v[10:13], s[6:7]
+  global_store_dwordx2 v7, v[14:15], s[6:7] offset:16
+  s_endpgm
+.Lend:
+  .size tr, .Lend-tr
+  .p2alignl 6, 0xbf800000
+  .fill 64, 4, 0xbf800000
+  .rodata
+  .p2align 6
+  .amdhsa_kernel tr
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_user_sgpr_count 2
+    .amdhsa_group_segment_fixed_size 1024
+    .amdhsa_next_free_vgpr 16
+    .amdhsa_next_free_sgpr 8
+    .amdhsa_accum_offset 16
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: tr
+    .symbol: tr.kd
+    .kernarg_segment_size: 16
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 1024
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 14
+    .vgpr_count: 16
+    .agpr_count: 0
+    .max_flat_workgroup_size: 64
+    .uses_dynamic_stack: false
+    .args:
+      - { .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+      - { .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }
+...
+.end_amdgpu_metadata
+",
+    );
+    let guest = common::assemble(&s, "gfx950", "tr");
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    assert_eq!(t.kernels[0].expanded, 3);
+    let dis = common::llvm_accepts(&t.object, "tr");
+    assert!(!dis.contains("_tr_") && dis.contains("ds_read_u16") && dis.contains("ds_read_u8"));
+    let lds: Vec<u8> = (0..1024u32)
+        .map(|i| (i.wrapping_mul(0x9e37_79b9) >> 24) as u8)
+        .collect();
+    let run = |bytes: &[u8], target| -> Vec<u32> {
+        let mut dev = Device::new(target);
+        let m = dev.load_code_object(bytes).expect("loads");
+        let ia = dev.alloc(lds.len() as u64).unwrap();
+        dev.copy_in(ia, &lds).unwrap();
+        let oa = dev.alloc(64 * 24).unwrap();
+        let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
+        let id = dev
+            .dispatch(m, "tr", &cfg, &[ArgValue::ptr(ia), ArgValue::ptr(oa)])
+            .expect("dispatch");
+        dev.wait(id).expect("runs");
+        let mut out = vec![0u8; 64 * 24];
+        dev.copy_out(oa, &mut out).unwrap();
+        out.chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let read64 =
+        |a: usize| -> u64 { (0..8).fold(0, |v, b| v | u64::from(lds[(a + b) % 1024]) << (8 * b)) };
+    let reference = |bits: usize, off: usize, exec: u64| -> Vec<Option<u64>> {
+        let n = 64 / bits;
+        let src: Vec<u64> = (0..64)
+            .map(|l| {
+                if exec >> l & 1 != 0 {
+                    read64(((l * 24) & 0x1f8) + off)
+                } else {
+                    0
+                }
+            })
+            .collect();
+        (0..64)
+            .map(|l| {
+                (exec >> l & 1 != 0).then(|| {
+                    let (g, t) = (l & !15, l & 15);
+                    (0..n).fold(0u64, |o, k| {
+                        let x = 16 * k + t;
+                        let e = src[g + x / n] >> (bits * (x % n)) & ((1 << bits) - 1);
+                        o | e << (bits * k)
+                    })
+                })
+            })
+            .collect()
+    };
+    let r16 = reference(16, 16, u64::MAX);
+    let r8 = reference(8, 0, u64::MAX);
+    let rp = reference(16, 8, EXEC);
+    let want = run(&guest, Target::Gfx950);
+    let got = run(&t.object, Target::Gfx942);
+    for l in 0..64 {
+        let pair =
+            |w: &[u32], i: usize| u64::from(w[6 * l + i]) | u64::from(w[6 * l + i + 1]) << 32;
+        let r = [
+            r16[l].unwrap(),
+            r8[l].unwrap(),
+            rp[l].unwrap_or(0x5a5a_5a5a_5a5a_5a5a),
+        ];
+        for (f, r) in r.iter().enumerate() {
+            assert_eq!(pair(&want, 2 * f), *r, "gfx950 form {f} lane {l}");
+            assert_eq!(pair(&got, 2 * f), *r, "translated gfx942 form {f} lane {l}");
+        }
+    }
 }
