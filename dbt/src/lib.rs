@@ -34,11 +34,13 @@
 //! Not implemented yet (each is a typed error, never a silent mistranslation): the
 //! gfx1201 host (GFX12 re-encoding, wait-count model translation, `s_delay_alu`, TTMP
 //! workgroup ids, MFMA -> WMMA), virtual-LDS sidecars (kernels over 64 KiB of LDS are
-//! refused), entry stubs for kernarg preload when the preload stub changes size, long
-//! branches and branch islands (a relocated branch must stay within the SOPP range),
+//! refused), entry stubs for kernarg preload when the preload stub grows past 256 bytes
+//! (its unreachable padding is refilled so the preload entry stays 256 bytes on), branch
+//! islands (a branch out of the SOPP range takes a long form through an SGPR pair above
+//! the scope's SGPRs, `scope::relax`; without a free pair the kernel is refused),
 //! liveness-based scratch reuse (rules always take VGPRs above the kernel's highest), and
-//! the gfx950-only instructions without a rule: wide-K and scaled MFMAs, 16-byte LDS DMA
-//! loads, `ds_read_b64_tr_*`, `v_permlane{16,32}_swap`, `v_prng_b32`, bf16 and f8/f6/f4
+//! the gfx950-only instructions without a rule: the scaled and f8f6f4 MFMAs,
+//! `ds_read_b64_tr_b4`/`ds_read_b96_tr_b6`, `v_dot2_f32_bf16`, bf16 and f8/f6/f4
 //! conversions. Hazard padding (`s_nop`s that the host's pipeline needs and the guest's
 //! did not) is not inserted: the model does not check hazards, hardware would.
 
@@ -272,18 +274,27 @@ fn translate_inner(
 
     // Scopes and bodies; whether everything keeps its size decides the placement.
     let mut bodies = Vec::new();
+    // The SGPR pair for long branches: above every SGPR the scope touches.
+    let mut pairs: Vec<Option<u16>> = Vec::new();
     for (i, p) in plans.iter().enumerate() {
         let sc = match scope::scope(&cfg, &p.roots, &p.name) {
             Ok(s) => s,
             Err(e) => {
                 // Unrecovered transfers matter only when code moves: try in place.
                 bodies.push(Err(e));
+                pairs.push(None);
                 continue;
             }
         };
+        pairs.push(
+            scope::sgpr_extent(&cfg, &sc)
+                .map(|e| e.next_multiple_of(2))
+                .filter(|&e| e + 2 <= 102),
+        );
         let alloc = p.kd.allocated_vgprs(guest);
         let first = scope::vgpr_extent(&cfg, &sc).map_or(alloc, u32::from);
-        let body = scope::emit(&cfg, &sc, text, base, host, first as u16, &p.name)?;
+        let preload = p.roots.get(1).map(|&pre| (p.roots[0], pre));
+        let body = scope::emit(&cfg, &sc, text, base, host, first as u16, &p.name, preload)?;
         reports[i].code_before = body.source_bytes;
         reports[i].code_after = body.code.len();
         reports[i].expanded = body.expanded;
@@ -313,12 +324,51 @@ fn translate_inner(
             r.code_after = r.code_before;
         }
     } else {
-        let bodies: Vec<Body> = bodies.into_iter().collect::<Result<_, _>>()?;
+        let mut bodies: Vec<Body> = bodies.into_iter().collect::<Result<_, _>>()?;
+        let mut relaxed = vec![false; plans.len()];
+        let mut rounds = 0;
         let Placed {
             text: t,
             entries,
             map,
-        } = place(&plans, &bodies, base, text.len())?;
+        } = loop {
+            let long = match place(&plans, &bodies, base, text.len())? {
+                Ok(p) => break p,
+                Err(long) => long,
+            };
+            // Some branches no longer reach: give them long forms and place again
+            // (growth only moves code further apart, so this converges; bounded anyway).
+            rounds += 1;
+            for (i, b) in bodies.iter_mut().enumerate() {
+                let mine: Vec<&Long> = long.iter().filter(|l| l.body == i).collect();
+                let Some(first) = mine.first() else {
+                    continue;
+                };
+                let out_of_range = TranslateError::BranchOutOfRange {
+                    kernel: plans[i].name.clone(),
+                    pc: first.pc,
+                    distance: first.distance,
+                };
+                let Some(pair) = pairs[i].filter(|_| rounds <= 8) else {
+                    return Err(out_of_range);
+                };
+                for l in &mine {
+                    if scope::scc_live_at(&cfg, l.target) {
+                        return Err(TranslateError::Unsupported {
+                            kernel: plans[i].name.clone(),
+                            reason: format!(
+                                "the branch at {:#x} needs a long form, which writes SCC, and SCC may be live at its target {:#x}",
+                                l.pc, l.target
+                            ),
+                        });
+                    }
+                }
+                let set = mine.iter().map(|l| l.at).collect();
+                *b = scope::relax(b, &set, pair, &plans[i].name)?;
+                reports[i].code_after = b.code.len();
+                relaxed[i] = true;
+            }
+        };
         rw_text = t;
         text_map = map;
         for (i, p) in plans.iter().enumerate() {
@@ -360,11 +410,25 @@ fn translate_inner(
                     kd.compute_pgm_rsrc3 = (kd.compute_pgm_rsrc3 & !0x3f) | acc;
                 }
             }
+            if relaxed[i] {
+                // The long-branch pair, and above it the extra SGPRs GFX9 allocates at the
+                // top (VCC, FLAT_SCRATCH, XNACK_MASK: LLVM `getNumExtraSGPRs`), in the
+                // 16-SGPR allocation granule of GFX8+ (encoded in units of 8).
+                let need = u32::from(pairs[i].unwrap_or(0)) + 2 + 6;
+                if kd.allocated_sgprs(host).unwrap_or(0) < need {
+                    let g = need.next_multiple_of(16) / 8 - 1;
+                    kd.compute_pgm_rsrc1 = (kd.compute_pgm_rsrc1 & !(0xf << 6)) | g << 6;
+                }
+                reports[i].sgprs.1 = kd.allocated_sgprs(host).unwrap_or(0);
+            }
             reports[i].vgprs.1 = kd.allocated_vgprs(host);
             reports[i].status = KernelStatus::Relocated;
             descriptors.push((p.kd_addr, kd.to_bytes()));
             if let Some(mut c) = p.meta_counts {
                 c.vgpr = vgpr_count;
+                if relaxed[i] {
+                    c.sgpr = c.sgpr.max(u32::from(pairs[i].unwrap_or(0)) + 2 + 6);
+                }
                 counts.push((format!("{}.kd", p.name), c));
             }
         }
@@ -448,19 +512,34 @@ fn translate_in_place(
     Ok(out)
 }
 
+/// A SOPP branch that does not reach its target after placement.
+struct Long {
+    /// Index of the body.
+    body: usize,
+    /// Local offset of the branch.
+    at: u32,
+    /// Source addresses of the branch and its target.
+    pc: u64,
+    target: u64,
+    /// Distance in bytes.
+    distance: i64,
+}
+
 /// Places the bodies one after the other (each entry at its source residue modulo 256),
 /// repairs branches and builders. Returns the new `.text`, each kernel's new entry, and
-/// the source-to-final map for symbols (first body that holds an address wins).
+/// the source-to-final map for symbols (first body that holds an address wins); or the
+/// branches that no longer reach.
 fn place(
     plans: &[Plan],
     bodies: &[Body],
     base: u64,
     old_len: usize,
-) -> Result<Placed, TranslateError> {
+) -> Result<Result<Placed, Vec<Long>>, TranslateError> {
+    let mut long = Vec::new();
     let mut out: Vec<u8> = Vec::new();
     let mut entries = Vec::new();
     let mut map = BTreeMap::new();
-    for (p, b) in plans.iter().zip(bodies) {
+    for (bi, (p, b)) in plans.iter().zip(bodies).enumerate() {
         let entry = p.roots[0];
         let e_local = u64::from(b.map[&entry]);
         // start + e_local ≡ entry (mod 256), start >= out.len().
@@ -478,7 +557,7 @@ fn place(
                 return Err(TranslateError::Unsupported {
                     kernel: p.name.clone(),
                     reason:
-                        "the kernarg-preload stub changed size (entry stubs are not implemented)"
+                        "the kernarg-preload stub grew past 256 bytes (entry stubs are not implemented)"
                             .into(),
                 });
             }
@@ -499,11 +578,14 @@ fn place(
                     let dist = t as i64 - (here as i64 + 4);
                     let simm = dist / 4;
                     if !(-32768..=32767).contains(&simm) {
-                        return Err(TranslateError::BranchOutOfRange {
-                            kernel: p.name.clone(),
+                        long.push(Long {
+                            body: bi,
+                            at,
                             pc,
+                            target,
                             distance: dist,
                         });
+                        continue;
                     }
                     let a = at as usize;
                     code[a..a + 2].copy_from_slice(&(simm as i16).to_le_bytes());
@@ -537,11 +619,14 @@ fn place(
     while out.len() < old_len {
         out.extend_from_slice(&GFX9_NOP);
     }
-    Ok(Placed {
+    if !long.is_empty() {
+        return Ok(Err(long));
+    }
+    Ok(Ok(Placed {
         text: out,
         entries,
         map,
-    })
+    }))
 }
 
 /// The result of placement.

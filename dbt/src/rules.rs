@@ -24,6 +24,54 @@
 //! * `v_bitop3_b16`: the same on 16-bit halves (op_sel picks source halves and the
 //!   destination half, whose other half is kept), merged into the destination with
 //!   `v_bfi_b32` and a 0xffff mask.
+//! * LDS DMA of 12/16 bytes per lane (`buffer_load_dwordx{3,4} ... lds`,
+//!   `global_load_lds_dwordx{3,4}`; gfx942 has only the dword and sub-dword widths): the
+//!   same load into scratch VGPRs, `s_waitcnt vmcnt(0)`, the lane's LDS address
+//!   `M0 + inst_offset + lane * bytes` (the model's `exec::flat::lds_dma_addr`, from the
+//!   Vega guide's `LDS_ADDR = LDSbase + LDS_offset + inst_offset + TID * 4` widened to the
+//!   gfx950 x3/x4 forms, and LLVM's `int_amdgcn_load_to_lds` "imm offset applied to both
+//!   global and LDS address") built with `v_mbcnt` and `v_mad_u32_u24`, then
+//!   `ds_write_b96/b128` and `s_waitcnt lgkmcnt(0)`. Waiting for everything at once is
+//!   always safe: the original's outstanding-count is replaced by a completed operation,
+//!   which is older than anything still outstanding, so a later `s_waitcnt vmcnt(n)` of
+//!   the program waits for at least what it waited for before. Out-of-range lanes load 0
+//!   either way (the model's `mubuf`/`flat` executors) and inactive lanes write nothing.
+//! * `v_permlane{16,32}_swap_b32 d, s` (CDNA4 guide, LLVM `llvm.amdgcn.permlane*.swap`,
+//!   the model's `exec::lane::permlane_swap`): lane `l + h` of `d` (`h` = 16 or 32, `l` in
+//!   the lower half of each `2h` group) and lane `l` of `s` trade values; a lane is
+//!   written only when it and its partner `l ^ h` are both active. gfx942 has
+//!   `ds_bpermute_b32`, which reads a partner lane's value, 0 from an inactive one (CDNA3
+//!   guide; the model's `exec::ds::lane`): with the partner address `(lane ^ h) * 4`,
+//!   fetch `s`, `d` and an all-ones marker (-1 where the partner is active), wait for
+//!   LGKM, then merge with `v_bfi_b32` under the masks "upper half and partner active"
+//!   (into `d`) and "lower half and partner active" (into `s`). The VOP3 form's FI and
+//!   BOUND_CTRL (op_sel) are refused.
+//! * `v_prng_b32 d, x` (CDNA4 guide: one Galois LFSR step, `(x << 1) ^ (x[31] ? 197 :
+//!   0)`; the model's `exec::cvt::prng`): `t = (x >>> 31) & 197` (arithmetic shift, then
+//!   `v_and_b32_e32` with the literal, which GFX9 VOP3 cannot take), `u = x << 1`,
+//!   `d = u ^ t`; a constant source is folded.
+//! * `v_cvt_f32_bf16 d, a`: a bf16 is the upper half of the f32 with the same value, so
+//!   `d = a << 16` (the low half of the source; the model's `exec::cvt`), then VOP3
+//!   `abs` (clear bit 31) and `neg` (flip it) with VOP2 literals; constants are folded;
+//!   clamp, omod, op_sel and the SDWA/DPP forms are refused.
+//! * the wide-K f16/bf16 MFMAs (`v_mfma_f32_{32x32x16,16x16x32}_{f16,bf16}`, 8 values of
+//!   A and B per lane) as two gfx942 MFMAs of half the K (`32x32x8`, `16x16x16`, 4 values
+//!   per lane). In the CDNA operand layout (the model's `exec::matrix::layout::cdna`, from
+//!   AMD's matrix instruction calculator) lane `g * M + i` holds `kl` consecutive k from
+//!   `g * kl`: with `kl` = 8 the first two registers of the tuple hold k `8g .. 8g + 3`
+//!   and the last two `8g + 4 .. 8g + 7`; a narrow MFMA reading either pair takes them as
+//!   its k `4g .. 4g + 3`, for A and B alike. So `D = mfma(A[0:1], B[0:1], C)` then
+//!   `D = mfma(A[2:3], B[2:3], D)` adds every product once; only the order of the f32
+//!   additions differs (the model's notes bound that by `K * 2^-24 * (|C| + sum |a*b|)`).
+//!   The second reads the first's result as C (same size, exact overlap); a D that
+//!   overlaps the upper A or B pair, and CBSZ/ABID/BLGP, are refused.
+//! * `ds_read_b64_tr_b{16,8} d, addr offset:o` (the model's `exec::ds::transpose`, from
+//!   AMD rocRoller's gfx950 transpose-load tests): in each group of 16 lanes, lane `t`'s
+//!   element `k` (of `n` = 4 or 8) is element `(16k + t) % n` of the 64 bits that lane
+//!   `group + (16k + t) / n` reads; an inactive lane contributes zeros. On gfx942: per
+//!   `k`, `ds_bpermute_b32` fetches that lane's address (the permute offset steps `k`)
+//!   and an all-ones marker (0 from an inactive lane), `ds_read_u16/u8` reads the element
+//!   at `address + o + (t % n) * bytes`, the marker masks it, and `v_lshl_or_b32` packs.
 //! * `v_cvt_pk_f16_f32 d, a, b`: `v_cvt_f16_f32` of each source (same MODE rounding,
 //!   neg/abs/clamp kept) into scratch VGPRs, then `v_pack_b32_f16 d, lo, hi`.
 
@@ -81,6 +129,34 @@ pub fn lower(
         Op::VBitop3B32 => return expand_bitop3(inst, scratch, at).map(Lowered::Expand),
         Op::VBitop3B16 => return expand_bitop3_b16(inst, scratch, at).map(Lowered::Expand),
         Op::VCvtPkF16F32 => return expand_cvt_pk_f16(inst, scratch, at).map(Lowered::Expand),
+        Op::VPrngB32 => return expand_prng(inst, scratch, at).map(Lowered::Expand),
+        Op::DsReadB64TrB16 => return expand_read_tr(inst, 16, scratch, at).map(Lowered::Expand),
+        Op::DsReadB64TrB8 => return expand_read_tr(inst, 8, scratch, at).map(Lowered::Expand),
+        Op::VMfmaF3232x32x16F16 => {
+            return split_mfma(inst, Op::VMfmaF3232x32x8F16, 16, at).map(Lowered::Expand)
+        }
+        Op::VMfmaF3232x32x16Bf16 => {
+            return split_mfma(inst, Op::VMfmaF3232x32x8Bf16, 16, at).map(Lowered::Expand)
+        }
+        Op::VMfmaF3216x16x32F16 => {
+            return split_mfma(inst, Op::VMfmaF3216x16x16F16, 4, at).map(Lowered::Expand)
+        }
+        Op::VMfmaF3216x16x32Bf16 => {
+            return split_mfma(inst, Op::VMfmaF3216x16x16Bf16, 4, at).map(Lowered::Expand)
+        }
+        Op::VCvtF32Bf16 => return expand_cvt_f32_bf16(inst, at).map(Lowered::Expand),
+        Op::VPermlane16SwapB32 => {
+            return expand_permlane_swap(inst, 16, scratch, at).map(Lowered::Expand)
+        }
+        Op::VPermlane32SwapB32 => {
+            return expand_permlane_swap(inst, 32, scratch, at).map(Lowered::Expand)
+        }
+        Op::GlobalLoadLdsDwordx3 | Op::GlobalLoadLdsDwordx4 => {
+            return expand_lds_dma(inst, scratch, at).map(Lowered::Expand)
+        }
+        Op::BufferLoadDwordx3 | Op::BufferLoadDwordx4 if inst.field(F::Lds) != 0 => {
+            return expand_lds_dma(inst, scratch, at).map(Lowered::Expand)
+        }
         _ => {}
     }
     // Identity: the same bytes mean the same thing on the host.
@@ -364,6 +440,456 @@ fn expand_cvt_pk_f16(
         vop3(Op::VPackB32F16, &[d, v(t0), v(t1)], at)?,
     ];
     scratch.used = scratch.used.max(2);
+    Ok(out)
+}
+
+/// `s_waitcnt vmcnt(0)` and `s_waitcnt lgkmcnt(0)` on GFX9 (llvm-mc-22 -mcpu=gfx942:
+/// `[0x70,0x0f,0x8c,0xbf]` and `[0x7f,0xc0,0x8c,0xbf]`).
+const WAIT_VM0: u32 = 0x0f70;
+const WAIT_LGKM0: u32 = 0xc07f;
+
+fn waitcnt(simm: u32, at: &At<'_>) -> Result<Inst, TranslateError> {
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    let i = Inst::build(Target::Gfx942, Op::SWaitcnt, Format::Sopp).map_err(enc)?;
+    Ok(with_field(i, F::Simm16, simm))
+}
+
+/// A gfx942 VOP2 instruction (which, unlike GFX9 VOP3, takes a literal as src0).
+fn vop2(op: Op, ops: &[Operand], at: &At<'_>) -> Result<Inst, TranslateError> {
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    let mut i = Inst::build(Target::Gfx942, op, Format::Vop2).map_err(enc)?;
+    for (k, o) in ops.iter().enumerate() {
+        i.set_operand(k, *o).map_err(enc)?;
+    }
+    Ok(i)
+}
+
+/// The 32-bit value of an integer constant operand (literal or inline integer).
+fn int_constant(o: Operand) -> Option<u32> {
+    match o {
+        Operand::Literal(l) => Some(l),
+        Operand::Inline(c @ 128..=192) => Some(u32::from(c - 128)),
+        Operand::Inline(c @ 193..=208) => Some((-(i32::from(c) - 192)) as u32),
+        _ => None,
+    }
+}
+
+/// `v_mov_b32_e32 d, x` (a literal).
+fn vop1_mov(d: Operand, x: u32, at: &At<'_>) -> Result<Inst, TranslateError> {
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    let mut m = Inst::build(Target::Gfx942, Op::VMovB32, Format::Vop1).map_err(enc)?;
+    m.set_operand(0, d).map_err(enc)?;
+    m.set_operand(1, Operand::Literal(x)).map_err(enc)?;
+    Ok(m)
+}
+
+fn expand_cvt_f32_bf16(inst: &Inst, at: &At<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let vop3_form = match inst.format {
+        Format::Vop1 => false,
+        Format::Vop3 => true,
+        _ => return Err(unsupported(inst, at, "SDWA/DPP forms are not handled")),
+    };
+    let (abs, neg) = if vop3_form {
+        if inst.field(F::Clamp) != 0 || inst.field(F::Omod) != 0 || inst.field(F::OpSel) != 0 {
+            return Err(unsupported(inst, at, "clamp/omod/op_sel are not handled"));
+        }
+        (inst.field(F::Abs) & 1 != 0, inst.field(F::Neg) & 1 != 0)
+    } else {
+        (false, false)
+    };
+    let (Some(d @ Operand::Vgpr { .. }), Some(a)) = (inst.operand(0), inst.operand(1)) else {
+        return Err(unsupported(inst, at, "unexpected operands"));
+    };
+    if let Operand::Vgpr { .. } | Operand::Sgpr { .. } = a {
+        let mut out = vec![vop3(
+            Op::VLshlrevB32,
+            &[d, Operand::Inline(128 + 16), a],
+            at,
+        )?];
+        if abs {
+            out.push(vop2(
+                Op::VAndB32,
+                &[d, Operand::Literal(0x7fff_ffff), d],
+                at,
+            )?);
+        }
+        if neg {
+            out.push(vop2(
+                Op::VXorB32,
+                &[d, Operand::Literal(0x8000_0000), d],
+                at,
+            )?);
+        }
+        return Ok(out);
+    }
+    let k = int_constant(a).ok_or_else(|| unsupported(inst, at, "float inline constant source"))?;
+    let mut x = k << 16;
+    if abs {
+        x &= 0x7fff_ffff;
+    }
+    if neg {
+        x ^= 0x8000_0000;
+    }
+    Ok(vec![vop1_mov(d, x, at)?])
+}
+
+/// A wide-K MFMA as two of `narrow` (see the module notes); `dregs` registers of D.
+fn split_mfma(
+    inst: &Inst,
+    narrow: Op,
+    dregs: u32,
+    at: &At<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    let lay = inst.layout();
+    let field = |f: F| lay.field(f);
+    let (Some(opf), Some(s0), Some(s1), Some(s2)) =
+        (field(F::Op), field(F::Src0), field(F::Src1), field(F::Src2))
+    else {
+        return Err(unsupported(inst, at, "unexpected encoding"));
+    };
+    if inst.field(F::Cbsz) != 0 || inst.field(F::Abid) != 0 || inst.field(F::Blgp) != 0 {
+        return Err(unsupported(inst, at, "cbsz/abid/blgp are not handled"));
+    }
+    let (a, b, d) = (
+        inst.field(F::Src0),
+        inst.field(F::Src1),
+        inst.field(F::Vdst),
+    );
+    if a < 256 || b < 256 {
+        return Err(unsupported(inst, at, "A and B must be registers"));
+    }
+    // ACC bits: bit 0 A, bit 1 B in AGPRs; ACC_CD: C and D in AGPRs.
+    let (acc, acc_cd) = (inst.field(F::Acc), inst.field(F::AccCd));
+    let overlaps =
+        |first: u32, agpr: bool| agpr == (acc_cd != 0) && first + 2 > d && d + dregs > first;
+    if overlaps(a - 256 + 2, acc & 1 != 0) || overlaps(b - 256 + 2, acc & 2 != 0) {
+        return Err(unsupported(
+            inst,
+            at,
+            "D overlaps the upper halves of A or B, which the second MFMA still reads",
+        ));
+    }
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    let built = Inst::build(Target::Gfx942, narrow, inst.format).map_err(enc)?;
+    let m = field_mask(opf.lo, opf.bits);
+    let first = inst.bits & !m | built.bits & m;
+    let put = gpu_model::isa::layout::put;
+    let second = put(put(put(first, s0, a + 2), s1, b + 2), s2, 256 + d);
+    let n = usize::from(inst.len);
+    let mut out = Vec::with_capacity(2);
+    for bits in [first, second] {
+        let h = isa::decode(Target::Gfx942, &bits.to_le_bytes()[..n], false)
+            .ok()
+            .filter(|h| h.op == narrow)
+            .ok_or_else(|| unsupported(inst, at, "the narrow MFMA does not encode on the host"))?;
+        out.push(h);
+    }
+    Ok(out)
+}
+
+fn expand_read_tr(
+    inst: &Inst,
+    bits: u16,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    if inst.field(F::Gds) != 0 || inst.field(F::Acc) != 0 {
+        return Err(unsupported(inst, at, "gds/acc are not handled"));
+    }
+    let (Some(Operand::Vgpr { first: dst, .. }), Some(addr @ Operand::Vgpr { .. })) =
+        (inst.operand(0), inst.operand(1))
+    else {
+        return Err(unsupported(inst, at, "unexpected operands"));
+    };
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    let n: u16 = 64 / bits;
+    let log_n = n.trailing_zeros() as u16;
+    let off = inst.field(F::Offset0) | inst.field(F::Offset1) << 8;
+    let f = scratch.first;
+    let (t, base, eo, ones) = (v(f), v(f + 1), v(f + 2), v(f + 3));
+    // Per k: the element (in place of the fetched address) and the marker.
+    let val = |k: u16| v(f + 4 + 2 * k);
+    let mark = |k: u16| v(f + 5 + 2 * k);
+    let inline = |x: u16| Operand::Inline(128 + x);
+    let ds = |op: Op, ops: &[Operand], offset: u32| -> Result<Inst, TranslateError> {
+        let mut i = Inst::build(Target::Gfx942, op, Format::Ds).map_err(enc)?;
+        for (k, o) in ops.iter().enumerate() {
+            i.set_operand(k, *o).map_err(enc)?;
+        }
+        Ok(with_field(
+            with_field(i, F::Offset0, offset & 0xff),
+            F::Offset1,
+            offset >> 8,
+        ))
+    };
+    let mut out = vec![
+        vop3(Op::VMbcntLoU32B32, &[t, ONES, ZERO], at)?,
+        vop3(Op::VMbcntHiU32B32, &[t, ONES, t], at)?,
+        // base = (t & 48) | (t % 16) / n, as a byte address for ds_bpermute.
+        vop3(Op::VBfeU32, &[eo, t, inline(log_n), inline(4 - log_n)], at)?,
+        vop3(Op::VAndB32, &[base, inline(48), t], at)?,
+        vop3(Op::VOrB32, &[base, base, eo], at)?,
+        vop3(Op::VLshlrevB32, &[base, inline(2), base], at)?,
+        // eo = (t % n) * bytes.
+        vop3(Op::VAndB32, &[eo, inline(n - 1), t], at)?,
+        vop3(
+            Op::VLshlrevB32,
+            &[eo, inline(if bits == 16 { 1 } else { 0 }), eo],
+            at,
+        )?,
+        vop3(Op::VMovB32, &[ones, ONES], at)?,
+    ];
+    for k in 0..n {
+        // Lane group + (16k + t) / n = base lane + k * 16 / n: 4 * 16 / n * k bytes on.
+        let step = u32::from(64 / n * k);
+        out.push(ds(Op::DsBpermuteB32, &[val(k), base, addr], step)?);
+        out.push(ds(Op::DsBpermuteB32, &[mark(k), base, ones], step)?);
+    }
+    out.push(waitcnt(WAIT_LGKM0, at)?);
+    let read = if bits == 16 {
+        Op::DsReadU16
+    } else {
+        Op::DsReadU8
+    };
+    for k in 0..n {
+        out.push(vop3(Op::VAddU32, &[val(k), val(k), eo], at)?);
+        out.push(ds(read, &[val(k), val(k)], off)?);
+    }
+    out.push(waitcnt(WAIT_LGKM0, at)?);
+    for k in 0..n {
+        out.push(vop3(Op::VAndB32, &[val(k), val(k), mark(k)], at)?);
+    }
+    // Pack: n / 2 elements per dword, element j at bits j * bits.
+    let per = n / 2;
+    for w in 0..2u16 {
+        let d = v(dst + w);
+        let first = val(w * per);
+        for j in 1..per {
+            let src_prev = if j == 1 { first } else { d };
+            out.push(vop3(
+                Op::VLshlOrB32,
+                &[d, val(w * per + j), inline(j * bits), src_prev],
+                at,
+            )?);
+        }
+    }
+    scratch.used = scratch.used.max(4 + 2 * n);
+    Ok(out)
+}
+
+/// One `v_prng_b32` step (see the module notes).
+fn prng_step(x: u32) -> u32 {
+    (x << 1) ^ if x >> 31 != 0 { 197 } else { 0 }
+}
+
+fn expand_prng(
+    inst: &Inst,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    if inst.format == Format::Vop3
+        && (inst.field(F::Clamp) != 0 || inst.field(F::Omod) != 0 || inst.field(F::OpSel) != 0)
+    {
+        return Err(unsupported(inst, at, "clamp/omod/op_sel are not handled"));
+    }
+    let (Some(d @ Operand::Vgpr { .. }), Some(x)) = (inst.operand(0), inst.operand(1)) else {
+        return Err(unsupported(inst, at, "unexpected operands"));
+    };
+    // Constants: integer inline codes 128..=192 are 0..=64, 193..=208 are -1..=-16.
+    let constant = match x {
+        Operand::Vgpr { .. } | Operand::Sgpr { .. } => None,
+        _ => Some(
+            int_constant(x).ok_or_else(|| unsupported(inst, at, "float inline constant source"))?,
+        ),
+    };
+    if let Some(k) = constant {
+        return Ok(vec![vop1_mov(d, prng_step(k), at)?]);
+    }
+    let (t, u) = (v(scratch.first), v(scratch.first + 1));
+    let out = vec![
+        vop3(Op::VAshrrevI32, &[t, Operand::Inline(128 + 31), x], at)?,
+        vop2(Op::VAndB32, &[t, Operand::Literal(197), t], at)?,
+        vop3(Op::VLshlrevB32, &[u, Operand::Inline(129), x], at)?,
+        vop3(Op::VXorB32, &[d, u, t], at)?,
+    ];
+    scratch.used = scratch.used.max(2);
+    Ok(out)
+}
+
+fn expand_permlane_swap(
+    inst: &Inst,
+    half: u16,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    if inst.format == Format::Vop3 && inst.field(F::OpSel) != 0 {
+        return Err(unsupported(inst, at, "fi/bound_ctrl are not handled"));
+    }
+    let (Some(d @ Operand::Vgpr { .. }), Some(src @ Operand::Vgpr { .. })) =
+        (inst.operand(0), inst.operand(1))
+    else {
+        return Err(unsupported(inst, at, "unexpected operands"));
+    };
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    let f = scratch.first;
+    let (a, t_s, t_d, pm, hm) = (v(f), v(f + 1), v(f + 2), v(f + 3), v(f + 4));
+    let inline = |n: u16| Operand::Inline(128 + n);
+    let bperm = |dst: Operand, data: Operand| -> Result<Inst, TranslateError> {
+        let mut i = Inst::build(Target::Gfx942, Op::DsBpermuteB32, Format::Ds).map_err(enc)?;
+        i.set_operand(0, dst).map_err(enc)?;
+        i.set_operand(1, a).map_err(enc)?;
+        i.set_operand(2, data).map_err(enc)?;
+        Ok(i)
+    };
+    let shift = if half == 16 { 4 } else { 5 };
+    let out = vec![
+        vop3(Op::VMbcntLoU32B32, &[a, ONES, ZERO], at)?,
+        vop3(Op::VMbcntHiU32B32, &[a, ONES, a], at)?,
+        // hm = -1 in the upper half of each group (lane bit log2(h)).
+        vop3(Op::VBfeI32, &[hm, a, inline(shift), inline(1)], at)?,
+        vop3(Op::VXorB32, &[a, inline(half), a], at)?,
+        vop3(Op::VLshlrevB32, &[a, inline(2), a], at)?,
+        vop3(Op::VMovB32, &[pm, ONES], at)?,
+        bperm(t_s, src)?,
+        bperm(t_d, d)?,
+        bperm(pm, pm)?,
+        waitcnt(WAIT_LGKM0, at)?,
+        // Upper lanes of d take s's partner value where the partner is active.
+        vop3(Op::VAndB32, &[a, hm, pm], at)?,
+        vop3(Op::VBfiB32, &[d, a, t_s, d], at)?,
+        // Lower lanes of s take d's old partner value (t_d was read before d changed).
+        vop3(Op::VBfiB32, &[a, hm, ZERO, pm], at)?,
+        vop3(Op::VBfiB32, &[src, a, t_d, src], at)?,
+    ];
+    scratch.used = scratch.used.max(5);
+    Ok(out)
+}
+
+/// A gfx950 LDS DMA load of 12 or 16 bytes per lane (see the module notes).
+fn expand_lds_dma(
+    inst: &Inst,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    let (load_op, dwords, global) = match inst.op {
+        Op::BufferLoadDwordx3 => (Op::BufferLoadDwordx3, 3u16, false),
+        Op::BufferLoadDwordx4 => (Op::BufferLoadDwordx4, 4, false),
+        Op::GlobalLoadLdsDwordx3 => (Op::GlobalLoadDwordx3, 3, true),
+        Op::GlobalLoadLdsDwordx4 => (Op::GlobalLoadDwordx4, 4, true),
+        _ => return Err(unsupported(inst, at, "not an LDS DMA load")),
+    };
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    // Data tuples start at an even VGPR on gfx90a and later.
+    let data = scratch.first.next_multiple_of(2);
+    let addr = data + 4;
+    // The load: the guest's fields with the host opcode, the LDS and ACC bits cleared and
+    // the data going to the scratch tuple.
+    let lay = inst.layout();
+    let (Some(opf), Some(lds), Some(vd)) = (
+        lay.field(F::Op),
+        lay.field(F::Lds),
+        lay.field(if global { F::Vdst } else { F::Vdata }),
+    ) else {
+        return Err(unsupported(inst, at, "unexpected encoding"));
+    };
+    let built = Inst::build(Target::Gfx942, load_op, inst.format).map_err(enc)?;
+    let mut bits =
+        inst.bits & !field_mask(opf.lo, opf.bits) | built.bits & field_mask(opf.lo, opf.bits);
+    bits = gpu_model::isa::layout::put(bits, lds, 0);
+    bits = gpu_model::isa::layout::put(bits, vd, u32::from(data));
+    if let Some(acc) = lay.field(F::Acc) {
+        bits = gpu_model::isa::layout::put(bits, acc, 0);
+    }
+    let n = usize::from(inst.len);
+    let load = isa::decode(Target::Gfx942, &bits.to_le_bytes()[..n], false)
+        .ok()
+        .filter(|h| h.op == load_op)
+        .ok_or_else(|| unsupported(inst, at, "the load does not re-encode on the host"))?;
+    // The instruction offset applies to the LDS address too: 12 bits unsigned (MUBUF),
+    // 13 bits signed (global).
+    let off = inst.field(F::Offset);
+    let off = if global {
+        ((off << 19) as i32) >> 19
+    } else {
+        off as i32
+    };
+    let m0 = Operand::Sgpr {
+        first: 124,
+        count: 1,
+    };
+    let a = v(addr);
+    let mut out = vec![
+        load,
+        waitcnt(WAIT_VM0, at)?,
+        // Lane id: mbcnt of all ones below this lane.
+        vop3(Op::VMbcntLoU32B32, &[a, ONES, ZERO], at)?,
+        vop3(Op::VMbcntHiU32B32, &[a, ONES, a], at)?,
+        // lane * bytes + M0 (inline integers 12 and 16 are codes 140 and 144).
+        vop3(
+            Op::VMadU32U24,
+            &[a, a, Operand::Inline(128 + 4 * dwords), m0],
+            at,
+        )?,
+    ];
+    let ds_off = if off < 0 {
+        // VOP2: GFX9 VOP3 takes no literal.
+        let mut add = Inst::build(Target::Gfx942, Op::VAddU32, Format::Vop2).map_err(enc)?;
+        for (k, o) in [a, Operand::Literal(off as u32), a].into_iter().enumerate() {
+            add.set_operand(k, o).map_err(enc)?;
+        }
+        out.push(add);
+        0
+    } else {
+        off as u32
+    };
+    let ds_op = if dwords == 3 {
+        Op::DsWriteB96
+    } else {
+        Op::DsWriteB128
+    };
+    let mut w = Inst::build(Target::Gfx942, ds_op, Format::Ds).map_err(enc)?;
+    w.set_operand(0, a).map_err(enc)?;
+    w.set_operand(
+        1,
+        Operand::Vgpr {
+            first: data,
+            count: dwords as u8,
+        },
+    )
+    .map_err(enc)?;
+    w = with_field(w, F::Offset0, ds_off & 0xff);
+    w = with_field(w, F::Offset1, ds_off >> 8);
+    out.push(w);
+    out.push(waitcnt(WAIT_LGKM0, at)?);
+    scratch.used = scratch.used.max(addr + 1 - scratch.first);
     Ok(out)
 }
 

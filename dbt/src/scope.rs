@@ -13,7 +13,8 @@
 use crate::cfg::{Cfg, Flow};
 use crate::error::TranslateError;
 use crate::rules::{self, At, Lowered, Scratch};
-use gpu_model::isa::{self, Op, Operand};
+use gpu_model::isa::layout::{Format, F};
+use gpu_model::isa::{self, Inst, Op, Operand};
 use gpu_model::Target;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -150,7 +151,13 @@ pub fn vgpr_extent(cfg: &Cfg, scope: &BTreeSet<u64>) -> Option<u16> {
     Some(hi)
 }
 
-/// Translates the scope's instructions into a local buffer.
+/// Translates the scope's instructions into a local buffer. `preload` is the kernel's
+/// (entry, preload entry) pair when they differ: the hardware enters 256 bytes past the
+/// entry when it preloads kernel arguments, so the preload entry is kept exactly 256 bytes
+/// after the entry, the unreachable bytes between the stub's end and it (left out of the
+/// scope) filled with `s_nop 0`. A stub that grows past 256 bytes cannot be placed
+/// (placement reports it).
+#[allow(clippy::too_many_arguments)]
 pub fn emit(
     cfg: &Cfg,
     scope: &BTreeSet<u64>,
@@ -159,6 +166,7 @@ pub fn emit(
     host: Target,
     scratch_first: u16,
     kernel: &str,
+    preload: Option<(u64, u64)>,
 ) -> Result<Body, TranslateError> {
     let mut body = Body::default();
     let mut scratch = Scratch {
@@ -182,6 +190,15 @@ pub fn emit(
         };
         let off = (pc - base) as usize;
         let bytes = &text[off..off + usize::from(s.inst.len)];
+        if let Some((entry, pre)) = preload.filter(|&(_, pre)| pre == pc) {
+            if let Some(&e) = body.map.get(&entry) {
+                let want = e as usize + usize::from(pre.saturating_sub(entry) == 256) * 256;
+                while body.code.len() + 4 <= want {
+                    // s_nop 0 (GFX9).
+                    body.code.extend_from_slice(&0xbf80_0000u32.to_le_bytes());
+                }
+            }
+        }
         let local = body.code.len() as u32;
         body.map.insert(pc, local);
         body.source_bytes += bytes.len();
@@ -232,4 +249,232 @@ pub fn emit(
     }
     body.scratch = (scratch.first, scratch.used);
     Ok(body)
+}
+
+/// The highest SGPR index below VCC (operand codes 0..=101) any instruction of the scope
+/// touches, plus one, or `None` when the scope indexes SGPRs through M0.
+pub fn sgpr_extent(cfg: &Cfg, scope: &BTreeSet<u64>) -> Option<u16> {
+    let mut hi = 0u16;
+    for s in scope.iter().filter_map(|pc| cfg.insts.get(pc)) {
+        if matches!(
+            s.inst.op,
+            Op::SMovrelsB32 | Op::SMovrelsB64 | Op::SMovreldB32 | Op::SMovreldB64
+        ) {
+            return None;
+        }
+        for a in s.inst.accesses() {
+            if a.file == isa::RegFile::Sgpr && a.first < 102 {
+                hi = hi.max(a.first + u16::from(a.count));
+            }
+        }
+    }
+    Some(hi)
+}
+
+/// The inverse of a GFX9 conditional branch, `None` for `s_branch`; an error for the
+/// rest (calls and the debugger conditions have no long form).
+fn inverse(op: Op) -> Result<Option<Op>, ()> {
+    Ok(Some(match op {
+        Op::SBranch => return Ok(None),
+        Op::SCbranchScc0 => Op::SCbranchScc1,
+        Op::SCbranchScc1 => Op::SCbranchScc0,
+        Op::SCbranchVccz => Op::SCbranchVccnz,
+        Op::SCbranchVccnz => Op::SCbranchVccz,
+        Op::SCbranchExecz => Op::SCbranchExecnz,
+        Op::SCbranchExecnz => Op::SCbranchExecz,
+        _ => return Err(()),
+    }))
+}
+
+/// Bytes of the long form of an unconditional branch: `s_getpc_b64` (4), `s_add_u32`
+/// and `s_addc_u32` with literals (8 each), `s_setpc_b64` (4).
+const LONG: u32 = 24;
+
+/// Rewrites the SOPP branches at local offsets `long` into long branches through the
+/// SGPR pair `s[pair:pair+1]`:
+///
+/// ```text
+///     s_cbranch_<inverse> +6        ; conditional branches only: skip the long form
+///     s_getpc_b64 s[p:p+1]          ; address of the next instruction
+///     s_add_u32  s[p],   s[p],   lo ; + (target - that address), patched by placement
+///     s_addc_u32 s[p+1], s[p+1], hi ;   as a recovered PC builder (Fixup::Builder)
+///     s_setpc_b64 s[p:p+1]
+/// ```
+///
+/// The long form writes SCC; the caller checks that SCC is dead at the target. Every
+/// later local offset (map, fixups) moves by the bytes inserted before it.
+pub fn relax(
+    body: &Body,
+    long: &BTreeSet<u32>,
+    pair: u16,
+    kernel: &str,
+) -> Result<Body, TranslateError> {
+    let enc = |pc: u64| {
+        move |source| TranslateError::Encode {
+            kernel: kernel.to_string(),
+            pc,
+            source,
+        }
+    };
+    // Growth at each long branch.
+    let mut grow: BTreeMap<u32, (Option<Op>, u64)> = BTreeMap::new();
+    for f in &body.fixups {
+        if let Fixup::Relative { at, pc, .. } = *f {
+            if long.contains(&at) {
+                let a = at as usize;
+                let op = isa::decode(Target::Gfx942, &body.code[a..a + 4], false)
+                    .map(|i| i.op)
+                    .map_err(|_| TranslateError::BranchOutOfRange {
+                        kernel: kernel.to_string(),
+                        pc,
+                        distance: 0,
+                    })?;
+                let inv = inverse(op).map_err(|()| TranslateError::UnsupportedForm {
+                    kernel: kernel.to_string(),
+                    pc,
+                    text: op_name(op),
+                    reason: "out of the SOPP range and without a long form",
+                })?;
+                grow.insert(at, (inv, pc));
+            }
+        }
+    }
+    let size = |inv: &Option<Op>| LONG + if inv.is_some() { 4 } else { 0 };
+    let shift = |old: u32| -> u32 {
+        old + grow
+            .range(..old)
+            .map(|(_, (inv, _))| size(inv) - 4)
+            .sum::<u32>()
+    };
+    let mut out = Body {
+        code: Vec::with_capacity(body.code.len() + grow.len() * 28),
+        map: body.map.iter().map(|(&k, &v)| (k, shift(v))).collect(),
+        fixups: Vec::with_capacity(body.fixups.len()),
+        ..*body
+    };
+    let sp = |first: u16, count: u8| Operand::Sgpr { first, count };
+    let mut prev = 0usize;
+    let mut buf = [0u8; 20];
+    for (&at, (inv, pc)) in &grow {
+        out.code.extend_from_slice(&body.code[prev..at as usize]);
+        prev = at as usize + 4;
+        let e = enc(*pc);
+        let mut seq = Vec::with_capacity(5);
+        if let Some(inv) = inv {
+            let mut b = Inst::build(Target::Gfx942, *inv, Format::Sopp).map_err(e)?;
+            if let Some(f) = b.layout().field(F::Simm16) {
+                b.bits = gpu_model::isa::layout::put(b.bits, f, LONG / 4);
+            }
+            seq.push(b);
+        }
+        let mut g = Inst::build(Target::Gfx942, Op::SGetpcB64, Format::Sop1).map_err(e)?;
+        g.set_operand(0, sp(pair, 2)).map_err(e)?;
+        seq.push(g);
+        for (op, r) in [(Op::SAddU32, pair), (Op::SAddcU32, pair + 1)] {
+            let mut a = Inst::build(Target::Gfx942, op, Format::Sop2).map_err(e)?;
+            a.set_operand(0, sp(r, 1)).map_err(e)?;
+            a.set_operand(1, sp(r, 1)).map_err(e)?;
+            a.set_operand(2, Operand::Literal(0)).map_err(e)?;
+            seq.push(a);
+        }
+        let mut s = Inst::build(Target::Gfx942, Op::SSetpcB64, Format::Sop1).map_err(e)?;
+        s.set_operand(0, sp(pair, 2)).map_err(e)?;
+        seq.push(s);
+        let start = out.code.len();
+        for i in &seq {
+            let n = isa::encode(i, &mut buf).map_err(e)?;
+            out.code.extend_from_slice(&buf[..n]);
+        }
+        if out.code.len() - start != size(inv) as usize {
+            return Err(TranslateError::UnsupportedForm {
+                kernel: kernel.to_string(),
+                pc: *pc,
+                text: "long branch".into(),
+                reason: "the long form did not encode to its expected size",
+            });
+        }
+    }
+    out.code.extend_from_slice(&body.code[prev..]);
+    for f in &body.fixups {
+        out.fixups.push(match *f {
+            Fixup::Relative { at, target, pc } => match grow.get(&at) {
+                Some((inv, _)) => {
+                    let getpc = shift(at) + if inv.is_some() { 4 } else { 0 };
+                    Fixup::Builder {
+                        getpc,
+                        lo: getpc + 4,
+                        hi: getpc + 12,
+                        target,
+                    }
+                }
+                None => Fixup::Relative {
+                    at: shift(at),
+                    target,
+                    pc,
+                },
+            },
+            Fixup::Builder {
+                getpc,
+                lo,
+                hi,
+                target,
+            } => Fixup::Builder {
+                getpc: shift(getpc),
+                lo: shift(lo),
+                hi: shift(hi),
+                target,
+            },
+        });
+    }
+    Ok(out)
+}
+
+fn op_name(op: Op) -> String {
+    format!("{op:?}")
+}
+
+/// Whether SCC may be read at `target` before it is written (a long branch there would
+/// change it): follows fallthrough and branches for a bounded number of instructions
+/// and answers `true` when in doubt.
+pub fn scc_live_at(cfg: &Cfg, target: u64) -> bool {
+    let mut work = vec![target];
+    let mut seen = BTreeSet::new();
+    let mut budget = 256;
+    while let Some(pc) = work.pop() {
+        if !seen.insert(pc) {
+            continue;
+        }
+        budget -= 1;
+        let Some(s) = cfg.insts.get(&pc) else {
+            return true;
+        };
+        if budget == 0 {
+            return true;
+        }
+        let mut reads = false;
+        let mut writes = false;
+        for a in s.inst.accesses() {
+            if a.file == isa::RegFile::Special(isa::Special::Scc) {
+                match a.kind {
+                    isa::AccessKind::Write => writes = true,
+                    _ => reads = true,
+                }
+            }
+        }
+        if reads {
+            return true;
+        }
+        if writes {
+            continue;
+        }
+        let next = cfg.next_pc(pc);
+        match s.flow {
+            Flow::Next => work.push(next),
+            Flow::End => {}
+            Flow::Branch(t) => work.push(t),
+            Flow::CondBranch(t) => work.extend([t, next]),
+            Flow::Call(_) | Flow::SwapPc | Flow::SetPc => return true,
+        }
+    }
+    false
 }

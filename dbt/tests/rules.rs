@@ -5,6 +5,10 @@
 //! neg/abs/clamp; the translated kernel on the gfx942 model must
 //! write exactly what the original writes on the gfx950 model, and both must match a CPU
 //! reference. The kernel touches v15, so the rules' scratch VGPRs grow the descriptor.
+//!
+//! The other tests here do the same for the LDS DMA loads of 12/16 bytes, the permlane
+//! swaps, `v_prng_b32`, `v_cvt_f32_bf16`, the wide-K MFMA split and the transposing LDS
+//! reads, and check long branches on a kernel past the SOPP range.
 
 mod common;
 
@@ -254,4 +258,1030 @@ fn bitop3_and_cvt_pk_f16_f32_expand_to_the_same_results() {
         bad.len(),
         bad[..bad.len().min(20)].join("\n")
     );
+}
+
+/// The LDS DMA loads gfx942 lacks (12 and 16 bytes per lane): `buffer_load_dwordx{3,4}
+/// ... lds` with an instruction offset and a lane past `num_records` (loads zeros), and
+/// `global_load_lds_dwordx{3,4}` with a positive and a negative offset and a partial EXEC.
+/// LDS starts filled with a marker; the whole LDS is dumped.
+fn lds_dma_source() -> String {
+    let mut s = String::from(
+        "  .amdhsa_code_object_version 6\n  .text\n  .globl ldsdma\n  .p2align 8\n  .type ldsdma,@function\nldsdma:\n",
+    );
+    s.push_str(
+        "  s_load_dwordx4 s[4:7], s[0:1], 0x0
+  v_mov_b32_e32 v10, 0xdeadbeef
+  v_mov_b32_e32 v11, v10
+  v_mov_b32_e32 v12, v10
+  v_mov_b32_e32 v13, v10
+  v_lshlrev_b32_e32 v1, 4, v0
+  v_mul_u32_u24_e32 v2, 12, v0
+  v_add_u32_e32 v3, 64, v2
+  ds_write_b128 v1, v[10:13]
+  ds_write_b128 v1, v[10:13] offset:1024
+  ds_write_b128 v1, v[10:13] offset:2048
+  ds_write_b128 v1, v[10:13] offset:3072
+  s_waitcnt lgkmcnt(0)
+  s_mov_b32 s8, s4
+  s_and_b32 s9, s5, 0xffff
+  s_mov_b32 s10, 1008
+  s_mov_b32 s11, 0x00020000
+  s_mov_b32 m0, 0
+  buffer_load_dwordx4 v1, s[8:11], 0 offen lds
+  s_mov_b32 m0, 1024
+  buffer_load_dwordx3 v2, s[8:11], 0 offen offset:16 lds
+  s_mov_b32 m0, 2048
+  global_load_lds_dwordx4 v1, s[4:5] offset:32
+  s_mov_b32 m0, 3200
+  s_mov_b32 exec_lo, 0x0f0f0f0f
+  s_mov_b32 exec_hi, 0xffff0000
+  global_load_lds_dwordx3 v3, s[4:5] offset:-16
+  s_mov_b64 exec, -1
+  s_waitcnt vmcnt(0)
+  ds_read_b128 v[10:13], v1
+  ds_read_b128 v[14:17], v1 offset:1024
+  ds_read_b128 v[18:21], v1 offset:2048
+  ds_read_b128 v[22:25], v1 offset:3072
+  s_waitcnt lgkmcnt(0)
+  global_store_dwordx4 v1, v[10:13], s[6:7]
+  global_store_dwordx4 v1, v[14:17], s[6:7] offset:1024
+  v_add_u32_e32 v1, 2048, v1
+  global_store_dwordx4 v1, v[18:21], s[6:7]
+  global_store_dwordx4 v1, v[22:25], s[6:7] offset:1024
+  s_endpgm
+.Lend:
+  .size ldsdma, .Lend-ldsdma
+  .p2alignl 6, 0xbf800000
+  .fill 64, 4, 0xbf800000
+  .rodata
+  .p2align 6
+  .amdhsa_kernel ldsdma
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_user_sgpr_count 2
+    .amdhsa_group_segment_fixed_size 4096
+    .amdhsa_next_free_vgpr 26
+    .amdhsa_next_free_sgpr 12
+    .amdhsa_accum_offset 28
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: ldsdma
+    .symbol: ldsdma.kd
+    .kernarg_segment_size: 16
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 4096
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 18
+    .vgpr_count: 26
+    .agpr_count: 0
+    .max_flat_workgroup_size: 64
+    .uses_dynamic_stack: false
+    .args:
+      - { .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+      - { .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }
+...
+.end_amdgpu_metadata
+",
+    );
+    s
+}
+
+fn run_lds_dma(bytes: &[u8], target: Target, input: &[u32]) -> Vec<u32> {
+    let mut dev = Device::new(target);
+    let m = dev.load_code_object(bytes).expect("loads");
+    let inb: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let ia = dev.alloc(inb.len() as u64).unwrap();
+    dev.copy_in(ia, &inb).unwrap();
+    let oa = dev.alloc(4096).unwrap();
+    let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
+    let id = dev
+        .dispatch(m, "ldsdma", &cfg, &[ArgValue::ptr(ia), ArgValue::ptr(oa)])
+        .expect("dispatch");
+    dev.wait(id).expect("runs");
+    let mut out = vec![0u8; 4096];
+    dev.copy_out(oa, &mut out).unwrap();
+    out.chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn lds_dma_loads_of_12_and_16_bytes_expand_to_the_same_lds() {
+    let guest = common::assemble(&lds_dma_source(), "gfx950", "ldsdma");
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    assert_eq!(t.kernels[0].expanded, 4);
+    let dis = common::llvm_accepts(&t.object, "ldsdma");
+    assert!(!dis.contains(" lds") && dis.contains("ds_write_b96") && dis.contains("ds_write_b128"));
+    let input: Vec<u32> = (0..512u32)
+        .map(|i| i.wrapping_mul(0x9e37_79b9) ^ 0x5bd1_e995)
+        .collect();
+    // CPU reference (see the rule's notes): lane l, dword k at M0 + offset + l * bytes + 4k.
+    let mut lds = vec![0xdead_beefu32; 1024];
+    for l in 0..64usize {
+        for k in 0..4 {
+            // buffer x4, num_records 1008: lane 63 is out of range and loads zeros.
+            lds[l * 4 + k] = if l < 63 { input[l * 4 + k] } else { 0 };
+            // global x4, offset 32 on both sides, M0 2048.
+            lds[(2048 + 32) / 4 + l * 4 + k] = input[(l * 16 + 32) / 4 + k];
+        }
+        for k in 0..3 {
+            // buffer x3, offset 16, M0 1024.
+            lds[(1024 + 16) / 4 + l * 3 + k] = input[(l * 12 + 16) / 4 + k];
+            // global x3, vaddr lane * 12 + 64, offset -16, M0 3200, partial EXEC.
+            let exec = 0xffff_0000_0f0f_0f0fu64;
+            if exec >> l & 1 != 0 {
+                lds[(3200 - 16) / 4 + l * 3 + k] = input[(l * 12 + 48) / 4 + k];
+            }
+        }
+    }
+    let want = run_lds_dma(&guest, Target::Gfx950, &input);
+    let got = run_lds_dma(&t.object, Target::Gfx942, &input);
+    let bad: Vec<String> = (0..1024)
+        .filter(|&i| want[i] != lds[i] || got[i] != lds[i])
+        .map(|i| {
+            format!(
+                "LDS byte {}: gfx950 {:#x} gfx942 {:#x} ref {:#x}",
+                i * 4,
+                want[i],
+                got[i],
+                lds[i]
+            )
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{} mismatches:\n{}",
+        bad.len(),
+        bad[..bad.len().min(20)].join("\n")
+    );
+}
+
+/// NOPs between the loop head and its far part: with the 50 `v_cvt_pk_f16_f32` (8 bytes
+/// each, 24 bytes on gfx942) the guest's longest branch is just inside the SOPP range of
+/// 32767 dwords and the translation's is past it.
+const FAR_NOPS: usize = 32_600;
+
+/// A loop whose three branches (a conditional forward exit, an unconditional forward jump
+/// and the unconditional back edge) span the NOP block: after translation all three need
+/// long forms. The NOP block is reachable (through a never-taken `s_cbranch_execz`), so
+/// it is part of the translated scope. Each of the `n` iterations adds 3 to v2 (starting at the lane id) and the
+/// far part converts it with `v_cvt_pk_f16_f32` into v3; the store writes both.
+fn long_branch_source() -> String {
+    let mut s = String::from(
+        "  .amdhsa_code_object_version 6\n  .text\n  .globl far\n  .p2align 8\n  .type far,@function\nfar:\n",
+    );
+    s.push_str(
+        "  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  s_load_dword s6, s[0:1], 0x8
+  v_lshlrev_b32_e32 v1, 3, v0
+  v_mov_b32_e32 v2, v0
+  v_mov_b32_e32 v3, 0
+  s_mov_b32 s7, 0
+  s_waitcnt lgkmcnt(0)
+.Lloop:
+  v_add_u32_e32 v2, 3, v2
+  s_add_u32 s7, s7, 1
+  s_cmp_le_u32 s7, s6
+  s_cbranch_scc0 .Ldone
+  s_cbranch_execz .Lfill
+  s_branch .Lfar
+.Lfill:
+",
+    );
+    let _ = writeln!(s, "  .fill {FAR_NOPS}, 4, 0xbf800000");
+    for _ in 0..50 {
+        s.push_str("  v_cvt_pk_f16_f32 v4, v5, v5\n");
+    }
+    s.push_str(
+        ".Lfar:
+  v_cvt_f32_u32_e32 v4, v2
+  v_cvt_pk_f16_f32 v3, v4, v4
+  s_branch .Lloop
+.Ldone:
+  global_store_dwordx2 v1, v[2:3], s[4:5]
+  s_endpgm
+.Lend:
+  .size far, .Lend-far
+  .p2alignl 6, 0xbf800000
+  .fill 64, 4, 0xbf800000
+  .rodata
+  .p2align 6
+  .amdhsa_kernel far
+    .amdhsa_kernarg_size 12
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_user_sgpr_count 2
+    .amdhsa_next_free_vgpr 6
+    .amdhsa_next_free_sgpr 8
+    .amdhsa_accum_offset 8
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: far
+    .symbol: far.kd
+    .kernarg_segment_size: 12
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 14
+    .vgpr_count: 6
+    .agpr_count: 0
+    .max_flat_workgroup_size: 64
+    .uses_dynamic_stack: false
+    .args:
+      - { .name: out, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+      - { .name: n, .offset: 8, .size: 4, .value_kind: by_value }
+...
+.end_amdgpu_metadata
+",
+    );
+    s
+}
+
+fn run_far(bytes: &[u8], target: Target, n: u32) -> Vec<u32> {
+    let mut dev = Device::new(target);
+    let m = dev.load_code_object(bytes).expect("loads");
+    let oa = dev.alloc(64 * 8).unwrap();
+    let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
+    let id = dev
+        .dispatch(
+            m,
+            "far",
+            &cfg,
+            &[ArgValue::ptr(oa), ArgValue::bytes(&n.to_le_bytes())],
+        )
+        .expect("dispatch");
+    dev.wait(id).expect("runs");
+    let mut out = vec![0u8; 64 * 8];
+    dev.copy_out(oa, &mut out).unwrap();
+    out.chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn branches_past_the_sopp_range_take_long_forms() {
+    let guest = common::assemble(&long_branch_source(), "gfx950", "far");
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let k = &t.kernels[0];
+    assert_eq!(k.status, dbt::KernelStatus::Relocated);
+    // Growth: 2 VGPR-expansions per cvt, plus three long forms.
+    assert!(k.code_after > k.code_before + 51 * 16, "{k:?}");
+    let dis = common::llvm_accepts(&t.object, "far");
+    // The pair sits above the scope's SGPRs (s0..s7): s[8:9]; the exit's condition is
+    // inverted around its long form.
+    for want in ["s_getpc_b64 s[8:9]", "s_setpc_b64 s[8:9]", "s_cbranch_scc1"] {
+        assert!(dis.contains(want), "no `{want}` in the translation");
+    }
+    assert_eq!(
+        dis.matches("s_setpc_b64 s[8:9]").count(),
+        3,
+        "three long forms"
+    );
+    for n in [0u32, 1, 5] {
+        let want = run_far(&guest, Target::Gfx950, n);
+        let got = run_far(&t.object, Target::Gfx942, n);
+        for lane in 0..64u32 {
+            let v2 = lane + 3 * (n + 1);
+            // The far part ran n times, last on lane + 3n.
+            let v3 = if n == 0 {
+                0
+            } else {
+                let h = u32::from(half::f16::from_f32((lane + 3 * n) as f32).to_bits());
+                h | h << 16
+            };
+            let l = lane as usize;
+            assert_eq!(
+                (want[2 * l], want[2 * l + 1]),
+                (v2, v3),
+                "gfx950 n={n} lane {lane}"
+            );
+            assert_eq!(
+                (got[2 * l], got[2 * l + 1]),
+                (v2, v3),
+                "translated gfx942 n={n} lane {lane}"
+            );
+        }
+    }
+}
+
+/// `v_permlane{16,32}_swap_b32` forms: (half, EXEC, same register for d and s, VOP3).
+const SWAP_FORMS: [(usize, u64, bool, bool); 7] = [
+    (32, u64::MAX, false, false),
+    (16, u64::MAX, false, false),
+    (32, 0x0f0f_ff00_f0f0_00ff, false, false),
+    (16, 0x0f0f_ff00_f0f0_00ff, false, false),
+    (32, u64::MAX, true, false),
+    (16, 0x1234_5678_9abc_def0, true, false),
+    (16, u64::MAX, false, true),
+];
+
+fn permlane_source() -> String {
+    let mut s = String::from(
+        "  .amdhsa_code_object_version 6\n  .text\n  .globl swap\n  .p2align 8\n  .type swap,@function\nswap:\n\
+  s_load_dwordx4 s[4:7], s[0:1], 0x0\n\
+  v_lshlrev_b32_e32 v1, 3, v0\n\
+  s_waitcnt lgkmcnt(0)\n\
+  global_load_dwordx2 v[2:3], v1, s[4:5]\n\
+  s_waitcnt vmcnt(0)\n",
+    );
+    for (half, exec, same, vop3) in SWAP_FORMS {
+        let _ = writeln!(s, "  v_mov_b32_e32 v10, v2");
+        let _ = writeln!(s, "  v_mov_b32_e32 v11, v3");
+        if exec != u64::MAX {
+            let _ = writeln!(s, "  s_mov_b32 exec_lo, {:#x}", exec as u32);
+            let _ = writeln!(s, "  s_mov_b32 exec_hi, {:#x}", (exec >> 32) as u32);
+        }
+        let e = if vop3 { "_e64" } else { "_e32" };
+        let srcreg = if same { "v10" } else { "v11" };
+        let _ = writeln!(s, "  v_permlane{half}_swap_b32{e} v10, {srcreg}");
+        let _ = writeln!(s, "  s_mov_b64 exec, -1");
+        let _ = writeln!(s, "  global_store_dwordx2 v1, v[10:11], s[6:7]");
+        let _ = writeln!(s, "  s_add_u32 s6, s6, {}", LANES * 8);
+        let _ = writeln!(s, "  s_addc_u32 s7, s7, 0");
+    }
+    s.push_str(
+        "  s_endpgm
+.Lend:
+  .size swap, .Lend-swap
+  .p2alignl 6, 0xbf800000
+  .fill 64, 4, 0xbf800000
+  .rodata
+  .p2align 6
+  .amdhsa_kernel swap
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_user_sgpr_count 2
+    .amdhsa_next_free_vgpr 12
+    .amdhsa_next_free_sgpr 8
+    .amdhsa_accum_offset 12
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: swap
+    .symbol: swap.kd
+    .kernarg_segment_size: 16
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 14
+    .vgpr_count: 12
+    .agpr_count: 0
+    .max_flat_workgroup_size: 64
+    .uses_dynamic_stack: false
+    .args:
+      - { .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+      - { .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }
+...
+.end_amdgpu_metadata
+",
+    );
+    s
+}
+
+fn run_swap(bytes: &[u8], target: Target, input: &[u32]) -> Vec<u32> {
+    let mut dev = Device::new(target);
+    let m = dev.load_code_object(bytes).expect("loads");
+    let inb: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let ia = dev.alloc(inb.len() as u64).unwrap();
+    dev.copy_in(ia, &inb).unwrap();
+    let n = SWAP_FORMS.len() * LANES * 8;
+    let oa = dev.alloc(n as u64).unwrap();
+    let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
+    let id = dev
+        .dispatch(m, "swap", &cfg, &[ArgValue::ptr(ia), ArgValue::ptr(oa)])
+        .expect("dispatch");
+    dev.wait(id).expect("runs");
+    let mut out = vec![0u8; n];
+    dev.copy_out(oa, &mut out).unwrap();
+    out.chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn permlane_swaps_expand_to_bpermutes_with_the_same_results() {
+    let guest = common::assemble(&permlane_source(), "gfx950", "swap");
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    assert_eq!(t.kernels[0].expanded, SWAP_FORMS.len());
+    let dis = common::llvm_accepts(&t.object, "swap");
+    assert!(!dis.contains("permlane") && dis.contains("ds_bpermute_b32"));
+    let input: Vec<u32> = (0..128u32)
+        .map(|i| i.wrapping_mul(0x2545_f491) ^ 0x1f)
+        .collect();
+    let want = run_swap(&guest, Target::Gfx950, &input);
+    let got = run_swap(&t.object, Target::Gfx942, &input);
+    let mut bad = Vec::new();
+    for (f, (half, exec, same, _)) in SWAP_FORMS.iter().enumerate() {
+        // CPU reference: lane `hi` of d and lane `lo` of s trade values when both lanes
+        // are active (d and s the same register: its halves trade).
+        let mut d: Vec<u32> = (0..LANES).map(|l| input[2 * l]).collect();
+        let mut s: Vec<u32> = if *same {
+            d.clone()
+        } else {
+            (0..LANES).map(|l| input[2 * l + 1]).collect()
+        };
+        let (od, os) = (d.clone(), s.clone());
+        for lo in (0..LANES).filter(|l| l & half == 0) {
+            let hi = lo + half;
+            if exec >> lo & 1 != 0 && exec >> hi & 1 != 0 {
+                if *same {
+                    d[hi] = od[lo];
+                    d[lo] = od[hi];
+                } else {
+                    d[hi] = os[lo];
+                    s[lo] = od[hi];
+                }
+            }
+        }
+        if *same {
+            s = (0..LANES).map(|l| input[2 * l + 1]).collect();
+        }
+        for l in 0..LANES {
+            for (k, r) in [d[l], s[l]].into_iter().enumerate() {
+                let i = (f * LANES + l) * 2 + k;
+                if want[i] != r || got[i] != r {
+                    bad.push(format!(
+                        "form {f} lane {l} reg {k}: gfx950 {:#x} gfx942 {:#x} ref {r:#x}",
+                        want[i], got[i]
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} mismatches:\n{}",
+        bad.len(),
+        bad[..bad.len().min(20)].join("\n")
+    );
+}
+
+/// `v_prng_b32` sources: a VGPR, an SGPR, a literal, an inline constant, and the VOP3
+/// form with the destination as its source.
+#[test]
+fn prng_expands_to_the_same_lfsr_step() {
+    let mut s = String::from(
+        "  .amdhsa_code_object_version 6\n  .text\n  .globl prng\n  .p2align 8\n  .type prng,@function\nprng:\n\
+  s_load_dwordx4 s[4:7], s[0:1], 0x0\n\
+  v_lshlrev_b32_e32 v1, 3, v0\n\
+  v_mul_u32_u24_e32 v4, 20, v0\n\
+  s_mov_b32 s8, 0x80000001\n\
+  s_waitcnt lgkmcnt(0)\n\
+  global_load_dwordx2 v[2:3], v1, s[4:5]\n\
+  s_waitcnt vmcnt(0)\n\
+  v_prng_b32 v10, v2\n\
+  v_prng_b32 v11, s8\n\
+  v_prng_b32 v12, 0x80001234\n\
+  v_prng_b32 v13, -7\n\
+  v_mov_b32_e32 v14, v3\n\
+  v_prng_b32_e64 v14, v14\n\
+  global_store_dwordx4 v4, v[10:13], s[6:7]\n\
+  global_store_dword v4, v14, s[6:7] offset:16\n\
+  s_endpgm\n",
+    );
+    s.push_str(
+        ".Lend:
+  .size prng, .Lend-prng
+  .p2alignl 6, 0xbf800000
+  .fill 64, 4, 0xbf800000
+  .rodata
+  .p2align 6
+  .amdhsa_kernel prng
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_user_sgpr_count 2
+    .amdhsa_next_free_vgpr 15
+    .amdhsa_next_free_sgpr 9
+    .amdhsa_accum_offset 16
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: prng
+    .symbol: prng.kd
+    .kernarg_segment_size: 16
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 15
+    .vgpr_count: 15
+    .agpr_count: 0
+    .max_flat_workgroup_size: 64
+    .uses_dynamic_stack: false
+    .args:
+      - { .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+      - { .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }
+...
+.end_amdgpu_metadata
+",
+    );
+    let guest = common::assemble(&s, "gfx950", "prng");
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    assert_eq!(t.kernels[0].expanded, 5);
+    let dis = common::llvm_accepts(&t.object, "prng");
+    assert!(!dis.contains("v_prng"));
+    // Half the inputs have bit 31 set.
+    let input: Vec<u32> = (0..128u32)
+        .map(|i| i.wrapping_mul(0x9e37_79b9) ^ (i & 1) << 31)
+        .collect();
+    let run = |bytes: &[u8], target| -> Vec<u32> {
+        let mut dev = Device::new(target);
+        let m = dev.load_code_object(bytes).expect("loads");
+        let inb: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let ia = dev.alloc(inb.len() as u64).unwrap();
+        dev.copy_in(ia, &inb).unwrap();
+        let oa = dev.alloc(64 * 20).unwrap();
+        let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
+        let id = dev
+            .dispatch(m, "prng", &cfg, &[ArgValue::ptr(ia), ArgValue::ptr(oa)])
+            .expect("dispatch");
+        dev.wait(id).expect("runs");
+        let mut out = vec![0u8; 64 * 20];
+        dev.copy_out(oa, &mut out).unwrap();
+        out.chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    // CDNA4 guide: shift left, feed back 197 when bit 31 falls out.
+    let lfsr = |x: u32| (x << 1) ^ if x >> 31 != 0 { 197 } else { 0 };
+    let want = run(&guest, Target::Gfx950);
+    let got = run(&t.object, Target::Gfx942);
+    for l in 0..64 {
+        let r = [
+            lfsr(input[2 * l]),
+            lfsr(0x8000_0001),
+            lfsr(0x8000_1234),
+            lfsr(-7i32 as u32),
+            lfsr(input[2 * l + 1]),
+        ];
+        assert_eq!(&want[5 * l..5 * l + 5], &r, "gfx950 lane {l}");
+        assert_eq!(&got[5 * l..5 * l + 5], &r, "translated gfx942 lane {l}");
+    }
+}
+
+/// `v_cvt_f32_bf16` forms: VGPR, VOP3 neg/abs/neg-abs, SGPR and a literal bf16 (1.5).
+#[test]
+fn cvt_f32_bf16_expands_to_a_shift() {
+    let mut s = String::from(
+        "  .amdhsa_code_object_version 6\n  .text\n  .globl bf\n  .p2align 8\n  .type bf,@function\nbf:\n\
+  s_load_dwordx4 s[4:7], s[0:1], 0x0\n\
+  v_lshlrev_b32_e32 v1, 3, v0\n\
+  v_mul_u32_u24_e32 v4, 24, v0\n\
+  s_mov_b32 s8, 0xffffc2f7\n\
+  s_waitcnt lgkmcnt(0)\n\
+  global_load_dwordx2 v[2:3], v1, s[4:5]\n\
+  s_waitcnt vmcnt(0)\n\
+  v_cvt_f32_bf16 v10, v2\n\
+  v_cvt_f32_bf16_e64 v11, -v3\n\
+  v_cvt_f32_bf16_e64 v12, |v2|\n\
+  v_cvt_f32_bf16_e64 v13, -|v3|\n\
+  v_cvt_f32_bf16 v14, s8\n\
+  v_cvt_f32_bf16 v15, 0x3fc0\n\
+  global_store_dwordx4 v4, v[10:13], s[6:7]\n\
+  global_store_dwordx2 v4, v[14:15], s[6:7] offset:16\n\
+  s_endpgm\n",
+    );
+    s.push_str(
+        ".Lend:
+  .size bf, .Lend-bf
+  .p2alignl 6, 0xbf800000
+  .fill 64, 4, 0xbf800000
+  .rodata
+  .p2align 6
+  .amdhsa_kernel bf
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_user_sgpr_count 2
+    .amdhsa_next_free_vgpr 16
+    .amdhsa_next_free_sgpr 9
+    .amdhsa_accum_offset 16
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: bf
+    .symbol: bf.kd
+    .kernarg_segment_size: 16
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 15
+    .vgpr_count: 16
+    .agpr_count: 0
+    .max_flat_workgroup_size: 64
+    .uses_dynamic_stack: false
+    .args:
+      - { .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+      - { .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }
+...
+.end_amdgpu_metadata
+",
+    );
+    let guest = common::assemble(&s, "gfx950", "bf");
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    assert_eq!(t.kernels[0].expanded, 6);
+    let dis = common::llvm_accepts(&t.object, "bf");
+    assert!(!dis.contains("bf16"));
+    // Low halves: bf16 values of every kind (normal, denormal, zero, inf, NaN) and signs.
+    let specials: [u16; 8] = [
+        0x3f80, 0xc2f7, 0x0001, 0x8000, 0x7f80, 0xff81, 0x7fc0, 0x1234,
+    ];
+    let input: Vec<u32> = (0..128u32)
+        .map(|i| (i.wrapping_mul(0x9e37_79b9) & 0xffff_0000) | u32::from(specials[i as usize % 8]))
+        .collect();
+    let run = |bytes: &[u8], target| -> Vec<u32> {
+        let mut dev = Device::new(target);
+        let m = dev.load_code_object(bytes).expect("loads");
+        let inb: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let ia = dev.alloc(inb.len() as u64).unwrap();
+        dev.copy_in(ia, &inb).unwrap();
+        let oa = dev.alloc(64 * 24).unwrap();
+        let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
+        let id = dev
+            .dispatch(m, "bf", &cfg, &[ArgValue::ptr(ia), ArgValue::ptr(oa)])
+            .expect("dispatch");
+        dev.wait(id).expect("runs");
+        let mut out = vec![0u8; 64 * 24];
+        dev.copy_out(oa, &mut out).unwrap();
+        out.chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let want = run(&guest, Target::Gfx950);
+    let got = run(&t.object, Target::Gfx942);
+    for l in 0..64 {
+        // A bf16 is the top half of the f32 of the same value, signalling NaNs included
+        // (the `half` crate agrees except that it quiets them).
+        let f = |x: u32| {
+            let r = (x & 0xffff) << 16;
+            let h = half::bf16::from_bits(x as u16);
+            assert!(h.is_nan() || h.to_f32().to_bits() == r);
+            r
+        };
+        let (a, b) = (input[2 * l], input[2 * l + 1]);
+        let r = [
+            f(a),
+            f(b) ^ 0x8000_0000,
+            f(a) & 0x7fff_ffff,
+            f(b) | 0x8000_0000,
+            f(0xc2f7),
+            1.5f32.to_bits(),
+        ];
+        assert_eq!(&want[6 * l..6 * l + 6], &r, "gfx950 lane {l}");
+        assert_eq!(&got[6 * l..6 * l + 6], &r, "translated gfx942 lane {l}");
+    }
+}
+
+/// The wide-K f16/bf16 MFMAs split into two gfx942 MFMAs: 32x32x16 f16 (C = 0), 32x32x16
+/// bf16 (C = the first result), 16x16x32 f16 and bf16. Results must match a CPU reference
+/// (f64) and the gfx950 run within the f32 reordering bound of the model's notes.
+#[test]
+fn wide_k_mfmas_split_into_two_gfx942_mfmas() {
+    let mut s = String::from(
+        "  .amdhsa_code_object_version 6\n  .text\n  .globl mm\n  .p2align 8\n  .type mm,@function\nmm:\n\
+  s_load_dwordx4 s[4:7], s[0:1], 0x0\n\
+  v_lshlrev_b32_e32 v1, 5, v0\n\
+  v_mul_u32_u24_e32 v10, 0xa0, v0\n\
+  s_waitcnt lgkmcnt(0)\n\
+  global_load_dwordx4 v[2:5], v1, s[4:5]\n\
+  global_load_dwordx4 v[6:9], v1, s[4:5] offset:16\n\
+  s_waitcnt vmcnt(0)\n\
+  v_mfma_f32_32x32x16_f16 v[16:31], v[2:5], v[6:9], 0\n\
+  v_mfma_f32_32x32x16_bf16 v[32:47], v[2:5], v[6:9], v[16:31]\n\
+  v_mfma_f32_16x16x32_f16 v[48:51], v[2:5], v[6:9], 0\n\
+  v_mfma_f32_16x16x32_bf16 v[52:55], v[6:9], v[2:5], 0\n\
+  s_nop 15\n",
+    );
+    for k in 0..10 {
+        let _ = writeln!(
+            s,
+            "  global_store_dwordx4 v10, v[{}:{}], s[6:7] offset:{}",
+            16 + 4 * k,
+            19 + 4 * k,
+            16 * k
+        );
+    }
+    s.push_str(
+        "  s_endpgm
+.Lend:
+  .size mm, .Lend-mm
+  .p2alignl 6, 0xbf800000
+  .fill 64, 4, 0xbf800000
+  .rodata
+  .p2align 6
+  .amdhsa_kernel mm
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_user_sgpr_count 2
+    .amdhsa_next_free_vgpr 56
+    .amdhsa_next_free_sgpr 8
+    .amdhsa_accum_offset 56
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: mm
+    .symbol: mm.kd
+    .kernarg_segment_size: 16
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 14
+    .vgpr_count: 56
+    .agpr_count: 0
+    .max_flat_workgroup_size: 64
+    .uses_dynamic_stack: false
+    .args:
+      - { .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+      - { .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }
+...
+.end_amdgpu_metadata
+",
+    );
+    let guest = common::assemble(&s, "gfx950", "mm");
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    assert_eq!(t.kernels[0].expanded, 4);
+    let dis = common::llvm_accepts(&t.object, "mm");
+    assert!(dis.contains("v_mfma_f32_32x32x8_f16") && dis.contains("v_mfma_f32_16x16x16_bf16"));
+    // Per lane 8 halves of A (v[2:5]) and 8 of B (v[6:9]): f16 bits of small values, which
+    // read as bf16 are small finite numbers too.
+    let mut x = 0x1234_5678u32;
+    let halves: Vec<u16> = (0..64 * 16)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            half::f16::from_f32(((x % 64) as f32 - 32.0) / 16.0).to_bits()
+        })
+        .collect();
+    let input: Vec<u8> = halves.iter().flat_map(|h| h.to_le_bytes()).collect();
+    let run = |bytes: &[u8], target| -> Vec<f32> {
+        let mut dev = Device::new(target);
+        let m = dev.load_code_object(bytes).expect("loads");
+        let ia = dev.alloc(input.len() as u64).unwrap();
+        dev.copy_in(ia, &input).unwrap();
+        let oa = dev.alloc(64 * 160).unwrap();
+        let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
+        let id = dev
+            .dispatch(m, "mm", &cfg, &[ArgValue::ptr(ia), ArgValue::ptr(oa)])
+            .expect("dispatch");
+        dev.wait(id).expect("runs");
+        let mut out = vec![0u8; 64 * 160];
+        dev.copy_out(oa, &mut out).unwrap();
+        out.chunks(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    // Element `v` (0..8) of lane `l`'s A (src 0) or B (src 1) as f16 or bf16.
+    let elem = |src: usize, l: usize, v: usize, bf: bool| -> f64 {
+        let h = halves[l * 16 + src * 8 + v];
+        if bf {
+            f64::from(half::bf16::from_bits(h).to_f32())
+        } else {
+            f64::from(half::f16::from_bits(h).to_f32())
+        }
+    };
+    // CDNA layouts (model's exec::matrix::layout, AMD's matrix calculator): operand
+    // element [i][k] at lane (k / 8) * M + i, value k % 8; D[i][j] in register
+    // (i / 8) * 4 + i % 4, lane ((i / 4) % 2) * 32 + j for 32x32 and register i % 4,
+    // lane (i / 4) * 16 + j for 16x16.
+    let mfma = |m: usize, bf: bool, a_src: usize, c: &dyn Fn(usize, usize) -> f64| {
+        let k_total = 512 / m;
+        let mut d = vec![(0.0f64, 0.0f64); m * m];
+        for i in 0..m {
+            for j in 0..m {
+                let (mut acc, mut mag) = (c(i, j), c(i, j).abs());
+                for k in 0..k_total {
+                    let p = elem(a_src, (k / 8) * m + i, k % 8, bf)
+                        * elem(1 - a_src, (k / 8) * m + j, k % 8, bf);
+                    acc += p;
+                    mag += p.abs();
+                }
+                d[i * m + j] = (acc, mag);
+            }
+        }
+        d
+    };
+    let slot = |m: usize, i: usize, j: usize| -> (usize, usize) {
+        if m == 32 {
+            ((i / 8) * 4 + i % 4, ((i / 4) % 2) * 32 + j)
+        } else {
+            (i % 4, (i / 4) * 16 + j)
+        }
+    };
+    let want = run(&guest, Target::Gfx950);
+    let got = run(&t.object, Target::Gfx942);
+    let at = |out: &[f32], first: usize, reg: usize, lane: usize| out[lane * 40 + first + reg];
+    let d1 = mfma(32, false, 0, &|_, _| 0.0);
+    let d1_model = |i: usize, j: usize| {
+        let (r, l) = slot(32, i, j);
+        f64::from(at(&want, 0, r, l))
+    };
+    let d2 = mfma(32, true, 0, &d1_model);
+    let d3 = mfma(16, false, 0, &|_, _| 0.0);
+    let d4 = mfma(16, true, 1, &|_, _| 0.0);
+    let mut bad = Vec::new();
+    for (name, m, first, d) in [
+        ("32x32x16_f16", 32, 0, &d1),
+        ("32x32x16_bf16", 32, 16, &d2),
+        ("16x16x32_f16", 16, 32, &d3),
+        ("16x16x32_bf16", 16, 36, &d4),
+    ] {
+        for i in 0..m {
+            for j in 0..m {
+                let (r, l) = slot(m, i, j);
+                let (acc, mag) = d[i * m + j];
+                // The model notes' bound for a different order of the f32 additions.
+                let tol = (512 / m) as f64 * 2f64.powi(-23) * mag + 1e-30;
+                let (w, g) = (
+                    f64::from(at(&want, first, r, l)),
+                    f64::from(at(&got, first, r, l)),
+                );
+                if (w - acc).abs() > tol || (g - acc).abs() > tol || (g - w).abs() > tol {
+                    bad.push(format!(
+                        "{name} [{i}][{j}]: gfx950 {w} gfx942 {g} ref {acc} (tol {tol:e})"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} mismatches:\n{}",
+        bad.len(),
+        bad[..bad.len().min(20)].join("\n")
+    );
+}
+
+/// `ds_read_b64_tr_b16` (with an offset, full and partial EXEC) and `ds_read_b64_tr_b8`
+/// against the transpose mapping of the model's notes (AMD rocRoller's gfx950 tests):
+/// in each 16-lane group, lane `t`'s element `k` is element `(16k + t) % n` of the 64 bits
+/// that lane `(16k + t) / n` of the group reads; inactive lanes contribute zeros and
+/// are not written.
+#[test]
+fn transposing_lds_reads_expand_to_permuted_narrow_reads() {
+    const EXEC: u64 = 0xff00_ff0f_f0f0_0ff0;
+    let mut s = String::from(
+        "  .amdhsa_code_object_version 6\n  .text\n  .globl tr\n  .p2align 8\n  .type tr,@function\ntr:\n\
+  s_load_dwordx4 s[4:7], s[0:1], 0x0\n\
+  v_lshlrev_b32_e32 v1, 4, v0\n\
+  v_mul_u32_u24_e32 v6, 24, v0\n\
+  v_and_b32_e32 v6, 0x1f8, v6\n\
+  v_mul_u32_u24_e32 v7, 24, v0\n\
+  v_mov_b32_e32 v14, 0x5a5a5a5a\n\
+  v_mov_b32_e32 v15, 0x5a5a5a5a\n\
+  s_waitcnt lgkmcnt(0)\n\
+  global_load_dwordx4 v[2:5], v1, s[4:5]\n\
+  s_waitcnt vmcnt(0)\n\
+  ds_write_b128 v1, v[2:5]\n\
+  s_waitcnt lgkmcnt(0)\n\
+  ds_read_b64_tr_b16 v[10:11], v6 offset:16\n\
+  ds_read_b64_tr_b8 v[12:13], v6\n",
+    );
+    let _ = writeln!(s, "  s_mov_b32 exec_lo, {:#x}", EXEC as u32);
+    let _ = writeln!(s, "  s_mov_b32 exec_hi, {:#x}", (EXEC >> 32) as u32);
+    s.push_str(
+        "  ds_read_b64_tr_b16 v[14:15], v6 offset:8
+  s_mov_b64 exec, -1
+  s_waitcnt lgkmcnt(0)
+  global_store_dwordx4 v7, v[10:13], s[6:7]
+  global_store_dwordx2 v7, v[14:15], s[6:7] offset:16
+  s_endpgm
+.Lend:
+  .size tr, .Lend-tr
+  .p2alignl 6, 0xbf800000
+  .fill 64, 4, 0xbf800000
+  .rodata
+  .p2align 6
+  .amdhsa_kernel tr
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_user_sgpr_count 2
+    .amdhsa_group_segment_fixed_size 1024
+    .amdhsa_next_free_vgpr 16
+    .amdhsa_next_free_sgpr 8
+    .amdhsa_accum_offset 16
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: tr
+    .symbol: tr.kd
+    .kernarg_segment_size: 16
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 1024
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 14
+    .vgpr_count: 16
+    .agpr_count: 0
+    .max_flat_workgroup_size: 64
+    .uses_dynamic_stack: false
+    .args:
+      - { .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+      - { .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }
+...
+.end_amdgpu_metadata
+",
+    );
+    let guest = common::assemble(&s, "gfx950", "tr");
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    assert_eq!(t.kernels[0].expanded, 3);
+    let dis = common::llvm_accepts(&t.object, "tr");
+    assert!(!dis.contains("_tr_") && dis.contains("ds_read_u16") && dis.contains("ds_read_u8"));
+    let lds: Vec<u8> = (0..1024u32)
+        .map(|i| (i.wrapping_mul(0x9e37_79b9) >> 24) as u8)
+        .collect();
+    let run = |bytes: &[u8], target| -> Vec<u32> {
+        let mut dev = Device::new(target);
+        let m = dev.load_code_object(bytes).expect("loads");
+        let ia = dev.alloc(lds.len() as u64).unwrap();
+        dev.copy_in(ia, &lds).unwrap();
+        let oa = dev.alloc(64 * 24).unwrap();
+        let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
+        let id = dev
+            .dispatch(m, "tr", &cfg, &[ArgValue::ptr(ia), ArgValue::ptr(oa)])
+            .expect("dispatch");
+        dev.wait(id).expect("runs");
+        let mut out = vec![0u8; 64 * 24];
+        dev.copy_out(oa, &mut out).unwrap();
+        out.chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let read64 =
+        |a: usize| -> u64 { (0..8).fold(0, |v, b| v | u64::from(lds[(a + b) % 1024]) << (8 * b)) };
+    let reference = |bits: usize, off: usize, exec: u64| -> Vec<Option<u64>> {
+        let n = 64 / bits;
+        let src: Vec<u64> = (0..64)
+            .map(|l| {
+                if exec >> l & 1 != 0 {
+                    read64(((l * 24) & 0x1f8) + off)
+                } else {
+                    0
+                }
+            })
+            .collect();
+        (0..64)
+            .map(|l| {
+                (exec >> l & 1 != 0).then(|| {
+                    let (g, t) = (l & !15, l & 15);
+                    (0..n).fold(0u64, |o, k| {
+                        let x = 16 * k + t;
+                        let e = src[g + x / n] >> (bits * (x % n)) & ((1 << bits) - 1);
+                        o | e << (bits * k)
+                    })
+                })
+            })
+            .collect()
+    };
+    let r16 = reference(16, 16, u64::MAX);
+    let r8 = reference(8, 0, u64::MAX);
+    let rp = reference(16, 8, EXEC);
+    let want = run(&guest, Target::Gfx950);
+    let got = run(&t.object, Target::Gfx942);
+    for l in 0..64 {
+        let pair =
+            |w: &[u32], i: usize| u64::from(w[6 * l + i]) | u64::from(w[6 * l + i + 1]) << 32;
+        let r = [
+            r16[l].unwrap(),
+            r8[l].unwrap(),
+            rp[l].unwrap_or(0x5a5a_5a5a_5a5a_5a5a),
+        ];
+        for (f, r) in r.iter().enumerate() {
+            assert_eq!(pair(&want, 2 * f), *r, "gfx950 form {f} lane {l}");
+            assert_eq!(pair(&got, 2 * f), *r, "translated gfx942 form {f} lane {l}");
+        }
+    }
 }

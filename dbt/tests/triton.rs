@@ -15,14 +15,22 @@ use std::collections::HashMap;
 
 /// (case, what the diagnostic names): kernels not translated yet.
 const UNTRANSLATED: &[(&str, &str)] = &[
-    // gfx950 LDS DMA of 16 bytes per lane (gfx942 only has the dword form): needs the
-    // load-to-LDS rule (a VGPR load plus ds_write_b128 at M0 + lane * 16).
-    ("attn_fwd", "buffer_load_dwordx4"),
-    ("matmul_f16", "buffer_load_dwordx4"),
-    ("matmul_bf16", "buffer_load_dwordx4"),
-    ("matmul_fp8e4nv", "buffer_load_dwordx4"),
-    ("gemm1024_fp8", "buffer_load_dwordx4"),
+    // The 16-byte LDS DMA loads these kernels also use translate (rules.rs,
+    // `lds_dma_loads_of_12_and_16_bytes_expand_to_the_same_lds`); the next instruction
+    // without a gfx942 rule is the first one the diagnostic names.
+    // (The wide-K MFMAs, permlane swaps and transposing LDS reads they use translate
+    // too: rules.rs.)
+    // bf16 packing conversion: needs a rule that rounds as MODE says.
+    ("matmul_bf16", "v_cvt_pk_bf16_f32"),
+    // fp8 MFMAs of K = 64 (f8f6f4): gfx942 has fp8 MFMAs of K = 16.
+    ("matmul_fp8e4nv", "v_mfma_f32_32x32x64_f8f6f4"),
+    ("gemm1024_fp8", "v_mfma_f32_32x32x64_f8f6f4"),
 ];
+
+/// Kernels whose translation splits wide-K MFMAs into two: the f32 additions happen in
+/// another order, so their results need not equal the gfx950 run bit for bit; both must
+/// be within the manifest's tolerance of the reference (which `run` checks).
+const REORDERED: &[&str] = &["attn_fwd", "matmul_f16"];
 
 #[path = "../../gpu-model/tests/triton_manifest/mod.rs"]
 mod triton_manifest;
@@ -133,7 +141,7 @@ fn triton_gfx950_kernels_translate_to_gfx942_and_run_the_same() {
         let r = std::panic::catch_unwind(|| -> Result<(), String> {
             let want = run(case, &bytes, Target::Gfx950)?;
             let got = run(case, &t.object, Target::Gfx942)?;
-            if want != got {
+            if want != got && !REORDERED.contains(&case.name.as_str()) {
                 return Err("translated gfx942 run differs from the gfx950 run".into());
             }
             Ok(())
@@ -145,6 +153,6 @@ fn triton_gfx950_kernels_translate_to_gfx942_and_run_the_same() {
         }
     }
     eprintln!("{ran} translated Triton kernels run the same on gfx942");
-    assert!(ran >= 4, "only {ran} kernels ran");
+    assert!(ran >= 6, "only {ran} kernels ran");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

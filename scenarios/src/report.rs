@@ -68,6 +68,25 @@ pub struct KernelReport {
     /// What the kernel printed to standard error.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub stderr: String,
+    /// Set when the kernel ran translated from another processor (a launch's
+    /// `translate:`, `gfxsim run --translate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub translated: Option<TranslatedReport>,
+}
+
+/// How a kernel was translated (the `dbt` crate's report for it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TranslatedReport {
+    /// The processor the code object was compiled for.
+    pub guest: String,
+    /// The processor it ran on.
+    pub host: String,
+    /// Bytes of the kernel's reachable guest code.
+    pub code_bytes_before: usize,
+    /// Bytes of its host code.
+    pub code_bytes_after: usize,
+    /// Guest instructions that needed a semantic rule.
+    pub expanded: usize,
 }
 
 /// How full one CU was during a kernel.
@@ -190,6 +209,18 @@ impl KernelReport {
             self.cycles,
             self.ticks as f64 / 1e6
         );
+        if let Some(t) = &self.translated {
+            let _ = writeln!(
+                s,
+                "  translated {} -> {}: code {} -> {} bytes ({:.3}x), {} instructions by semantic rules",
+                t.guest,
+                t.host,
+                t.code_bytes_before,
+                t.code_bytes_after,
+                t.code_bytes_after as f64 / t.code_bytes_before.max(1) as f64,
+                t.expanded
+            );
+        }
         let total = self.instructions.get("total").copied().unwrap_or(0);
         let _ = write!(
             s,
@@ -269,6 +300,7 @@ mod tests {
             events: 10,
             epochs: 3,
             kernels: vec![KernelReport {
+                translated: None,
                 stdout: String::new(),
                 stderr: String::new(),
                 kernel: "vadd".into(),

@@ -157,6 +157,42 @@ pub struct LaunchSpec {
     /// with `if (i < n)`, which no static check can see).
     #[serde(default)]
     pub elements_per_item: Option<u64>,
+    /// Run a code object compiled for another processor (the guest, e.g. gfx950) on this
+    /// GPU (the host, e.g. gfx942 on `mi300x`) through the `dbt` binary translator:
+    /// `translate: Some(host: "gfx942")`. The host must be the GPU's processor; a code
+    /// object already for the host runs as it is. The report says which kernels ran
+    /// translated and their code growth.
+    #[serde(default)]
+    pub translate: Translate,
+}
+
+/// A launch's binary translation (see [`LaunchSpec::translate`]), written the way an
+/// `Option` is: `None` (the default) or `Some(host: "gfx942")`. (An enum rather than an
+/// `Option` of a struct: RON would want `Some((host: ...))`, and its extension that drops
+/// the inner parentheses changes how every other `Some(...)` of a scenario parses.)
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Translate {
+    /// Run the code object as it is.
+    #[default]
+    None,
+    /// Translate the code object for `host`.
+    Some {
+        /// The host processor (`gfx942`): the GPU's.
+        host: String,
+    },
+}
+
+/// What translation did for a launch's code object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Translated {
+    /// The guest processor the code object was compiled for.
+    pub guest: gpu_model::Target,
+    /// The host processor it ran on.
+    pub host: gpu_model::Target,
+    /// Bytes of the kernel's reachable guest code and of its host code.
+    pub code_bytes: (usize, usize),
+    /// Guest instructions that needed a semantic rule.
+    pub expanded: usize,
 }
 
 /// A kernel argument.
@@ -384,6 +420,8 @@ pub struct Launch {
     pub dynamic_lds: u32,
     /// Arguments in order.
     pub args: Vec<ArgValue>,
+    /// Set when the code object ran translated from another processor.
+    pub translated: Option<Translated>,
 }
 
 /// A checked output.

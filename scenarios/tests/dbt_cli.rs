@@ -47,7 +47,7 @@ fn untranslatable_objects_fail_with_the_kernel_and_pc() {
     let out = std::env::temp_dir().join(format!("dbt-cli-fail-{}.hsaco", std::process::id()));
     let r = Command::new(env!("CARGO_BIN_EXE_gfxsim"))
         .args(["dbt", "translate"])
-        .arg(corpus("triton/build/gfx950/matmul_f16.hsaco"))
+        .arg(corpus("triton/build/gfx950/matmul_bf16.hsaco"))
         .args(["--host", "gfx942", "-o"])
         .arg(&out)
         .output()

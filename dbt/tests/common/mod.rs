@@ -49,7 +49,8 @@ pub fn llvm_accepts(bytes: &[u8], tag: &str) -> String {
 /// Assembles GFX9 assembly for `cpu` with llvm-mc-22 and links it with ld.lld-22 (as
 /// corpus/build.sh does); returns the code object.
 pub fn assemble(src: &str, cpu: &str, tag: &str) -> Vec<u8> {
-    let dir = std::env::temp_dir().join(format!("dbt-asm-{}", std::process::id()));
+    // One directory per test (tests of one binary run in parallel and each removes its own).
+    let dir = std::env::temp_dir().join(format!("dbt-asm-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (s, o, co) = (
         dir.join(format!("{tag}.s")),

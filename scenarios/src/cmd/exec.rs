@@ -174,6 +174,7 @@ fn kernel_report(d: &kmd::report::Dispatch, gpu: &kmd::GpuNode) -> KernelReport 
         // The program's own runtime serves its printf (hostcall) and writes it itself.
         stdout: String::new(),
         stderr: String::new(),
+        translated: None,
     }
 }
 

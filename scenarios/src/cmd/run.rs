@@ -74,6 +74,11 @@ pub struct Args {
     /// GPU preset for --kernel.
     #[arg(long, default_value = "mi300x")]
     pub gpu: String,
+    /// With --kernel: run a code object compiled for another processor (e.g. gfx950) on
+    /// the --gpu preset, translated for its processor by `dbt` (a launch's
+    /// `translate: Some(host: ...)`).
+    #[arg(long, requires = "kernel")]
+    pub translate: bool,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -206,6 +211,15 @@ fn one_off(a: &Args, spec: &str) -> Result<(Scenario, PathBuf), CliError> {
             dynamic_lds: a.lds,
             args,
             elements_per_item: None,
+            translate: if a.translate {
+                let c = gpu_model::config::GpuConfig::preset(&a.gpu)
+                    .map_err(|e| bad(format!("--gpu {}: {e}", a.gpu)))?;
+                crate::scenario::Translate::Some {
+                    host: c.target.name().to_string(),
+                }
+            } else {
+                crate::scenario::Translate::None
+            },
         }],
         outputs: Vec::new(),
     };

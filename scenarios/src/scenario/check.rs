@@ -70,7 +70,6 @@ pub(super) fn resolve(
         }
     };
 
-    type Object = (Arc<CodeObject>, Arc<Vec<u8>>);
     let mut files: HashMap<PathBuf, Vec<u8>> = HashMap::new();
     let mut objects: HashMap<(PathBuf, Option<String>), Object> = HashMap::new();
     // A bundle or HIP binary gives the entry for the GPU's target id (in the production
@@ -92,21 +91,38 @@ pub(super) fn resolve(
             files.insert(path.clone(), file);
         }
         let file = &files[&path];
-        let picked =
-            bundle::extract_kernel(file, &device, &l.kernel).map_err(|e| failed(e.into()))?;
-        let entry = picked
-            .entry
-            .as_ref()
-            .map(|id| format!("{id} (bundle {})", picked.bundle));
-        let key = (path.clone(), entry);
-        let (co, bytes) = match objects.get(&key) {
-            Some(v) => v.clone(),
-            None => {
-                let bytes = picked.bytes.into_owned();
-                let co = CodeObject::parse(&bytes).map_err(failed)?;
-                let v = (Arc::new(co), Arc::new(bytes));
-                objects.insert(key.clone(), v.clone());
-                v
+        let (co, bytes, translation, key) = match &l.translate {
+            super::Translate::None => {
+                let picked = bundle::extract_kernel(file, &device, &l.kernel)
+                    .map_err(|e| failed(e.into()))?;
+                let entry = picked
+                    .entry
+                    .as_ref()
+                    .map(|id| format!("{id} (bundle {})", picked.bundle));
+                let key = (path.clone(), entry);
+                let (co, bytes, _) = match objects.get(&key) {
+                    Some(v) => v.clone(),
+                    None => {
+                        let bytes = picked.bytes.into_owned();
+                        let co = CodeObject::parse(&bytes).map_err(failed)?;
+                        let v = (Arc::new(co), Arc::new(bytes), None);
+                        objects.insert(key.clone(), v.clone());
+                        v
+                    }
+                };
+                (co, bytes, None, key)
+            }
+            super::Translate::Some { host } => {
+                let key = (path.clone(), Some(format!("translated to {host}")));
+                let (co, bytes, tr) = match objects.get(&key) {
+                    Some(v) => v.clone(),
+                    None => {
+                        let v = translated(li, &path, file, host, &config)?;
+                        objects.insert(key.clone(), v.clone());
+                        v
+                    }
+                };
+                (co, bytes, tr, key)
             }
         };
         if co.target() != config.target {
@@ -257,7 +273,17 @@ pub(super) fn resolve(
             kernel: l.kernel.clone(),
             source,
         })?;
+        let translated = translation.as_ref().and_then(|t| {
+            let k = t.kernels.iter().find(|k| k.name == l.kernel)?;
+            Some(super::Translated {
+                guest: CodeObject::parse(file).ok()?.target(),
+                host: config.target,
+                code_bytes: (k.code_before, k.code_after),
+                expanded: k.expanded,
+            })
+        });
         launches.push(Launch {
+            translated,
             code_object_path: path,
             code_object_entry: key.1,
             code_object: co,
@@ -461,4 +487,54 @@ fn elementwise(
             }
         },
     }
+}
+
+/// A parsed code object, its bytes, and the translation that made them (if any).
+type Object = (Arc<CodeObject>, Arc<Vec<u8>>, Option<Arc<dbt::Translation>>);
+
+/// The host code object of a launch with `translate:` (see
+/// [`super::LaunchSpec::translate`]): `file` (a bare code object) translated by `dbt` for
+/// the GPU's processor, which `host` must name. An object already for the host is used as
+/// it is (no translation).
+fn translated(
+    launch: usize,
+    path: &Path,
+    file: &[u8],
+    host: &str,
+    config: &GpuConfig,
+) -> Result<Object, ScenarioError> {
+    let refuse = |why: String| ScenarioError::Translate {
+        launch,
+        path: path.display().to_string(),
+        host: host.to_string(),
+        why,
+    };
+    let h = gpu_model::Target::from_name(host)
+        .ok_or_else(|| refuse(format!("`{host}` is not a processor name")))?;
+    if h != config.target {
+        return Err(refuse(format!(
+            "the gpu `{}` is {}; translate to its processor",
+            config.name, config.target
+        )));
+    }
+    let guest = CodeObject::parse(file).map_err(|source| ScenarioError::CodeObject {
+        launch,
+        path: path.display().to_string(),
+        source,
+    })?;
+    if guest.target() == h {
+        return Ok((Arc::new(guest), Arc::new(file.to_vec()), None));
+    }
+    let t = dbt::translate(file, h);
+    if !t.translated {
+        let why: Vec<String> = t.diagnostics.iter().map(ToString::to_string).collect();
+        return Err(refuse(why.join("; ")));
+    }
+    let co = CodeObject::parse(&t.object).map_err(|source| ScenarioError::CodeObject {
+        launch,
+        path: path.display().to_string(),
+        source,
+    })?;
+    let bytes = Arc::new(t.object.clone());
+    Ok((Arc::new(co), bytes, Some(Arc::new(t))))
 }

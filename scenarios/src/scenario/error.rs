@@ -128,6 +128,18 @@ pub enum ScenarioError {
         /// The GPU's target.
         expected: String,
     },
+    /// A launch asked for translation and the code object does not translate.
+    #[error("launch {launch}: code object {path} does not translate to {host}: {why}")]
+    Translate {
+        /// Launch index.
+        launch: usize,
+        /// The file.
+        path: String,
+        /// The requested host.
+        host: String,
+        /// The translator's diagnostics (or why translation cannot be asked for).
+        why: String,
+    },
     /// The kernel is not in the code object.
     #[error("launch {launch}: no kernel `{kernel}` in {path} (kernels: {available})")]
     UnknownKernel {

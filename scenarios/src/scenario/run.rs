@@ -2,7 +2,9 @@
 //! statistics per kernel, outputs written and checked.
 
 use super::{compare, ArgValue, Launch, Partition, Workload};
-use crate::report::{CacheLevel, CheckReport, CuOccupancy, KernelReport, RunReport};
+use crate::report::{
+    CacheLevel, CheckReport, CuOccupancy, KernelReport, RunReport, TranslatedReport,
+};
 use crate::trace::WaveSpan;
 use gpu_model::cache::CacheStats;
 use gpu_model::exec::InstClass;
@@ -241,6 +243,13 @@ impl Workload {
                 caches.push(level("MALL", self.config.iods, &s.mall));
             }
             kernels.push(KernelReport {
+                translated: l.translated.as_ref().map(|t| TranslatedReport {
+                    guest: t.guest.to_string(),
+                    host: t.host.to_string(),
+                    code_bytes_before: t.code_bytes.0,
+                    code_bytes_after: t.code_bytes.1,
+                    expanded: t.expanded,
+                }),
                 kernel: l.kernel.clone(),
                 code_object: l.code_object_path.display().to_string(),
                 grid: l.grid,
