@@ -44,6 +44,7 @@
 
 pub mod cfg;
 mod error;
+mod rdna;
 pub mod rules;
 pub mod scope;
 
@@ -233,6 +234,9 @@ fn translate_inner(
 ) -> Result<(Vec<u8>, (usize, usize)), TranslateError> {
     let co = CodeObject::parse(guest_bytes)?;
     let guest = co.target();
+    if guest == Target::Gfx950 && host == Target::Gfx1201 {
+        return rdna::translate(guest_bytes, reports);
+    }
     check_pair(guest, host)?;
     let plans = plans(&co, host)?;
     let (text, base) = (co.text(), co.text_address());

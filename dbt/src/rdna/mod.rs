@@ -1,0 +1,287 @@
+//! The gfx1201 (RDNA4, wave64) host: gfx950 code objects translated for GFX12.
+//!
+//! The pipeline is the crate's (descriptor plans, source CFG, kernel scopes, placement
+//! and branch/PC-builder repair, commit through `gpu_model::loader::writer`); what
+//! differs for a GFX12 host lives here:
+//!
+//! * [`reencode`]: every GFX9 instruction is re-encoded for GFX12 by mnemonic
+//!   equivalence (the encodings differ, so code always moves: every kernel scope is
+//!   relocated), wait counts are translated to the split GFX12 counters, barriers to
+//!   `s_barrier_signal`/`s_barrier_wait`;
+//! * [`desc`]: the gfx1201 kernel descriptor and the entry prologue that rebuilds the
+//!   workgroup-id SGPRs the gfx950 code expects from the GFX12 TTMP registers.
+//!
+//! Not implemented yet (each a typed rejection naming the kernel, and for
+//! instructions the PC): AGPRs (accvgpr moves, MFMA -> WMMA), SDWA and DPP forms,
+//! MUBUF/scratch, SMEM with SGPR offsets, cache-policy bits other than an atomic's
+//! return, `v_cmpx`, kernarg preload, workgroup-info SGPRs, private segment buffers.
+
+pub(crate) mod desc;
+pub(crate) mod reencode;
+
+use crate::cfg::{Cfg, Flow, Root};
+use crate::error::TranslateError;
+use crate::scope::{self, Body, Fixup};
+use crate::{place, plans, KernelReport, KernelStatus, Placed};
+use gpu_model::isa;
+use gpu_model::loader::writer::{self, Rewrite};
+use gpu_model::loader::{CodeObject, SymbolKind};
+use gpu_model::Target;
+use reencode::{Ctx, HOST};
+use std::collections::BTreeMap;
+
+/// gfx950 -> gfx1201. Same contract as [`crate::translate`]'s inner function.
+pub(crate) fn translate(
+    guest_bytes: &[u8],
+    reports: &mut Vec<KernelReport>,
+) -> Result<(Vec<u8>, (usize, usize)), TranslateError> {
+    let co = CodeObject::parse(guest_bytes)?;
+    let guest = co.target();
+    let plans = plans(&co, HOST)?;
+    let (text, base) = (co.text(), co.text_address());
+    let end = base + text.len() as u64;
+    for p in &plans {
+        let a = p.kd.allocated_vgprs(guest);
+        let s = p.kd.allocated_sgprs(guest).unwrap_or(0);
+        reports.push(KernelReport {
+            name: p.name.clone(),
+            status: KernelStatus::Failed("not translated".into()),
+            code_before: 0,
+            code_after: 0,
+            expanded: 0,
+            vgprs: (a, a),
+            sgprs: (s, s),
+        });
+    }
+    let mut roots: Vec<Root> = plans
+        .iter()
+        .flat_map(|p| {
+            p.roots.iter().map(|&r| Root {
+                address: r,
+                name: p.name.clone(),
+            })
+        })
+        .collect();
+    for s in co.symbols() {
+        if s.kind == SymbolKind::Func && s.defined && s.address >= base && s.address < end {
+            roots.push(Root {
+                address: s.address,
+                name: s.name.clone(),
+            });
+        }
+    }
+    let cfg = Cfg::build(guest, text, base, &roots)?;
+
+    let mut bodies = Vec::new();
+    let mut kds = Vec::new();
+    for (i, p) in plans.iter().enumerate() {
+        let d = desc::check(p, guest)?;
+        let sc = scope::scope(&cfg, &p.roots, &p.name)?;
+        let alloc = p.kd.allocated_vgprs(guest);
+        let first = scope::vgpr_extent(&cfg, &sc).map_or(alloc, u32::from);
+        let prologue = desc::prologue(&p.kd, &p.name)?;
+        let body = emit(&cfg, &sc, &prologue, first as u16, p)?;
+        reports[i].code_before = body.source_bytes;
+        reports[i].code_after = body.code.len();
+        reports[i].expanded = body.expanded;
+        kds.push((d, first));
+        bodies.push(body);
+    }
+    let Placed {
+        text: new_text,
+        entries,
+        map,
+    } = place(&plans, &bodies, base, text.len())?;
+    let mut descriptors = Vec::new();
+    let mut counts = Vec::new();
+    for (i, p) in plans.iter().enumerate() {
+        let (first, used) = bodies[i].scratch;
+        let vgprs = kds[i].1.max(u32::from(first) + u32::from(used)).max(1);
+        if vgprs > 256 {
+            return Err(TranslateError::NoScratch {
+                kernel: p.name.clone(),
+                need: vgprs,
+                limit: 256,
+            });
+        }
+        let kd = desc::host_descriptor(
+            &p.kd,
+            entries[i] as i64 - p.kd_addr as i64,
+            vgprs,
+            bodies[i].code.len(),
+        );
+        reports[i].vgprs.1 = kd.allocated_vgprs(HOST);
+        // Every GFX12 wave has all 106 SGPRs (AMDGPUUsage: no SGPR granule on GFX10+).
+        reports[i].sgprs.1 = 106;
+        reports[i].status = KernelStatus::Relocated;
+        descriptors.push((p.kd_addr, kd.to_bytes()));
+        if let Some(mut c) = p.meta_counts {
+            c.vgpr = vgprs;
+            c.agpr = 0;
+            counts.push((format!("{}.kd", p.name), c));
+        }
+    }
+    for r in co.relocations() {
+        let t = r.symbol_value.unwrap_or(0).wrapping_add_signed(r.addend);
+        if t >= base && t < end {
+            return Err(TranslateError::TextPointer {
+                offset: r.offset,
+                target: t,
+            });
+        }
+    }
+    // The target string names the processor only: gfx1201 has neither xnack nor
+    // sramecc (LLVM AMDGPUUsage processor table), so the guest's feature suffixes go.
+    let metadata = match writer::metadata_payload(guest_bytes)? {
+        Some(p) => Some(writer::retarget_metadata(
+            &p,
+            &format!("amdgcn-amd-amdhsa--{}", HOST.name()),
+            &counts,
+        )?),
+        None => None,
+    };
+    let map_fn = |a: u64| map.get(&a).copied();
+    let new_len = new_text.len();
+    // e_flags: the machine bits and the v4+ XNACK (9:8) and SRAMECC (11:10) settings,
+    // "unsupported" (0) for gfx1201 (a native clang-22 gfx1201 object has 0x4e).
+    let e_flags = (co.e_flags() & !0xfff) | HOST.elf_mach();
+    let out = writer::rewrite(
+        guest_bytes,
+        &Rewrite {
+            text: Some(new_text),
+            text_map: Some(&map_fn),
+            descriptors,
+            e_flags: Some(e_flags),
+            metadata,
+            ..Rewrite::default()
+        },
+    )?;
+    verify(&out)?;
+    Ok((out, (text.len(), new_len)))
+}
+
+/// Translates one scope into a local buffer: the prologue, then every instruction in
+/// source order. The descriptor entry is the prologue's first instruction.
+fn emit(
+    cfg: &Cfg,
+    sc: &std::collections::BTreeSet<u64>,
+    prologue: &[isa::Inst],
+    scratch_first: u16,
+    p: &crate::Plan,
+) -> Result<Body, TranslateError> {
+    let kernel = p.name.as_str();
+    let mut body = Body::default();
+    let mut cx = Ctx {
+        kernel,
+        pc: 0,
+        scratch_first,
+        scratch_used: 0,
+    };
+    let mut buf = [0u8; 20];
+    let enc = |pc: u64, source| TranslateError::Encode {
+        kernel: kernel.to_string(),
+        pc,
+        source,
+    };
+    for i in prologue {
+        let n = isa::encode(i, &mut buf).map_err(|e| enc(p.roots[0], e))?;
+        body.code.extend_from_slice(&buf[..n]);
+    }
+    let mut builder_at: BTreeMap<u64, (u64, u8)> = BTreeMap::new();
+    for (&c, b) in &cfg.recovered {
+        if sc.contains(&c) {
+            builder_at.insert(b.getpc, (c, 0));
+            builder_at.insert(b.add_lo, (c, 1));
+            builder_at.insert(b.add_hi, (c, 2));
+        }
+    }
+    let mut builder_local: BTreeMap<u64, [u32; 3]> = BTreeMap::new();
+    for &pc in sc {
+        let Some(s) = cfg.insts.get(&pc) else {
+            continue;
+        };
+        body.source_bytes += usize::from(s.inst.len);
+        let local = if pc == p.roots[0] {
+            // The descriptor entry runs the prologue first; no branch may skip it.
+            0
+        } else {
+            body.code.len() as u32
+        };
+        body.map.insert(pc, local);
+        cx.pc = pc;
+        let seq = reencode::lower(&s.inst, &mut cx)?;
+        let here = body.code.len() as u32;
+        if let Some(&(c, role)) = builder_at.get(&pc) {
+            builder_local.entry(c).or_default()[usize::from(role)] = here;
+        }
+        match s.flow {
+            Flow::Branch(t) | Flow::CondBranch(t) | Flow::Call(t) => {
+                if t == p.roots[0] && !prologue.is_empty() {
+                    return Err(TranslateError::Unsupported {
+                        kernel: kernel.to_string(),
+                        reason: format!(
+                            "pc {pc:#x} branches to the kernel entry, which gains a prologue on gfx1201"
+                        ),
+                    });
+                }
+                body.fixups.push(Fixup::Relative {
+                    at: here,
+                    target: t,
+                    pc,
+                });
+            }
+            _ => {}
+        }
+        if seq.len() != 1 {
+            body.expanded += 1;
+        }
+        for i in &seq {
+            let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
+            body.code.extend_from_slice(&buf[..n]);
+        }
+    }
+    for (c, [getpc, lo, hi]) in builder_local {
+        body.fixups.push(Fixup::Builder {
+            getpc,
+            lo,
+            hi,
+            target: cfg.recovered[&c].target,
+        });
+    }
+    body.scratch = (cx.scratch_first, cx.scratch_used);
+    Ok(body)
+}
+
+/// Checks the host object: it loads as gfx1201, and from every kernel entry its code
+/// decodes on gfx1201 (wave64) up to the end of `.text` without an undecodable word.
+fn verify(bytes: &[u8]) -> Result<(), TranslateError> {
+    let co = CodeObject::parse(bytes)?;
+    if co.target() != Target::Gfx1201 {
+        return Err(TranslateError::Unsupported {
+            kernel: String::new(),
+            reason: format!("the written object reads back as {}", co.target()),
+        });
+    }
+    let (text, base) = (co.text(), co.text_address());
+    for k in co.kernels() {
+        let mut off = (k.entry_address - base) as usize;
+        while off < text.len() {
+            match isa::decode(HOST, &text[off..], false) {
+                Ok(i) => {
+                    if i.op == isa::Op::SEndpgm {
+                        break;
+                    }
+                    off += usize::from(i.len);
+                }
+                Err(source) => {
+                    return Err(TranslateError::Undecodable {
+                        kernel: k.name.clone(),
+                        pc: base + off as u64,
+                        source,
+                    })
+                }
+            }
+        }
+    }
+    Ok(())
+}

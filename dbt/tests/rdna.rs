@@ -1,0 +1,226 @@
+//! gfx950 -> gfx1201 (RDNA4, wave64): the clang-22 gfx950 corpus objects translate,
+//! pass `llvm-readelf-22`, disassemble as gfx1201 with `llvm-objdump-22` without an
+//! undecodable word, and run on the gfx1201 model writing exactly what the original
+//! writes on the gfx950 model (and what the CPU reference says). Kernels the gfx1201
+//! host cannot take yet must be refused with a typed diagnostic that names what is
+//! missing, never mistranslated. The LLVM tools are required: a missing tool fails.
+
+// Shared with the corpus tests; this file uses only part of it.
+#[allow(dead_code)]
+#[path = "../../gpu-model/tests/corpus/manifest.rs"]
+mod manifest;
+
+use gpu_model::device::{ArgValue, Device, LaunchConfig};
+use gpu_model::Target;
+use manifest::{generate, Arg, Buf, Case, Manifest, Role};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus")
+}
+
+fn load_manifest() -> Manifest {
+    let text = std::fs::read_to_string(corpus_dir().join("manifest.ron")).expect("manifest.ron");
+    ron::from_str(&text).expect("manifest.ron parses")
+}
+
+/// Output buffers and wave-instructions of one run of `case` from `bytes` on `target`.
+fn run(case: &Case, bytes: &[u8], target: Target) -> Result<(HashMap<String, Buf>, u64), String> {
+    let mut dev = Device::new(target);
+    let module = dev.load_code_object(bytes).map_err(|e| e.to_string())?;
+    let mut args = Vec::new();
+    let mut outs = Vec::new();
+    let mut local_arg_bytes = 0u32;
+    for a in &case.args {
+        match a {
+            Arg::Buffer {
+                name,
+                elem,
+                len,
+                init,
+                role,
+            } => {
+                let data = generate(*elem, *len, init).to_bytes();
+                let addr = dev
+                    .alloc(data.len().max(4) as u64)
+                    .map_err(|e| e.to_string())?;
+                dev.copy_in(addr, &data).map_err(|e| e.to_string())?;
+                if *role != Role::In {
+                    outs.push((name.clone(), addr, *elem, *len));
+                }
+                args.push(ArgValue::ptr(addr));
+            }
+            Arg::Scalar { value, .. } => args.push(ArgValue::bytes(&value.bytes())),
+            Arg::LocalPtr { bytes, .. } => {
+                local_arg_bytes += *bytes;
+                args.push(ArgValue::lds(*bytes));
+            }
+            Arg::Struct { size, fields, .. } => {
+                let mut b = vec![0u8; *size as usize];
+                for f in fields {
+                    let v = f.value.bytes();
+                    let o = f.offset as usize;
+                    b[o..o + v.len()].copy_from_slice(&v);
+                }
+                args.push(ArgValue::bytes(&b));
+            }
+        }
+    }
+    let cfg = LaunchConfig {
+        grid: [case.grid.0, case.grid.1, case.grid.2],
+        workgroup: [case.workgroup.0, case.workgroup.1, case.workgroup.2],
+        dynamic_lds: case.dynamic_lds.saturating_sub(local_arg_bytes),
+        extra_private: case.extra_private_bytes,
+    };
+    let id = dev
+        .dispatch(module, &case.symbol, &cfg, &args)
+        .map_err(|e| e.to_string())?;
+    let stats = dev.wait(id).map_err(|e| e.to_string())?;
+    let mut got = HashMap::new();
+    for (name, addr, elem, len) in &outs {
+        let mut b = vec![0u8; len * elem.size()];
+        dev.copy_out(*addr, &mut b).map_err(|e| e.to_string())?;
+        got.insert(name.clone(), Buf::from_bytes(*elem, &b));
+    }
+    Ok((got, stats.instructions))
+}
+
+fn tool(name: &str, args: &[&str], file: &Path) -> String {
+    let out = Command::new(name)
+        .args(args)
+        .arg(file)
+        .output()
+        .unwrap_or_else(|e| panic!("{name} is required (scripts/install-deps.sh): {e}"));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{name} {}: {err}", file.display());
+    assert!(!err.contains("warning"), "{name} {}: {err}", file.display());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// llvm-readelf-22 accepts the object and llvm-objdump-22 decodes all of its .text as
+/// gfx1201 without an `<unknown>` word; returns the disassembly.
+fn llvm_accepts_gfx1201(bytes: &[u8], tag: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("dbt-rdna-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join(format!("{tag}.hsaco"));
+    std::fs::write(&f, bytes).unwrap();
+    let h = tool("llvm-readelf-22", &["-h", "-l", "-S", "-s", "-n"], &f);
+    assert!(h.contains("gfx1201"), "{tag}: not a gfx1201 object:\n{h}");
+    let dis = tool("llvm-objdump-22", &["-d", "--mcpu=gfx1201"], &f);
+    assert!(
+        !dis.contains("<unknown>"),
+        "{tag}: undecodable words:\n{dis}"
+    );
+    let _ = std::fs::remove_file(&f);
+    dis
+}
+
+/// Kernels that must translate and run the same (the simple ones: vector add,
+/// saxpy, LDS reductions with barriers, loops, scalar kernarg loads, 3D grids whose
+/// workgroup ids come from TTMPs, returning atomics).
+const MUST: &[&str] = &[
+    "vadd",
+    "saxpy",
+    "reduce_lds",
+    "scan_wg",
+    "transpose_lds",
+    "matmul_tiled",
+    "softmax",
+    "divergent",
+    "collatz",
+    "grid3d",
+    "stencil3d",
+    "dyn_lds",
+    "hidden_args",
+    "atomic_fadd",
+];
+
+#[test]
+fn gfx950_corpus_kernels_translate_to_gfx1201_and_run_the_same() {
+    let m = load_manifest();
+    let mut ran = Vec::new();
+    let mut refused = Vec::new();
+    let mut problems = Vec::new();
+    let (mut n_guest, mut n_host, mut text) = (0u64, 0u64, (0usize, 0usize));
+    for case in &m.kernels {
+        if !case.variants.iter().any(|v| v == "gfx950") {
+            continue;
+        }
+        let path = corpus_dir()
+            .join("build/gfx950")
+            .join(format!("{}.hsaco", case.stem));
+        let bytes = std::fs::read(&path).unwrap();
+        let t = dbt::translate(&bytes, Target::Gfx1201);
+        if !t.translated {
+            // A refusal must be typed and name what is missing.
+            let d = t
+                .diagnostics
+                .first()
+                .map(|d| d.to_string())
+                .unwrap_or_default();
+            let typed = t.diagnostics.iter().all(|d| {
+                matches!(
+                    d,
+                    dbt::TranslateError::Unsupported { .. }
+                        | dbt::TranslateError::UnsupportedForm { .. }
+                        | dbt::TranslateError::NoRule { .. }
+                        | dbt::TranslateError::UnrecoveredIndirect { .. }
+                )
+            });
+            if !typed || d.is_empty() {
+                problems.push(format!(
+                    "{}: untyped refusal {:?}",
+                    case.name, t.diagnostics
+                ));
+            }
+            assert_eq!(t.object, bytes, "a refused object comes back unchanged");
+            refused.push(format!("{}: {d}", case.name));
+            continue;
+        }
+        llvm_accepts_gfx1201(&t.object, &case.stem);
+        let r = std::panic::catch_unwind(|| {
+            let (want, g) = run(case, &bytes, Target::Gfx950)?;
+            let (got, h) = run(case, &t.object, Target::Gfx1201)?;
+            for (name, w) in &want {
+                if got[name].raw != w.raw {
+                    return Err(format!("{name}: gfx1201 run differs from the gfx950 run"));
+                }
+            }
+            Ok((g, h))
+        })
+        .unwrap_or_else(|_| Err("host panic".into()));
+        match r {
+            Ok((g, h)) => {
+                n_guest += g;
+                n_host += h;
+                text.0 += t.text_bytes.0;
+                text.1 += t.kernels.iter().map(|k| k.code_after).sum::<usize>();
+                ran.push(case.name.clone());
+            }
+            Err(e) => problems.push(format!("{}: {e}", case.name)),
+        }
+    }
+    eprintln!(
+        "{} gfx950 corpus cases translate to gfx1201 and run the same; {} refused:",
+        ran.len(),
+        refused.len()
+    );
+    for r in &refused {
+        eprintln!("  {r}");
+    }
+    eprintln!(
+        "dynamic wave-instructions gfx1201/gfx950: {n_host}/{n_guest} = {:.3}x; translated code {} bytes for {} bytes of .text",
+        n_host as f64 / n_guest.max(1) as f64,
+        text.1,
+        text.0
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    for k in MUST {
+        assert!(
+            ran.iter().any(|r| r == k),
+            "{k} must translate to gfx1201 and run the same; ran: {ran:?}"
+        );
+    }
+}
