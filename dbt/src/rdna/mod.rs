@@ -74,13 +74,15 @@ pub(crate) fn translate(
 
     let mut bodies = Vec::new();
     let mut kds = Vec::new();
+    let mut data_refs = Vec::new();
     for (i, p) in plans.iter().enumerate() {
         let d = desc::check(p, guest)?;
         let sc = scope::scope(&cfg, &p.roots, &p.name)?;
         let alloc = p.kd.allocated_vgprs(guest);
         let first = scope::vgpr_extent(&cfg, &sc).map_or(alloc, u32::from);
         let prologue = desc::prologue(&p.kd, &p.name)?;
-        let body = emit(&cfg, &sc, &prologue, first as u16, p)?;
+        let (body, refs) = emit(&cfg, &sc, text, base, &prologue, first as u16, p)?;
+        data_refs.push(refs);
         reports[i].code_before = body.source_bytes;
         reports[i].code_after = body.code.len();
         reports[i].expanded = body.expanded;
@@ -145,7 +147,7 @@ pub(crate) fn translate(
     // e_flags: the machine bits and the v4+ XNACK (9:8) and SRAMECC (11:10) settings,
     // "unsupported" (0) for gfx1201 (a native clang-22 gfx1201 object has 0x4e).
     let e_flags = (co.e_flags() & !0xfff) | HOST.elf_mach();
-    let out = writer::rewrite(
+    let mut out = writer::rewrite(
         guest_bytes,
         &Rewrite {
             text: Some(new_text),
@@ -156,6 +158,7 @@ pub(crate) fn translate(
             ..Rewrite::default()
         },
     )?;
+    patch_data_refs(&co, &mut out, &entries, &data_refs)?;
     verify(&out)?;
     Ok((out, (text.len(), new_len)))
 }
@@ -165,10 +168,12 @@ pub(crate) fn translate(
 fn emit(
     cfg: &Cfg,
     sc: &std::collections::BTreeSet<u64>,
+    text: &[u8],
+    base: u64,
     prologue: &[isa::Inst],
     scratch_first: u16,
     p: &crate::Plan,
-) -> Result<Body, TranslateError> {
+) -> Result<(Body, Vec<DataRef>), TranslateError> {
     let kernel = p.name.as_str();
     let mut body = Body::default();
     let mut cx = Ctx {
@@ -196,6 +201,9 @@ fn emit(
         }
     }
     let mut builder_local: BTreeMap<u64, [u32; 3]> = BTreeMap::new();
+    // PC-relative data references: (getpc, add, addc, target) by source address.
+    let mut data: Vec<(u64, u64, u64, u64)> = Vec::new();
+    let mut here_of: BTreeMap<u64, u32> = BTreeMap::new();
     for &pc in sc {
         let Some(s) = cfg.insts.get(&pc) else {
             continue;
@@ -209,8 +217,14 @@ fn emit(
         };
         body.map.insert(pc, local);
         cx.pc = pc;
-        let seq = reencode::lower(&s.inst, &mut cx)?;
+        let off = (pc - base) as usize;
+        let bytes = &text[off..off + usize::from(s.inst.len)];
+        let seq = reencode::lower(&s.inst, bytes, &mut cx)?;
         let here = body.code.len() as u32;
+        here_of.insert(pc, here);
+        if s.inst.op == isa::Op::SGetpcB64 && !builder_at.contains_key(&pc) {
+            data.push(data_builder(cfg, pc, base, text.len() as u64, kernel)?);
+        }
         if let Some(&(c, role)) = builder_at.get(&pc) {
             builder_local.entry(c).or_default()[usize::from(role)] = here;
         }
@@ -249,7 +263,164 @@ fn emit(
         });
     }
     body.scratch = (cx.scratch_first, cx.scratch_used);
-    Ok(body)
+    let mut refs = Vec::new();
+    for (g, lo, hi, target) in data {
+        let at = |a: u64| {
+            here_of
+                .get(&a)
+                .copied()
+                .ok_or_else(|| TranslateError::Unsupported {
+                    kernel: kernel.to_string(),
+                    reason: format!(
+                        "pc {g:#x}: a PC-relative data address is built outside the kernel scope"
+                    ),
+                })
+        };
+        refs.push(DataRef {
+            getpc: at(g)?,
+            lo: at(lo)?,
+            hi: at(hi)?,
+            target,
+        });
+    }
+    Ok((body, refs))
+}
+
+/// A PC-relative reference from code to data (`s_getpc_b64 s[n:n+1]; s_add_u32 sn, sn,
+/// lo; s_addc_u32 sn+1, sn+1, hi`, the AMDGPUUsage global-address sequence): the data
+/// does not move with the code, so the literals are recomputed after the commit.
+#[derive(Debug, Clone, Copy)]
+struct DataRef {
+    /// Local offsets of the three host instructions.
+    getpc: u32,
+    lo: u32,
+    hi: u32,
+    /// The guest image address referenced.
+    target: u64,
+}
+
+/// The add/addc pair completing a `s_getpc_b64` at `pc` that no indirect transfer
+/// consumes, with the address it builds; fails closed when the sequence is not the
+/// recognized one or builds an address inside `.text` (a code pointer that relocated
+/// code would invalidate).
+fn data_builder(
+    cfg: &Cfg,
+    pc: u64,
+    base: u64,
+    text_len: u64,
+    kernel: &str,
+) -> Result<(u64, u64, u64, u64), TranslateError> {
+    use isa::{Op, Operand};
+    let fail = |why: &str| TranslateError::Unsupported {
+        kernel: kernel.to_string(),
+        reason: format!("pc {pc:#x}: s_getpc_b64 {why}"),
+    };
+    let Some(Operand::Sgpr { first: r, count: 2 }) = cfg.insts[&pc].inst.operand(0) else {
+        return Err(fail("has an unexpected destination"));
+    };
+    let (mut lo, mut hi) = (None, None);
+    for (&a, s) in cfg.insts.range(pc + 1..).take(8) {
+        let i = &s.inst;
+        let me = |k: u16| Some(Operand::Sgpr { first: k, count: 1 });
+        match (i.op, i.operand(2)) {
+            (Op::SAddU32, Some(Operand::Literal(l)))
+                if i.operand(0) == me(r) && i.operand(1) == me(r) =>
+            {
+                lo = Some((a, l));
+            }
+            (Op::SAddcU32, Some(Operand::Literal(h)))
+                if lo.is_some() && i.operand(0) == me(r + 1) && i.operand(1) == me(r + 1) =>
+            {
+                hi = Some((a, h));
+                break;
+            }
+            _ => {
+                if i.accesses().into_iter().any(|x| {
+                    x.kind.writes()
+                        && x.file == isa::RegFile::Sgpr
+                        && x.first <= r + 1
+                        && r < x.first + u16::from(x.count)
+                }) {
+                    break;
+                }
+            }
+        }
+    }
+    let (Some((la, l)), Some((ha, h))) = (lo, hi) else {
+        return Err(fail(
+            "is not followed by the s_add_u32/s_addc_u32 of an address",
+        ));
+    };
+    let target = (pc + 4).wrapping_add(u64::from(l) | u64::from(h) << 32);
+    if target >= base && target < base + text_len {
+        return Err(fail(
+            "builds a code address, which relocated code would invalidate",
+        ));
+    }
+    Ok((pc, la, ha, target))
+}
+
+/// Recomputes the literals of every PC-relative data reference for the final code and
+/// data addresses (the writer moves what lies behind `.text` by one delta; the guest
+/// segment holding the target and its counterpart in the output give it).
+fn patch_data_refs(
+    guest: &CodeObject,
+    out: &mut [u8],
+    entries: &[u64],
+    refs: &[Vec<DataRef>],
+) -> Result<(), TranslateError> {
+    if refs.iter().all(Vec::is_empty) {
+        return Ok(());
+    }
+    let host = CodeObject::parse(out)?;
+    let (gi, hi) = (guest.image(), host.image());
+    let text_addr = host.text_address();
+    let text_seg = hi
+        .segment_at(text_addr)
+        .ok_or_else(|| bad("the translated .text is in no LOAD segment".into()))?;
+    let text_file = text_seg.file_offset + (text_addr - text_seg.vaddr);
+    let mut writes = Vec::new();
+    for (k, rs) in refs.iter().enumerate() {
+        // Bodies map their descriptor entry to local 0 (the prologue).
+        let start = entries[k];
+        for r in rs {
+            let idx = gi
+                .segments
+                .iter()
+                .position(|s| r.target >= s.vaddr && r.target < s.vaddr + s.mem_size.max(1))
+                .ok_or_else(|| {
+                    bad(format!(
+                        "data address {:#x} is in no LOAD segment",
+                        r.target
+                    ))
+                })?;
+            let (gs, hs) = (
+                &gi.segments[idx],
+                &hi.segments
+                    .get(idx)
+                    .ok_or_else(|| bad("segments differ".into()))?,
+            );
+            let new_target = hs.vaddr + (r.target - gs.vaddr);
+            let delta = new_target.wrapping_sub(start + u64::from(r.getpc) + 4);
+            writes.push((r.lo, delta as u32));
+            writes.push((r.hi, (delta >> 32) as u32));
+        }
+        for &(at, v) in &writes {
+            let o = (text_file + (start - text_addr) + u64::from(at) + 4) as usize;
+            out.get_mut(o..o + 4)
+                .ok_or_else(|| bad("a literal lies outside the file".into()))?
+                .copy_from_slice(&v.to_le_bytes());
+        }
+        writes.clear();
+    }
+    Ok(())
+}
+
+fn bad(reason: String) -> TranslateError {
+    TranslateError::Unsupported {
+        kernel: String::new(),
+        reason,
+    }
 }
 
 /// Checks the host object: it loads as gfx1201, and from every kernel entry its code

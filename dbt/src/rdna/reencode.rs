@@ -44,6 +44,7 @@
 //! resolution"); none are inserted and the model does not need them.
 
 use crate::error::TranslateError;
+use crate::rules;
 use gpu_model::isa::layout::{self, Format, F};
 use gpu_model::isa::{self, Inst, Op, Operand};
 use gpu_model::Target;
@@ -93,8 +94,35 @@ impl Ctx<'_> {
     }
 }
 
-/// The gfx1201 sequence for guest instruction `g` (decoded on gfx950).
-pub(crate) fn lower(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+/// The gfx1201 sequence for guest instruction `g` (decoded on gfx950 from `bytes`).
+pub(crate) fn lower(g: &Inst, bytes: &[u8], cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    // gfx950-only operations with a gfx942 semantic rule: expand for gfx942, then
+    // re-encode each gfx942 instruction for gfx1201.
+    if matches!(g.op, Op::VBitop3B32 | Op::VBitop3B16 | Op::VCvtPkF16F32) {
+        let mut sc = rules::Scratch {
+            first: cx.scratch_first,
+            used: cx.scratch_used,
+        };
+        let at = rules::At {
+            kernel: cx.kernel,
+            pc: cx.pc,
+        };
+        let seq = match rules::lower(g, bytes, Target::Gfx942, &mut sc, &at)? {
+            rules::Lowered::Expand(seq) => seq,
+            _ => return Err(cx.no_rule(g)),
+        };
+        cx.scratch_used = cx.scratch_used.max(sc.used);
+        let mut out = Vec::new();
+        for i in &seq {
+            out.extend(lower_one(i, cx)?);
+        }
+        return Ok(out);
+    }
+    lower_one(g, cx)
+}
+
+/// [`lower`] for an instruction without a gfx942 rule.
+fn lower_one(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     if g.ext().is_some() {
         return Err(cx.unsupported(g, "SDWA/DPP forms are not translated to gfx1201 yet"));
     }
@@ -122,6 +150,8 @@ pub(crate) fn lower(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateEr
             return Ok(vec![sig, wait]);
         }
         Op::VLshlAddU64 => return lshl_add_u64(g, cx),
+        Op::VFmacF64 => return fmac_f64(g, cx),
+        _ if cmpk(g.op).is_some() => return cmpk_rule(g, cx),
         Op::VMovB64 => {
             let (d, s) = (op(g, 0, cx)?, op(g, 1, cx)?);
             return two_movs(g, d, [half(g, s, 0, cx)?, half(g, s, 1, cx)?], cx);
@@ -254,16 +284,19 @@ fn reencode(g: &Inst, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
             let off = g.field(F::Offset);
             let sext = ((off << 19) as i32 >> 19) as u32 & 0xff_ffff;
             put(&mut h, F::Offset, sext)?;
-            let atomic = is_atomic(g);
-            if g.field(F::Slc) != 0 || g.field(F::Scc) != 0 || (g.field(F::Glc) != 0 && !atomic) {
-                return Err(cx.unsupported(
-                    g,
-                    "cache-policy bits (sc0/sc1/nt) are not mapped to GFX12 th/scope yet",
-                ));
-            }
-            if atomic && g.field(F::Glc) != 0 {
-                // GFX12 TH_ATOMIC_RETURN (th bit 0 on an atomic: LLVM SIDefines CPol).
-                put(&mut h, F::Th, 1)?;
+            // Cache policy. gfx940+ (LLVM AMDGPUUsage, memory model GFX942): on an
+            // atomic, sc0 means "return the old value" and sc1 system (else agent)
+            // scope; on other accesses sc0/sc1 give the coherence scope (none, sc0
+            // workgroup, sc1 agent, both system); nt is a non-temporal hint. GFX12:
+            // th bit 0 on an atomic is TH_ATOMIC_RETURN, `scope` is CU 0, SE 1, DEV 2,
+            // SYS 3 (llvm-mc-22 encodings). Every scope maps to the same or a wider
+            // one, which is always safe; the nt hint is dropped (a hint only).
+            let (sc0, sc1) = (g.field(F::Glc), g.field(F::Scc));
+            if is_atomic(g) {
+                put(&mut h, F::Th, sc0)?;
+                put(&mut h, F::Scope, if sc1 != 0 { 3 } else { 2 })?;
+            } else {
+                put(&mut h, F::Scope, sc0 | sc1 << 1)?;
             }
         }
         Format::Smem => {
@@ -439,7 +472,11 @@ fn two_movs(
     // Writing d.lo first would clobber src[1] when src[1] is d.lo.
     if src[1] == v1(d0) {
         if src[0] == v1(d0 + 1) {
-            return Err(cx.unsupported(g, "a swapping 64-bit move needs a scratch register"));
+            // The halves trade places: v_swap_b32 (GFX12 VOP1, llvm-mc-22).
+            let mut i = build(Op::VSwapB32, Format::Vop1, cx)?;
+            i.set_operand(0, v1(d0)).map_err(|e| cx.enc(e))?;
+            i.set_operand(1, v1(d0 + 1)).map_err(|e| cx.enc(e))?;
+            return Ok(vec![i]);
         }
         Ok(vec![hi, lo])
     } else {
@@ -491,4 +528,75 @@ fn lshl_add_u64(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError>
         out.extend(two_movs(g, d, [v1(t), v1(t + 1)], cx)?);
     }
     Ok(out)
+}
+
+/// The GFX12 `s_cmp_*` of a GFX9 `s_cmpk_*` (GFX12 has no SOPK compares: llvm-mc-22
+/// refuses them) and whether the 16-bit immediate is sign-extended (`_i32`).
+fn cmpk(o: Op) -> Option<(Op, bool)> {
+    Some(match o {
+        Op::SCmpkEqI32 => (Op::SCmpEqI32, true),
+        Op::SCmpkLgI32 => (Op::SCmpLgI32, true),
+        Op::SCmpkGtI32 => (Op::SCmpGtI32, true),
+        Op::SCmpkGeI32 => (Op::SCmpGeI32, true),
+        Op::SCmpkLtI32 => (Op::SCmpLtI32, true),
+        Op::SCmpkLeI32 => (Op::SCmpLeI32, true),
+        Op::SCmpkEqU32 => (Op::SCmpEqU32, false),
+        Op::SCmpkLgU32 => (Op::SCmpLgU32, false),
+        Op::SCmpkGtU32 => (Op::SCmpGtU32, false),
+        Op::SCmpkGeU32 => (Op::SCmpGeU32, false),
+        Op::SCmpkLtU32 => (Op::SCmpLtU32, false),
+        Op::SCmpkLeU32 => (Op::SCmpLeU32, false),
+        _ => return None,
+    })
+}
+
+/// `s_cmpk_<c> s, imm16` -> `s_cmp_<c> s, imm` (GFX9 ISA: the `_i32` forms
+/// sign-extend the immediate, the `_u32` forms zero-extend it).
+fn cmpk_rule(g: &Inst, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let Some((o, signed)) = cmpk(g.op) else {
+        return Err(cx.no_rule(g));
+    };
+    let imm = g.field(F::Simm16);
+    let v = if signed {
+        i32::from(imm as u16 as i16) as u32
+    } else {
+        imm
+    };
+    let s = map_operand(g, op(g, 0, cx)?, cx)?;
+    let mut i = build(o, Format::Sopc, cx)?;
+    i.set_operand(0, s).map_err(|e| cx.enc(e))?;
+    i.set_operand(1, constant(v)).map_err(|e| cx.enc(e))?;
+    Ok(vec![i])
+}
+
+/// A 32-bit integer as an inline constant when it is one (0..=64 are codes 128..=192,
+/// -1..=-16 are 193..=208), else a literal.
+fn constant(v: u32) -> Operand {
+    match v as i32 {
+        0..=64 => Operand::Inline(128 + v as u16),
+        -16..=-1 => Operand::Inline((192 - v as i32) as u16),
+        _ => Operand::Literal(v),
+    }
+}
+
+/// `v_fmac_f64 d, a, b` (d = a * b + d; gfx90a+, not on gfx1201: llvm-mc-22) ->
+/// `v_fma_f64 d, a, b, d`, with the sources' neg/abs, clamp and omod kept.
+fn fmac_f64(g: &Inst, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let (d, a, b) = (op(g, 0, cx)?, op(g, 1, cx)?, op(g, 2, cx)?);
+    let mut i = build(Op::VFmaF64, Format::Vop3, cx)?;
+    for (k, o) in [d, a, b, d].into_iter().enumerate() {
+        let o = map_operand(g, o, cx)?;
+        i.set_operand(k, o).map_err(|e| cx.enc(e))?;
+    }
+    for f in [F::Neg, F::Abs, F::Clamp, F::Omod] {
+        let v = g.field(f);
+        if v != 0 {
+            let fl = i
+                .layout()
+                .field(f)
+                .ok_or_else(|| cx.unsupported(g, "a modifier has no gfx1201 field"))?;
+            i.bits = layout::put(i.bits, fl, v & 3);
+        }
+    }
+    Ok(vec![i])
 }
