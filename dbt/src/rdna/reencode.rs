@@ -123,8 +123,11 @@ pub(crate) fn lower(g: &Inst, bytes: &[u8], cx: &mut Ctx<'_>) -> Result<Vec<Inst
 
 /// [`lower`] for an instruction without a gfx942 rule.
 fn lower_one(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
-    if g.ext().is_some() {
-        return Err(cx.unsupported(g, "SDWA/DPP forms are not translated to gfx1201 yet"));
+    match g.ext() {
+        None => {}
+        Some(isa::Ext::Dpp16) => return dpp(g, cx).map(|h| vec![h]),
+        Some(isa::Ext::Sdwa) => return sdwa(g, cx),
+        Some(_) => return Err(cx.unsupported(g, "this VALU extension is not translated")),
     }
     for i in 0..g.num_operands() {
         if let Some(Operand::Agpr { .. }) = g.operand(i) {
@@ -599,4 +602,222 @@ fn fmac_f64(g: &Inst, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
         }
     }
     Ok(vec![i])
+}
+
+/// A GFX9 DPP instruction: the plain operation re-encoded for GFX12 in the same 32-bit
+/// format, followed by the guest's DPP dword. The DPP16 dword has the same layout on
+/// GFX9 and GFX12 (src0 7:0, dpp_ctrl 16:8, bound_ctrl 19, src neg/abs 23:20,
+/// bank_mask 27:24, row_mask 31:28; GFX12 adds fetch-inactive at bit 18, reserved 0
+/// on GFX9; ISA-ENCODINGS.md, LLVM `DPP` encodings) and the controls both have mean the
+/// same (rows of 16 lanes); GFX9's wave shifts/rotates and row broadcasts
+/// (0x130..=0x13f, 0x142, 0x143) do not exist on GFX12 and are refused.
+fn dpp(g: &Inst, cx: &mut Ctx<'_>) -> Result<Inst, TranslateError> {
+    let ctrl = g.field(F::DppCtrl);
+    if !matches!(ctrl, 0x000..=0x0ff | 0x101..=0x10f | 0x111..=0x11f | 0x121..=0x12f | 0x140 | 0x141)
+    {
+        return Err(cx.unsupported(
+            g,
+            "DPP wave shifts and row broadcasts do not exist on GFX12",
+        ));
+    }
+    let ext = (g.bits >> 32) as u32 & !(1 << 18);
+    // The plain guest instruction: src0 is the DPP dword's VGPR.
+    let w0 = (g.bits as u32 & !0x1ff) | (256 + (ext & 0xff));
+    let plain = isa::decode(g.target, &w0.to_le_bytes(), false).map_err(|_| cx.no_rule(g))?;
+    let h = reencode(&plain, cx)?;
+    if h.len != 4 || !matches!(h.format, Format::Vop1 | Format::Vop2 | Format::Vopc) {
+        return Err(cx.unsupported(g, "the GFX12 form of this DPP operation is VOP3"));
+    }
+    let hw = (h.bits as u32 & !0x1ff) | 250;
+    let mut b = [0u8; 8];
+    b[..4].copy_from_slice(&hw.to_le_bytes());
+    b[4..].copy_from_slice(&ext.to_le_bytes());
+    let d = isa::decode(HOST, &b, false).map_err(|_| cx.no_rule(g))?;
+    let same = [
+        F::DppCtrl,
+        F::RowMask,
+        F::BankMask,
+        F::BoundCtrl,
+        F::Src0Neg,
+        F::Src0Abs,
+        F::Src1Neg,
+        F::Src1Abs,
+    ]
+    .iter()
+    .all(|&f| d.field(f) == g.field(f));
+    if d.op != h.op || !same || (0..g.num_operands()).any(|i| !same_operand(g, &d, i, cx)) {
+        return Err(cx.no_rule(g));
+    }
+    Ok(d)
+}
+
+fn same_operand(g: &Inst, h: &Inst, i: usize, cx: &Ctx<'_>) -> bool {
+    match g.operand(i).map(|o| map_operand(g, o, cx)) {
+        Some(Ok(o)) => same(o, h.operand(i)),
+        _ => false,
+    }
+}
+
+/// `(offset, width)` of an SDWA select (BYTE_0..3 = 0..3, WORD_0/1 = 4/5); `None` for
+/// DWORD (6).
+fn sel_bits(sel: u32) -> Option<(u32, u32)> {
+    match sel {
+        0..=3 => Some((8 * sel, 8)),
+        4 | 5 => Some((16 * (sel - 4), 16)),
+        _ => None,
+    }
+}
+
+/// A GFX9 SDWA instruction (GFX12 has no SDWA). SDWA semantics (Vega ISA guide, "SDWA"):
+/// each source's selected byte/word is zero- or (sext) sign-extended to 32 bits, the
+/// operation runs on those, and the result's low bits go to the destination's selected
+/// field, the other bits zero (UNUSED_PAD) or kept (UNUSED_PRESERVE). Lowered to
+/// `v_bfe_{u,i}32` extractions into scratch VGPRs, the operation as VOP3 (clamp/omod
+/// kept), and for a partial destination a shift (PAD) or `v_bfi_b32` merge (PRESERVE).
+fn sdwa(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    if g.field(F::Src0Neg) != 0
+        || g.field(F::Src0Abs) != 0
+        || g.field(F::Src1Neg) != 0
+        || g.field(F::Src1Abs) != 0
+    {
+        return Err(cx.unsupported(g, "SDWA neg/abs are not translated"));
+    }
+    let vopc = g.format == Format::Vopc;
+    let n = g.num_operands();
+    let mut ops: Vec<Operand> = (0..n).map(|i| op(g, i, cx)).collect::<Result<_, _>>()?;
+    // The sources: src0 from the SDWA dword, src1 from vsrc1 (VGPR or SGPR code).
+    let code = |c: u32, sgpr: bool| -> Operand {
+        if !sgpr {
+            v1(c as u16)
+        } else if c >= 128 {
+            Operand::Inline(c as u16)
+        } else {
+            Operand::Sgpr {
+                first: c as u16,
+                count: 1,
+            }
+        }
+    };
+    let s0 = code(g.field(F::ExtSrc0), g.field(F::SdwaS0) != 0);
+    let i0 = (1..n)
+        .find(|&i| ops[i] == s0)
+        .ok_or_else(|| cx.unsupported(g, "unexpected operands"))?;
+    let mut srcs = vec![(i0, g.field(F::SdwaSrc0Sel), g.field(F::Src0Sext))];
+    if g.format != Format::Vop1 {
+        let s1 = code(g.field(F::Vsrc1), g.field(F::SdwaS1) != 0);
+        let i1 = (i0 + 1..n)
+            .find(|&i| ops[i] == s1)
+            .ok_or_else(|| cx.unsupported(g, "unexpected operands"))?;
+        srcs.push((i1, g.field(F::SdwaSrc1Sel), g.field(F::Src1Sext)));
+    }
+    let f = cx.scratch_first;
+    let mut out = Vec::new();
+    for (k, &(i, sel, sext)) in srcs.iter().enumerate() {
+        let Some((off, width)) = sel_bits(sel) else {
+            continue;
+        };
+        let t = f + k as u16;
+        let o = map_operand(g, ops[i], cx)?;
+        let bfe = if sext != 0 { Op::VBfeI32 } else { Op::VBfeU32 };
+        out.push(vop3_host(
+            bfe,
+            &[v1(t), o, constant(off), constant(width)],
+            cx,
+        )?);
+        ops[i] = v1(t);
+    }
+    // The operation as GFX9 VOP3 (then re-encoded like any other instruction).
+    let (dst_sel, unused) = if vopc {
+        (6, 0)
+    } else {
+        (g.field(F::SdwaDstSel), g.field(F::SdwaDstUnused))
+    };
+    let partial = sel_bits(dst_sel);
+    let tr = f + 2;
+    if partial.is_some() {
+        ops[0] = v1(tr);
+    }
+    if vopc && g.field(F::SdwaSd) == 0 {
+        ops[0] = Operand::Sgpr {
+            first: 106,
+            count: 2,
+        };
+    }
+    let mut plain = None;
+    for fm in [Format::Vop3, Format::Vop3b] {
+        if let Ok(i) = Inst::build(g.target, g.op, fm) {
+            plain = Some(i);
+            break;
+        }
+    }
+    let mut plain = plain.ok_or_else(|| cx.no_rule(g))?;
+    if plain.num_operands() != n {
+        return Err(cx.no_rule(g));
+    }
+    for (i, o) in ops.iter().enumerate() {
+        let o = match o {
+            Operand::Fixed("vcc") => Operand::Sgpr {
+                first: 106,
+                count: 2,
+            },
+            o => *o,
+        };
+        plain.set_operand(i, o).map_err(|e| cx.enc(e))?;
+    }
+    if !vopc {
+        for fl in [F::Clamp, F::Omod] {
+            let v = g.field(fl);
+            if v != 0 {
+                let field = plain.layout().field(fl).ok_or_else(|| cx.no_rule(g))?;
+                plain.bits = layout::put(plain.bits, field, v);
+            }
+        }
+    }
+    cx.scratch_used = cx.scratch_used.max(3);
+    out.extend(lower_one(&plain, cx)?);
+    if let Some((off, width)) = partial {
+        let Operand::Vgpr { first: d, .. } = op(g, 0, cx)? else {
+            return Err(cx.unsupported(g, "unexpected destination"));
+        };
+        match unused {
+            // UNUSED_PAD: the field's bits, shifted into place, zeros elsewhere.
+            0 => {
+                out.push(vop3_host(
+                    Op::VBfeU32,
+                    &[v1(tr), v1(tr), constant(0), constant(width)],
+                    cx,
+                )?);
+                out.push(vop3_host(
+                    Op::VLshlrevB32,
+                    &[v1(d), constant(off), v1(tr)],
+                    cx,
+                )?);
+            }
+            // UNUSED_PRESERVE: merge the field into the old value.
+            2 => {
+                let mask = ((1u64 << width) - 1) << off;
+                out.push(vop3_host(
+                    Op::VLshlrevB32,
+                    &[v1(tr), constant(off), v1(tr)],
+                    cx,
+                )?);
+                out.push(vop3_host(
+                    Op::VBfiB32,
+                    &[v1(d), Operand::Literal(mask as u32), v1(tr), v1(d)],
+                    cx,
+                )?);
+            }
+            _ => return Err(cx.unsupported(g, "SDWA UNUSED_SEXT is not translated")),
+        }
+    }
+    Ok(out)
+}
+
+/// A gfx1201 VOP3 instruction from operands in assembly order.
+fn vop3_host(o: Op, ops: &[Operand], cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
+    let mut i = build(o, Format::Vop3, cx)?;
+    for (k, x) in ops.iter().enumerate() {
+        i.set_operand(k, *x).map_err(|e| cx.enc(e))?;
+    }
+    Ok(i)
 }
