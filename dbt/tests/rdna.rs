@@ -119,7 +119,8 @@ fn llvm_accepts_gfx1201(bytes: &[u8], tag: &str) -> String {
 
 /// Kernels that must translate and run the same (the simple ones: vector add,
 /// saxpy, LDS reductions with barriers, loops, scalar kernarg loads, 3D grids whose
-/// workgroup ids come from TTMPs, returning atomics).
+/// workgroup ids come from TTMPs, returning atomics, calls and recursion on the scratch
+/// stack, PC-relative device globals, SDWA, DPP, and gfx950-only `v_bitop3`).
 const MUST: &[&str] = &[
     "vadd",
     "saxpy",
@@ -135,6 +136,12 @@ const MUST: &[&str] = &[
     "dyn_lds",
     "hidden_args",
     "atomic_fadd",
+    "recursion",
+    "stack_calls",
+    "device_global",
+    "histogram",
+    "dpp_row_scan",
+    "const_table",
 ];
 
 #[test]
@@ -223,5 +230,80 @@ fn gfx950_corpus_kernels_translate_to_gfx1201_and_run_the_same() {
             ran.iter().any(|r| r == k),
             "{k} must translate to gfx1201 and run the same; ran: {ran:?}"
         );
+    }
+}
+
+fn gfx950(stem: &str) -> Vec<u8> {
+    std::fs::read(corpus_dir().join(format!("build/gfx950/{stem}.hsaco"))).unwrap()
+}
+
+#[test]
+fn what_gfx1201_cannot_take_yet_is_refused_by_name_and_pc() {
+    for (stem, kernel, what) in [
+        ("mfma_f32", "mfma_f32", "v_mfma_f32_16x16x4_f32"),
+        ("asm_buffer", "asm_buffer", "buffer_load_dword"),
+    ] {
+        let b = gfx950(stem);
+        let t = dbt::translate(&b, Target::Gfx1201);
+        assert!(!t.translated, "{stem}");
+        assert_eq!(t.object, b, "{stem}: the original comes back");
+        let d = t.diagnostics[0].to_string();
+        assert!(
+            matches!(
+                t.diagnostics[0],
+                dbt::TranslateError::UnsupportedForm { .. }
+            ),
+            "{stem}: {d}"
+        );
+        assert!(
+            d.contains(&format!("kernel `{kernel}` pc 0x")) && d.contains(what),
+            "{stem}: {d}"
+        );
+    }
+}
+
+/// The translated descriptor agrees with clang-22's own gfx1201 wave64 build of the same
+/// source on every field the translation sets (the VGPR count and the code size differ
+/// with the code), and allocates at least the VGPRs the metadata reports.
+#[test]
+fn gfx1201_descriptors_match_the_native_wave64_build() {
+    use gpu_model::loader::CodeObject;
+    for stem in ["vadd", "reduce_lds", "grid3d", "matmul_tiled"] {
+        let t = dbt::translate(&gfx950(stem), Target::Gfx1201);
+        assert!(t.translated, "{stem}: {:?}", t.diagnostics);
+        let native =
+            std::fs::read(corpus_dir().join(format!("build/gfx1201-w64/{stem}.hsaco"))).unwrap();
+        let (ours, theirs) = (
+            CodeObject::parse(&t.object).unwrap(),
+            CodeObject::parse(&native).unwrap(),
+        );
+        assert_eq!(ours.target(), Target::Gfx1201);
+        assert_eq!(ours.e_flags(), theirs.e_flags(), "{stem}: e_flags");
+        assert_eq!(ours.metadata_target(), theirs.metadata_target(), "{stem}");
+        for k in ours.kernels() {
+            let n = theirs.kernel(&k.name).unwrap();
+            let (a, b) = (&k.descriptor, &n.descriptor);
+            assert_eq!(a.wave_size(Target::Gfx1201), 64, "{stem}");
+            assert_eq!(
+                a.compute_pgm_rsrc1 & !0x3f,
+                b.compute_pgm_rsrc1 & !0x3f,
+                "{stem}: rsrc1 {:#x} vs native {:#x}",
+                a.compute_pgm_rsrc1,
+                b.compute_pgm_rsrc1
+            );
+            // Workgroup-id enables, user SGPRs and work-item ids as the guest had them
+            // (the native build may ask for fewer ids than the gfx950 code reads).
+            assert_eq!(a.user_sgpr_count(), b.user_sgpr_count(), "{stem}");
+            assert_eq!(a.vgpr_workitem_id(), b.vgpr_workitem_id(), "{stem}");
+            assert_eq!(a.kernel_code_properties, b.kernel_code_properties, "{stem}");
+            assert_eq!(
+                a.compute_pgm_rsrc3 & !0xff0,
+                b.compute_pgm_rsrc3 & !0xff0,
+                "{stem}"
+            );
+            let m = k.metadata.as_ref().unwrap();
+            assert!(a.allocated_vgprs(Target::Gfx1201) >= m.vgpr_count, "{stem}");
+            assert_eq!(m.agpr_count, 0, "{stem}");
+        }
     }
 }

@@ -64,9 +64,6 @@ pub(crate) fn check(p: &Plan, guest: Target) -> Result<KernelDescriptor, Transla
     if d.enable_workgroup_info() {
         return Err(no("asks for the workgroup-info SGPR"));
     }
-    if d.private_segment_fixed_size > 0 || d.uses_dynamic_stack() {
-        return Err(no("uses scratch memory; scratch is not translated yet"));
-    }
     Ok(d)
 }
 

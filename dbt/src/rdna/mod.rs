@@ -158,7 +158,12 @@ pub(crate) fn translate(
             ..Rewrite::default()
         },
     )?;
-    patch_data_refs(&co, &mut out, &entries, &data_refs)?;
+    let starts: Vec<u64> = plans
+        .iter()
+        .zip(&bodies)
+        .map(|(p, b)| u64::from(b.map[&p.roots[0]]))
+        .collect();
+    patch_data_refs(&co, &mut out, &entries, &starts, &data_refs)?;
     verify(&out)?;
     Ok((out, (text.len(), new_len)))
 }
@@ -188,10 +193,6 @@ fn emit(
         pc,
         source,
     };
-    for i in prologue {
-        let n = isa::encode(i, &mut buf).map_err(|e| enc(p.roots[0], e))?;
-        body.code.extend_from_slice(&buf[..n]);
-    }
     let mut builder_at: BTreeMap<u64, (u64, u8)> = BTreeMap::new();
     for (&c, b) in &cfg.recovered {
         if sc.contains(&c) {
@@ -209,13 +210,27 @@ fn emit(
             continue;
         };
         body.source_bytes += usize::from(s.inst.len);
-        let local = if pc == p.roots[0] {
-            // The descriptor entry runs the prologue first; no branch may skip it.
-            0
-        } else {
-            body.code.len() as u32
-        };
-        body.map.insert(pc, local);
+        // The descriptor entry is the prologue, emitted just before the entry
+        // instruction (helpers at lower source addresses come first in the buffer);
+        // nothing may fall through or branch into it from elsewhere.
+        body.map.insert(pc, body.code.len() as u32);
+        if pc == p.roots[0] && !prologue.is_empty() {
+            if let Some((&prev, ps)) = cfg.insts.range(..pc).next_back() {
+                let falls = matches!(ps.flow, Flow::Next | Flow::CondBranch(_) | Flow::Call(_));
+                if sc.contains(&prev) && falls && cfg.next_pc(prev) == pc {
+                    return Err(TranslateError::Unsupported {
+                        kernel: kernel.to_string(),
+                        reason: format!(
+                            "pc {prev:#x} falls through into the kernel entry, which gains a prologue on gfx1201"
+                        ),
+                    });
+                }
+            }
+            for i in prologue {
+                let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
+                body.code.extend_from_slice(&buf[..n]);
+            }
+        }
         cx.pc = pc;
         let off = (pc - base) as usize;
         let bytes = &text[off..off + usize::from(s.inst.len)];
@@ -367,6 +382,7 @@ fn patch_data_refs(
     guest: &CodeObject,
     out: &mut [u8],
     entries: &[u64],
+    starts: &[u64],
     refs: &[Vec<DataRef>],
 ) -> Result<(), TranslateError> {
     if refs.iter().all(Vec::is_empty) {
@@ -381,8 +397,8 @@ fn patch_data_refs(
     let text_file = text_seg.file_offset + (text_addr - text_seg.vaddr);
     let mut writes = Vec::new();
     for (k, rs) in refs.iter().enumerate() {
-        // Bodies map their descriptor entry to local 0 (the prologue).
-        let start = entries[k];
+        // The body's start: its entry's final address less the entry's local offset.
+        let start = entries[k] - starts[k];
         for r in rs {
             let idx = gi
                 .segments

@@ -247,9 +247,12 @@ fn reencode(g: &Inst, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
         Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk | Format::Sopp => {
             std::slice::from_ref(&g.format)
         }
-        Format::Smem | Format::Ds | Format::Global | Format::Flat | Format::Vop3p => {
-            std::slice::from_ref(&g.format)
-        }
+        Format::Smem
+        | Format::Ds
+        | Format::Global
+        | Format::Flat
+        | Format::Scratch
+        | Format::Vop3p => std::slice::from_ref(&g.format),
         _ => return Err(cx.unsupported(g, "this encoding format is not translated to gfx1201 yet")),
     };
     let mut h = None;
@@ -275,8 +278,13 @@ fn reencode(g: &Inst, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
     };
     // Fields that select the operand syntax, then a decode so `h` has the right variant.
     match g.format {
-        Format::Global | Format::Flat => {
-            if g.field(F::Lds) != 0 {
+        Format::Global | Format::Flat | Format::Scratch => {
+            if g.format == Format::Scratch {
+                // gfx940+ SCRATCH: bit 13 (the LDS bit of the other segments) is SVE,
+                // "the VGPR address is used" (LLVM `FLAT_Real_gfx940`); GFX12 has SVE at
+                // bit 49. saddr "off" is 0x7f on GFX9 and NULL on GFX12.
+                put(&mut h, F::Sve, g.field(F::Lds))?;
+            } else if g.field(F::Lds) != 0 {
                 return Err(cx.unsupported(g, "loads to LDS are not translated to gfx1201"));
             }
             // FLAT has no saddr; GLOBAL's "off" is 0x7f on GFX9.
