@@ -152,65 +152,65 @@ fn gfx950_corpus_kernels_translate_to_gfx1201_and_run_the_same() {
     let mut problems = Vec::new();
     let (mut n_guest, mut n_host, mut text) = (0u64, 0u64, (0usize, 0usize));
     for case in &m.kernels {
-        if !case.variants.iter().any(|v| v == "gfx950") {
-            continue;
-        }
-        let path = corpus_dir()
-            .join("build/gfx950")
-            .join(format!("{}.hsaco", case.stem));
-        let bytes = std::fs::read(&path).unwrap();
-        let t = dbt::translate(&bytes, Target::Gfx1201);
-        if !t.translated {
-            // A refusal must be typed and name what is missing.
-            let d = t
-                .diagnostics
-                .first()
-                .map(|d| d.to_string())
-                .unwrap_or_default();
-            let typed = t.diagnostics.iter().all(|d| {
-                matches!(
-                    d,
-                    dbt::TranslateError::Unsupported { .. }
-                        | dbt::TranslateError::UnsupportedForm { .. }
-                        | dbt::TranslateError::NoRule { .. }
-                        | dbt::TranslateError::UnrecoveredIndirect { .. }
-                )
-            });
-            if !typed || d.is_empty() {
-                problems.push(format!(
-                    "{}: untyped refusal {:?}",
-                    case.name, t.diagnostics
-                ));
-            }
-            assert_eq!(t.object, bytes, "a refused object comes back unchanged");
-            refused.push(format!("{}: {d}", case.name));
-            continue;
-        }
-        llvm_accepts_gfx1201(&t.object, &case.stem);
-        let r = std::panic::catch_unwind(|| {
-            let (want, g) = run(case, &bytes, Target::Gfx950)?;
-            let (got, h) = run(case, &t.object, Target::Gfx1201)?;
-            for (name, w) in &want {
-                if got[name].raw != w.raw {
-                    return Err(format!("{name}: gfx1201 run differs from the gfx950 run"));
+        for variant in case.variants.iter().filter(|v| v.starts_with("gfx950")) {
+            let path = corpus_dir()
+                .join("build")
+                .join(variant)
+                .join(format!("{}.hsaco", case.stem));
+            let bytes = std::fs::read(&path).unwrap();
+            let t = dbt::translate(&bytes, Target::Gfx1201);
+            if !t.translated {
+                // A refusal must be typed and name what is missing.
+                let d = t
+                    .diagnostics
+                    .first()
+                    .map(|d| d.to_string())
+                    .unwrap_or_default();
+                let typed = t.diagnostics.iter().all(|d| {
+                    matches!(
+                        d,
+                        dbt::TranslateError::Unsupported { .. }
+                            | dbt::TranslateError::UnsupportedForm { .. }
+                            | dbt::TranslateError::NoRule { .. }
+                            | dbt::TranslateError::UnrecoveredIndirect { .. }
+                    )
+                });
+                if !typed || d.is_empty() {
+                    problems.push(format!(
+                        "{}: untyped refusal {:?}",
+                        case.name, t.diagnostics
+                    ));
                 }
+                assert_eq!(t.object, bytes, "a refused object comes back unchanged");
+                refused.push(format!("{}@{variant}: {d}", case.name));
+                continue;
             }
-            Ok((g, h))
-        })
-        .unwrap_or_else(|_| Err("host panic".into()));
-        match r {
-            Ok((g, h)) => {
-                n_guest += g;
-                n_host += h;
-                text.0 += t.kernels.iter().map(|k| k.code_before).sum::<usize>();
-                text.1 += t.kernels.iter().map(|k| k.code_after).sum::<usize>();
-                ran.push(case.name.clone());
+            llvm_accepts_gfx1201(&t.object, &format!("{variant}-{}", case.stem));
+            let r = std::panic::catch_unwind(|| {
+                let (want, g) = run(case, &bytes, Target::Gfx950)?;
+                let (got, h) = run(case, &t.object, Target::Gfx1201)?;
+                for (name, w) in &want {
+                    if got[name].raw != w.raw {
+                        return Err(format!("{name}: gfx1201 run differs from the gfx950 run"));
+                    }
+                }
+                Ok((g, h))
+            })
+            .unwrap_or_else(|_| Err("host panic".into()));
+            match r {
+                Ok((g, h)) => {
+                    n_guest += g;
+                    n_host += h;
+                    text.0 += t.kernels.iter().map(|k| k.code_before).sum::<usize>();
+                    text.1 += t.kernels.iter().map(|k| k.code_after).sum::<usize>();
+                    ran.push(case.name.clone());
+                }
+                Err(e) => problems.push(format!("{}@{variant}: {e}", case.name)),
             }
-            Err(e) => problems.push(format!("{}: {e}", case.name)),
         }
     }
     eprintln!(
-        "{} gfx950 corpus cases translate to gfx1201 and run the same; {} refused:",
+        "{} gfx950 corpus cases (all code-object versions) translate to gfx1201 and run the same; {} refused:",
         ran.len(),
         refused.len()
     );
@@ -304,6 +304,111 @@ fn gfx1201_descriptors_match_the_native_wave64_build() {
             let m = k.metadata.as_ref().unwrap();
             assert!(a.allocated_vgprs(Target::Gfx1201) >= m.vgpr_count, "{stem}");
             assert_eq!(m.agpr_count, 0, "{stem}");
+        }
+    }
+}
+
+/// Kernels of the differential-testing generator (tools/difftest, seed 1, kernels 0..40)
+/// compiled by clang-22 for gfx950 at -O0, -O1 and -O3 (one object each), translated to
+/// gfx1201. An object that translates must pass the LLVM tools and, on the gfx1201 model,
+/// write bit for bit what the original writes on the gfx950 model and what the same
+/// source computes on the host; one that does not must be refused with a typed reason
+/// naming the kernel and the instruction. Today all three are refused (pinned below:
+/// -O0 spills to AGPRs, -O1/-O3 use GFX9 16-bit VALU operations such as `v_add_u16`,
+/// which gfx1201 only has as `v_add_nc_u16` and friends, not registered as aliases).
+#[test]
+fn generated_kernels_on_gfx1201_run_the_same_or_are_refused_by_name() {
+    use difftest::{batch_source, compile_device, gen, host_reference, run_device, Build};
+    let dir = std::env::temp_dir().join(format!("dbt-rdna-difftest-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let kernels: Vec<gen::Kernel> = (0..40).map(|i| gen::kernel(1, i)).collect();
+    let inputs: Vec<u32> = (0..40).flat_map(|i| gen::input(1, i)).collect();
+    let src = batch_source(&kernels);
+    let cl = dir.join("batch.cl");
+    std::fs::write(&cl, &src).unwrap();
+    let host = host_reference(&dir, &src, &kernels, &inputs).expect("host reference (clang-22)");
+    let mut problems = Vec::new();
+    let (mut compared, mut refused) = (0, Vec::new());
+    for opt in [0, 1, 3] {
+        let b = Build {
+            target: Target::Gfx950,
+            wave64: true,
+            opt,
+        };
+        let guest = compile_device(&cl, b, &dir.join(format!("gfx950-O{opt}.hsaco")))
+            .expect("clang-22 for gfx950");
+        let t = dbt::translate(&guest, Target::Gfx1201);
+        if !t.translated {
+            let d = &t.diagnostics[0];
+            let s = d.to_string();
+            match d {
+                dbt::TranslateError::NoRule { .. }
+                | dbt::TranslateError::UnsupportedForm { .. }
+                    if s.contains("kernel `k") && s.contains(" pc 0x") => {}
+                dbt::TranslateError::Unsupported { .. } if s.contains("kernel `k") => {}
+                _ => problems.push(format!("-O{opt}: untyped refusal {s}")),
+            }
+            assert_eq!(t.object, guest);
+            refused.push((opt, s));
+            continue;
+        }
+        llvm_accepts_gfx1201(&t.object, &format!("difftest-O{opt}"));
+        let hb = Build {
+            target: Target::Gfx1201,
+            ..b
+        };
+        let want = run_device(b, &guest, &kernels, &inputs);
+        let got = run_device(hb, &t.object, &kernels, &inputs);
+        for (i, k) in kernels.iter().enumerate() {
+            match (&want[i], &got[i]) {
+                (Ok(w), Ok(g)) if w == g && *g == host[i] => compared += 1,
+                (w, g) => problems.push(format!(
+                    "{} -O{opt}: gfx950 {:?} vs gfx1201 {:?}",
+                    k.name,
+                    w.as_ref().map(|v| v.len()),
+                    g.as_ref().map(|v| v.len()),
+                )),
+            }
+        }
+    }
+    eprintln!(
+        "{compared} generated kernels run the same translated to gfx1201; refused: {refused:?}"
+    );
+    assert!(
+        problems.is_empty(),
+        "{}\n(sources and objects kept in {})",
+        problems.join("\n"),
+        dir.display()
+    );
+    let why = |o: u8| refused.iter().find(|r| r.0 == o).map(|r| r.1.as_str());
+    assert!(why(0).is_some_and(|s| s.contains("AGPRs")), "{refused:?}");
+    assert!(
+        why(1).is_some_and(|s| s.contains("v_add_u16")),
+        "{refused:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Corrupted objects never make the gfx1201 path panic, and a refusal returns the input.
+#[test]
+fn random_corruption_never_panics_on_the_gfx1201_path() {
+    let b = gfx950("matmul_tiled");
+    let mut x = 0x9e37_79b9u32;
+    for _ in 0..300 {
+        let mut c = b.clone();
+        for _ in 0..8 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let i = x as usize % c.len();
+            c[i] ^= (x >> 24) as u8 | 1;
+        }
+        let t = dbt::translate(&c, Target::Gfx1201);
+        if t.translated {
+            assert!(gpu_model::loader::CodeObject::parse(&t.object).is_ok());
+        } else {
+            assert_eq!(t.object, c);
+            assert!(!t.diagnostics.is_empty());
         }
     }
 }
