@@ -1,7 +1,7 @@
 //! dbt: binary translation of AMDGPU code objects from one ISA to another.
 //!
 //! [`translate`] turns a code object compiled for a guest processor (gfx950, CDNA4) into
-//! a loadable code object for a host processor (gfx942, CDNA3), following
+//! a loadable code object for a host processor (gfx942, CDNA3, or gfx1201, RDNA4), following
 //! ../shared/seeds/000_*-dbt-design.txt:
 //!
 //! ```text
@@ -31,9 +31,12 @@
 //! std::fs::write("k.gfx942.hsaco", &t.object).unwrap();
 //! ```
 //!
-//! Not implemented yet (each is a typed error, never a silent mistranslation): the
-//! gfx1201 host (GFX12 re-encoding, wait-count model translation, `s_delay_alu`, TTMP
-//! workgroup ids, MFMA -> WMMA), virtual-LDS sidecars (kernels over 64 KiB of LDS are
+//! The gfx1201 (RDNA4, wave64) host is `rdna` (GFX12 re-encoding, split wait counters,
+//! barriers, the TTMP workgroup-id prologue, gfx1201 descriptors; what it refuses is in
+//! its module doc).
+//!
+//! Not implemented yet (each is a typed error, never a silent mistranslation): on
+//! gfx1201 MFMA -> WMMA and AGPRs, virtual-LDS sidecars (kernels over 64 KiB of LDS are
 //! refused), entry stubs for kernarg preload when the preload stub changes size, long
 //! branches and branch islands (a relocated branch must stay within the SOPP range),
 //! liveness-based scratch reuse (rules always take VGPRs above the kernel's highest), and

@@ -50,9 +50,6 @@ pub(crate) fn check(p: &Plan, guest: Target) -> Result<KernelDescriptor, Transla
     if guest != Target::Gfx950 {
         return Err(TranslateError::UnsupportedPair { guest, host: HOST });
     }
-    if p.agprs > 0 {
-        return Err(no("uses AGPRs; folding them into VGPRs is not implemented"));
-    }
     if d.kernarg_preload_length() > 0 {
         return Err(no(
             "preloads kernel arguments into SGPRs, which gfx1201 does not",

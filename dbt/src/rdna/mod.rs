@@ -11,10 +11,16 @@
 //! * [`desc`]: the gfx1201 kernel descriptor and the entry prologue that rebuilds the
 //!   workgroup-id SGPRs the gfx950 code expects from the GFX12 TTMP registers.
 //!
+//! AGPRs are folded into VGPRs above the kernel's arch VGPRs (`a[n]` -> `v[arch + n]`;
+//! `v_accvgpr_*` become `v_mov_b32`), scratch VGPRs for the rules come after them.
+//!
 //! Not implemented yet (each a typed rejection naming the kernel, and for
-//! instructions the PC): AGPRs (accvgpr moves, MFMA -> WMMA), SDWA and DPP forms,
-//! MUBUF/scratch, SMEM with SGPR offsets, cache-policy bits other than an atomic's
-//! return, `v_cmpx`, kernarg preload, workgroup-info SGPRs, private segment buffers.
+//! instructions the PC): MFMA -> WMMA, MUBUF (VBUFFER) and the buffer cache
+//! operations, GFX9 16-bit VALU operations without a GFX12 alias (`v_add_u16`, ...),
+//! DPP wave shifts/row broadcasts, SDWA neg/abs and UNUSED_SEXT, SMEM with SGPR offsets,
+//! `v_cmpx` (GFX9 also writes VCC), kernarg preload, workgroup-info SGPRs, private
+//! segment buffers, unrecovered indirect calls (function pointers), branches into or
+//! fallthrough into a kernel entry that gains a prologue.
 
 pub(crate) mod desc;
 pub(crate) mod reencode;
@@ -78,10 +84,33 @@ pub(crate) fn translate(
     for (i, p) in plans.iter().enumerate() {
         let d = desc::check(p, guest)?;
         let sc = scope::scope(&cfg, &p.roots, &p.name)?;
+        // Arch VGPRs, then the guest's AGPRs folded into the VGPRs above them (GFX12
+        // has no AGPRs), then scratch VGPRs for the rules.
         let alloc = p.kd.allocated_vgprs(guest);
-        let first = scope::vgpr_extent(&cfg, &sc).map_or(alloc, u32::from);
+        let arch = match scope::vgpr_extent(&cfg, &sc) {
+            Some(v) => u32::from(v),
+            None => alloc.min(p.kd.first_agpr()),
+        };
+        let agprs = p.agprs.max(agpr_extent(&cfg, &sc));
+        let first = arch + agprs;
+        if first > 256 {
+            return Err(TranslateError::NoScratch {
+                kernel: p.name.clone(),
+                need: first,
+                limit: 256,
+            });
+        }
+        let agpr_base = (agprs > 0).then_some(arch as u16);
         let prologue = desc::prologue(&p.kd, &p.name)?;
-        let (body, refs) = emit(&cfg, &sc, text, base, &prologue, first as u16, p)?;
+        let (body, refs) = emit(
+            &cfg,
+            &sc,
+            text,
+            base,
+            &prologue,
+            (first as u16, agpr_base),
+            p,
+        )?;
         data_refs.push(refs);
         reports[i].code_before = body.source_bytes;
         reports[i].code_after = body.code.len();
@@ -176,7 +205,7 @@ fn emit(
     text: &[u8],
     base: u64,
     prologue: &[isa::Inst],
-    scratch_first: u16,
+    (scratch_first, agpr_base): (u16, Option<u16>),
     p: &crate::Plan,
 ) -> Result<(Body, Vec<DataRef>), TranslateError> {
     let kernel = p.name.as_str();
@@ -186,6 +215,7 @@ fn emit(
         pc: 0,
         scratch_first,
         scratch_used: 0,
+        agpr_base,
     };
     let mut buf = [0u8; 20];
     let enc = |pc: u64, source| TranslateError::Encode {
@@ -373,6 +403,19 @@ fn data_builder(
         ));
     }
     Ok((pc, la, ha, target))
+}
+
+/// One past the highest AGPR the scope names.
+fn agpr_extent(cfg: &Cfg, sc: &std::collections::BTreeSet<u64>) -> u32 {
+    let mut hi = 0u32;
+    for s in sc.iter().filter_map(|pc| cfg.insts.get(pc)) {
+        for a in s.inst.accesses() {
+            if a.file == isa::RegFile::Agpr {
+                hi = hi.max(u32::from(a.first) + u32::from(a.count));
+            }
+        }
+    }
+    hi
 }
 
 /// Recomputes the literals of every PC-relative data reference for the final code and

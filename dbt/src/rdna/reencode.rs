@@ -66,6 +66,9 @@ pub(crate) struct Ctx<'a> {
     pub scratch_first: u16,
     /// Scratch VGPRs used so far (high-water mark).
     pub scratch_used: u16,
+    /// Where the guest's AGPRs live in the host's VGPRs (`a[n]` is `v[base + n]`), when
+    /// the kernel has any.
+    pub agpr_base: Option<u16>,
 }
 
 impl Ctx<'_> {
@@ -129,13 +132,8 @@ fn lower_one(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
         Some(isa::Ext::Sdwa) => return sdwa(g, cx),
         Some(_) => return Err(cx.unsupported(g, "this VALU extension is not translated")),
     }
-    for i in 0..g.num_operands() {
-        if let Some(Operand::Agpr { .. }) = g.operand(i) {
-            return Err(cx.unsupported(
-                g,
-                "AGPRs have no gfx1201 equivalent (folding them into VGPRs is not implemented)",
-            ));
-        }
+    if g.format == Format::Mai || g.format == Format::Vop3px2 {
+        return Err(cx.unsupported(g, "MFMA -> WMMA is not implemented"));
     }
     if g.op.compare().is_some_and(|c| c.writes_exec) {
         // GFX9 v_cmpx also writes its SGPR destination (VCC in VOPC), GFX12's only EXEC.
@@ -153,6 +151,16 @@ fn lower_one(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
             return Ok(vec![sig, wait]);
         }
         Op::VLshlAddU64 => return lshl_add_u64(g, cx),
+        // AGPR moves are copies between the (folded) registers.
+        Op::VAccvgprWriteB32 | Op::VAccvgprReadB32 | Op::VAccvgprMovB32 => {
+            let (d, s) = (op(g, 0, cx)?, op(g, 1, cx)?);
+            let mut i = build(Op::VMovB32, Format::Vop1, cx)?;
+            i.set_operand(0, map_operand(g, d, cx)?)
+                .map_err(|e| cx.enc(e))?;
+            i.set_operand(1, map_operand(g, s, cx)?)
+                .map_err(|e| cx.enc(e))?;
+            return Ok(vec![i]);
+        }
         Op::VFmacF64 => return fmac_f64(g, cx),
         _ if cmpk(g.op).is_some() => return cmpk_rule(g, cx),
         Op::VMovB64 => {
@@ -208,6 +216,13 @@ fn map_operand(g: &Inst, o: Operand, cx: &Ctx<'_>) -> Result<Operand, TranslateE
         Operand::Special(_) => {
             return Err(cx.unsupported(g, "special source operand without a gfx1201 code"))
         }
+        Operand::Agpr { first, count } => match cx.agpr_base {
+            Some(b) => Operand::Vgpr {
+                first: b + first,
+                count,
+            },
+            None => return Err(cx.unsupported(g, "names an AGPR the kernel does not have")),
+        },
         _ => o,
     })
 }
