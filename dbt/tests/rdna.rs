@@ -505,3 +505,95 @@ amdhsa.kernels:
     assert_eq!(run(&guest, Target::Gfx950), want);
     assert_eq!(run(&t.object, Target::Gfx1201), want);
 }
+
+/// Kernarg preload: gfx1201 does not preload, so the translation clears the descriptor's
+/// preload field and starts at the first entry, whose compatibility code (as the
+/// compiler writes it) loads the preloaded SGPRs itself and branches to entry + 256. A
+/// gfx950 assembly kernel with a preloaded output pointer and a workgroup id (which
+/// follows the preload SGPRs) writes the same on both models.
+#[test]
+fn kernarg_preload_runs_through_the_compatibility_entry_on_gfx1201() {
+    let src = r#"
+  .amdhsa_code_object_version 5
+  .text
+  .globl pre
+  .p2align 8
+  .type pre,@function
+pre:
+  s_load_dwordx2 s[2:3], s[0:1], 0x0
+  s_waitcnt lgkmcnt(0)
+  s_branch .Lpreloaded
+  .p2align 8
+.Lpreloaded:
+  s_lshl_b32 s5, s4, 6
+  v_add_u32 v1, s5, v0
+  v_lshlrev_b32 v2, 2, v1
+  v_mad_u32_u24 v3, v0, 3, s4
+  global_store_dword v2, v3, s[2:3]
+  s_endpgm
+.Lend:
+  .size pre, .Lend-pre
+  .rodata
+  .p2align 6
+  .amdhsa_kernel pre
+    .amdhsa_kernarg_size 8
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_user_sgpr_kernarg_preload_length 2
+    .amdhsa_user_sgpr_kernarg_preload_offset 0
+    .amdhsa_system_sgpr_workgroup_id_x 1
+    .amdhsa_next_free_vgpr 4
+    .amdhsa_next_free_sgpr 6
+    .amdhsa_accum_offset 4
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: pre
+    .symbol: pre.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 6
+    .vgpr_count: 4
+    .agpr_count: 0
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .name: out, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+...
+.end_amdgpu_metadata
+"#;
+    let guest = common::assemble(src, "gfx950", "rdna-preload");
+    let g = gpu_model::loader::CodeObject::parse(&guest).unwrap();
+    assert!(g.kernels()[0].descriptor.kernarg_preload_length() == 2);
+    let t = dbt::translate(&guest, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    llvm_accepts_gfx1201(&t.object, "rdna-preload");
+    let h = gpu_model::loader::CodeObject::parse(&t.object).unwrap();
+    assert_eq!(h.kernels()[0].descriptor.kernarg_preload, 0);
+    let run = |bytes: &[u8], target: Target| -> Vec<u32> {
+        let mut dev = Device::new(target);
+        let m = dev.load_code_object(bytes).unwrap();
+        let out = dev.alloc(128 * 4).unwrap();
+        dev.copy_in(out, &[0u8; 128 * 4]).unwrap();
+        let cfg = LaunchConfig {
+            grid: [128, 1, 1],
+            workgroup: [64, 1, 1],
+            dynamic_lds: 0,
+            extra_private: 0,
+        };
+        let id = dev.dispatch(m, "pre", &cfg, &[ArgValue::ptr(out)]).unwrap();
+        dev.wait(id).unwrap();
+        let mut b = vec![0u8; 128 * 4];
+        dev.copy_out(out, &mut b).unwrap();
+        b.chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let want: Vec<u32> = (0..128u32).map(|i| (i % 64) * 3 + i / 64).collect();
+    assert_eq!(run(&guest, Target::Gfx950), want);
+    assert_eq!(run(&t.object, Target::Gfx1201), want);
+}

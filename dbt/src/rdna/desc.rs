@@ -20,6 +20,8 @@
 //!   the code size in 128-byte lines, as LLVM sets it (its test
 //!   `inst-prefetch-hint`: `.amdhsa_inst_pref_size 4` for a 4xx-byte gfx1200 kernel).
 //! * kernel_code_properties: ENABLE_WAVEFRONT_SIZE32 (bit 10) stays clear: wave64.
+//! * KERNARG_PRELOAD: cleared (gfx1201 does not preload; the guest's compatibility
+//!   code at the entry loads those SGPRs itself).
 //!
 //! Initial SGPRs: user SGPRs are assigned alike on both. GFX9 then places the enabled
 //! workgroup ids X, Y, Z in SGPRs after the user SGPRs; GFX12 ("architected SGPRs")
@@ -49,11 +51,6 @@ pub(crate) fn check(p: &Plan, guest: Target) -> Result<KernelDescriptor, Transla
     };
     if guest != Target::Gfx950 {
         return Err(TranslateError::UnsupportedPair { guest, host: HOST });
-    }
-    if d.kernarg_preload_length() > 0 {
-        return Err(no(
-            "preloads kernel arguments into SGPRs, which gfx1201 does not",
-        ));
     }
     if d.enables(gpu_model::loader::UserSgpr::PrivateSegmentBuffer) {
         return Err(no("asks for a private segment buffer"));
@@ -120,5 +117,8 @@ pub(crate) fn host_descriptor(
     let pref = code_bytes.div_ceil(128).min(255) as u32;
     d.compute_pgm_rsrc3 = pref << 4;
     d.kernel_code_properties &= !(1 << 10);
+    // No preload on gfx1201 (see `rdna::translate`); USER_SGPR_COUNT keeps counting the
+    // preload SGPRs, so the system SGPRs stay where the guest code reads them.
+    d.kernarg_preload = 0;
     d
 }

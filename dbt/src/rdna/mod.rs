@@ -43,7 +43,18 @@ pub(crate) fn translate(
 ) -> Result<(Vec<u8>, (usize, usize)), TranslateError> {
     let co = CodeObject::parse(guest_bytes)?;
     let guest = co.target();
-    let plans = plans(&co, HOST)?;
+    // Kernarg preload: gfx1201 does not preload, so the descriptor's preload field is
+    // cleared and the kernel starts at its first entry, where the compiler put the code
+    // for firmware that does not preload either (AMDGPUUsage, "Preloaded Kernel
+    // Arguments": it loads the same SGPRs from the kernarg segment and branches to
+    // entry + 256). The second entry is then an ordinary branch target.
+    let plans: Vec<crate::Plan> = plans(&co, HOST)?
+        .into_iter()
+        .map(|p| crate::Plan {
+            roots: vec![p.roots[0]],
+            ..p
+        })
+        .collect();
     let (text, base) = (co.text(), co.text_address());
     let end = base + text.len() as u64;
     for p in &plans {
