@@ -457,7 +457,9 @@ fn patch_data_refs(
             let idx = gi
                 .segments
                 .iter()
-                .position(|s| r.target >= s.vaddr && r.target < s.vaddr + s.mem_size.max(1))
+                .position(|s| {
+                    r.target >= s.vaddr && r.target < s.vaddr.saturating_add(s.mem_size.max(1))
+                })
                 .ok_or_else(|| {
                     bad(format!(
                         "data address {:#x} is in no LOAD segment",
@@ -470,7 +472,7 @@ fn patch_data_refs(
                     .get(idx)
                     .ok_or_else(|| bad("segments differ".into()))?,
             );
-            let new_target = hs.vaddr + (r.target - gs.vaddr);
+            let new_target = hs.vaddr.wrapping_add(r.target - gs.vaddr);
             let delta = new_target.wrapping_sub(start + u64::from(r.getpc) + 4);
             writes.push((r.lo, delta as u32));
             writes.push((r.hi, (delta >> 32) as u32));
