@@ -93,4 +93,37 @@ fn main() {
         }
     }
     println!("  {n_in_place} objects translated in place: worst .text growth {worst_in_place:.3}x");
+    gfx1201(&objs, text);
+}
+
+/// The same objects to gfx1201 (RDNA4, wave64): throughput over every object (refused
+/// ones included: they are translated up to their refusal), and the kernel-code growth
+/// of those that translate (every GFX12 body is relocated).
+fn gfx1201(objs: &[(String, Vec<u8>)], text: usize) {
+    let mut times = Vec::new();
+    for _ in 0..15 {
+        let t0 = Instant::now();
+        for (_, b) in objs {
+            std::hint::black_box(dbt::translate(std::hint::black_box(b), Target::Gfx1201));
+        }
+        times.push(t0.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    let rate = |s: f64| text as f64 / s / 1e6;
+    let (mut n, mut before, mut after) = (0, 0usize, 0usize);
+    for (_, b) in objs {
+        let t = dbt::translate(b, Target::Gfx1201);
+        if t.translated {
+            n += 1;
+            before += t.kernels.iter().map(|k| k.code_before).sum::<usize>();
+            after += t.kernels.iter().map(|k| k.code_after).sum::<usize>();
+        }
+    }
+    println!(
+        "dbt gfx950->gfx1201: {:.2} MB/s fastest, {:.2} MB/s median; {n} of {} objects translate, kernel code {before} -> {after} bytes ({:.3}x)",
+        rate(times[0]),
+        rate(times[times.len() / 2]),
+        objs.len(),
+        after as f64 / before.max(1) as f64
+    );
 }

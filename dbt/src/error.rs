@@ -18,7 +18,7 @@ pub enum TranslateError {
     #[error("writing the translated object: {0}")]
     Write(#[from] WriteError),
     /// No rule set exists for this direction.
-    #[error("translation from {guest} to {host} is not supported (supported: gfx950 -> gfx942)")]
+    #[error("translation from {guest} to {host} is not supported (supported: gfx950 -> gfx942, gfx950 -> gfx1201)")]
     UnsupportedPair {
         /// The object's processor.
         guest: Target,

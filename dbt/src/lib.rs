@@ -1,7 +1,7 @@
 //! dbt: binary translation of AMDGPU code objects from one ISA to another.
 //!
 //! [`translate`] turns a code object compiled for a guest processor (gfx950, CDNA4) into
-//! a loadable code object for a host processor (gfx942, CDNA3), following
+//! a loadable code object for a host processor (gfx942, CDNA3, or gfx1201, RDNA4), following
 //! ../shared/seeds/000_*-dbt-design.txt:
 //!
 //! ```text
@@ -31,9 +31,12 @@
 //! std::fs::write("k.gfx942.hsaco", &t.object).unwrap();
 //! ```
 //!
-//! Not implemented yet (each is a typed error, never a silent mistranslation): the
-//! gfx1201 host (GFX12 re-encoding, wait-count model translation, `s_delay_alu`, TTMP
-//! workgroup ids, MFMA -> WMMA), virtual-LDS sidecars (kernels over 64 KiB of LDS are
+//! The gfx1201 (RDNA4, wave64) host is `rdna` (GFX12 re-encoding, split wait counters,
+//! barriers, the TTMP workgroup-id prologue, gfx1201 descriptors, AGPRs folded into VGPRs;
+//! what it refuses is in its module doc).
+//!
+//! Not implemented yet (each is a typed error, never a silent mistranslation): on
+//! gfx1201 MFMA -> WMMA, virtual-LDS sidecars (kernels over 64 KiB of LDS are
 //! refused), entry stubs for kernarg preload when the preload stub grows past 256 bytes
 //! (its unreachable padding is refilled so the preload entry stays 256 bytes on), branch
 //! islands (a branch out of the SOPP range takes a long form through an SGPR pair above
@@ -46,6 +49,7 @@
 
 pub mod cfg;
 mod error;
+mod rdna;
 pub mod rules;
 pub mod scope;
 
@@ -235,6 +239,9 @@ fn translate_inner(
 ) -> Result<(Vec<u8>, (usize, usize)), TranslateError> {
     let co = CodeObject::parse(guest_bytes)?;
     let guest = co.target();
+    if guest == Target::Gfx950 && host == Target::Gfx1201 {
+        return rdna::translate(guest_bytes, reports);
+    }
     check_pair(guest, host)?;
     let plans = plans(&co, host)?;
     let (text, base) = (co.text(), co.text_address());

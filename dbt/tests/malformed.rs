@@ -78,9 +78,9 @@ fn unsupported_pairs_are_named() {
     let (e, s) = rejected(&b);
     assert!(matches!(e, TranslateError::UnsupportedPair { .. }), "{s}");
     let b = corpus("gfx950/vadd.hsaco");
-    let t = dbt::translate(&b, Target::Gfx1201);
+    let t = dbt::translate(&b, Target::Gfx90a);
     assert!(!t.translated);
-    assert!(t.diagnostics[0].to_string().contains("gfx1201"));
+    assert!(t.diagnostics[0].to_string().contains("gfx90a"));
 }
 
 #[test]

@@ -1,0 +1,530 @@
+//! The gfx1201 (RDNA4, wave64) host: gfx950 code objects translated for GFX12.
+//!
+//! The pipeline is the crate's (descriptor plans, source CFG, kernel scopes, placement
+//! and branch/PC-builder repair, commit through `gpu_model::loader::writer`); what
+//! differs for a GFX12 host lives here:
+//!
+//! * [`reencode`]: every GFX9 instruction is re-encoded for GFX12 by mnemonic
+//!   equivalence (the encodings differ, so code always moves: every kernel scope is
+//!   relocated), wait counts are translated to the split GFX12 counters, barriers to
+//!   `s_barrier_signal`/`s_barrier_wait`;
+//! * [`desc`]: the gfx1201 kernel descriptor and the entry prologue that rebuilds the
+//!   workgroup-id SGPRs the gfx950 code expects from the GFX12 TTMP registers.
+//!
+//! AGPRs are folded into VGPRs above the kernel's arch VGPRs (`a[n]` -> `v[arch + n]`;
+//! `v_accvgpr_*` become `v_mov_b32`), scratch VGPRs for the rules come after them.
+//!
+//! Not implemented yet (each a typed rejection naming the kernel, and for
+//! instructions the PC): MFMA -> WMMA, MUBUF (VBUFFER) and the buffer cache
+//! operations, GFX9 16-bit VALU operations without a GFX12 alias (`v_add_u16`, ...),
+//! DPP wave shifts/row broadcasts, SDWA neg/abs and UNUSED_SEXT, SMEM with SGPR offsets,
+//! `v_cmpx` (GFX9 also writes VCC), kernarg preload, workgroup-info SGPRs, private
+//! segment buffers, unrecovered indirect calls (function pointers), branches into or
+//! fallthrough into a kernel entry that gains a prologue.
+
+pub(crate) mod desc;
+pub(crate) mod reencode;
+
+use crate::cfg::{Cfg, Flow, Root};
+use crate::error::TranslateError;
+use crate::scope::{self, Body, Fixup};
+use crate::{place, plans, KernelReport, KernelStatus, Placed};
+use gpu_model::isa;
+use gpu_model::loader::writer::{self, Rewrite};
+use gpu_model::loader::{CodeObject, SymbolKind};
+use gpu_model::Target;
+use reencode::{Ctx, HOST};
+use std::collections::BTreeMap;
+
+/// gfx950 -> gfx1201. Same contract as [`crate::translate`]'s inner function.
+pub(crate) fn translate(
+    guest_bytes: &[u8],
+    reports: &mut Vec<KernelReport>,
+) -> Result<(Vec<u8>, (usize, usize)), TranslateError> {
+    let co = CodeObject::parse(guest_bytes)?;
+    let guest = co.target();
+    // Kernarg preload: gfx1201 does not preload, so the descriptor's preload field is
+    // cleared and the kernel starts at its first entry, where the compiler put the code
+    // for firmware that does not preload either (AMDGPUUsage, "Preloaded Kernel
+    // Arguments": it loads the same SGPRs from the kernarg segment and branches to
+    // entry + 256). The second entry is then an ordinary branch target.
+    let plans: Vec<crate::Plan> = plans(&co, HOST)?
+        .into_iter()
+        .map(|p| crate::Plan {
+            roots: vec![p.roots[0]],
+            ..p
+        })
+        .collect();
+    let (text, base) = (co.text(), co.text_address());
+    let end = base + text.len() as u64;
+    for p in &plans {
+        let a = p.kd.allocated_vgprs(guest);
+        let s = p.kd.allocated_sgprs(guest).unwrap_or(0);
+        reports.push(KernelReport {
+            name: p.name.clone(),
+            status: KernelStatus::Failed("not translated".into()),
+            code_before: 0,
+            code_after: 0,
+            expanded: 0,
+            vgprs: (a, a),
+            sgprs: (s, s),
+        });
+    }
+    let mut roots: Vec<Root> = plans
+        .iter()
+        .flat_map(|p| {
+            p.roots.iter().map(|&r| Root {
+                address: r,
+                name: p.name.clone(),
+            })
+        })
+        .collect();
+    for s in co.symbols() {
+        if s.kind == SymbolKind::Func && s.defined && s.address >= base && s.address < end {
+            roots.push(Root {
+                address: s.address,
+                name: s.name.clone(),
+            });
+        }
+    }
+    let cfg = Cfg::build(guest, text, base, &roots)?;
+
+    let mut bodies = Vec::new();
+    let mut kds = Vec::new();
+    let mut data_refs = Vec::new();
+    for (i, p) in plans.iter().enumerate() {
+        let d = desc::check(p, guest)?;
+        let sc = scope::scope(&cfg, &p.roots, &p.name)?;
+        // Arch VGPRs, then the guest's AGPRs folded into the VGPRs above them (GFX12
+        // has no AGPRs), then scratch VGPRs for the rules.
+        let alloc = p.kd.allocated_vgprs(guest);
+        let arch = match scope::vgpr_extent(&cfg, &sc) {
+            Some(v) => u32::from(v),
+            None => alloc.min(p.kd.first_agpr()),
+        };
+        let agprs = p.agprs.max(agpr_extent(&cfg, &sc));
+        let first = arch + agprs;
+        if first > 256 {
+            return Err(TranslateError::NoScratch {
+                kernel: p.name.clone(),
+                need: first,
+                limit: 256,
+            });
+        }
+        let agpr_base = (agprs > 0).then_some(arch as u16);
+        let prologue = desc::prologue(&p.kd, &p.name)?;
+        let (body, refs) = emit(
+            &cfg,
+            &sc,
+            text,
+            base,
+            &prologue,
+            (first as u16, agpr_base),
+            p,
+        )?;
+        data_refs.push(refs);
+        reports[i].code_before = body.source_bytes;
+        reports[i].code_after = body.code.len();
+        reports[i].expanded = body.expanded;
+        kds.push((d, first));
+        bodies.push(body);
+    }
+    let Placed {
+        text: new_text,
+        entries,
+        map,
+    } = place(&plans, &bodies, base, text.len())?;
+    let mut descriptors = Vec::new();
+    let mut counts = Vec::new();
+    for (i, p) in plans.iter().enumerate() {
+        let (first, used) = bodies[i].scratch;
+        let vgprs = kds[i].1.max(u32::from(first) + u32::from(used)).max(1);
+        if vgprs > 256 {
+            return Err(TranslateError::NoScratch {
+                kernel: p.name.clone(),
+                need: vgprs,
+                limit: 256,
+            });
+        }
+        let kd = desc::host_descriptor(
+            &p.kd,
+            entries[i] as i64 - p.kd_addr as i64,
+            vgprs,
+            bodies[i].code.len(),
+        );
+        reports[i].vgprs.1 = kd.allocated_vgprs(HOST);
+        // Every GFX12 wave has all 106 SGPRs (AMDGPUUsage: no SGPR granule on GFX10+).
+        reports[i].sgprs.1 = 106;
+        reports[i].status = KernelStatus::Relocated;
+        descriptors.push((p.kd_addr, kd.to_bytes()));
+        if let Some(mut c) = p.meta_counts {
+            c.vgpr = vgprs;
+            c.agpr = 0;
+            counts.push((format!("{}.kd", p.name), c));
+        }
+    }
+    for r in co.relocations() {
+        let t = r.symbol_value.unwrap_or(0).wrapping_add_signed(r.addend);
+        if t >= base && t < end {
+            return Err(TranslateError::TextPointer {
+                offset: r.offset,
+                target: t,
+            });
+        }
+    }
+    // The target string names the processor only: gfx1201 has neither xnack nor
+    // sramecc (LLVM AMDGPUUsage processor table), so the guest's feature suffixes go.
+    let metadata = match writer::metadata_payload(guest_bytes)? {
+        Some(p) => Some(writer::retarget_metadata(
+            &p,
+            &format!("amdgcn-amd-amdhsa--{}", HOST.name()),
+            &counts,
+        )?),
+        None => None,
+    };
+    let map_fn = |a: u64| map.get(&a).copied();
+    let new_len = new_text.len();
+    // e_flags: the machine bits and the v4+ XNACK (9:8) and SRAMECC (11:10) settings,
+    // "unsupported" (0) for gfx1201 (a native clang-22 gfx1201 object has 0x4e).
+    let e_flags = (co.e_flags() & !0xfff) | HOST.elf_mach();
+    let mut out = writer::rewrite(
+        guest_bytes,
+        &Rewrite {
+            text: Some(new_text),
+            text_map: Some(&map_fn),
+            descriptors,
+            e_flags: Some(e_flags),
+            metadata,
+            ..Rewrite::default()
+        },
+    )?;
+    let starts: Vec<u64> = plans
+        .iter()
+        .zip(&bodies)
+        .map(|(p, b)| u64::from(b.map[&p.roots[0]]))
+        .collect();
+    patch_data_refs(&co, &mut out, &entries, &starts, &data_refs)?;
+    verify(&out)?;
+    Ok((out, (text.len(), new_len)))
+}
+
+/// Translates one scope into a local buffer: the prologue, then every instruction in
+/// source order. The descriptor entry is the prologue's first instruction.
+fn emit(
+    cfg: &Cfg,
+    sc: &std::collections::BTreeSet<u64>,
+    text: &[u8],
+    base: u64,
+    prologue: &[isa::Inst],
+    (scratch_first, agpr_base): (u16, Option<u16>),
+    p: &crate::Plan,
+) -> Result<(Body, Vec<DataRef>), TranslateError> {
+    let kernel = p.name.as_str();
+    let mut body = Body::default();
+    let mut cx = Ctx {
+        kernel,
+        pc: 0,
+        scratch_first,
+        scratch_used: 0,
+        agpr_base,
+    };
+    let mut buf = [0u8; 20];
+    let enc = |pc: u64, source| TranslateError::Encode {
+        kernel: kernel.to_string(),
+        pc,
+        source,
+    };
+    let mut builder_at: BTreeMap<u64, (u64, u8)> = BTreeMap::new();
+    for (&c, b) in &cfg.recovered {
+        if sc.contains(&c) {
+            builder_at.insert(b.getpc, (c, 0));
+            builder_at.insert(b.add_lo, (c, 1));
+            builder_at.insert(b.add_hi, (c, 2));
+        }
+    }
+    let mut builder_local: BTreeMap<u64, [u32; 3]> = BTreeMap::new();
+    // PC-relative data references: (getpc, add, addc, target) by source address.
+    let mut data: Vec<(u64, u64, u64, u64)> = Vec::new();
+    let mut here_of: BTreeMap<u64, u32> = BTreeMap::new();
+    for &pc in sc {
+        let Some(s) = cfg.insts.get(&pc) else {
+            continue;
+        };
+        body.source_bytes += usize::from(s.inst.len);
+        // The descriptor entry is the prologue, emitted just before the entry
+        // instruction (helpers at lower source addresses come first in the buffer);
+        // nothing may fall through or branch into it from elsewhere.
+        body.map.insert(pc, body.code.len() as u32);
+        if pc == p.roots[0] && !prologue.is_empty() {
+            if let Some((&prev, ps)) = cfg.insts.range(..pc).next_back() {
+                let falls = matches!(ps.flow, Flow::Next | Flow::CondBranch(_) | Flow::Call(_));
+                if sc.contains(&prev) && falls && cfg.next_pc(prev) == pc {
+                    return Err(TranslateError::Unsupported {
+                        kernel: kernel.to_string(),
+                        reason: format!(
+                            "pc {prev:#x} falls through into the kernel entry, which gains a prologue on gfx1201"
+                        ),
+                    });
+                }
+            }
+            for i in prologue {
+                let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
+                body.code.extend_from_slice(&buf[..n]);
+            }
+        }
+        cx.pc = pc;
+        let off = (pc - base) as usize;
+        let bytes = &text[off..off + usize::from(s.inst.len)];
+        let seq = reencode::lower(&s.inst, bytes, &mut cx)?;
+        let here = body.code.len() as u32;
+        here_of.insert(pc, here);
+        if s.inst.op == isa::Op::SGetpcB64 && !builder_at.contains_key(&pc) {
+            data.push(data_builder(cfg, pc, base, text.len() as u64, kernel)?);
+        }
+        if let Some(&(c, role)) = builder_at.get(&pc) {
+            builder_local.entry(c).or_default()[usize::from(role)] = here;
+        }
+        match s.flow {
+            Flow::Branch(t) | Flow::CondBranch(t) | Flow::Call(t) => {
+                if t == p.roots[0] && !prologue.is_empty() {
+                    return Err(TranslateError::Unsupported {
+                        kernel: kernel.to_string(),
+                        reason: format!(
+                            "pc {pc:#x} branches to the kernel entry, which gains a prologue on gfx1201"
+                        ),
+                    });
+                }
+                body.fixups.push(Fixup::Relative {
+                    at: here,
+                    target: t,
+                    pc,
+                });
+            }
+            _ => {}
+        }
+        if seq.len() != 1 {
+            body.expanded += 1;
+        }
+        for i in &seq {
+            let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
+            body.code.extend_from_slice(&buf[..n]);
+        }
+    }
+    for (c, [getpc, lo, hi]) in builder_local {
+        body.fixups.push(Fixup::Builder {
+            getpc,
+            lo,
+            hi,
+            target: cfg.recovered[&c].target,
+        });
+    }
+    body.scratch = (cx.scratch_first, cx.scratch_used);
+    let mut refs = Vec::new();
+    for (g, lo, hi, target) in data {
+        let at = |a: u64| {
+            here_of
+                .get(&a)
+                .copied()
+                .ok_or_else(|| TranslateError::Unsupported {
+                    kernel: kernel.to_string(),
+                    reason: format!(
+                        "pc {g:#x}: a PC-relative data address is built outside the kernel scope"
+                    ),
+                })
+        };
+        refs.push(DataRef {
+            getpc: at(g)?,
+            lo: at(lo)?,
+            hi: at(hi)?,
+            target,
+        });
+    }
+    Ok((body, refs))
+}
+
+/// A PC-relative reference from code to data (`s_getpc_b64 s[n:n+1]; s_add_u32 sn, sn,
+/// lo; s_addc_u32 sn+1, sn+1, hi`, the AMDGPUUsage global-address sequence): the data
+/// does not move with the code, so the literals are recomputed after the commit.
+#[derive(Debug, Clone, Copy)]
+struct DataRef {
+    /// Local offsets of the three host instructions.
+    getpc: u32,
+    lo: u32,
+    hi: u32,
+    /// The guest image address referenced.
+    target: u64,
+}
+
+/// The add/addc pair completing a `s_getpc_b64` at `pc` that no indirect transfer
+/// consumes, with the address it builds; fails closed when the sequence is not the
+/// recognized one or builds an address inside `.text` (a code pointer that relocated
+/// code would invalidate).
+fn data_builder(
+    cfg: &Cfg,
+    pc: u64,
+    base: u64,
+    text_len: u64,
+    kernel: &str,
+) -> Result<(u64, u64, u64, u64), TranslateError> {
+    use isa::{Op, Operand};
+    let fail = |why: &str| TranslateError::Unsupported {
+        kernel: kernel.to_string(),
+        reason: format!("pc {pc:#x}: s_getpc_b64 {why}"),
+    };
+    let Some(Operand::Sgpr { first: r, count: 2 }) = cfg.insts[&pc].inst.operand(0) else {
+        return Err(fail("has an unexpected destination"));
+    };
+    let (mut lo, mut hi) = (None, None);
+    for (&a, s) in cfg.insts.range(pc + 1..).take(8) {
+        let i = &s.inst;
+        let me = |k: u16| Some(Operand::Sgpr { first: k, count: 1 });
+        match (i.op, i.operand(2)) {
+            (Op::SAddU32, Some(Operand::Literal(l)))
+                if i.operand(0) == me(r) && i.operand(1) == me(r) =>
+            {
+                lo = Some((a, l));
+            }
+            (Op::SAddcU32, Some(Operand::Literal(h)))
+                if lo.is_some() && i.operand(0) == me(r + 1) && i.operand(1) == me(r + 1) =>
+            {
+                hi = Some((a, h));
+                break;
+            }
+            _ => {
+                if i.accesses().into_iter().any(|x| {
+                    x.kind.writes()
+                        && x.file == isa::RegFile::Sgpr
+                        && x.first <= r + 1
+                        && r < x.first + u16::from(x.count)
+                }) {
+                    break;
+                }
+            }
+        }
+    }
+    let (Some((la, l)), Some((ha, h))) = (lo, hi) else {
+        return Err(fail(
+            "is not followed by the s_add_u32/s_addc_u32 of an address",
+        ));
+    };
+    let target = (pc + 4).wrapping_add(u64::from(l) | u64::from(h) << 32);
+    if target >= base && target < base + text_len {
+        return Err(fail(
+            "builds a code address, which relocated code would invalidate",
+        ));
+    }
+    Ok((pc, la, ha, target))
+}
+
+/// One past the highest AGPR the scope names.
+fn agpr_extent(cfg: &Cfg, sc: &std::collections::BTreeSet<u64>) -> u32 {
+    let mut hi = 0u32;
+    for s in sc.iter().filter_map(|pc| cfg.insts.get(pc)) {
+        for a in s.inst.accesses() {
+            if a.file == isa::RegFile::Agpr {
+                hi = hi.max(u32::from(a.first) + u32::from(a.count));
+            }
+        }
+    }
+    hi
+}
+
+/// Recomputes the literals of every PC-relative data reference for the final code and
+/// data addresses (the writer moves what lies behind `.text` by one delta; the guest
+/// segment holding the target and its counterpart in the output give it).
+fn patch_data_refs(
+    guest: &CodeObject,
+    out: &mut [u8],
+    entries: &[u64],
+    starts: &[u64],
+    refs: &[Vec<DataRef>],
+) -> Result<(), TranslateError> {
+    if refs.iter().all(Vec::is_empty) {
+        return Ok(());
+    }
+    let host = CodeObject::parse(out)?;
+    let (gi, hi) = (guest.image(), host.image());
+    let text_addr = host.text_address();
+    let text_seg = hi
+        .segment_at(text_addr)
+        .ok_or_else(|| bad("the translated .text is in no LOAD segment".into()))?;
+    let text_file = text_seg.file_offset + (text_addr - text_seg.vaddr);
+    let mut writes = Vec::new();
+    for (k, rs) in refs.iter().enumerate() {
+        // The body's start: its entry's final address less the entry's local offset.
+        let start = entries[k] - starts[k];
+        for r in rs {
+            let idx = gi
+                .segments
+                .iter()
+                .position(|s| {
+                    r.target >= s.vaddr && r.target < s.vaddr.saturating_add(s.mem_size.max(1))
+                })
+                .ok_or_else(|| {
+                    bad(format!(
+                        "data address {:#x} is in no LOAD segment",
+                        r.target
+                    ))
+                })?;
+            let (gs, hs) = (
+                &gi.segments[idx],
+                &hi.segments
+                    .get(idx)
+                    .ok_or_else(|| bad("segments differ".into()))?,
+            );
+            let new_target = hs.vaddr.wrapping_add(r.target - gs.vaddr);
+            let delta = new_target.wrapping_sub(start + u64::from(r.getpc) + 4);
+            writes.push((r.lo, delta as u32));
+            writes.push((r.hi, (delta >> 32) as u32));
+        }
+        for &(at, v) in &writes {
+            let o = (text_file + (start - text_addr) + u64::from(at) + 4) as usize;
+            out.get_mut(o..o + 4)
+                .ok_or_else(|| bad("a literal lies outside the file".into()))?
+                .copy_from_slice(&v.to_le_bytes());
+        }
+        writes.clear();
+    }
+    Ok(())
+}
+
+fn bad(reason: String) -> TranslateError {
+    TranslateError::Unsupported {
+        kernel: String::new(),
+        reason,
+    }
+}
+
+/// Checks the host object: it loads as gfx1201, and from every kernel entry its code
+/// decodes on gfx1201 (wave64) up to the end of `.text` without an undecodable word.
+fn verify(bytes: &[u8]) -> Result<(), TranslateError> {
+    let co = CodeObject::parse(bytes)?;
+    if co.target() != Target::Gfx1201 {
+        return Err(TranslateError::Unsupported {
+            kernel: String::new(),
+            reason: format!("the written object reads back as {}", co.target()),
+        });
+    }
+    let (text, base) = (co.text(), co.text_address());
+    for k in co.kernels() {
+        let mut off = (k.entry_address - base) as usize;
+        while off < text.len() {
+            match isa::decode(HOST, &text[off..], false) {
+                Ok(i) => {
+                    if i.op == isa::Op::SEndpgm {
+                        break;
+                    }
+                    off += usize::from(i.len);
+                }
+                Err(source) => {
+                    return Err(TranslateError::Undecodable {
+                        kernel: k.name.clone(),
+                        pc: base + off as u64,
+                        source,
+                    })
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,846 @@
+//! GFX9 (gfx950) -> GFX12 (gfx1201, wave64) instruction legalization.
+//!
+//! Equivalence is by mnemonic only (the design's contract): the host operation is the
+//! guest's own [`Op`] when gfx1201 has it, or one that `gpu_model::isa` registers as an
+//! alias of the same canonical operation (`s_load_dword` -> `s_load_b32`,
+//! `global_load_dword` -> `global_load_b32`, `ds_read2_b32` -> `ds_load_2addr_b32`,
+//! `v_add_u32` -> `v_add_nc_u32`, `v_mad_u64_u32` -> `v_mad_co_u64_u32`, ...). The host
+//! form is built from the generated gfx1201 tables in the guest's format when gfx1201
+//! has it, else in the VOP3 form (a GFX9 VOP2/VOPC whose GFX12 equivalent only exists
+//! as VOP3, e.g. `v_add_co_u32_e32` -> `v_add_co_u32_e64 ..., vcc, ...`); operands are
+//! set from the guest's, modifiers and offsets copied field by field, and the result is
+//! decoded again on gfx1201 and must read back the same operands.
+//!
+//! Register codes that differ (ISA-ENCODINGS.md, llvm-mc-22): M0 is 124 on GFX9 and 125
+//! on GFX12 (124 is NULL there); GFX9's FLAT_SCRATCH/XNACK_MASK (102..105) and TTMPs are
+//! refused. GFX9 FLAT/GLOBAL `saddr` "off" is 0x7f, GFX12's is NULL (124).
+//!
+//! Handwritten rules (each checked on the gfx1201 model by `dbt/tests/rdna.rs`):
+//!
+//! * `s_waitcnt` -> the GFX12 split counters. GFX9 `vmcnt` counts loads and stores
+//!   together, GFX12 has `loadcnt` and `storecnt`; `lgkmcnt` counts LDS and scalar
+//!   memory, GFX12 has `dscnt` and `kmcnt`. A GFX9 count N > 0 orders the oldest
+//!   operations of a mixed stream, which neither split counter alone can express
+//!   without knowing the stream, so the mapping is conservative: any waited GFX9
+//!   counter waits for 0 on both of its GFX12 counters (`vmcnt(N<63)` ->
+//!   `s_wait_loadcnt 0` + `s_wait_storecnt 0`, `lgkmcnt(N<15)` -> `s_wait_dscnt 0` +
+//!   `s_wait_kmcnt 0`, `expcnt(N<7)` -> `s_wait_expcnt N`). Field layout of the GFX9
+//!   immediate: vmcnt bits 3:0 and 15:14, expcnt 6:4, lgkmcnt 11:8 (LLVM
+//!   AMDGPUBaseInfo, gfx9 `Waitcnt` encoding).
+//! * `s_barrier` -> `s_barrier_signal -1` + `s_barrier_wait -1` (what clang-22 emits for
+//!   a workgroup barrier on gfx1201; llvm-mc-22 refuses `s_barrier` there).
+//! * `v_lshl_add_u64 d, a, n, c` (gfx940+, not on gfx1201: llvm-mc-22 "instruction not
+//!   supported") -> `v_lshlrev_b64 t, n, a`, `v_add_co_u32 d.lo, s[104:105], t.lo,
+//!   c.lo`, `v_add_co_ci_u32 d.hi, s[104:105], t.hi, c.hi, s[104:105]` with scratch
+//!   VGPRs `t` above the kernel's and the carry in s[104:105]: on GFX12 every wave has
+//!   106 SGPRs and s102..s105 are never named by translated gfx950 code (its codes
+//!   102..105 are FLAT_SCRATCH/XNACK_MASK, refused above).
+//! * `v_mov_b64` (gfx940+, not on gfx1201) and `v_pk_mov_b32` (gfx90a+, not on gfx1201)
+//!   -> two `v_mov_b32`, ordered so an overlapping source half is read before it is
+//!   written.
+//!
+//! Hazards: GFX12 wants `s_delay_alu` between dependent VALU instructions for
+//! performance only (the hardware interlocks; RDNA4 ISA guide, "Data dependency
+//! resolution"); none are inserted and the model does not need them.
+
+use crate::error::TranslateError;
+use crate::rules;
+use gpu_model::isa::layout::{self, Format, F};
+use gpu_model::isa::{self, Inst, Op, Operand};
+use gpu_model::Target;
+
+/// The host.
+pub(crate) const HOST: Target = Target::Gfx1201;
+/// GFX12 NULL (scalar operand code 124).
+const NULL: u16 = 124;
+/// The SGPR pair the expansions use for a carry (see the module doc).
+pub(crate) const CARRY: u16 = 104;
+
+/// Where an instruction comes from (diagnostics) and the kernel's scratch VGPRs.
+pub(crate) struct Ctx<'a> {
+    /// Kernel name.
+    pub kernel: &'a str,
+    /// Image address of the guest instruction.
+    pub pc: u64,
+    /// First scratch VGPR (above everything the kernel names).
+    pub scratch_first: u16,
+    /// Scratch VGPRs used so far (high-water mark).
+    pub scratch_used: u16,
+    /// Where the guest's AGPRs live in the host's VGPRs (`a[n]` is `v[base + n]`), when
+    /// the kernel has any.
+    pub agpr_base: Option<u16>,
+}
+
+impl Ctx<'_> {
+    fn unsupported(&self, g: &Inst, reason: &'static str) -> TranslateError {
+        TranslateError::UnsupportedForm {
+            kernel: self.kernel.to_string(),
+            pc: self.pc,
+            text: g.to_string(),
+            reason,
+        }
+    }
+    fn no_rule(&self, g: &Inst) -> TranslateError {
+        TranslateError::NoRule {
+            kernel: self.kernel.to_string(),
+            pc: self.pc,
+            text: g.to_string(),
+            host: HOST,
+        }
+    }
+    fn enc(&self, source: isa::EncodeError) -> TranslateError {
+        TranslateError::Encode {
+            kernel: self.kernel.to_string(),
+            pc: self.pc,
+            source,
+        }
+    }
+}
+
+/// The gfx1201 sequence for guest instruction `g` (decoded on gfx950 from `bytes`).
+pub(crate) fn lower(g: &Inst, bytes: &[u8], cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    // gfx950-only operations with a gfx942 semantic rule: expand for gfx942, then
+    // re-encode each gfx942 instruction for gfx1201.
+    if matches!(g.op, Op::VBitop3B32 | Op::VBitop3B16 | Op::VCvtPkF16F32) {
+        let mut sc = rules::Scratch {
+            first: cx.scratch_first,
+            used: cx.scratch_used,
+        };
+        let at = rules::At {
+            kernel: cx.kernel,
+            pc: cx.pc,
+        };
+        let seq = match rules::lower(g, bytes, Target::Gfx942, &mut sc, &at)? {
+            rules::Lowered::Expand(seq) => seq,
+            _ => return Err(cx.no_rule(g)),
+        };
+        cx.scratch_used = cx.scratch_used.max(sc.used);
+        let mut out = Vec::new();
+        for i in &seq {
+            out.extend(lower_one(i, cx)?);
+        }
+        return Ok(out);
+    }
+    lower_one(g, cx)
+}
+
+/// [`lower`] for an instruction without a gfx942 rule.
+fn lower_one(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    match g.ext() {
+        None => {}
+        Some(isa::Ext::Dpp16) => return dpp(g, cx).map(|h| vec![h]),
+        Some(isa::Ext::Sdwa) => return sdwa(g, cx),
+        Some(_) => return Err(cx.unsupported(g, "this VALU extension is not translated")),
+    }
+    if g.format == Format::Mai || g.format == Format::Vop3px2 {
+        return Err(cx.unsupported(g, "MFMA -> WMMA is not implemented"));
+    }
+    if g.op.compare().is_some_and(|c| c.writes_exec) {
+        // GFX9 v_cmpx also writes its SGPR destination (VCC in VOPC), GFX12's only EXEC.
+        return Err(cx.unsupported(g, "v_cmpx writes VCC on GFX9 but not on GFX12"));
+    }
+    match g.op {
+        Op::SWaitcnt => return waitcnt(g, cx),
+        Op::SBarrier => {
+            let mut sig = build(Op::SBarrierSignal, Format::Sop1, cx)?;
+            sig.set_operand(0, Operand::Inline(193))
+                .map_err(|e| cx.enc(e))?;
+            let mut wait = build(Op::SBarrierWait, Format::Sopp, cx)?;
+            wait.set_operand(0, Operand::Imm(0xffff))
+                .map_err(|e| cx.enc(e))?;
+            return Ok(vec![sig, wait]);
+        }
+        Op::VLshlAddU64 => return lshl_add_u64(g, cx),
+        // AGPR moves are copies between the (folded) registers.
+        Op::VAccvgprWriteB32 | Op::VAccvgprReadB32 | Op::VAccvgprMovB32 => {
+            let (d, s) = (op(g, 0, cx)?, op(g, 1, cx)?);
+            let mut i = build(Op::VMovB32, Format::Vop1, cx)?;
+            i.set_operand(0, map_operand(g, d, cx)?)
+                .map_err(|e| cx.enc(e))?;
+            i.set_operand(1, map_operand(g, s, cx)?)
+                .map_err(|e| cx.enc(e))?;
+            return Ok(vec![i]);
+        }
+        Op::VFmacF64 => return fmac_f64(g, cx),
+        _ if cmpk(g.op).is_some() => return cmpk_rule(g, cx),
+        Op::VMovB64 => {
+            let (d, s) = (op(g, 0, cx)?, op(g, 1, cx)?);
+            return two_movs(g, d, [half(g, s, 0, cx)?, half(g, s, 1, cx)?], cx);
+        }
+        Op::VPkMovB32 => {
+            if g.field(F::Neg) != 0 || g.field(F::NegHi) != 0 || g.field(F::Clamp) != 0 {
+                return Err(cx.unsupported(g, "neg/clamp are not handled"));
+            }
+            let sel = g.field(F::OpSel);
+            let (d, a, b) = (op(g, 0, cx)?, op(g, 1, cx)?, op(g, 2, cx)?);
+            let lo = half(g, a, sel & 1, cx)?;
+            let hi = half(g, b, sel >> 1 & 1, cx)?;
+            return two_movs(g, d, [lo, hi], cx);
+        }
+        _ => {}
+    }
+    reencode(g, cx).map(|h| vec![h])
+}
+
+/// Builds an empty gfx1201 instruction.
+fn build(o: Op, f: Format, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
+    Inst::build(HOST, o, f).map_err(|e| cx.enc(e))
+}
+
+fn op(g: &Inst, i: usize, cx: &Ctx<'_>) -> Result<Operand, TranslateError> {
+    g.operand(i)
+        .ok_or_else(|| cx.unsupported(g, "unexpected operands"))
+}
+
+/// The guest operand as a gfx1201 operand.
+fn map_operand(g: &Inst, o: Operand, cx: &Ctx<'_>) -> Result<Operand, TranslateError> {
+    Ok(match o {
+        Operand::Sgpr { first, count } => {
+            let f = match first {
+                // s0..s101, VCC_LO/HI, EXEC_LO/HI: the same codes on GFX12.
+                0..=101 | 106 | 107 | 126 | 127 => first,
+                124 if count == 1 => 125,
+                102..=105 => {
+                    return Err(cx.unsupported(
+                        g,
+                        "FLAT_SCRATCH/XNACK_MASK have no gfx1201 register equivalent",
+                    ))
+                }
+                108..=123 => return Err(cx.unsupported(g, "TTMP registers are not translated")),
+                _ => return Err(cx.unsupported(g, "unexpected scalar register code")),
+            };
+            Operand::Sgpr { first: f, count }
+        }
+        // vccz, execz, scc and the aperture registers keep their codes on GFX12.
+        Operand::Special(235..=238 | 251..=253) => o,
+        Operand::Special(_) => {
+            return Err(cx.unsupported(g, "special source operand without a gfx1201 code"))
+        }
+        Operand::Agpr { first, count } => match cx.agpr_base {
+            Some(b) => Operand::Vgpr {
+                first: b + first,
+                count,
+            },
+            None => return Err(cx.unsupported(g, "names an AGPR the kernel does not have")),
+        },
+        _ => o,
+    })
+}
+
+/// Whether `h` (host) reads back `want`.
+fn same(want: Operand, h: Option<Operand>) -> bool {
+    match (want, h) {
+        (a, Some(b)) if a == b => true,
+        (Operand::Fixed("vcc"), Some(Operand::Sgpr { first: 106, .. })) => true,
+        (Operand::Sgpr { first: 106, .. }, Some(Operand::Fixed("vcc"))) => true,
+        _ => false,
+    }
+}
+
+/// Candidate host operations: the guest's own, then every registered alias of its
+/// canonical operation.
+fn candidates(o: Op) -> Vec<Op> {
+    let c = o.canonical();
+    let mut v = vec![o, c];
+    v.extend(
+        Op::aliases()
+            .iter()
+            .filter(|(_, k)| *k == c)
+            .map(|(a, _)| *a),
+    );
+    v
+}
+
+/// Generic re-encoding (see the module doc).
+fn reencode(g: &Inst, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
+    let formats: &[Format] = match g.format {
+        Format::Vop1 => &[Format::Vop1, Format::Vop3],
+        Format::Vop2 => &[Format::Vop2, Format::Vop3b, Format::Vop3],
+        Format::Vopc => &[Format::Vopc, Format::Vop3],
+        Format::Vop3 => &[Format::Vop3, Format::Vop3b],
+        Format::Vop3b => &[Format::Vop3b, Format::Vop3],
+        Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk | Format::Sopp => {
+            std::slice::from_ref(&g.format)
+        }
+        Format::Smem
+        | Format::Ds
+        | Format::Global
+        | Format::Flat
+        | Format::Scratch
+        | Format::Vop3p => std::slice::from_ref(&g.format),
+        _ => return Err(cx.unsupported(g, "this encoding format is not translated to gfx1201 yet")),
+    };
+    let mut h = None;
+    'f: for &f in formats {
+        for o in candidates(g.op) {
+            if let Ok(i) = Inst::build(HOST, o, f) {
+                h = Some(i);
+                break 'f;
+            }
+        }
+    }
+    let mut h = h.ok_or_else(|| cx.no_rule(g))?;
+    let put = |h: &mut Inst, f: F, v: u32| -> Result<(), TranslateError> {
+        let fl = h
+            .layout()
+            .field(f)
+            .ok_or_else(|| cx.unsupported(g, "a modifier has no gfx1201 field"))?;
+        if fl.bits < 32 && v >= 1 << fl.bits {
+            return Err(cx.unsupported(g, "a modifier or offset does not fit the gfx1201 field"));
+        }
+        h.bits = layout::put(h.bits, fl, v);
+        Ok(())
+    };
+    // Fields that select the operand syntax, then a decode so `h` has the right variant.
+    match g.format {
+        Format::Global | Format::Flat | Format::Scratch => {
+            if g.format == Format::Scratch {
+                // gfx940+ SCRATCH: bit 13 (the LDS bit of the other segments) is SVE,
+                // "the VGPR address is used" (LLVM `FLAT_Real_gfx940`); GFX12 has SVE at
+                // bit 49. saddr "off" is 0x7f on GFX9 and NULL on GFX12.
+                put(&mut h, F::Sve, g.field(F::Lds))?;
+            } else if g.field(F::Lds) != 0 {
+                return Err(cx.unsupported(g, "loads to LDS are not translated to gfx1201"));
+            }
+            // FLAT has no saddr; GLOBAL's "off" is 0x7f on GFX9.
+            if g.format == Format::Flat || g.field(F::Saddr) == 0x7f {
+                put(&mut h, F::Saddr, u32::from(NULL))?;
+            }
+            // GFX9 global offsets are 13-bit signed (gfx90a+), GFX12's 24-bit signed.
+            let off = g.field(F::Offset);
+            let sext = ((off << 19) as i32 >> 19) as u32 & 0xff_ffff;
+            put(&mut h, F::Offset, sext)?;
+            // Cache policy. gfx940+ (LLVM AMDGPUUsage, memory model GFX942): on an
+            // atomic, sc0 means "return the old value" and sc1 system (else agent)
+            // scope; on other accesses sc0/sc1 give the coherence scope (none, sc0
+            // workgroup, sc1 agent, both system); nt is a non-temporal hint. GFX12:
+            // th bit 0 on an atomic is TH_ATOMIC_RETURN, `scope` is CU 0, SE 1, DEV 2,
+            // SYS 3 (llvm-mc-22 encodings). Every scope maps to the same or a wider
+            // one, which is always safe; the nt hint is dropped (a hint only).
+            let (sc0, sc1) = (g.field(F::Glc), g.field(F::Scc));
+            if is_atomic(g) {
+                put(&mut h, F::Th, sc0)?;
+                put(&mut h, F::Scope, if sc1 != 0 { 3 } else { 2 })?;
+            } else {
+                put(&mut h, F::Scope, sc0 | sc1 << 1)?;
+            }
+        }
+        Format::Smem => {
+            if g.field(F::Glc) != 0 || g.field(F::Nv) != 0 {
+                return Err(cx.unsupported(g, "SMEM glc/nv are not translated"));
+            }
+            let (imm, soe) = (g.field(F::Imm), g.field(F::Soe));
+            match (imm, soe) {
+                (1, 0) => {
+                    let off = g.field(F::Offset);
+                    if off >= 1 << 20 {
+                        return Err(cx.unsupported(g, "negative SMEM offsets are not translated"));
+                    }
+                    put(&mut h, F::Offset, off)?;
+                    put(&mut h, F::Soffset, u32::from(NULL))?;
+                }
+                _ => return Err(cx.unsupported(g, "SMEM SGPR offsets are not translated yet")),
+            }
+        }
+        Format::Ds => {
+            if g.field(F::Gds) != 0 {
+                return Err(cx.unsupported(g, "GDS does not exist on gfx1201"));
+            }
+            put(&mut h, F::Offset0, g.field(F::Offset0))?;
+            put(&mut h, F::Offset1, g.field(F::Offset1))?;
+        }
+        _ => {}
+    }
+    h = redecode(&h, g, cx)?;
+    // Operands.
+    let n = g.num_operands();
+    if n != h.num_operands() {
+        return Err(cx.no_rule(g));
+    }
+    let mut want = Vec::with_capacity(n);
+    for i in 0..n {
+        let go = op(g, i, cx)?;
+        let m = map_operand(g, go, cx)?;
+        want.push(m);
+        if go == Operand::Fixed("off") {
+            continue;
+        }
+        // SMEM: the offset is an operand; it was placed above.
+        if g.format == Format::Smem && matches!(go, Operand::Imm(_)) {
+            continue;
+        }
+        let m = match m {
+            Operand::Fixed("vcc") if !matches!(h.operand(i), Some(Operand::Fixed(_))) => {
+                Operand::Sgpr {
+                    first: 106,
+                    count: 2,
+                }
+            }
+            Operand::Fixed(_) => continue,
+            m => m,
+        };
+        h.set_operand(i, m).map_err(|e| cx.enc(e))?;
+    }
+    // Modifiers with the same meaning and name on both sides.
+    for f in [F::Neg, F::Abs, F::Clamp, F::Omod, F::OpSel, F::NegHi] {
+        let v = g.field(f);
+        if v != 0 {
+            put(&mut h, f, v)?;
+        }
+    }
+    if g.format == Format::Vop3p {
+        put(&mut h, F::OpSelHi, g.field(F::OpSelHi))?;
+        put(&mut h, F::OpSelHi2, g.field(F::OpSelHi2))?;
+    }
+    let h = redecode(&h, g, cx)?;
+    for (i, w) in want.iter().enumerate() {
+        if !same(*w, h.operand(i)) {
+            return Err(cx.no_rule(g));
+        }
+    }
+    Ok(h)
+}
+
+/// Whether `g` is a memory atomic (its mnemonic says so).
+fn is_atomic(g: &Inst) -> bool {
+    let m = g.mnemonic();
+    m.contains("_atomic_")
+}
+
+/// Encodes `h` and decodes it on gfx1201 (wave64) again.
+fn redecode(h: &Inst, g: &Inst, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
+    let mut buf = [0u8; 20];
+    let n = isa::encode(h, &mut buf).map_err(|e| cx.enc(e))?;
+    let d = isa::decode(HOST, &buf[..n], false).map_err(|_| cx.no_rule(g))?;
+    if d.op != h.op {
+        return Err(cx.no_rule(g));
+    }
+    Ok(d)
+}
+
+/// `s_waitcnt` -> GFX12 waits (see the module doc).
+fn waitcnt(g: &Inst, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let s = g.field(F::Simm16);
+    let vm = (s & 0xf) | (s >> 14 & 3) << 4;
+    let exp = s >> 4 & 7;
+    let lgkm = s >> 8 & 0xf;
+    let mut out = Vec::new();
+    let mut wait = |o: Op, v: u32| -> Result<(), TranslateError> {
+        let mut i = build(o, Format::Sopp, cx)?;
+        i.set_operand(0, Operand::Imm(v)).map_err(|e| cx.enc(e))?;
+        out.push(i);
+        Ok(())
+    };
+    if vm < 63 {
+        wait(Op::SWaitLoadcnt, 0)?;
+        wait(Op::SWaitStorecnt, 0)?;
+    }
+    if lgkm < 15 {
+        wait(Op::SWaitDscnt, 0)?;
+        wait(Op::SWaitKmcnt, 0)?;
+    }
+    if exp < 7 {
+        wait(Op::SWaitExpcnt, exp)?;
+    }
+    Ok(out)
+}
+
+/// The 32-bit half `k` of a 64-bit source operand.
+fn half(g: &Inst, o: Operand, k: u32, cx: &Ctx<'_>) -> Result<Operand, TranslateError> {
+    let k16 = k as u16;
+    Ok(match map_operand(g, o, cx)? {
+        Operand::Vgpr { first, .. } => Operand::Vgpr {
+            first: first + k16,
+            count: 1,
+        },
+        Operand::Sgpr { first, count: 2 } => Operand::Sgpr {
+            first: first + k16,
+            count: 1,
+        },
+        // Integer inline constants: 64-bit value c sign-extended (128..=192 are 0..64,
+        // 193..=208 are -1..-16).
+        Operand::Inline(c) if (128..=208).contains(&c) => {
+            if k == 0 {
+                Operand::Inline(c)
+            } else if c <= 192 {
+                Operand::Inline(128)
+            } else {
+                Operand::Inline(193)
+            }
+        }
+        _ => return Err(cx.unsupported(g, "64-bit literal or float constant source")),
+    })
+}
+
+fn v1(r: u16) -> Operand {
+    Operand::Vgpr { first: r, count: 1 }
+}
+
+/// `d.lo = src[0]; d.hi = src[1]` as two `v_mov_b32`, reading an overlapping source
+/// before it is overwritten.
+fn two_movs(
+    g: &Inst,
+    d: Operand,
+    src: [Operand; 2],
+    cx: &Ctx<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    let Operand::Vgpr { first: d0, .. } = d else {
+        return Err(cx.unsupported(g, "unexpected destination"));
+    };
+    let mov = |dst: u16, s: Operand| -> Result<Inst, TranslateError> {
+        let mut i = build(Op::VMovB32, Format::Vop1, cx)?;
+        i.set_operand(0, v1(dst)).map_err(|e| cx.enc(e))?;
+        i.set_operand(1, s).map_err(|e| cx.enc(e))?;
+        Ok(i)
+    };
+    let lo = mov(d0, src[0])?;
+    let hi = mov(d0 + 1, src[1])?;
+    // Writing d.lo first would clobber src[1] when src[1] is d.lo.
+    if src[1] == v1(d0) {
+        if src[0] == v1(d0 + 1) {
+            // The halves trade places: v_swap_b32 (GFX12 VOP1, llvm-mc-22).
+            let mut i = build(Op::VSwapB32, Format::Vop1, cx)?;
+            i.set_operand(0, v1(d0)).map_err(|e| cx.enc(e))?;
+            i.set_operand(1, v1(d0 + 1)).map_err(|e| cx.enc(e))?;
+            return Ok(vec![i]);
+        }
+        Ok(vec![hi, lo])
+    } else {
+        Ok(vec![lo, hi])
+    }
+}
+
+/// `v_lshl_add_u64` (see the module doc).
+fn lshl_add_u64(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    if g.field(F::Neg) != 0 || g.field(F::Abs) != 0 || g.field(F::Clamp) != 0 {
+        return Err(cx.unsupported(g, "modifiers are not handled"));
+    }
+    let (d, a, n, c) = (op(g, 0, cx)?, op(g, 1, cx)?, op(g, 2, cx)?, op(g, 3, cx)?);
+    let Operand::Vgpr { first: d0, .. } = d else {
+        return Err(cx.unsupported(g, "unexpected destination"));
+    };
+    let (a, n) = (map_operand(g, a, cx)?, map_operand(g, n, cx)?);
+    let (c0, c1) = (half(g, c, 0, cx)?, half(g, c, 1, cx)?);
+    let t = cx.scratch_first;
+    cx.scratch_used = cx.scratch_used.max(2);
+    let carry = Operand::Sgpr {
+        first: CARRY,
+        count: 2,
+    };
+    let mut shl = build(Op::VLshlrevB64, Format::Vop3, cx)?;
+    for (i, o) in [Operand::Vgpr { first: t, count: 2 }, n, a]
+        .into_iter()
+        .enumerate()
+    {
+        shl.set_operand(i, o).map_err(|e| cx.enc(e))?;
+    }
+    // When d.lo is c.hi, the high half must read c.hi before the low half is written:
+    // add into the scratch pair and copy.
+    let direct = c1 != v1(d0);
+    let (r0, r1) = if direct { (d0, d0 + 1) } else { (t, t + 1) };
+    let mut lo = build(Op::VAddCoU32, Format::Vop3b, cx)?;
+    for (i, o) in [v1(r0), carry, v1(t), c0].into_iter().enumerate() {
+        lo.set_operand(i, o).map_err(|e| cx.enc(e))?;
+    }
+    let mut hi = build(Op::VAddCoCiU32, Format::Vop3b, cx)?;
+    for (i, o) in [v1(r1), carry, v1(t + 1), c1, carry]
+        .into_iter()
+        .enumerate()
+    {
+        hi.set_operand(i, o).map_err(|e| cx.enc(e))?;
+    }
+    let mut out = vec![shl, lo, hi];
+    if !direct {
+        out.extend(two_movs(g, d, [v1(t), v1(t + 1)], cx)?);
+    }
+    Ok(out)
+}
+
+/// The GFX12 `s_cmp_*` of a GFX9 `s_cmpk_*` (GFX12 has no SOPK compares: llvm-mc-22
+/// refuses them) and whether the 16-bit immediate is sign-extended (`_i32`).
+fn cmpk(o: Op) -> Option<(Op, bool)> {
+    Some(match o {
+        Op::SCmpkEqI32 => (Op::SCmpEqI32, true),
+        Op::SCmpkLgI32 => (Op::SCmpLgI32, true),
+        Op::SCmpkGtI32 => (Op::SCmpGtI32, true),
+        Op::SCmpkGeI32 => (Op::SCmpGeI32, true),
+        Op::SCmpkLtI32 => (Op::SCmpLtI32, true),
+        Op::SCmpkLeI32 => (Op::SCmpLeI32, true),
+        Op::SCmpkEqU32 => (Op::SCmpEqU32, false),
+        Op::SCmpkLgU32 => (Op::SCmpLgU32, false),
+        Op::SCmpkGtU32 => (Op::SCmpGtU32, false),
+        Op::SCmpkGeU32 => (Op::SCmpGeU32, false),
+        Op::SCmpkLtU32 => (Op::SCmpLtU32, false),
+        Op::SCmpkLeU32 => (Op::SCmpLeU32, false),
+        _ => return None,
+    })
+}
+
+/// `s_cmpk_<c> s, imm16` -> `s_cmp_<c> s, imm` (GFX9 ISA: the `_i32` forms
+/// sign-extend the immediate, the `_u32` forms zero-extend it).
+fn cmpk_rule(g: &Inst, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let Some((o, signed)) = cmpk(g.op) else {
+        return Err(cx.no_rule(g));
+    };
+    let imm = g.field(F::Simm16);
+    let v = if signed {
+        i32::from(imm as u16 as i16) as u32
+    } else {
+        imm
+    };
+    let s = map_operand(g, op(g, 0, cx)?, cx)?;
+    let mut i = build(o, Format::Sopc, cx)?;
+    i.set_operand(0, s).map_err(|e| cx.enc(e))?;
+    i.set_operand(1, constant(v)).map_err(|e| cx.enc(e))?;
+    Ok(vec![i])
+}
+
+/// A 32-bit integer as an inline constant when it is one (0..=64 are codes 128..=192,
+/// -1..=-16 are 193..=208), else a literal.
+fn constant(v: u32) -> Operand {
+    match v as i32 {
+        0..=64 => Operand::Inline(128 + v as u16),
+        -16..=-1 => Operand::Inline((192 - v as i32) as u16),
+        _ => Operand::Literal(v),
+    }
+}
+
+/// `v_fmac_f64 d, a, b` (d = a * b + d; gfx90a+, not on gfx1201: llvm-mc-22) ->
+/// `v_fma_f64 d, a, b, d`, with the sources' neg/abs, clamp and omod kept.
+fn fmac_f64(g: &Inst, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let (d, a, b) = (op(g, 0, cx)?, op(g, 1, cx)?, op(g, 2, cx)?);
+    let mut i = build(Op::VFmaF64, Format::Vop3, cx)?;
+    for (k, o) in [d, a, b, d].into_iter().enumerate() {
+        let o = map_operand(g, o, cx)?;
+        i.set_operand(k, o).map_err(|e| cx.enc(e))?;
+    }
+    for f in [F::Neg, F::Abs, F::Clamp, F::Omod] {
+        let v = g.field(f);
+        if v != 0 {
+            let fl = i
+                .layout()
+                .field(f)
+                .ok_or_else(|| cx.unsupported(g, "a modifier has no gfx1201 field"))?;
+            i.bits = layout::put(i.bits, fl, v & 3);
+        }
+    }
+    Ok(vec![i])
+}
+
+/// A GFX9 DPP instruction: the plain operation re-encoded for GFX12 in the same 32-bit
+/// format, followed by the guest's DPP dword. The DPP16 dword has the same layout on
+/// GFX9 and GFX12 (src0 7:0, dpp_ctrl 16:8, bound_ctrl 19, src neg/abs 23:20,
+/// bank_mask 27:24, row_mask 31:28; GFX12 adds fetch-inactive at bit 18, reserved 0
+/// on GFX9; ISA-ENCODINGS.md, LLVM `DPP` encodings) and the controls both have mean the
+/// same (rows of 16 lanes); GFX9's wave shifts/rotates and row broadcasts
+/// (0x130..=0x13f, 0x142, 0x143) do not exist on GFX12 and are refused.
+fn dpp(g: &Inst, cx: &mut Ctx<'_>) -> Result<Inst, TranslateError> {
+    let ctrl = g.field(F::DppCtrl);
+    if !matches!(ctrl, 0x000..=0x0ff | 0x101..=0x10f | 0x111..=0x11f | 0x121..=0x12f | 0x140 | 0x141)
+    {
+        return Err(cx.unsupported(
+            g,
+            "DPP wave shifts and row broadcasts do not exist on GFX12",
+        ));
+    }
+    let ext = (g.bits >> 32) as u32 & !(1 << 18);
+    // The plain guest instruction: src0 is the DPP dword's VGPR.
+    let w0 = (g.bits as u32 & !0x1ff) | (256 + (ext & 0xff));
+    let plain = isa::decode(g.target, &w0.to_le_bytes(), false).map_err(|_| cx.no_rule(g))?;
+    let h = reencode(&plain, cx)?;
+    if h.len != 4 || !matches!(h.format, Format::Vop1 | Format::Vop2 | Format::Vopc) {
+        return Err(cx.unsupported(g, "the GFX12 form of this DPP operation is VOP3"));
+    }
+    let hw = (h.bits as u32 & !0x1ff) | 250;
+    let mut b = [0u8; 8];
+    b[..4].copy_from_slice(&hw.to_le_bytes());
+    b[4..].copy_from_slice(&ext.to_le_bytes());
+    let d = isa::decode(HOST, &b, false).map_err(|_| cx.no_rule(g))?;
+    let same = [
+        F::DppCtrl,
+        F::RowMask,
+        F::BankMask,
+        F::BoundCtrl,
+        F::Src0Neg,
+        F::Src0Abs,
+        F::Src1Neg,
+        F::Src1Abs,
+    ]
+    .iter()
+    .all(|&f| d.field(f) == g.field(f));
+    if d.op != h.op || !same || (0..g.num_operands()).any(|i| !same_operand(g, &d, i, cx)) {
+        return Err(cx.no_rule(g));
+    }
+    Ok(d)
+}
+
+fn same_operand(g: &Inst, h: &Inst, i: usize, cx: &Ctx<'_>) -> bool {
+    match g.operand(i).map(|o| map_operand(g, o, cx)) {
+        Some(Ok(o)) => same(o, h.operand(i)),
+        _ => false,
+    }
+}
+
+/// `(offset, width)` of an SDWA select (BYTE_0..3 = 0..3, WORD_0/1 = 4/5); `None` for
+/// DWORD (6).
+fn sel_bits(sel: u32) -> Option<(u32, u32)> {
+    match sel {
+        0..=3 => Some((8 * sel, 8)),
+        4 | 5 => Some((16 * (sel - 4), 16)),
+        _ => None,
+    }
+}
+
+/// A GFX9 SDWA instruction (GFX12 has no SDWA). SDWA semantics (Vega ISA guide, "SDWA"):
+/// each source's selected byte/word is zero- or (sext) sign-extended to 32 bits, the
+/// operation runs on those, and the result's low bits go to the destination's selected
+/// field, the other bits zero (UNUSED_PAD) or kept (UNUSED_PRESERVE). Lowered to
+/// `v_bfe_{u,i}32` extractions into scratch VGPRs, the operation as VOP3 (clamp/omod
+/// kept), and for a partial destination a shift (PAD) or `v_bfi_b32` merge (PRESERVE).
+fn sdwa(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    if g.field(F::Src0Neg) != 0
+        || g.field(F::Src0Abs) != 0
+        || g.field(F::Src1Neg) != 0
+        || g.field(F::Src1Abs) != 0
+    {
+        return Err(cx.unsupported(g, "SDWA neg/abs are not translated"));
+    }
+    let vopc = g.format == Format::Vopc;
+    let n = g.num_operands();
+    let mut ops: Vec<Operand> = (0..n).map(|i| op(g, i, cx)).collect::<Result<_, _>>()?;
+    // The sources: src0 from the SDWA dword, src1 from vsrc1 (VGPR or SGPR code).
+    let code = |c: u32, sgpr: bool| -> Operand {
+        if !sgpr {
+            v1(c as u16)
+        } else if c >= 128 {
+            Operand::Inline(c as u16)
+        } else {
+            Operand::Sgpr {
+                first: c as u16,
+                count: 1,
+            }
+        }
+    };
+    let s0 = code(g.field(F::ExtSrc0), g.field(F::SdwaS0) != 0);
+    let i0 = (1..n)
+        .find(|&i| ops[i] == s0)
+        .ok_or_else(|| cx.unsupported(g, "unexpected operands"))?;
+    let mut srcs = vec![(i0, g.field(F::SdwaSrc0Sel), g.field(F::Src0Sext))];
+    if g.format != Format::Vop1 {
+        let s1 = code(g.field(F::Vsrc1), g.field(F::SdwaS1) != 0);
+        let i1 = (i0 + 1..n)
+            .find(|&i| ops[i] == s1)
+            .ok_or_else(|| cx.unsupported(g, "unexpected operands"))?;
+        srcs.push((i1, g.field(F::SdwaSrc1Sel), g.field(F::Src1Sext)));
+    }
+    let f = cx.scratch_first;
+    let mut out = Vec::new();
+    for (k, &(i, sel, sext)) in srcs.iter().enumerate() {
+        let Some((off, width)) = sel_bits(sel) else {
+            continue;
+        };
+        let t = f + k as u16;
+        let o = map_operand(g, ops[i], cx)?;
+        let bfe = if sext != 0 { Op::VBfeI32 } else { Op::VBfeU32 };
+        out.push(vop3_host(
+            bfe,
+            &[v1(t), o, constant(off), constant(width)],
+            cx,
+        )?);
+        ops[i] = v1(t);
+    }
+    // The operation as GFX9 VOP3 (then re-encoded like any other instruction).
+    let (dst_sel, unused) = if vopc {
+        (6, 0)
+    } else {
+        (g.field(F::SdwaDstSel), g.field(F::SdwaDstUnused))
+    };
+    let partial = sel_bits(dst_sel);
+    let tr = f + 2;
+    if partial.is_some() {
+        ops[0] = v1(tr);
+    }
+    if vopc && g.field(F::SdwaSd) == 0 {
+        ops[0] = Operand::Sgpr {
+            first: 106,
+            count: 2,
+        };
+    }
+    let mut plain = None;
+    for fm in [Format::Vop3, Format::Vop3b] {
+        if let Ok(i) = Inst::build(g.target, g.op, fm) {
+            plain = Some(i);
+            break;
+        }
+    }
+    let mut plain = plain.ok_or_else(|| cx.no_rule(g))?;
+    if plain.num_operands() != n {
+        return Err(cx.no_rule(g));
+    }
+    for (i, o) in ops.iter().enumerate() {
+        let o = match o {
+            Operand::Fixed("vcc") => Operand::Sgpr {
+                first: 106,
+                count: 2,
+            },
+            o => *o,
+        };
+        plain.set_operand(i, o).map_err(|e| cx.enc(e))?;
+    }
+    if !vopc {
+        for fl in [F::Clamp, F::Omod] {
+            let v = g.field(fl);
+            if v != 0 {
+                let field = plain.layout().field(fl).ok_or_else(|| cx.no_rule(g))?;
+                plain.bits = layout::put(plain.bits, field, v);
+            }
+        }
+    }
+    cx.scratch_used = cx.scratch_used.max(3);
+    out.extend(lower_one(&plain, cx)?);
+    if let Some((off, width)) = partial {
+        let Operand::Vgpr { first: d, .. } = op(g, 0, cx)? else {
+            return Err(cx.unsupported(g, "unexpected destination"));
+        };
+        match unused {
+            // UNUSED_PAD: the field's bits, shifted into place, zeros elsewhere.
+            0 => {
+                out.push(vop3_host(
+                    Op::VBfeU32,
+                    &[v1(tr), v1(tr), constant(0), constant(width)],
+                    cx,
+                )?);
+                out.push(vop3_host(
+                    Op::VLshlrevB32,
+                    &[v1(d), constant(off), v1(tr)],
+                    cx,
+                )?);
+            }
+            // UNUSED_PRESERVE: merge the field into the old value.
+            2 => {
+                let mask = ((1u64 << width) - 1) << off;
+                out.push(vop3_host(
+                    Op::VLshlrevB32,
+                    &[v1(tr), constant(off), v1(tr)],
+                    cx,
+                )?);
+                out.push(vop3_host(
+                    Op::VBfiB32,
+                    &[v1(d), Operand::Literal(mask as u32), v1(tr), v1(d)],
+                    cx,
+                )?);
+            }
+            _ => return Err(cx.unsupported(g, "SDWA UNUSED_SEXT is not translated")),
+        }
+    }
+    Ok(out)
+}
+
+/// A gfx1201 VOP3 instruction from operands in assembly order.
+fn vop3_host(o: Op, ops: &[Operand], cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
+    let mut i = build(o, Format::Vop3, cx)?;
+    for (k, x) in ops.iter().enumerate() {
+        i.set_operand(k, *x).map_err(|e| cx.enc(e))?;
+    }
+    Ok(i)
+}
