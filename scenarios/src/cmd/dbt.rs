@@ -27,7 +27,7 @@ pub enum Command {
 pub struct TranslateArgs {
     /// The guest code object (an AMDGPU ELF file).
     pub input: PathBuf,
-    /// The host processor (`gfx942`).
+    /// The host processor (`gfx942`, or `gfx1201` for RDNA4 in wave64).
     #[arg(long)]
     pub host: String,
     /// Where to write the translated object.
