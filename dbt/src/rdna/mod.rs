@@ -133,7 +133,24 @@ pub(crate) fn translate(
         text: new_text,
         entries,
         map,
-    } = place(&plans, &bodies, base, text.len())?;
+    } = match place(&plans, &bodies, base, text.len())? {
+        Ok(p) => p,
+        // Long branch forms are built for the gfx942 host only: on gfx1201 a branch that
+        // no longer reaches refuses the kernel.
+        Err(long) => {
+            let Some(l) = long.first() else {
+                return Err(TranslateError::Unsupported {
+                    kernel: String::new(),
+                    reason: "placement failed without naming a branch".into(),
+                });
+            };
+            return Err(TranslateError::BranchOutOfRange {
+                kernel: plans[l.body].name.clone(),
+                pc: l.pc,
+                distance: l.distance,
+            });
+        }
+    };
     let mut descriptors = Vec::new();
     let mut counts = Vec::new();
     for (i, p) in plans.iter().enumerate() {
