@@ -3,15 +3,19 @@
 # clang-tools-22 for clang-offload-bundler (the offload-bundle tests' oracle).
 set -euo pipefail
 # Debian 12's ROCm 5.2.3, the real clients of kmd's tests: rocminfo (pulls ROCr and the
-# thunk) under `gfxsim exec`, and libhsa-runtime-dev + gcc for the HSA C program.
+# thunk) under `gfxsim exec`, libhsa-runtime-dev + gcc for the HSA C program, and hipcc +
+# libamdhip64-dev (HIP 5.2.3, clang-15, device libs, comgr) for the HIP programs, and
+# librocsparse-dev (rocSPARSE 5.3.0) for the csrmv program.
 if ! command -v rocminfo >/dev/null 2>&1 || ! command -v gcc >/dev/null 2>&1 \
-   || [ ! -f /usr/include/hsa/hsa.h ]; then
+   || [ ! -f /usr/include/hsa/hsa.h ] || ! command -v hipcc >/dev/null 2>&1 \
+   || [ ! -f /usr/include/hip/hip_runtime.h ] || [ ! -f /usr/include/rocsparse/rocsparse.h ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends rocminfo \
-      libhsa-runtime-dev gcc libc6-dev
+      libhsa-runtime-dev gcc libc6-dev hipcc libamdhip64-dev librocsparse-dev
   else
-    echo "ROCm 5.2.3 not found: apt-get install rocminfo libhsa-runtime-dev gcc" >&2
+    echo "ROCm 5.2.3 not found: apt-get install rocminfo libhsa-runtime-dev gcc hipcc" \
+      "libamdhip64-dev librocsparse-dev" >&2
     exit 1
   fi
 fi

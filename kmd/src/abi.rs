@@ -77,6 +77,7 @@ pub mod request {
     pub const RESET_EVENT: u64 = ioc(W, nr::RESET_EVENT, 8);
     pub const WAIT_EVENTS: u64 = ioc(WR, nr::WAIT_EVENTS, 24);
     pub const SET_SCRATCH_BACKING_VA: u64 = ioc(WR, nr::SET_SCRATCH_BACKING_VA, 16);
+    pub const GET_TILE_CONFIG: u64 = ioc(WR, nr::GET_TILE_CONFIG, 40);
     pub const SET_TRAP_HANDLER: u64 = ioc(W, nr::SET_TRAP_HANDLER, 24);
     pub const GET_PROCESS_APERTURES_NEW: u64 = ioc(WR, nr::GET_PROCESS_APERTURES_NEW, 16);
     pub const ACQUIRE_VM: u64 = ioc(W, nr::ACQUIRE_VM, 8);
@@ -260,6 +261,18 @@ abi_struct!(
     /// `struct kfd_ioctl_set_scratch_backing_va_args`.
     SetScratchBackingVaArgs = 16, { va_addr: u64, gpu_id: u32, pad: u32, });
 abi_struct!(
+    /// `struct kfd_ioctl_get_tile_config_args`.
+    GetTileConfigArgs = 40, {
+    tile_config_ptr: u64,
+    macro_tile_config_ptr: u64,
+    num_tile_configs: u32,
+    num_macro_tile_configs: u32,
+    gpu_id: u32,
+    gb_addr_config: u32,
+    num_banks: u32,
+    num_ranks: u32,
+});
+abi_struct!(
     /// `struct kfd_ioctl_set_trap_handler_args`.
     SetTrapHandlerArgs = 24, { tba_addr: u64, tma_addr: u64, gpu_id: u32, pad: u32, });
 abi_struct!(
@@ -312,6 +325,7 @@ pod!(
     EventData,
     WaitEventsArgs,
     SetScratchBackingVaArgs,
+    GetTileConfigArgs,
     SetTrapHandlerArgs,
     AcquireVmArgs,
     AllocMemoryArgs,
@@ -356,6 +370,7 @@ mod tests {
         assert_eq!(request::RESET_EVENT, 0x4008_4b0b);
         assert_eq!(request::WAIT_EVENTS, 0xc018_4b0c);
         assert_eq!(request::SET_SCRATCH_BACKING_VA, 0xc010_4b11);
+        assert_eq!(request::GET_TILE_CONFIG, 0xc028_4b12);
         assert_eq!(request::SET_TRAP_HANDLER, 0x4018_4b13);
         assert_eq!(request::GET_PROCESS_APERTURES_NEW, 0xc010_4b14);
         assert_eq!(request::ACQUIRE_VM, 0x4008_4b15);

@@ -27,8 +27,11 @@ pub enum MemoryKind {
     MmioRemap,
 }
 
-/// One buffer mapped for the GPU. GPU virtual address == CPU virtual address (the
-/// apertures make the thunk use host mmaps), so `va` is also where the client sees it.
+/// One buffer mapped for the GPU. GPU virtual address == CPU virtual address for what the
+/// thunk allocates (the apertures make it use host mmaps), so `va` is also where the
+/// client sees it; application memory the thunk registers (USERPTR through
+/// hsaKmtRegisterMemory) gets a GPU VA of its own, reserved PROT_NONE on the CPU side,
+/// and its pages are at the user address `file_offset`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Region {
     /// The KFD handle of the buffer.

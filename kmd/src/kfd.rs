@@ -217,6 +217,7 @@ impl Kfd {
                     Ok(())
                 })
             }
+            nr::GET_TILE_CONFIG => self.with(arg, size, mem, |a| self.tile_config(a, mem)),
             nr::SET_TRAP_HANDLER => self.with(arg, size, mem, |a: &mut abi::SetTrapHandlerArgs| {
                 self.check_gpu(a.gpu_id)?;
                 self.lock().trap = (a.tba_addr, a.tma_addr);
@@ -285,6 +286,44 @@ impl Kfd {
         };
         mem.write(a.kfd_process_device_apertures_ptr, abi::as_bytes(&entry))?;
         a.num_of_nodes = 1;
+        Ok(())
+    }
+
+    /// GET_TILE_CONFIG as `kfd_ioctl_get_tile_config` answers it, with the values
+    /// `amdgpu_amdkfd_get_tile_config` (amdgpu_amdkfd_gpuvm.c) takes from the gfx config:
+    /// - `gb_addr_config`: `gfx_v9_0_gpu_early_init`, case Aldebaran (GC 9.4.2), reads the
+    ///   GB_ADDR_CONFIG register, clears `0xf3e777ff` and ORs in the golden `0x22014042`.
+    ///   The bits it keeps from the register are NUM_SHADER_ENGINES (bits 19-20, log2)
+    ///   and NUM_RB_PER_SE (bits 26-27, log2) (gc_9_0_sh_mask.h) plus reserved bits 11
+    ///   and 15 (zero); the register describes the chip, so the simulated one states its
+    ///   shader engines from the preset and one render backend per engine (the model
+    ///   has none; 1 is the field's smallest value).
+    /// - `num_banks`, `num_ranks`: "not set from GFX9 onwards" (0).
+    /// - the tile arrays: `tile_mode_array[32]` and `macrotile_mode_array[16]` of
+    ///   amdgpu_gfx.h, filled only by gfx6-8 code, so zeros on gfx9; the driver copies
+    ///   min(asked, array size) entries and answers EFAULT (count 0) when a copy fails.
+    fn tile_config(
+        &self,
+        a: &mut abi::GetTileConfigArgs,
+        mem: &dyn UserMemory,
+    ) -> Result<(), Errno> {
+        self.check_gpu(a.gpu_id)?;
+        a.gb_addr_config = gb_addr_config(self.gpu.shader_engines);
+        a.num_banks = 0;
+        a.num_ranks = 0;
+        let zeros = [0u8; 32 * 4];
+        a.num_tile_configs = a.num_tile_configs.min(TILE_MODES);
+        let n = a.num_tile_configs as usize * 4;
+        if n > 0 && mem.write(a.tile_config_ptr, &zeros[..n]).is_err() {
+            a.num_tile_configs = 0;
+            return Err(Errno::Fault);
+        }
+        a.num_macro_tile_configs = a.num_macro_tile_configs.min(MACRO_TILE_MODES);
+        let n = a.num_macro_tile_configs as usize * 4;
+        if n > 0 && mem.write(a.macro_tile_config_ptr, &zeros[..n]).is_err() {
+            a.num_macro_tile_configs = 0;
+            return Err(Errno::Fault);
+        }
         Ok(())
     }
 
@@ -553,6 +592,24 @@ impl Kfd {
         self.backend.update_queue(&q);
         Ok(())
     }
+}
+
+/// `ARRAY_SIZE(adev->gfx.config.tile_mode_array)` and `.macrotile_mode_array` (amdgpu_gfx.h).
+const TILE_MODES: u32 = 32;
+const MACRO_TILE_MODES: u32 = 16;
+
+/// GB_ADDR_CONFIG as `gfx_v9_0_gpu_early_init` leaves it for Aldebaran (see
+/// [`Kfd::tile_config`]): the golden value `0x22014042` under the mask `0xf3e777ff`,
+/// NUM_SHADER_ENGINES = log2(engines) (a 2-bit field: at most 8) and NUM_RB_PER_SE = 0.
+pub fn gb_addr_config(shader_engines: u32) -> u32 {
+    const GOLDEN: u32 = 0x2201_4042;
+    const GOLDEN_MASK: u32 = 0xf3e7_77ff;
+    const NUM_SHADER_ENGINES_SHIFT: u32 = 19;
+    let se_log2 = shader_engines
+        .clamp(1, 8)
+        .next_power_of_two()
+        .trailing_zeros();
+    (GOLDEN & GOLDEN_MASK) | (se_log2 << NUM_SHADER_ENGINES_SHIFT)
 }
 
 fn bump(next: &mut u64, size: u64, limit: u64) -> Result<u64, Errno> {

@@ -30,6 +30,7 @@ pub mod events;
 pub mod kfd;
 pub mod report;
 pub mod soc_gpu;
+pub mod symbols;
 pub mod topology;
 pub mod user;
 

@@ -82,6 +82,8 @@ struct Watched {
     doorbell: u64,
     /// The queue's error was reported.
     reported: bool,
+    /// Packets before this index were consumed and their signals woken.
+    consumed: u64,
 }
 
 /// What a dispatch packet said, kept until the dispatch completes (the packet processor
@@ -98,13 +100,20 @@ struct Launched {
 struct State {
     soc: Soc,
     regions: BTreeMap<u64, Mapped>,
-    /// USERPTR buffers by handle: address and length. The client may register the same
-    /// pages in several buffers (ROCr registers sub-ranges of blocks it registered).
-    user: BTreeMap<u64, (u64, u64)>,
+    /// The client may register the same pages in several buffers (ROCr registers
+    /// sub-ranges of blocks it registered).
+    /// USERPTR buffers by handle: GPU address, length, and the client's own address of
+    /// the pages (the thunk registers application memory at a GPU VA of its own:
+    /// ALLOC_MEMORY_OF_GPU's `va_addr` is the GPU address, `mmap_offset` the user pointer;
+    /// the two are equal only for the memory the thunk allocates itself).
+    user: BTreeMap<u64, UserRange>,
     /// The union of `user`, as mapped in the SoC.
-    user_mapped: Vec<(u64, u64)>,
+    user_mapped: Vec<UserRange>,
     queues: BTreeMap<u32, Watched>,
     launched: BTreeMap<u64, Launched>,
+    /// Kernel names by descriptor address (forgotten when any buffer is unmapped: a
+    /// code object may be unloaded and another loaded at the same address).
+    names: BTreeMap<u64, String>,
     dispatches: Vec<Dispatch>,
     /// Completions of the SoC already turned into records.
     seen: usize,
@@ -168,6 +177,7 @@ impl SocGpu {
                 user_mapped: Vec::new(),
                 queues: BTreeMap::new(),
                 launched: BTreeMap::new(),
+                names: BTreeMap::new(),
                 dispatches: Vec::new(),
                 seen: 0,
                 instructions: 0,
@@ -290,7 +300,7 @@ fn poll(shared: &Shared, st: &mut State) -> bool {
     if let Err(e) = st.soc.run() {
         eprintln!("gfxsim gpu: simulation error: {e}");
     }
-    let completed = collect(shared, st);
+    let completed = collect(shared, st) + wake_consumed(shared, st);
     let mut progressed = completed > 0;
     for (id, read) in before {
         let Some(w) = st.queues.get(&id).copied() else {
@@ -311,6 +321,36 @@ fn poll(shared: &Shared, st: &mut State) -> bool {
     progressed
 }
 
+/// Wakes the waiters of every packet the packet processor consumed since the last look
+/// (the model decremented their completion signals; see [`wake`] for why a wake is
+/// needed). All packet types keep the completion signal at +56, and consuming a packet
+/// only marks its header INVALID, so the slot still names it. A run ends with the GPU
+/// idle: a consumed packet is complete. Returns how many packets there were.
+fn wake_consumed(shared: &Shared, st: &mut State) -> usize {
+    let mut n = 0;
+    let ids: Vec<u32> = st.queues.keys().copied().collect();
+    for id in ids {
+        let Some(w) = st.queues.get(&id).copied() else {
+            continue;
+        };
+        let Some(read) = read_u64(&st.soc, w.desc.read_index) else {
+            continue;
+        };
+        // At most one ring's worth (older slots were reused).
+        let first = w.consumed.max(read.saturating_sub(w.desc.slots()));
+        for index in first..read {
+            if let Some(signal) = read_u64(&st.soc, w.desc.slot(index) + 56) {
+                wake(shared, &st.soc, signal);
+            }
+            n += 1;
+        }
+        if let Some(q) = st.queues.get_mut(&id) {
+            q.consumed = read.max(q.consumed);
+        }
+    }
+    n
+}
+
 /// Remembers what the kernel-dispatch packets in `[read, write)` of queue `w` say.
 fn note_packets(st: &mut State, w: &Watched, read: u64, write: u64) {
     // At most one ring's worth.
@@ -324,20 +364,48 @@ fn note_packets(st: &mut State, w: &Watched, read: u64, write: u64) {
         if st.soc.read(w.desc.slot(index), &mut p).is_err() || p[0] != PACKET_KERNEL_DISPATCH {
             continue;
         }
+        let l = describe(st, &p);
+        st.launched.insert(key, l);
+    }
+}
+
+/// What dispatch packet `p` says.
+fn describe(st: &mut State, p: &[u8; 64]) -> Launched {
+    {
         let u16_at = |o: usize| u32::from(u16::from_le_bytes([p[o], p[o + 1]]));
         let u32_at = |o: usize| u32::from_le_bytes([p[o], p[o + 1], p[o + 2], p[o + 3]]);
         let kernel_object = u64::from_le_bytes(p[32..40].try_into().unwrap_or([0; 8]));
-        st.launched.insert(
-            key,
-            Launched {
-                // ROCr loads code objects itself: the SoC knows their descriptors, not
-                // their symbol names.
-                kernel: format!("kernel@{kernel_object:#x}"),
-                grid: [u32_at(12), u32_at(16), u32_at(20)],
-                workgroup: [u16_at(4), u16_at(6), u16_at(8)],
-                signal: u64::from_le_bytes(p[56..64].try_into().unwrap_or([0; 8])),
-            },
-        );
+        let kernel = match st.names.get(&kernel_object) {
+            Some(n) => n.clone(),
+            None => {
+                // ROCr loads code objects itself: the name comes from the dynamic symbols
+                // of the image loaded around the descriptor (crate::symbols). Only inside
+                // the VRAM/GTT buffer holding the descriptor (ROCr loads a dGPU's code
+                // objects into VRAM): those are the backend's own mappings, always
+                // readable, unlike the client's USERPTR pages, which it may protect.
+                let soc = &st.soc;
+                let buffer = st
+                    .regions
+                    .values()
+                    .find(|m| m.own != 0 && kernel_object >= m.va && kernel_object - m.va < m.len)
+                    .copied();
+                let read = |a: u64, b: &mut [u8]| {
+                    buffer.is_some_and(|m| {
+                        a >= m.va && (a - m.va).saturating_add(b.len() as u64) <= m.len
+                    }) && soc.read(a, b).is_ok()
+                };
+                let n = crate::symbols::kernel_name(&read, kernel_object)
+                    .unwrap_or_else(|| format!("kernel@{kernel_object:#x}"));
+                st.names.insert(kernel_object, n.clone());
+                n
+            }
+        };
+        Launched {
+            kernel,
+            grid: [u32_at(12), u32_at(16), u32_at(20)],
+            workgroup: [u16_at(4), u16_at(6), u16_at(8)],
+            signal: u64::from_le_bytes(p[56..64].try_into().unwrap_or([0; 8])),
+        }
     }
 }
 
@@ -362,6 +430,17 @@ fn wake(shared: &Shared, soc: &Soc, signal: u64) {
     }
 }
 
+/// The dispatch packet of completion key `key` (queue and index, `dispatch_key`), read
+/// back from its ring slot.
+fn unnoted(st: &mut State, key: u64) -> Option<Launched> {
+    let queue = (key >> 44) as u32;
+    let index = (key & ((1 << 44) - 1)).checked_sub(1)?;
+    let w = st.queues.values().find(|w| w.soc.0 == queue).copied()?;
+    let mut p = [0u8; 64];
+    st.soc.read(w.desc.slot(index), &mut p).ok()?;
+    Some(describe(st, &p))
+}
+
 /// Turns new completions into dispatch records; returns how many there were.
 fn collect(shared: &Shared, st: &mut State) -> usize {
     let all = st.soc.completions();
@@ -375,12 +454,18 @@ fn collect(shared: &Shared, st: &mut State) -> usize {
         if let Some(f) = &c.fault {
             eprintln!("gfxsim gpu: dispatch {:#x} faulted: {f:?}", c.seq);
         }
-        let l = st.launched.remove(&c.seq).unwrap_or(Launched {
-            kernel: format!("dispatch@{:#x}", c.seq),
-            grid: [0; 3],
-            workgroup: [0; 3],
-            signal: 0,
-        });
+        let l = match st.launched.remove(&c.seq) {
+            Some(l) => l,
+            // A packet the client wrote while the model ran, consumed before it was
+            // noted: consuming only marked its header INVALID, the slot still says the
+            // rest (the ring is not reused before the read index passes it).
+            None => unnoted(st, c.seq).unwrap_or(Launched {
+                kernel: format!("dispatch@{:#x}", c.seq),
+                grid: [0; 3],
+                workgroup: [0; 3],
+                signal: 0,
+            }),
+        };
         wake(shared, &st.soc, l.signal);
         st.dispatches.push(Dispatch {
             kernel: l.kernel,
@@ -393,35 +478,56 @@ fn collect(shared: &Shared, st: &mut State) -> usize {
     new.len()
 }
 
-/// Maps the union of the USERPTR buffers into the SoC (the application's memory, in place:
-/// GPU VA == CPU VA), changing only the ranges whose extent changed.
+/// A USERPTR range: GPU addresses `start..end` are the client's bytes at
+/// `host + (gpu - start)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct UserRange {
+    start: u64,
+    end: u64,
+    host: u64,
+}
+
+/// Maps the union of the USERPTR buffers into the SoC (the application's memory, in
+/// place: at its GPU address, reading the client's pages), changing only the ranges whose
+/// extent changed. Ranges merge when they touch and map the same host bytes.
 fn sync_user(st: &mut State) {
-    let mut ranges: Vec<(u64, u64)> = st.user.values().map(|&(va, len)| (va, va + len)).collect();
-    ranges.sort_unstable();
-    let mut union: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
-    for (s, e) in ranges {
+    let mut ranges: Vec<UserRange> = st.user.values().copied().collect();
+    ranges.sort_unstable_by_key(|r| (r.start, r.end));
+    let mut union: Vec<UserRange> = Vec::with_capacity(ranges.len());
+    for r in ranges {
         match union.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => union.push((s, e)),
+            Some(last)
+                if r.start <= last.end
+                    && r.host.wrapping_sub(r.start) == last.host.wrapping_sub(last.start) =>
+            {
+                last.end = last.end.max(r.end);
+            }
+            _ => union.push(r),
         }
     }
     let old = std::mem::take(&mut st.user_mapped);
-    for &(s, e) in old.iter().filter(|r| !union.contains(r)) {
-        if let Err(err) = st.soc.unmap_host(s) {
-            eprintln!("gfxsim gpu: unmapping user memory {s:#x}..{e:#x}: {err}");
+    for r in old.iter().filter(|r| !union.contains(r)) {
+        if let Err(err) = st.soc.unmap_host(r.start) {
+            eprintln!(
+                "gfxsim gpu: unmapping user memory {:#x}..{:#x}: {err}",
+                r.start, r.end
+            );
         }
     }
-    for &(s, e) in &union {
-        if old.contains(&(s, e)) {
-            st.user_mapped.push((s, e));
+    for &r in &union {
+        if old.contains(&r) {
+            st.user_mapped.push(r);
             continue;
         }
         // SAFETY: USERPTR memory is the client's, valid while a buffer registers it
         // (UNMAP/FREE come before the client releases it); the model only touches the
         // bytes atomically.
-        match unsafe { st.soc.map_host(s, s as *mut u8, e - s) } {
-            Ok(()) => st.user_mapped.push((s, e)),
-            Err(err) => eprintln!("gfxsim gpu: cannot map user memory {s:#x}..{e:#x}: {err}"),
+        match unsafe { st.soc.map_host(r.start, r.host as *mut u8, r.end - r.start) } {
+            Ok(()) => st.user_mapped.push(r),
+            Err(err) => eprintln!(
+                "gfxsim gpu: cannot map user memory {:#x}..{:#x} (host {:#x}): {err}",
+                r.start, r.end, r.host
+            ),
         }
     }
 }
@@ -436,7 +542,15 @@ impl GpuBackend for SocGpu {
         let (ptr, own) = match region.kind {
             MemoryKind::Userptr => {
                 let mut st = self.shared.lock();
-                st.user.insert(region.handle, (region.va, region.size));
+                // The user pointer is the buffer's `file_offset` (kfd.rs).
+                st.user.insert(
+                    region.handle,
+                    UserRange {
+                        start: region.va,
+                        end: region.va.saturating_add(region.size),
+                        host: region.file_offset,
+                    },
+                );
                 sync_user(&mut st);
                 return;
             }
@@ -494,6 +608,7 @@ impl GpuBackend for SocGpu {
 
     fn unmap(&self, region: &Region) {
         let mut st = self.shared.lock();
+        st.names.clear();
         if st.user.remove(&region.handle).is_some() {
             sync_user(&mut st);
             return;
@@ -531,6 +646,7 @@ impl GpuBackend for SocGpu {
         let doorbell = self.shared.doorbell(queue.id);
         let mut st = self.shared.lock();
         let soc = st.soc.create_queue(desc).map_err(|e| errno(&e))?;
+        let consumed = read_u64(&st.soc, desc.read_index).unwrap_or(0);
         st.queues.insert(
             queue.id,
             Watched {
@@ -538,6 +654,7 @@ impl GpuBackend for SocGpu {
                 desc,
                 doorbell,
                 reported: false,
+                consumed,
             },
         );
         Ok(())

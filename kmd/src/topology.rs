@@ -302,8 +302,14 @@ pub fn write(root: &Path, gpu: &GpuNode) -> io::Result<()> {
         "gfx90a",
         &gpu.properties(caches.len()),
     )?;
-    // Device memory: HSA_HEAPTYPE_FRAME_BUFFER_PRIVATE (2); 4096-bit HBM2e interface.
-    write_bank(&gpu_dir, 2, gpu.vram_bytes, gpu.memory_mhz)?;
+    // Device memory, 4096-bit HBM2e interface. kfd_crat.c (kfd_fill_gpu_memory_affinity's
+    // caller) reports HSA_MEM_HEAP_TYPE_FB_PUBLIC (1) when no VRAM is CPU-invisible
+    // (local_mem_size_private == 0, a large BAR) and FB_PRIVATE (2) otherwise. Every
+    // simulated VRAM buffer is CPU-mappable (a range of the render memfd), so PUBLIC:
+    // ROCr then allocates VRAM with host access, which HIP relies on: ROCclr treats a
+    // device pool the CPU may be granted access to as a large BAR and writes small
+    // hipMemcpy's straight into device memory.
+    write_bank(&gpu_dir, 1, gpu.vram_bytes, gpu.memory_mhz)?;
     for (i, (level, size, line)) in caches.iter().enumerate() {
         let dir = gpu_dir.join(format!("caches/{i}"));
         std::fs::create_dir_all(&dir)?;

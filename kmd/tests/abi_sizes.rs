@@ -31,7 +31,8 @@ S(kfd_ioctl_destroy_event_args) S(kfd_event_data) S(kfd_ioctl_wait_events_args)
 S(kfd_ioctl_set_scratch_backing_va_args) S(kfd_ioctl_set_trap_handler_args)
 S(kfd_ioctl_acquire_vm_args) S(kfd_ioctl_alloc_memory_of_gpu_args)
 S(kfd_ioctl_free_memory_of_gpu_args) S(kfd_ioctl_map_memory_to_gpu_args)
-S(kfd_ioctl_set_xnack_mode_args)
+S(kfd_ioctl_set_xnack_mode_args) S(kfd_ioctl_get_tile_config_args)
+O(kfd_ioctl_get_tile_config_args, gpu_id) O(kfd_ioctl_get_tile_config_args, num_ranks)
 O(kfd_ioctl_create_queue_args, queue_id) O(kfd_ioctl_create_queue_args, eop_buffer_address)
 O(kfd_ioctl_create_queue_args, ctl_stack_size) O(kfd_ioctl_create_event_args, event_slot_index)
 O(kfd_ioctl_alloc_memory_of_gpu_args, flags) O(kfd_ioctl_map_memory_to_gpu_args, n_success)
@@ -137,6 +138,18 @@ return 0; }
         (
             "kfd_ioctl_set_xnack_mode_args",
             size_of::<abi::SetXnackModeArgs>(),
+        ),
+        (
+            "kfd_ioctl_get_tile_config_args",
+            size_of::<abi::GetTileConfigArgs>(),
+        ),
+        (
+            "kfd_ioctl_get_tile_config_args.gpu_id",
+            offset_of!(abi::GetTileConfigArgs, gpu_id),
+        ),
+        (
+            "kfd_ioctl_get_tile_config_args.num_ranks",
+            offset_of!(abi::GetTileConfigArgs, num_ranks),
         ),
         (
             "kfd_ioctl_create_queue_args.queue_id",

@@ -102,6 +102,7 @@ pub fn main(args: Args) -> Result<ExitCode, CliError> {
         .command
         .split_first()
         .ok_or_else(|| CliError::BadInput("exec: no command given".into()))?;
+    let started = std::time::Instant::now();
     let status = std::process::Command::new(program)
         .args(rest)
         .env("LD_PRELOAD", ld_preload)
@@ -113,6 +114,7 @@ pub fn main(args: Args) -> Result<ExitCode, CliError> {
             path: Path::new(program).display().to_string(),
             source,
         })?;
+    let host_seconds = started.elapsed().as_secs_f64();
 
     if let Some(report_path) = &args.report {
         // Each emulated process wrote what its GPU ran at exit (kmd::report).
@@ -123,8 +125,10 @@ pub fn main(args: Args) -> Result<ExitCode, CliError> {
             scenario: format!("exec {}", display_command(&args.command)),
             gpu: gpu.marketing_name.clone(),
             threads: 1,
-            host_seconds: 0.0,
-            ticks: 0,
+            // The program's whole run, and the sum of its dispatches' simulated times
+            // (the records carry no engine event counts).
+            host_seconds,
+            ticks: dispatches.iter().map(|d| d.ticks).sum(),
             events: 0,
             epochs: 0,
             kernels,
