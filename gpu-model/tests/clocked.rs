@@ -18,10 +18,6 @@ fn object(name: &str) -> Vec<u8> {
     std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-fn corpus(name: &str) -> Vec<u8> {
-    object(&format!("../../corpus/build/gfx942/{name}.hsaco"))
-}
-
 /// A one-XCD, `cus`-CU version of `preset` in `mode`, with `overrides` (RON map).
 fn config(preset: &str, cus: u32, mode: ExecMode, overrides: &str) -> GpuConfig {
     let mut c = GpuConfig::preset(preset)
@@ -331,18 +327,38 @@ fn lds_stride_32_serializes_on_one_bank() {
     );
 }
 
-/// Output bytes of matmul_tiled, reduce_lds and histogram (atomics), plus the end time.
-fn corpus_outputs(mode: ExecMode, threads: usize) -> (Vec<Vec<u8>>, u64) {
-    let mut cfg = GpuConfig::preset("mi300x")
+/// The corpus config: 2 XCDs of 4 CUs, 2 IODs of the MI300X.
+fn corpus_config(mode: ExecMode) -> GpuConfig {
+    corpus_config_of(
+        "mi300x",
+        r#"{"xcds": 2, "iods": 2, "xcd.active_cus": 4}"#,
+        mode,
+    )
+}
+
+fn corpus_config_of(preset: &str, overrides: &str, mode: ExecMode) -> GpuConfig {
+    let mut cfg = GpuConfig::preset(preset)
         .unwrap()
-        .with_overrides_ron(r#"{"xcds": 2, "iods": 2, "xcd.active_cus": 4}"#)
+        .with_overrides_ron(overrides)
         .unwrap();
     cfg.exec_mode = mode;
+    cfg
+}
+
+/// A SoC with matmul_tiled, reduce_lds and histogram (atomics) submitted; the output
+/// buffers (address, dwords).
+fn corpus_soc(mode: ExecMode, threads: usize) -> (Soc, [(u64, u32); 3]) {
+    corpus_soc_on(&corpus_config(mode), "gfx942", threads)
+}
+
+/// [`corpus_soc`] on `cfg` with the corpus objects built for `arch`.
+fn corpus_soc_on(cfg: &GpuConfig, arch: &str, threads: usize) -> (Soc, [(u64, u32); 3]) {
+    let corpus = |name: &str| object(&format!("../../corpus/build/{arch}/{name}.hsaco"));
     let opts = SocOptions {
         threads,
         ..SocOptions::default()
     };
-    let mut soc = Soc::new(&cfg, &opts).unwrap();
+    let mut soc = Soc::new(cfg, &opts).unwrap();
     let (m, n, k) = (48u32, 40u32, 32u32);
     let mut x = 0x1234_5678u32;
     let mut rnd = move || {
@@ -401,18 +417,121 @@ fn corpus_outputs(mode: ExecMode, threads: usize) -> (Vec<Vec<u8>>, u64) {
     let args = [p64(pv), p64(ph), u32b(r)];
     soc.submit(hist, &req("histogram", [r, 1, 1], [128, 1, 1], &args))
         .unwrap();
-    soc.run().unwrap();
+    (soc, [(pc, m * n), (pp, r.div_ceil(256)), (ph, 256)])
+}
+
+/// Output bytes of the corpus run on `soc`.
+fn corpus_read(soc: &Soc, bufs: [(u64, u32); 3]) -> Vec<Vec<u8>> {
     for c in soc.completions() {
         assert!(c.fault.is_none(), "{:?}", c.fault);
     }
-    let outs = [(pc, m * n), (pp, r.div_ceil(256)), (ph, 256)]
-        .map(|(p, e)| {
-            let mut o = vec![0u8; 4 * e as usize];
-            soc.read(p, &mut o).unwrap();
-            o
-        })
-        .to_vec();
-    (outs, soc.now().0)
+    bufs.map(|(p, e)| {
+        let mut o = vec![0u8; 4 * e as usize];
+        soc.read(p, &mut o).unwrap();
+        o
+    })
+    .to_vec()
+}
+
+/// Output bytes of matmul_tiled, reduce_lds and histogram (atomics), plus the end time.
+fn corpus_outputs(mode: ExecMode, threads: usize) -> (Vec<Vec<u8>>, u64) {
+    let (mut soc, bufs) = corpus_soc(mode, threads);
+    soc.run().unwrap();
+    (corpus_read(&soc, bufs), soc.now().0)
+}
+
+/// Everything a clocked run reports: outputs, completions, end time, every CU's clocked
+/// counters, the cache levels' statistics.
+#[derive(Debug, PartialEq)]
+struct ClockedOutcome {
+    outputs: Vec<Vec<u8>>,
+    completions: Vec<gpu_model::soc::Completion>,
+    now: u64,
+    cus: Vec<gpu_model::soc::ClockedStats>,
+    levels: gpu_model::soc::LevelStats,
+}
+
+fn clocked_outcome(soc: &Soc, bufs: [(u64, u32); 3]) -> ClockedOutcome {
+    ClockedOutcome {
+        outputs: corpus_read(soc, bufs),
+        completions: soc.completions().to_vec(),
+        now: soc.now().0,
+        cus: soc
+            .cus()
+            .iter()
+            .map(|p| soc.cu(p).unwrap().clocked_stats().unwrap())
+            .collect(),
+        levels: soc.level_stats(),
+    }
+}
+
+/// A clocked run checkpointed mid-kernel, with memory instructions in flight, and
+/// restored into a fresh SoC on 1 and 2 threads finishes exactly like the uninterrupted
+/// run: same outputs, completion times, clocked counters and cache statistics.
+#[test]
+fn clocked_checkpoint_mid_kernel_continues_identically() {
+    let (mut soc, bufs) = corpus_soc(ExecMode::Clocked, 1);
+    soc.run().unwrap();
+    let want = clocked_outcome(&soc, bufs);
+    assert_eq!(want.completions.len(), 3);
+    for (k, done) in want.completions.iter().enumerate() {
+        let start = match k {
+            0 => done.submitted,
+            _ => want.completions[k - 1].completed,
+        };
+        let stop = simkit::time::Tick(start.0 + (done.completed.0 - start.0) / 2);
+        for saved_on in [1, 2] {
+            let (mut soc, bufs) = corpus_soc(ExecMode::Clocked, saved_on);
+            soc.run_until(stop).unwrap();
+            // Step on until a memory instruction is in flight somewhere.
+            let in_flight = |soc: &Soc| -> usize {
+                soc.cus()
+                    .iter()
+                    .map(|p| soc.cu(p).unwrap().requests_in_flight())
+                    .sum()
+            };
+            let mut steps = 0;
+            while in_flight(&soc) == 0 {
+                soc.step().unwrap().expect("the kernel is still running");
+                steps += 1;
+                assert!(steps < 100_000, "kernel {k}: nothing in flight");
+            }
+            assert_eq!(soc.completions().len(), k, "kernel {k} still runs");
+            let bytes = soc.checkpoint().unwrap();
+            for restored_on in [1, 2] {
+                let opts = SocOptions {
+                    threads: restored_on,
+                    ..SocOptions::default()
+                };
+                let mut fresh = Soc::new(&corpus_config(ExecMode::Clocked), &opts).unwrap();
+                fresh.restore(&bytes).unwrap();
+                assert_eq!(in_flight(&fresh), in_flight(&soc));
+                fresh.run().unwrap();
+                let got = clocked_outcome(&fresh, bufs);
+                assert!(
+                    got == want,
+                    "kernel {k}, saved on {saved_on} threads, restored on {restored_on}: \
+                     {:?} vs {:?} (end), {:?} vs {:?} (completions)",
+                    got.now,
+                    want.now,
+                    got.completions,
+                    want.completions
+                );
+            }
+        }
+    }
+}
+
+/// A clocked checkpoint does not restore into a functional SoC (nor the other way).
+#[test]
+fn clocked_checkpoint_into_functional_soc_is_refused() {
+    let (mut soc, _) = corpus_soc(ExecMode::Clocked, 1);
+    soc.run_until(simkit::time::Tick(soc.period().0 * 2000))
+        .unwrap();
+    let bytes = soc.checkpoint().unwrap();
+    let mut other = Soc::new(&corpus_config(ExecMode::Functional), &SocOptions::default()).unwrap();
+    let e = other.restore(&bytes).unwrap_err().to_string();
+    assert!(e.contains("config"), "{e}");
 }
 
 #[test]
@@ -431,9 +550,32 @@ fn clocked_results_equal_functional_and_do_not_depend_on_threads() {
     assert_eq!((clocked, t_c), two, "1 and 2 threads");
 }
 
+/// RDNA4 (gfx1201, wave32, SIMD32 issuing every cycle, `s_wait_*` counters): clocked
+/// results equal functional ones, on 1 and 2 threads.
+#[test]
+fn rdna4_clocked_results_equal_functional() {
+    let run = |mode, threads| {
+        let cfg = corpus_config_of("rx9070xt", r#"{"xcd.active_cus": 4}"#, mode);
+        let (mut soc, bufs) = corpus_soc_on(&cfg, "gfx1201", threads);
+        soc.run().unwrap();
+        (corpus_read(&soc, bufs), soc.now().0)
+    };
+    let (functional, t_f) = run(ExecMode::Functional, 1);
+    let (clocked, t_c) = run(ExecMode::Clocked, 1);
+    assert_eq!(functional, clocked, "timing decides when, never what");
+    assert_ne!(t_f, t_c, "the clocked mode times differently");
+    let total: u32 = clocked[2]
+        .chunks(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .sum();
+    assert_eq!(total, 3000, "the histogram counted every element");
+    assert_eq!(run(ExecMode::Clocked, 2), (clocked, t_c), "1 and 2 threads");
+}
+
 #[test]
 fn clocked_mode_without_timing_is_a_typed_error() {
     let mut cfg = GpuConfig::preset("rx9070xt").unwrap();
+    cfg.timing = None;
     cfg.exec_mode = ExecMode::Clocked;
     let e = cfg.validate().unwrap_err().to_string();
     assert!(e.contains("timing"), "{e}");
@@ -527,4 +669,290 @@ fn mfma_passes_agree_with_llvm_mca() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Work-items of a `stream_read` launch on `cfg`: 8 waves on every CU.
+fn stream_items(cfg: &GpuConfig) -> u32 {
+    cfg.xcds * cfg.xcd.active_cus * 8 * 64
+}
+
+/// Cycles and level statistics of one `stream_read` launch over `n` float4s (a multiple
+/// of 4 x [`stream_items`], so every element is read), `passes` times; `warm`: after a
+/// launch of one pass (not counted).
+fn stream(cfg: &GpuConfig, n: u32, passes: u32, warm: bool) -> (f64, gpu_model::soc::LevelStats) {
+    let items = stream_items(cfg);
+    assert_eq!(n % (4 * items), 0);
+    let opts = SocOptions {
+        threads: 1,
+        ..SocOptions::default()
+    };
+    let mut soc = Soc::new(cfg, &opts).unwrap();
+    let m = soc
+        .load_code_object(&object("ubench/ubench_gfx942.hsaco"))
+        .unwrap();
+    let a = soc.alloc(16 * u64::from(n)).unwrap();
+    let out = soc.alloc(4 * u64::from(items)).unwrap();
+    let launch = |soc: &mut Soc, passes: u32| {
+        let args = [p64(a), p64(out), u32b(n), u32b(passes)];
+        soc.submit(
+            m,
+            &LaunchRequest {
+                kernel: "stream_read",
+                grid: [items, 1, 1],
+                workgroup: [256, 1, 1],
+                dynamic_lds: 0,
+                args: &args,
+            },
+        )
+        .unwrap();
+        soc.run().unwrap();
+        let c = soc.completions().last().cloned().expect("a completion");
+        assert!(c.fault.is_none(), "stream_read: {:?}", c.fault);
+        (c.completed.0 - c.submitted.0) as f64 / soc.period().0 as f64
+    };
+    if warm {
+        // One pass first, so the measured launch finds the buffer where it fits.
+        launch(&mut soc, 1);
+        soc.reset_stats();
+    }
+    let cycles = launch(&mut soc, passes);
+    (cycles, soc.level_stats())
+}
+
+/// Streaming reads reach the configured HBM and L2 bandwidths (issue 16).
+///
+/// The GPU is one XCD of the MI300X preset (38 CUs) with its share of the memory: one IOD
+/// with 16 of the 128 HBM channels at the preset's per-channel bandwidth (5300 GB/s /
+/// 128), i.e. 662.5 GB/s = 315 bytes per 2.1 GHz cycle. Rates are differences between two
+/// sizes (or pass counts), so launch, ramp-up and drain cancel.
+///
+/// Tolerance 10% (the issue's) either way. The channels and the L2 are servers of exactly
+/// the configured rate and the streams spread evenly over them (256 B channel interleave),
+/// so with more demand than supply the rate sits at the configured one; what remains is
+/// the measurement's own error (the two launches' ramp and drain do not cancel exactly:
+/// about 2% here, either way). The MI300X's STREAM figure (about 4.1 TB/s of the 5.3 TB/s peak,
+/// 77%) is below what this test accepts: the model has no DRAM page, refresh or bus
+/// turnaround costs, which is what separates STREAM from the peak on the real part.
+#[test]
+fn streaming_reads_reach_the_configured_hbm_and_l2_bandwidth() {
+    // HBM: cold first passes over about 7 and 14 MiB (every line misses L2 and MALL).
+    let cfg = config(
+        "mi300x",
+        38,
+        ExecMode::Clocked,
+        r#", "dram.channels": 16, "dram.bandwidth_gbytes_per_s": 662"#,
+    );
+    let hbm_peak =
+        f64::from(cfg.dram.bandwidth_gbytes_per_s) * 1e9 / (f64::from(cfg.clocks.shader_mhz) * 1e6);
+    let group = 4 * stream_items(&cfg);
+    let (t1, s1) = stream(&cfg, 6 * group, 1, false);
+    let (t2, s2) = stream(&cfg, 12 * group, 1, false);
+    assert_eq!(
+        s2.hbm_read - s1.hbm_read,
+        6 * 16 * u64::from(group),
+        "every byte once from HBM"
+    );
+    let hbm = (s2.hbm_read - s1.hbm_read) as f64 / (t2 - t1);
+    eprintln!("HBM: {hbm:.1} B/cycle (configured {hbm_peak:.1})");
+    assert!(
+        (hbm - hbm_peak).abs() <= hbm_peak * 0.1,
+        "HBM streaming: {hbm:.1} B/cycle, configured {hbm_peak:.1}"
+    );
+
+    // L2: 2.4 MiB fits the 4 MiB L2 and not the CUs' 32 KiB L1s (62 KiB per CU, LRU), so
+    // after a warming launch every pass hits the L2. The preset's 64 L1 MSHRs per CU (an ASSUMPTION)
+    // bound 38 CUs to 38 x 64 x 128 B / 288 cycles = 1081 B/cycle, below the L2's 2048:
+    // with them the CUs are the limit, which the first check pins (Little's law, within
+    // 10%); with 256 (lifting that assumption) the L2's configured bandwidth is.
+    let l2_rate = |cfg: &GpuConfig| {
+        let n = 2 * group;
+        let (a, sa) = stream(cfg, n, 1, true);
+        let (b, sb) = stream(cfg, n, 5, true);
+        // (The launch's own kernel arguments are a cold line of their own.)
+        assert_eq!(sb.hbm_read, sa.hbm_read, "warm passes stay on chip");
+        assert_eq!(
+            sb.l2.hits - sa.l2.hits,
+            4 * u64::from(n) * 16 / 128,
+            "every line of the 4 more passes hits the L2"
+        );
+        f64::from(4 * n * 16) / (b - a)
+    };
+    let t = cfg.timing.unwrap();
+    let bound = 38.0 * f64::from(t.l1_mshrs) * 128.0 / f64::from(t.l2_latency);
+    let limited = l2_rate(&cfg);
+    eprintln!(
+        "L2, {} MSHRs: {limited:.1} B/cycle (bound {bound:.1})",
+        t.l1_mshrs
+    );
+    assert!(
+        (limited - bound).abs() <= bound * 0.1,
+        "L2 streaming with {} MSHRs: {limited:.1} B/cycle, Little's law {bound:.1}",
+        t.l1_mshrs
+    );
+    let cfg = config(
+        "mi300x",
+        38,
+        ExecMode::Clocked,
+        r#", "dram.channels": 16, "dram.bandwidth_gbytes_per_s": 662, "timing.l1_mshrs": 256"#,
+    );
+    let l2_peak = f64::from(cfg.timing.unwrap().l2_bytes_per_cycle);
+    let l2 = l2_rate(&cfg);
+    eprintln!("L2: {l2:.1} B/cycle (configured {l2_peak})");
+    assert!(
+        (l2 - l2_peak).abs() <= l2_peak * 0.1,
+        "L2 streaming: {l2:.1} B/cycle, configured {l2_peak}"
+    );
+}
+
+/// Cycles of one work-item's `atomic_chain` of `steps` returning atomics over a ring of
+/// `n` counters 128 bytes apart; checks the ring is intact (the adds were of 0) and the
+/// chain ended where the CPU says.
+fn atomic_chain(cfg: &GpuConfig, n: u32, steps: u32) -> (f64, gpu_model::soc::LevelStats) {
+    let opts = SocOptions {
+        threads: 1,
+        ..SocOptions::default()
+    };
+    let mut soc = Soc::new(cfg, &opts).unwrap();
+    let m = soc
+        .load_code_object(&object("ubench/ubench_gfx942.hsaco"))
+        .unwrap();
+    // Element k (dword index 32k) holds the index of the next element.
+    let words = 32 * n;
+    let mut ring = vec![0u32; words as usize];
+    for k in 0..n {
+        ring[(32 * k) as usize] = 32 * ((k + 1) % n);
+    }
+    let image: Vec<u8> = ring.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let pr = soc.alloc(4 * u64::from(words)).unwrap();
+    soc.write(pr, &image).unwrap();
+    let out = soc.alloc(64).unwrap();
+    let args = [p64(pr), p64(out), u32b(steps), u32b(0)];
+    soc.submit(
+        m,
+        &LaunchRequest {
+            kernel: "atomic_chain",
+            grid: [1, 1, 1],
+            workgroup: [1, 1, 1],
+            dynamic_lds: 0,
+            args: &args,
+        },
+    )
+    .unwrap();
+    soc.run().unwrap();
+    let c = soc.completions().last().cloned().expect("a completion");
+    assert!(c.fault.is_none(), "atomic_chain: {:?}", c.fault);
+    let mut end = [0u8; 4];
+    soc.read(out, &mut end).unwrap();
+    assert_eq!(
+        u32::from_le_bytes(end),
+        32 * (steps % n),
+        "where the chain ends"
+    );
+    let mut after = vec![0u8; image.len()];
+    soc.read(pr, &mut after).unwrap();
+    assert_eq!(after, image, "adds of 0 leave the ring as it was");
+    let cycles = (c.completed.0 - c.submitted.0) as f64 / soc.period().0 as f64;
+    (cycles, soc.level_stats())
+}
+
+/// Atomics are performed at the L2 (issue 16): a chain of dependent returning atomics
+/// that hit the L2 takes the L2's load-to-use latency per step, one whose lines are cold
+/// the memory's (the L2 fetches the line, then performs the atomic); no atomic reaches
+/// HBM as a write. With `sync_cycles: 1` the wave sees each atomic's old value at the
+/// next cycle (the deterministic memory model performs atomics at sync points, see
+/// `memory::coherence`; at the presets' 100 cycles each step would also wait for one).
+#[test]
+fn atomics_are_performed_at_the_l2_with_its_latency() {
+    let cfg = config("mi300x", 2, ExecMode::Clocked, r#", "sync_cycles": 1"#);
+    let t = cfg.timing.unwrap();
+    // Warm: 64 counters (8 KiB) hit the L2 after the first round.
+    let (a, _) = atomic_chain(&cfg, 64, 128);
+    let (b, sb) = atomic_chain(&cfg, 64, 384);
+    let warm = (b - a) / 256.0;
+    within(
+        "atomic at the L2",
+        warm,
+        f64::from(t.l2_latency),
+        f64::from(t.l2_latency),
+    );
+    assert_eq!(sb.l2.atomics, 384, "every atomic performed at the L2");
+    assert_eq!(
+        sb.l2.misses,
+        64 + 2,
+        "one fill per counter (plus the output's lines)"
+    );
+    assert_eq!(sb.hbm_write, 0, "no atomic writes through to HBM");
+    // Cold: a ring of 4096 counters (512 KiB) is never revisited within 1024 steps.
+    let (a, _) = atomic_chain(&cfg, 4096, 256);
+    let (b, _) = atomic_chain(&cfg, 4096, 1024);
+    let cold = (b - a) / 768.0;
+    within(
+        "atomic from memory",
+        cold,
+        f64::from(t.dram_latency),
+        f64::from(t.dram_latency),
+    );
+}
+
+/// Many waves hammering 256 counters with no-return atomics: every add counted (against
+/// the CPU's count), all performed at the L2, identical on 1 and 2 threads and in
+/// functional mode.
+#[test]
+fn atomic_heavy_kernel_counts_every_add() {
+    let run = |mode: ExecMode, threads: usize| {
+        let cfg = corpus_config(mode);
+        cfg.validate().unwrap();
+        let opts = SocOptions {
+            threads,
+            ..SocOptions::default()
+        };
+        let mut soc = Soc::new(&cfg, &opts).unwrap();
+        let m = soc
+            .load_code_object(&object("ubench/ubench_gfx942.hsaco"))
+            .unwrap();
+        let (n, iters, items) = (256u32, 16u32, 2048u32);
+        let pc = soc.alloc(4 * u64::from(n)).unwrap();
+        let args = [p64(pc), u32b(n), u32b(iters)];
+        soc.submit(
+            m,
+            &LaunchRequest {
+                kernel: "atomic_hammer",
+                grid: [items, 1, 1],
+                workgroup: [256, 1, 1],
+                dynamic_lds: 0,
+                args: &args,
+            },
+        )
+        .unwrap();
+        soc.run().unwrap();
+        let c = soc.completions().last().cloned().expect("a completion");
+        assert!(c.fault.is_none(), "atomic_hammer: {:?}", c.fault);
+        let mut got = vec![0u8; 4 * n as usize];
+        soc.read(pc, &mut got).unwrap();
+        let mut want = vec![0u32; n as usize];
+        for g in 0..items {
+            for i in 0..iters {
+                want[((g + i * 7) % n) as usize] += 1;
+            }
+        }
+        let want: Vec<u8> = want.iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert_eq!(got, want, "{mode:?} on {threads} threads against the cpu");
+        (soc.level_stats(), c.completed.0 - c.submitted.0)
+    };
+    let (s1, t1) = run(ExecMode::Clocked, 1);
+    assert_eq!(s1.l2.atomics, 2048 * 16, "each lane's add is an L2 atomic");
+    assert_eq!(s1.hbm_write, 0, "no atomic writes through to HBM");
+    assert_eq!(run(ExecMode::Clocked, 2), (s1, t1), "1 and 2 threads");
+    run(ExecMode::Functional, 1);
+}
+
+/// Every preset carries a timing section, so every GPU runs in clocked mode.
+#[test]
+fn every_preset_runs_clocked() {
+    for name in gpu_model::config::PRESET_NAMES {
+        let mut cfg = GpuConfig::preset(name).unwrap();
+        assert!(cfg.timing.is_some(), "{name}: no timing section");
+        cfg.exec_mode = ExecMode::Clocked;
+        cfg.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
 }

@@ -250,6 +250,12 @@ impl ComputeUnit {
         self.clocked.as_ref().map(|c| c.stats)
     }
 
+    /// Clocked mode: memory instructions issued and not yet complete (0 in functional
+    /// mode).
+    pub fn requests_in_flight(&self) -> usize {
+        self.clocked.as_ref().map_or(0, |c| c.in_flight())
+    }
+
     /// Resets the clocked counters.
     pub(crate) fn reset_clocked_stats(&mut self) {
         if let Some(c) = self.clocked.as_mut() {
@@ -565,11 +571,6 @@ impl Component<SocMsg> for ComputeUnit {
     // Place, timing, the shared memory and the trace switch come from the SoC's config and
     // options; ports from `init`.
     fn save(&self) -> Result<Vec<u8>, CheckpointError> {
-        if self.clocked.is_some() {
-            // Checkpoints of the clocked mode (requests in flight, pipeline state) are
-            // not implemented: a typed refusal rather than a checkpoint that loses time.
-            return Err(CheckpointError::Unsupported);
-        }
         let l1 = &self.l1;
         let groups: Vec<Option<GroupImage>> = self
             .groups
@@ -586,6 +587,7 @@ impl Component<SocMsg> for ComputeUnit {
             ),
             (&self.activity, &self.records),
             (&l1.scalar, &l1.vector, &l1.out, l1.counts),
+            self.clocked.as_ref().map(|c| c.image()),
         ))
     }
 
@@ -594,9 +596,29 @@ impl Component<SocMsg> for ComputeUnit {
             (Vec<Option<GroupImage>>, Vec<Resident>, u64, bool, u64),
             (CuActivity, Vec<WaveRecord>),
             (Cache, Cache, Vec<MemReq>, [u64; 4]),
+            Option<clocked::ClockedImage>,
         );
-        let ((groups, waves, slots, ticking, serial), (activity, records), (k, v, out, counts)): Image =
-            decode(state)?;
+        let (
+            (groups, waves, slots, ticking, serial),
+            (activity, records),
+            (k, v, out, counts),
+            timing,
+        ): Image = decode(state)?;
+        match (self.clocked.as_mut(), timing) {
+            (Some(c), Some(t)) => c.restore(t).map_err(|e| {
+                CheckpointError::Decode(format!("cu {} of xcd {}: {e}", self.index, self.xcd))
+            })?,
+            (None, None) => {}
+            (c, _) => {
+                return Err(CheckpointError::Decode(format!(
+                    "cu {} of xcd {}: a checkpoint of the {} mode restored into the {} mode",
+                    self.index,
+                    self.xcd,
+                    if c.is_some() { "functional" } else { "clocked" },
+                    if c.is_some() { "clocked" } else { "functional" },
+                )))
+            }
+        }
         let mut groups = groups
             .into_iter()
             .map(|g| g.map(|g| Group::from_image(g, &self.shared)).transpose())

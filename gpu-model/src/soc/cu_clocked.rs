@@ -16,9 +16,19 @@
 //! [`SocMsg::TimedResp`]; when every line of an instruction is back, the counters it
 //! incremented (from the ISA tables) are decremented.
 //!
+//! Atomics: the executor defers a wave's atomics to the memory sync point that performs
+//! them (`memory::coherence`); the clocked CU issues the atomic's requests when the wave
+//! first executes it, so they travel to the L2, which performs them (`soc::memsys`), and
+//! the re-execution after the sync point is not a second issue.
+//!
 //! Register dependencies are not interlocked beyond this: GFX9 MAI and GFX12 VALU
-//! hazards are the compiler's (`s_nop`, `s_delay_alu`) and a wave64 VALU result is ready
-//! when its passes end, before the wave's next issue slot.
+//! hazards are the compiler's (`s_nop`, `s_delay_alu`) and a wave waits its
+//! instruction's whole latency before it issues again (on GFX12 this is what
+//! `s_delay_alu` asks for; independent back-to-back VALU ops of one wave are not
+//! overlapped).
+//!
+//! Checkpoints keep the pipelines, MSHRs, the instructions in flight and the pending
+//! clock edge ([`ClockedImage`]); the line requests themselves are simkit messages.
 
 use super::*;
 use crate::cache::{mtype_for, MemOp};
@@ -38,13 +48,19 @@ pub(super) struct WaveTiming {
     pub ready: Tick,
     /// Outstanding operations per counter (index `Counter as usize`).
     pub out: [u16; COUNTERS],
+    /// Its atomic instruction was issued (its requests sent, its counters raised) and
+    /// waits for the sync point that performs it; the re-execution then is not a second
+    /// issue to the memory system (see `memory::coherence`).
+    #[serde(default)]
+    pub replay: bool,
 }
 
 /// One memory instruction in flight.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct Pend {
     serial: u64,
-    counters: Counters,
+    /// The counters it incremented ([`Counters::bits`]).
+    counters: u16,
     left: u32,
 }
 
@@ -114,6 +130,25 @@ pub(super) struct Clocked {
     pub(super) stats: ClockedStats,
 }
 
+/// What a checkpoint keeps of a CU's clocked state: pipelines, the L1 port, MSHRs, the
+/// memory instructions in flight (their line requests travel as simkit messages, which the
+/// engine's checkpoint holds), the local completions due and the pending clock edge. The
+/// slot tables are rebuilt from the programs; the spec comes from the config.
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct ClockedImage {
+    valu_free: [Tick; 8],
+    mfma_free: [Tick; 8],
+    lds_free: Tick,
+    l1_port: Server,
+    mshrs: u32,
+    pending: Vec<Pend>,
+    free: Vec<u32>,
+    /// `local` in pop order.
+    local: Vec<(Tick, u32)>,
+    tick_at: Option<Tick>,
+    stats: ClockedStats,
+}
+
 impl std::fmt::Debug for Clocked {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Clocked")
@@ -164,6 +199,56 @@ impl Clocked {
         }
         self.tables.push((prog.clone(), t.clone()));
         t
+    }
+
+    /// The state a checkpoint keeps.
+    pub(super) fn image(&self) -> ClockedImage {
+        let mut local: Vec<(Tick, u32)> = self.local.iter().map(|r| r.0).collect();
+        local.sort_unstable();
+        ClockedImage {
+            valu_free: self.valu_free,
+            mfma_free: self.mfma_free,
+            lds_free: self.lds_free,
+            l1_port: self.l1_port,
+            mshrs: self.mshrs,
+            pending: self.pending.clone(),
+            free: self.free.clone(),
+            local,
+            tick_at: self.tick_at,
+            stats: self.stats,
+        }
+    }
+
+    /// Puts back what [`Clocked::image`] kept; an image whose free list names a slot that
+    /// does not exist is refused.
+    pub(super) fn restore(&mut self, i: ClockedImage) -> Result<(), String> {
+        let slots = i.pending.len();
+        if let Some(bad) = i
+            .free
+            .iter()
+            .chain(i.local.iter().map(|(_, t)| t))
+            .find(|&&t| t as usize >= slots)
+        {
+            return Err(format!(
+                "request slot {bad} of {slots} in the clocked state"
+            ));
+        }
+        self.valu_free = i.valu_free;
+        self.mfma_free = i.mfma_free;
+        self.lds_free = i.lds_free;
+        self.l1_port = i.l1_port;
+        self.mshrs = i.mshrs;
+        self.pending = i.pending;
+        self.free = i.free;
+        self.local = i.local.into_iter().map(Reverse).collect();
+        self.tick_at = i.tick_at;
+        self.stats = i.stats;
+        Ok(())
+    }
+
+    /// Memory instructions in flight.
+    pub(super) fn in_flight(&self) -> usize {
+        self.pending.len() - self.free.len()
     }
 
     fn alloc(&mut self, p: Pend) -> u32 {
@@ -234,7 +319,7 @@ impl ComputeUnit {
         let p = *p;
         c.free.push(tag);
         if let Some(r) = self.waves.iter_mut().find(|r| r.serial == p.serial) {
-            bump(&mut r.t.out, p.counters, false);
+            bump(&mut r.t.out, Counters::from_bits(p.counters), false);
         }
     }
 
@@ -467,13 +552,18 @@ impl ComputeUnit {
                 // s_sleep: about 64 cycles per unit (CDNA3 ISA guide, S_SLEEP).
                 r.t.ready = Tick(now.0 + 64 * period);
             }
-            // Memory: counters and requests.
+            // Memory: counters and requests. An atomic deferred to the sync point (not
+            // retired, its access shown to the observer) is issued now; its re-execution
+            // after the sync point only takes the old values.
             let serial = r.serial;
-            if !slot.counters.is_empty() && ran > 0 {
+            let deferred = stop == Stop::SyncWait && ran == 0 && c.cap.has;
+            let replayed = ran > 0 && std::mem::take(&mut r.t.replay);
+            r.t.replay |= deferred;
+            if !slot.counters.is_empty() && ((ran > 0 && !replayed) || deferred) {
                 let mut left = 0u32;
                 let tag = c.alloc(Pend {
                     serial,
-                    counters: slot.counters,
+                    counters: slot.counters.bits(),
                     left: u32::MAX,
                 });
                 if c.cap.has {
@@ -636,6 +726,7 @@ impl ComputeUnit {
                     kind,
                     mtype,
                     posted: false,
+                    atomic_fill: false,
                     served: None,
                 };
                 match l2 {

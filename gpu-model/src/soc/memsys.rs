@@ -254,6 +254,19 @@ impl L2 {
                     // A write that goes on (a partial-line fill or an uncached write):
                     // posted; the L2 acknowledges it below.
                     ctx.send(p, SocMsg::TimedReq(TimedReq { posted: true, ..q }));
+                } else if let (AccessKind::Atomic, Some(line)) = (q.kind, o.fill) {
+                    // An atomic that missed a write-back L2: the L2 fetches the line and
+                    // performs the atomic when it arrives (CDNA3 whitepaper: device-scope
+                    // atomics execute in the L2); the answer comes back with DRAM's (or
+                    // the MALL's) latency.
+                    let fill = TimedReq {
+                        addr: line,
+                        bytes: self.cache.line_bytes() as u32,
+                        atomic_fill: true,
+                        ..q
+                    };
+                    ctx.send(p, SocMsg::TimedReq(fill));
+                    return;
                 } else {
                     ctx.send(p, SocMsg::TimedReq(q));
                     return;
@@ -327,17 +340,19 @@ impl Component<SocMsg> for L2 {
         }
     }
 
-    // `batches` are empty between events; ports come from `init`.
+    // `batches` are empty between events; ports and timing come from `init` and the
+    // config. Clocked mode: the slice's bandwidth server (requests and responses in
+    // flight are simkit messages, in the engine's checkpoint).
     fn save(&self) -> Result<Vec<u8>, CheckpointError> {
-        encode(&self.cache)
+        encode(&(&self.cache, self.server))
     }
 
     fn restore(&mut self, state: &[u8]) -> Result<(), CheckpointError> {
-        let cache: Cache = decode(state)?;
+        let (cache, server): (Cache, Server) = decode(state)?;
         if cache.line_bytes() != self.cache.line_bytes() {
             return Err(CheckpointError::Decode("l2 of another geometry".into()));
         }
-        self.cache = cache;
+        (self.cache, self.server) = (cache, server);
         Ok(())
     }
 }
@@ -416,8 +431,14 @@ impl Iod {
         let bytes = u64::from(q.bytes);
         let mut dram = true;
         let mut done = now;
+        // An atomic's line fill reads the line; the atomic is the L2's.
+        let kind = if q.atomic_fill {
+            AccessKind::Read
+        } else {
+            q.kind
+        };
         if let Some(m) = &mut self.mall {
-            let o = m.access(q.addr, q.bytes, q.kind, q.mtype);
+            let o = m.access(q.addr, q.bytes, kind, q.mtype);
             done = self.mall_port.serve(now, bytes, t.mall_bw, t.period);
             dram = o.fill.is_some() || o.forward;
             if let Some(_w) = o.writeback {
@@ -431,7 +452,7 @@ impl Iod {
             if let Some(c) = self.channels.get_mut(ch) {
                 done = c.serve(done, bytes, t.channel_bw, t.period);
             }
-            match q.kind {
+            match kind {
                 AccessKind::Read => self.hbm_read += bytes,
                 AccessKind::Write => self.hbm_write += bytes,
                 AccessKind::Atomic => {
@@ -513,18 +534,34 @@ impl Component<SocMsg> for Iod {
         }
     }
 
+    // Clocked mode: the MALL's and the channels' bandwidth servers too.
     fn save(&self) -> Result<Vec<u8>, CheckpointError> {
-        encode(&(&self.mall, self.hbm_read, self.hbm_write))
+        encode(&(
+            &self.mall,
+            self.hbm_read,
+            self.hbm_write,
+            self.mall_port,
+            &self.channels,
+        ))
     }
 
     fn restore(&mut self, state: &[u8]) -> Result<(), CheckpointError> {
-        let (mall, r, w): (Option<Cache>, u64, u64) = decode(state)?;
+        type Image = (Option<Cache>, u64, u64, Server, Vec<Server>);
+        let (mall, r, w, port, channels): Image = decode(state)?;
         if mall.is_some() != self.mall.is_some() {
             return Err(CheckpointError::Decode(
                 "iod with another memory-side cache".into(),
             ));
         }
+        if channels.len() != self.channels.len() {
+            return Err(CheckpointError::Decode(format!(
+                "iod with {} timed dram channels, this one has {}",
+                channels.len(),
+                self.channels.len()
+            )));
+        }
         (self.mall, self.hbm_read, self.hbm_write) = (mall, r, w);
+        (self.mall_port, self.channels) = (port, channels);
         Ok(())
     }
 }

@@ -243,18 +243,20 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    /// Serves `bytes` at `now` at `bytes_per_cycle` with a cycle of `period` ticks;
-    /// returns when the transfer ends.
+    /// Serves `bytes` at `now` at `bytes_per_kcycle` bytes per 1000 cycles (so that
+    /// fractional rates such as one HBM channel's 19.7 B/cycle stay exact) with a cycle of
+    /// `period` ticks; returns when the transfer ends.
     #[inline]
     pub(crate) fn serve(
         &mut self,
         now: Tick,
         bytes: u64,
-        bytes_per_cycle: u64,
+        bytes_per_kcycle: u64,
         period: Tick,
     ) -> Tick {
         let start = self.free.max(now);
-        let busy = (bytes.saturating_mul(period.0)).div_ceil(bytes_per_cycle.max(1));
+        let busy =
+            (bytes.saturating_mul(period.0).saturating_mul(1000)).div_ceil(bytes_per_kcycle.max(1));
         self.free = Tick(start.0.saturating_add(busy));
         self.free
     }
@@ -292,6 +294,10 @@ pub struct TimedReq {
     pub mtype: crate::cache::MType,
     /// No response wanted (a write-back).
     pub posted: bool,
+    /// A line fill the L2 asks for to perform an atomic that missed it: the IOD reads the
+    /// line and answers; the atomic itself is performed at the L2 and writes nothing
+    /// beyond it (the line is dirty there).
+    pub atomic_fill: bool,
     /// Set on the way back: who served it.
     pub served: Option<Level>,
 }
@@ -319,9 +325,12 @@ mod tests {
     fn server_serializes_by_bandwidth() {
         let mut s = Server::default();
         let p = Tick(10);
-        assert_eq!(s.serve(Tick(0), 128, 64, p), Tick(20));
-        assert_eq!(s.serve(Tick(5), 128, 64, p), Tick(40));
-        assert_eq!(s.serve(Tick(100), 64, 64, p), Tick(110));
+        // 64 bytes per cycle.
+        assert_eq!(s.serve(Tick(0), 128, 64_000, p), Tick(20));
+        assert_eq!(s.serve(Tick(5), 128, 64_000, p), Tick(40));
+        assert_eq!(s.serve(Tick(100), 64, 64_000, p), Tick(110));
+        // 19.702 bytes per cycle (an HBM channel): 128 bytes take 6.5 cycles.
+        assert_eq!(s.serve(Tick(1000), 128, 19_702, p), Tick(1065));
     }
 
     #[test]

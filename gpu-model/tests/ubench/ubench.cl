@@ -84,3 +84,40 @@ __kernel void valu_fma(__global float *out, uint iters) {
     }
     out[get_global_id(0)] = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
 }
+
+// Streaming read: each work-item sums 4 independent float4 loads per iteration (so a wave
+// has 4 loads, 32 lines, in flight), grid-stride over `n` float4s, `passes` times over
+// the same buffer (pass 2 and later hit whatever level holds it).
+__kernel void stream_read(__global const float4 *restrict a, __global float *out, uint n,
+                          uint passes) {
+    size_t g = get_global_id(0);
+    size_t stride = get_global_size(0);
+    float4 s = 0;
+    for (uint p = 0; p < passes; p++) {
+        for (size_t i = g; i + 3 * stride < n; i += 4 * stride) {
+            float4 x0 = a[i], x1 = a[i + stride], x2 = a[i + 2 * stride],
+                   x3 = a[i + 3 * stride];
+            s += (x0 + x1) + (x2 + x3);
+        }
+    }
+    out[g] = s.x + s.y + s.z + s.w;
+}
+
+// Atomic chain: one work-item performs `steps` dependent returning atomic adds of `inc`
+// (0 at run time, so the ring keeps its links; the compiler cannot know): each one's
+// address is the old value the one before returned, so each waits for the previous to
+// come back from where atomics are performed (the L2).
+__kernel void atomic_chain(__global uint *ring, __global uint *out, uint steps, uint inc) {
+    uint j = 0;
+    for (uint i = 0; i < steps; i++)
+        j = atomic_add_dev(&ring[j], inc);
+    out[get_global_id(0)] = j;
+}
+
+// Atomic throughput: every work-item adds 1 to `iters` counters of `n` (no return value
+// used: the no-return form of the instruction).
+__kernel void atomic_hammer(__global uint *counters, uint n, uint iters) {
+    uint g = get_global_id(0);
+    for (uint i = 0; i < iters; i++)
+        atomic_add_dev(&counters[(g + i * 7) % n], 1u);
+}

@@ -38,7 +38,8 @@ pub struct Args {
     /// What to sweep.
     #[arg(long, value_enum)]
     pub kind: Kind,
-    /// GPU preset (needs a `timing` section: mi300x, mi210).
+    /// GPU preset (each has a `timing` section; mi300x and mi210 are validated against
+    /// published measurements; `--ubench` and `--gemm` must be built for its target).
     #[arg(long, default_value = "mi300x")]
     pub gpu: String,
     /// Microbenchmark code object (built by gpu-model/tests/ubench/build.sh).
