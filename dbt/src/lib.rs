@@ -246,38 +246,7 @@ fn translate_inner(
     let plans = plans(&co, host)?;
     let (text, base) = (co.text(), co.text_address());
     let end = base + text.len() as u64;
-    for p in &plans {
-        let a = p.kd.allocated_vgprs(guest);
-        let s = p.kd.allocated_sgprs(guest).unwrap_or(0);
-        reports.push(KernelReport {
-            name: p.name.clone(),
-            status: KernelStatus::Failed("not translated".into()),
-            code_before: 0,
-            code_after: 0,
-            expanded: 0,
-            vgprs: (a, a),
-            sgprs: (s, s),
-        });
-    }
-    // Roots: every kernel entry, then every function symbol in .text.
-    let mut roots: Vec<Root> = plans
-        .iter()
-        .flat_map(|p| {
-            p.roots.iter().map(|&r| Root {
-                address: r,
-                name: p.name.clone(),
-            })
-        })
-        .collect();
-    for s in co.symbols() {
-        if s.kind == SymbolKind::Func && s.defined && s.address >= base && s.address < end {
-            roots.push(Root {
-                address: s.address,
-                name: s.name.clone(),
-            });
-        }
-    }
-    let cfg = Cfg::build(guest, text, base, &roots)?;
+    let cfg = guest_cfg(&co, &plans, reports)?;
 
     // Scopes and bodies; whether everything keeps its size decides the placement.
     let mut bodies = Vec::new();
@@ -517,6 +486,49 @@ fn translate_in_place(
         }
     }
     Ok(out)
+}
+
+/// Starts a translation: a report per kernel (not translated yet) and the guest CFG from
+/// its roots: every kernel entry, then every function symbol in `.text`.
+fn guest_cfg(
+    co: &CodeObject,
+    plans: &[Plan],
+    reports: &mut Vec<KernelReport>,
+) -> Result<Cfg, TranslateError> {
+    let guest = co.target();
+    let (text, base) = (co.text(), co.text_address());
+    let end = base + text.len() as u64;
+    for p in plans {
+        let a = p.kd.allocated_vgprs(guest);
+        let s = p.kd.allocated_sgprs(guest).unwrap_or(0);
+        reports.push(KernelReport {
+            name: p.name.clone(),
+            status: KernelStatus::Failed("not translated".into()),
+            code_before: 0,
+            code_after: 0,
+            expanded: 0,
+            vgprs: (a, a),
+            sgprs: (s, s),
+        });
+    }
+    let mut roots: Vec<Root> = plans
+        .iter()
+        .flat_map(|p| {
+            p.roots.iter().map(|&r| Root {
+                address: r,
+                name: p.name.clone(),
+            })
+        })
+        .collect();
+    for s in co.symbols() {
+        if s.kind == SymbolKind::Func && s.defined && s.address >= base && s.address < end {
+            roots.push(Root {
+                address: s.address,
+                name: s.name.clone(),
+            });
+        }
+    }
+    Cfg::build(guest, text, base, &roots)
 }
 
 /// A SOPP branch that does not reach its target after placement.

@@ -8,79 +8,13 @@
 //! the test, so the list cannot go stale. Getting past the preload (every object's
 //! first obstacle) to the buffer loads is what this test shows today.
 
-use gpu_model::device::{ArgValue, Device, LaunchConfig};
 use gpu_model::Target;
-use std::collections::HashMap;
 use std::process::Command;
 
 #[path = "../../gpu-model/tests/triton_manifest/mod.rs"]
 mod triton_manifest;
 
 use triton_manifest::*;
-
-/// Runs `case` from `bytes` on `target`; returns the checked buffers' bytes.
-fn run(case: &Case, bytes: &[u8], target: Target) -> Result<Vec<Vec<u8>>, String> {
-    let mut dev = Device::new(target);
-    let module = dev.load_code_object(bytes).map_err(|e| e.to_string())?;
-    let mut addrs = HashMap::new();
-    for b in &case.buffers {
-        let data = match &b.init {
-            Init::Zeros => vec![0u8; b.len * b.elem.size()],
-            Init::File(f) => std::fs::read(dir().join(f)).map_err(|e| format!("{f}: {e}"))?,
-        };
-        let addr = dev.alloc(data.len() as u64).map_err(|e| e.to_string())?;
-        dev.copy_in(addr, &data).map_err(|e| e.to_string())?;
-        addrs.insert(b.name.clone(), (addr, b.elem, b.len));
-    }
-    let mut args = Vec::new();
-    for a in &case.args {
-        args.push(match a {
-            Arg::Buffer(n) => ArgValue::ptr(addrs.get(n).ok_or(format!("no buffer {n}"))?.0),
-            Arg::I32(v) => ArgValue::bytes(&v.to_le_bytes()),
-            Arg::F32(v) => ArgValue::bytes(&v.to_le_bytes()),
-        });
-    }
-    let programs = case.programs.0 as u64 * case.programs.1 as u64 * case.programs.2 as u64;
-    for s in [&case.global_scratch, &case.profile_scratch] {
-        if s.size == 0 {
-            args.push(ArgValue::u64(0));
-        } else {
-            let addr = dev.alloc(programs * s.size).map_err(|e| e.to_string())?;
-            args.push(ArgValue::ptr(addr));
-        }
-    }
-    let cfg = LaunchConfig {
-        grid: [case.grid.0, case.grid.1, case.grid.2],
-        workgroup: [case.workgroup.0, case.workgroup.1, case.workgroup.2],
-        dynamic_lds: case.shared,
-        extra_private: 0,
-    };
-    let id = dev
-        .dispatch(module, &case.kernel, &cfg, &args)
-        .map_err(|e| e.to_string())?;
-    dev.wait(id).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    for c in &case.checks {
-        let (addr, elem, len) = *addrs.get(&c.buffer).ok_or("no such buffer")?;
-        let mut got = vec![0u8; len * elem.size()];
-        dev.copy_out(addr, &mut got).map_err(|e| e.to_string())?;
-        let want = std::fs::read(dir().join(&c.reference)).map_err(|e| e.to_string())?;
-        let bad = (0..len)
-            .filter(|&i| {
-                let (g, w) = (elem.get(&got, i), c.ref_elem.get(&want, i));
-                (g - w).abs() > c.abs + c.rel * w.abs() || g.is_nan() != w.is_nan()
-            })
-            .count();
-        if bad > 0 {
-            return Err(format!(
-                "{}: {bad} of {len} elements out of tolerance",
-                c.buffer
-            ));
-        }
-        out.push(got);
-    }
-    Ok(out)
-}
 
 fn llvm_accepts_gfx1201(bytes: &[u8], tag: &str) {
     let dir = std::env::temp_dir().join(format!("dbt-rdna-triton-{}", std::process::id()));

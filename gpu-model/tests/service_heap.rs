@@ -6,18 +6,8 @@
 use gpu_model::device::{ArgValue, Device, LaunchConfig};
 use gpu_model::Target;
 
-fn fixture(name: &str) -> Vec<u8> {
-    let p = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/service/");
-    std::fs::read(format!("{p}{name}")).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-fn read_i32s(dev: &Device, addr: u64, n: usize) -> Vec<i32> {
-    let mut b = vec![0u8; 4 * n];
-    dev.copy_out(addr, &mut b).unwrap();
-    b.chunks(4)
-        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
+mod service_common;
+use service_common::{fixture, i32s, read_i32s, run_one, small_soc};
 
 /// What `heap_sum` computes for work-item `i`: the sum of `i * 1000 + k` over `k < n`.
 fn sum_of(i: i32, n: i32) -> i32 {
@@ -122,52 +112,19 @@ fn blocks_outlive_the_kernel_that_allocated_them() {
 /// results on 1 and 2 threads.
 #[test]
 fn soc_serves_the_heap_on_any_thread_count() {
-    use gpu_model::config::GpuConfig;
-    use gpu_model::soc::{LaunchRequest, Soc, SocOptions};
-    let config = GpuConfig::preset("mi250x")
-        .unwrap()
-        .with_overrides_ron(r#"{"xcds": 2, "iods": 2, "xcd.active_cus": 2}"#)
-        .unwrap();
     let (items, n) = (512u32, 900i32);
     let run = |threads: usize| {
-        let mut soc = Soc::new(
-            &config,
-            &SocOptions {
-                threads,
-                ..SocOptions::default()
-            },
-        )
-        .unwrap();
-        let m = soc
-            .load_code_object(&fixture("heap_clang15_gfx90a_v5.hsaco"))
-            .unwrap();
+        let (mut soc, m) = small_soc("mi250x", threads, "heap_clang15_gfx90a_v5.hsaco");
         let out = soc.alloc(4 * u64::from(items)).unwrap();
         let args = [out.to_le_bytes().to_vec(), n.to_le_bytes().to_vec()];
-        let seq = soc
-            .submit(
-                m,
-                &LaunchRequest {
-                    kernel: "heap_sum",
-                    grid: [items, 1, 1],
-                    workgroup: [128, 1, 1],
-                    dynamic_lds: 0,
-                    args: &args,
-                },
-            )
-            .unwrap();
-        soc.run().unwrap();
-        let done = soc.completions().iter().find(|c| c.seq == seq).unwrap();
-        assert!(done.fault.is_none(), "{:?}", done.fault);
+        run_one(&mut soc, m, "heap_sum", items, 128, &args);
         let mut b = vec![0u8; 4 * items as usize];
         soc.read(out, &mut b).unwrap();
         b
     };
     let one = run(1);
     assert_eq!(one, run(2));
-    let got: Vec<i32> = one
-        .chunks(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let got = i32s(&one);
     let want: Vec<i32> = (0..items as i32).map(|i| sum_of(i, n)).collect();
     assert_eq!(got, want);
 }

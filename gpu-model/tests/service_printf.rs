@@ -6,10 +6,8 @@
 use gpu_model::device::{ArgValue, Device, LaunchConfig};
 use gpu_model::Target;
 
-fn fixture(name: &str) -> Vec<u8> {
-    let p = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/service/");
-    std::fs::read(format!("{p}{name}")).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
+mod service_common;
+use service_common::{fixture, read_i32s, run_one, small_soc};
 
 fn a_of(i: i32) -> i32 {
     let v = i * 37 - 500;
@@ -196,25 +194,9 @@ fn kernels_without_services_are_unaffected() {
 /// out in lane order (one packet per wave carries every lane's END).
 #[test]
 fn soc_serves_hostcalls_at_sync_points_deterministically() {
-    use gpu_model::config::GpuConfig;
-    use gpu_model::soc::{LaunchRequest, Soc, SocOptions};
-    let config = GpuConfig::preset("mi250x")
-        .unwrap()
-        .with_overrides_ron(r#"{"xcds": 2, "iods": 2, "xcd.active_cus": 2}"#)
-        .unwrap();
     let (n, wgs) = (512i32, 128i32);
     let run = |threads: usize| {
-        let mut soc = Soc::new(
-            &config,
-            &SocOptions {
-                threads,
-                ..SocOptions::default()
-            },
-        )
-        .unwrap();
-        let m = soc
-            .load_code_object(&fixture("printf_clang15_gfx90a_v5.hsaco"))
-            .unwrap();
+        let (mut soc, m) = small_soc("mi250x", threads, "printf_clang15_gfx90a_v5.hsaco");
         let a: Vec<u8> = (0..n).flat_map(|i| a_of(i).to_le_bytes()).collect();
         let f: Vec<u8> = (0..n).flat_map(|i| f_of(i).to_le_bytes()).collect();
         let l: Vec<u8> = (0..n).flat_map(|i| l_of(i).to_le_bytes()).collect();
@@ -227,21 +209,7 @@ fn soc_serves_hostcalls_at_sync_points_deterministically() {
             })
             .collect();
         let args: Vec<Vec<u8>> = bufs.iter().map(|d| d.to_le_bytes().to_vec()).collect();
-        let seq = soc
-            .submit(
-                m,
-                &LaunchRequest {
-                    kernel: "print_values",
-                    grid: [n as u32, 1, 1],
-                    workgroup: [wgs as u32, 1, 1],
-                    dynamic_lds: 0,
-                    args: &args,
-                },
-            )
-            .unwrap();
-        soc.run().unwrap();
-        let done = soc.completions().iter().find(|c| c.seq == seq).unwrap();
-        assert!(done.fault.is_none(), "{:?}", done.fault);
+        let seq = run_one(&mut soc, m, "print_values", n as u32, wgs as u32, &args);
         let (out, failed) = soc.take_output(seq);
         assert_eq!(failed, None);
         (out.stdout_text(), bufs[2])
@@ -328,14 +296,6 @@ fn cl_line(i: i32) -> String {
         f64::from(F),
         f64::from(i as f32),
     )
-}
-
-fn read_i32s(dev: &Device, addr: u64, n: usize) -> Vec<i32> {
-    let mut b = vec![0u8; 4 * n];
-    dev.copy_out(addr, &mut b).unwrap();
-    b.chunks(4)
-        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
 }
 
 fn sorted_lines(s: &str) -> Vec<&str> {
@@ -489,25 +449,9 @@ fn hip_buffered_printf_with_constant_and_runtime_formats() {
 /// threads, and the same lines as the Device path.
 #[test]
 fn soc_prints_the_printf_buffer_when_the_dispatch_retires() {
-    use gpu_model::config::GpuConfig;
-    use gpu_model::soc::{LaunchRequest, Soc, SocOptions};
-    let config = GpuConfig::preset("mi300x")
-        .unwrap()
-        .with_overrides_ron(r#"{"xcds": 2, "iods": 2, "xcd.active_cus": 2}"#)
-        .unwrap();
     let n = 512u32;
     let run = |threads: usize| {
-        let mut soc = Soc::new(
-            &config,
-            &SocOptions {
-                threads,
-                ..SocOptions::default()
-            },
-        )
-        .unwrap();
-        let m = soc
-            .load_code_object(&fixture("printf_buffered_cl_gfx942.hsaco"))
-            .unwrap();
+        let (mut soc, m) = small_soc("mi300x", threads, "printf_buffered_cl_gfx942.hsaco");
         let out = soc.alloc(4 * u64::from(n)).unwrap();
         let args = [
             out.to_le_bytes().to_vec(),
@@ -515,21 +459,7 @@ fn soc_prints_the_printf_buffer_when_the_dispatch_retires() {
             D.to_le_bytes().to_vec(),
             L.to_le_bytes().to_vec(),
         ];
-        let seq = soc
-            .submit(
-                m,
-                &LaunchRequest {
-                    kernel: "cl_printf",
-                    grid: [n, 1, 1],
-                    workgroup: [64, 1, 1],
-                    dynamic_lds: 0,
-                    args: &args,
-                },
-            )
-            .unwrap();
-        soc.run().unwrap();
-        let done = soc.completions().iter().find(|c| c.seq == seq).unwrap();
-        assert!(done.fault.is_none(), "{:?}", done.fault);
+        let seq = run_one(&mut soc, m, "cl_printf", n, 64, &args);
         let (text, failed) = soc.take_output(seq);
         assert_eq!(failed, None);
         text.stdout_text()

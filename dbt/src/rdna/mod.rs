@@ -25,13 +25,13 @@
 pub(crate) mod desc;
 pub(crate) mod reencode;
 
-use crate::cfg::{Cfg, Flow, Root};
+use crate::cfg::{Cfg, Flow};
 use crate::error::TranslateError;
 use crate::scope::{self, Body, Fixup};
 use crate::{place, plans, KernelReport, KernelStatus, Placed};
 use gpu_model::isa;
 use gpu_model::loader::writer::{self, Rewrite};
-use gpu_model::loader::{CodeObject, SymbolKind};
+use gpu_model::loader::CodeObject;
 use gpu_model::Target;
 use reencode::{Ctx, HOST};
 use std::collections::BTreeMap;
@@ -57,37 +57,7 @@ pub(crate) fn translate(
         .collect();
     let (text, base) = (co.text(), co.text_address());
     let end = base + text.len() as u64;
-    for p in &plans {
-        let a = p.kd.allocated_vgprs(guest);
-        let s = p.kd.allocated_sgprs(guest).unwrap_or(0);
-        reports.push(KernelReport {
-            name: p.name.clone(),
-            status: KernelStatus::Failed("not translated".into()),
-            code_before: 0,
-            code_after: 0,
-            expanded: 0,
-            vgprs: (a, a),
-            sgprs: (s, s),
-        });
-    }
-    let mut roots: Vec<Root> = plans
-        .iter()
-        .flat_map(|p| {
-            p.roots.iter().map(|&r| Root {
-                address: r,
-                name: p.name.clone(),
-            })
-        })
-        .collect();
-    for s in co.symbols() {
-        if s.kind == SymbolKind::Func && s.defined && s.address >= base && s.address < end {
-            roots.push(Root {
-                address: s.address,
-                name: s.name.clone(),
-            });
-        }
-    }
-    let cfg = Cfg::build(guest, text, base, &roots)?;
+    let cfg = crate::guest_cfg(&co, &plans, reports)?;
 
     let mut bodies = Vec::new();
     let mut kds = Vec::new();

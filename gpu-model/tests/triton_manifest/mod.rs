@@ -1,8 +1,12 @@
 //! The Triton corpus manifest (corpus/triton/manifest.ron, written by corpus/triton/build.py):
-//! its types and reader, shared by the tests that run the corpus (gpu-model/tests/triton_run.rs
-//! and dbt/tests/triton.rs, which include this file by path).
+//! its types and reader, shared by the tests that run the corpus (gpu-model/tests/triton_run.rs,
+//! dbt/tests/triton.rs and dbt/tests/rdna_triton.rs, which include this file by path), and the
+//! launch of one case.
 
+use gpu_model::device::{ArgValue, Device, LaunchConfig};
+use gpu_model::Target;
 use serde::Deserialize;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 #[derive(Debug, Deserialize)]
@@ -112,4 +116,95 @@ pub fn dir() -> PathBuf {
 pub fn manifest() -> Manifest {
     let text = std::fs::read_to_string(dir().join("manifest.ron")).expect("manifest.ron");
     ron::from_str(&text).expect("manifest.ron parses")
+}
+
+/// Runs `case` from the code object `bytes` on a `target` device and checks every output
+/// against its reference within the manifest's tolerance; returns the checked buffers'
+/// bytes, in the order of the checks.
+pub fn run(case: &Case, bytes: &[u8], target: Target) -> Result<Vec<Vec<u8>>, String> {
+    let mut dev = Device::new(target);
+    let module = dev.load_code_object(bytes).map_err(|e| e.to_string())?;
+    let mut addrs = HashMap::new();
+    for b in &case.buffers {
+        let data = match &b.init {
+            Init::Zeros => vec![0u8; b.len * b.elem.size()],
+            Init::File(f) => std::fs::read(dir().join(f)).map_err(|e| format!("{f}: {e}"))?,
+        };
+        if data.len() != b.len * b.elem.size() {
+            return Err(format!(
+                "{}: {} bytes, want {}",
+                b.name,
+                data.len(),
+                b.len * b.elem.size()
+            ));
+        }
+        let addr = dev.alloc(data.len() as u64).map_err(|e| e.to_string())?;
+        dev.copy_in(addr, &data).map_err(|e| e.to_string())?;
+        addrs.insert(b.name.clone(), (addr, b.elem, b.len));
+    }
+    let mut args = Vec::new();
+    for a in &case.args {
+        args.push(match a {
+            Arg::Buffer(n) => ArgValue::ptr(addrs.get(n).ok_or(format!("no buffer {n}"))?.0),
+            Arg::I32(v) => ArgValue::bytes(&v.to_le_bytes()),
+            Arg::F32(v) => ArgValue::bytes(&v.to_le_bytes()),
+        });
+    }
+    // global_scratch, profile_scratch: null when unused, else programs * size bytes.
+    let programs = case.programs.0 as u64 * case.programs.1 as u64 * case.programs.2 as u64;
+    for s in [&case.global_scratch, &case.profile_scratch] {
+        if s.size == 0 {
+            args.push(ArgValue::u64(0));
+        } else {
+            let addr = dev.alloc(programs * s.size).map_err(|e| e.to_string())?;
+            args.push(ArgValue::ptr(addr));
+        }
+    }
+    let cfg = LaunchConfig {
+        grid: [case.grid.0, case.grid.1, case.grid.2],
+        workgroup: [case.workgroup.0, case.workgroup.1, case.workgroup.2],
+        dynamic_lds: case.shared,
+        extra_private: 0,
+    };
+    let id = dev
+        .dispatch(module, &case.kernel, &cfg, &args)
+        .map_err(|e| e.to_string())?;
+    dev.wait(id).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for c in &case.checks {
+        let (addr, elem, len) = *addrs.get(&c.buffer).ok_or("no such buffer")?;
+        let mut got = vec![0u8; len * elem.size()];
+        dev.copy_out(addr, &mut got).map_err(|e| e.to_string())?;
+        let want = std::fs::read(dir().join(&c.reference)).map_err(|e| e.to_string())?;
+        if want.len() != len * c.ref_elem.size() {
+            return Err(format!("{}: reference has the wrong size", c.reference));
+        }
+        let mut bad = Vec::new();
+        let mut worst = 0.0f64;
+        for i in 0..len {
+            let (g, w) = (elem.get(&got, i), c.ref_elem.get(&want, i));
+            let err = (g - w).abs();
+            let lim = c.abs + c.rel * w.abs();
+            worst = worst.max(err / lim.max(f64::MIN_POSITIVE));
+            if err > lim || g.is_nan() != w.is_nan() {
+                bad.push(format!("[{i}] got {g} want {w}"));
+            }
+        }
+        if !bad.is_empty() {
+            return Err(format!(
+                "{}: {} of {len} elements out of tolerance (rel {}, abs {}): {}",
+                c.buffer,
+                bad.len(),
+                c.rel,
+                c.abs,
+                bad[..bad.len().min(4)].join(", ")
+            ));
+        }
+        eprintln!(
+            "  {}@{} {}: ok (worst error {:.3} of the tolerance)",
+            case.name, case.target, c.buffer, worst
+        );
+        out.push(got);
+    }
+    Ok(out)
 }
