@@ -15,9 +15,8 @@ mod manifest;
 #[path = "../../gpu-model/tests/corpus/refs.rs"]
 mod refs;
 
-use gpu_model::device::{ArgValue, Device, LaunchConfig};
 use gpu_model::Target;
-use manifest::{generate, raw_to_f64, to_raw, Arg, Buf, Case, Inputs, Manifest, Role, Tolerance};
+use manifest::{raw_to_f64, to_raw, Buf, Case, Inputs, Manifest, Tolerance};
 use refs::Exp;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -36,69 +35,8 @@ type Run = (Inputs, HashMap<String, Buf>, u64);
 
 /// Runs `case` from `bytes` on a `target` device.
 fn run(case: &Case, bytes: &[u8], target: Target) -> Result<Run, String> {
-    let mut dev = Device::new(target);
-    let module = dev.load_code_object(bytes).map_err(|e| e.to_string())?;
-    let mut inputs = Inputs::default();
-    let mut args = Vec::new();
-    let mut outs = Vec::new();
-    let mut local_arg_bytes = 0u32;
-    for a in &case.args {
-        match a {
-            Arg::Buffer {
-                name,
-                elem,
-                len,
-                init,
-                role,
-            } => {
-                let buf = generate(*elem, *len, init);
-                let data = buf.to_bytes();
-                let addr = dev
-                    .alloc(data.len().max(4) as u64)
-                    .map_err(|e| e.to_string())?;
-                dev.copy_in(addr, &data).map_err(|e| e.to_string())?;
-                if *role != Role::In {
-                    outs.push((name.clone(), addr, *elem, *len));
-                }
-                inputs.bufs.insert(name.clone(), buf);
-                args.push(ArgValue::ptr(addr));
-            }
-            Arg::Scalar { name, value } => {
-                inputs.scalars.insert(name.clone(), *value);
-                args.push(ArgValue::bytes(&value.bytes()));
-            }
-            Arg::LocalPtr { bytes, .. } => {
-                local_arg_bytes += *bytes;
-                args.push(ArgValue::lds(*bytes));
-            }
-            Arg::Struct { size, fields, .. } => {
-                let mut b = vec![0u8; *size as usize];
-                for f in fields {
-                    let v = f.value.bytes();
-                    let o = f.offset as usize;
-                    b[o..o + v.len()].copy_from_slice(&v);
-                }
-                args.push(ArgValue::bytes(&b));
-            }
-        }
-    }
-    let cfg = LaunchConfig {
-        grid: [case.grid.0, case.grid.1, case.grid.2],
-        workgroup: [case.workgroup.0, case.workgroup.1, case.workgroup.2],
-        dynamic_lds: case.dynamic_lds.saturating_sub(local_arg_bytes),
-        extra_private: case.extra_private_bytes,
-    };
-    let id = dev
-        .dispatch(module, &case.symbol, &cfg, &args)
-        .map_err(|e| e.to_string())?;
-    let stats = dev.wait(id).map_err(|e| e.to_string())?;
-    let mut got = HashMap::new();
-    for (name, addr, elem, len) in &outs {
-        let mut b = vec![0u8; len * elem.size()];
-        dev.copy_out(*addr, &mut b).map_err(|e| e.to_string())?;
-        got.insert(name.clone(), Buf::from_bytes(*elem, &b));
-    }
-    Ok((inputs, got, stats.instructions))
+    let r = manifest::launch(case, bytes, target)?;
+    Ok((r.inputs, r.outputs, r.instructions))
 }
 
 /// Compares the translated run with the CPU reference.

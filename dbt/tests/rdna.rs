@@ -11,12 +11,12 @@ mod common;
 #[path = "../../gpu-model/tests/corpus/manifest.rs"]
 mod manifest;
 
+use common::llvm_accepts_as;
 use gpu_model::device::{ArgValue, Device, LaunchConfig};
 use gpu_model::Target;
-use manifest::{generate, Arg, Buf, Case, Manifest, Role};
+use manifest::{Buf, Case, Manifest};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 fn corpus_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus")
@@ -29,93 +29,8 @@ fn load_manifest() -> Manifest {
 
 /// Output buffers and wave-instructions of one run of `case` from `bytes` on `target`.
 fn run(case: &Case, bytes: &[u8], target: Target) -> Result<(HashMap<String, Buf>, u64), String> {
-    let mut dev = Device::new(target);
-    let module = dev.load_code_object(bytes).map_err(|e| e.to_string())?;
-    let mut args = Vec::new();
-    let mut outs = Vec::new();
-    let mut local_arg_bytes = 0u32;
-    for a in &case.args {
-        match a {
-            Arg::Buffer {
-                name,
-                elem,
-                len,
-                init,
-                role,
-            } => {
-                let data = generate(*elem, *len, init).to_bytes();
-                let addr = dev
-                    .alloc(data.len().max(4) as u64)
-                    .map_err(|e| e.to_string())?;
-                dev.copy_in(addr, &data).map_err(|e| e.to_string())?;
-                if *role != Role::In {
-                    outs.push((name.clone(), addr, *elem, *len));
-                }
-                args.push(ArgValue::ptr(addr));
-            }
-            Arg::Scalar { value, .. } => args.push(ArgValue::bytes(&value.bytes())),
-            Arg::LocalPtr { bytes, .. } => {
-                local_arg_bytes += *bytes;
-                args.push(ArgValue::lds(*bytes));
-            }
-            Arg::Struct { size, fields, .. } => {
-                let mut b = vec![0u8; *size as usize];
-                for f in fields {
-                    let v = f.value.bytes();
-                    let o = f.offset as usize;
-                    b[o..o + v.len()].copy_from_slice(&v);
-                }
-                args.push(ArgValue::bytes(&b));
-            }
-        }
-    }
-    let cfg = LaunchConfig {
-        grid: [case.grid.0, case.grid.1, case.grid.2],
-        workgroup: [case.workgroup.0, case.workgroup.1, case.workgroup.2],
-        dynamic_lds: case.dynamic_lds.saturating_sub(local_arg_bytes),
-        extra_private: case.extra_private_bytes,
-    };
-    let id = dev
-        .dispatch(module, &case.symbol, &cfg, &args)
-        .map_err(|e| e.to_string())?;
-    let stats = dev.wait(id).map_err(|e| e.to_string())?;
-    let mut got = HashMap::new();
-    for (name, addr, elem, len) in &outs {
-        let mut b = vec![0u8; len * elem.size()];
-        dev.copy_out(*addr, &mut b).map_err(|e| e.to_string())?;
-        got.insert(name.clone(), Buf::from_bytes(*elem, &b));
-    }
-    Ok((got, stats.instructions))
-}
-
-fn tool(name: &str, args: &[&str], file: &Path) -> String {
-    let out = Command::new(name)
-        .args(args)
-        .arg(file)
-        .output()
-        .unwrap_or_else(|e| panic!("{name} is required (scripts/install-deps.sh): {e}"));
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "{name} {}: {err}", file.display());
-    assert!(!err.contains("warning"), "{name} {}: {err}", file.display());
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// llvm-readelf-22 accepts the object and llvm-objdump-22 decodes all of its .text as
-/// gfx1201 without an `<unknown>` word; returns the disassembly.
-fn llvm_accepts_gfx1201(bytes: &[u8], tag: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("dbt-rdna-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join(format!("{tag}.hsaco"));
-    std::fs::write(&f, bytes).unwrap();
-    let h = tool("llvm-readelf-22", &["-h", "-l", "-S", "-s", "-n"], &f);
-    assert!(h.contains("gfx1201"), "{tag}: not a gfx1201 object:\n{h}");
-    let dis = tool("llvm-objdump-22", &["-d", "--mcpu=gfx1201"], &f);
-    assert!(
-        !dis.contains("<unknown>"),
-        "{tag}: undecodable words:\n{dis}"
-    );
-    let _ = std::fs::remove_file(&f);
-    dis
+    let r = manifest::launch(case, bytes, target)?;
+    Ok((r.outputs, r.instructions))
 }
 
 /// Kernels that must translate and run the same (the simple ones: vector add,
@@ -186,7 +101,7 @@ fn gfx950_corpus_kernels_translate_to_gfx1201_and_run_the_same() {
                 refused.push(format!("{}@{variant}: {d}", case.name));
                 continue;
             }
-            llvm_accepts_gfx1201(&t.object, &format!("{variant}-{}", case.stem));
+            llvm_accepts_as(&t.object, &format!("{variant}-{}", case.stem), "gfx1201");
             let r = std::panic::catch_unwind(|| {
                 let (want, g) = run(case, &bytes, Target::Gfx950)?;
                 let (got, h) = run(case, &t.object, Target::Gfx1201)?;
@@ -354,7 +269,7 @@ fn generated_kernels_on_gfx1201_run_the_same_or_are_refused_by_name() {
             refused.push((opt, s));
             continue;
         }
-        llvm_accepts_gfx1201(&t.object, &format!("difftest-O{opt}"));
+        llvm_accepts_as(&t.object, &format!("difftest-O{opt}"), "gfx1201");
         let hb = Build {
             target: Target::Gfx1201,
             ..b
@@ -476,7 +391,7 @@ amdhsa.kernels:
     let guest = common::assemble(src, "gfx950", "rdna-acc");
     let t = dbt::translate(&guest, Target::Gfx1201);
     assert!(t.translated, "{:?}", t.diagnostics);
-    llvm_accepts_gfx1201(&t.object, "rdna-acc");
+    llvm_accepts_as(&t.object, "rdna-acc", "gfx1201");
     let co = gpu_model::loader::CodeObject::parse(&t.object).unwrap();
     let k = &co.kernels()[0];
     // v0..v4 arch, a0..a3 at v5..v8: at least 9 VGPRs, no AGPRs in the metadata.
@@ -571,7 +486,7 @@ amdhsa.kernels:
     assert!(g.kernels()[0].descriptor.kernarg_preload_length() == 2);
     let t = dbt::translate(&guest, Target::Gfx1201);
     assert!(t.translated, "{:?}", t.diagnostics);
-    llvm_accepts_gfx1201(&t.object, "rdna-preload");
+    llvm_accepts_as(&t.object, "rdna-preload", "gfx1201");
     let h = gpu_model::loader::CodeObject::parse(&t.object).unwrap();
     assert_eq!(h.kernels()[0].descriptor.kernarg_preload, 0);
     let run = |bytes: &[u8], target: Target| -> Vec<u32> {

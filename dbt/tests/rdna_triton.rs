@@ -9,37 +9,13 @@
 //! first obstacle) to the buffer loads is what this test shows today.
 
 use gpu_model::Target;
-use std::process::Command;
+
+mod common;
 
 #[path = "../../gpu-model/tests/triton_manifest/mod.rs"]
 mod triton_manifest;
 
 use triton_manifest::*;
-
-fn llvm_accepts_gfx1201(bytes: &[u8], tag: &str) {
-    let dir = std::env::temp_dir().join(format!("dbt-rdna-triton-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join(format!("{tag}.hsaco"));
-    std::fs::write(&f, bytes).unwrap();
-    for (tool, args) in [
-        ("llvm-readelf-22", vec!["-h", "-l", "-S", "-s", "-n"]),
-        ("llvm-objdump-22", vec!["-d", "--mcpu=gfx1201"]),
-    ] {
-        let out = Command::new(tool)
-            .args(&args)
-            .arg(&f)
-            .output()
-            .unwrap_or_else(|e| panic!("{tool} is required (scripts/install-deps.sh): {e}"));
-        let text = String::from_utf8_lossy(&out.stdout);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            out.status.success() && !err.contains("warning"),
-            "{tool} {tag}: {err}"
-        );
-        assert!(!text.contains("<unknown>"), "{tag}: undecodable words");
-    }
-    let _ = std::fs::remove_file(&f);
-}
 
 /// (case, what the diagnostic names): kernels not translated to gfx1201 yet. Triton
 /// addresses global memory through MUBUF buffer loads with resource descriptors it
@@ -89,7 +65,7 @@ fn triton_gfx950_kernels_translate_to_gfx1201_and_run_the_same() {
             }
             (true, None) => {}
         }
-        llvm_accepts_gfx1201(&t.object, &case.name);
+        common::llvm_accepts_as(&t.object, &case.name, "gfx1201");
         if case.checks.is_empty() {
             continue;
         }

@@ -165,7 +165,7 @@ pub struct CodeObject {
     metadata_target: Option<String>,
     metadata_version: Option<(u64, u64)>,
     kernels: Vec<Kernel>,
-    printf: Vec<PrintfFormat>,
+    printf: std::sync::Arc<[PrintfFormat]>,
 }
 
 /// One kernel of a code object.
@@ -250,8 +250,9 @@ impl CodeObject {
         &self.image
     }
 
-    /// The formats of the metadata's `amdhsa.printf` list (buffered printf).
-    pub fn printf_formats(&self) -> &[PrintfFormat] {
+    /// The formats of the metadata's `amdhsa.printf` list (buffered printf), shared with
+    /// the dispatches that print through them.
+    pub fn printf_formats(&self) -> &std::sync::Arc<[PrintfFormat]> {
         &self.printf
     }
 

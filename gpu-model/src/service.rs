@@ -159,7 +159,7 @@ impl DispatchServices {
     pub fn attach(
         mem: &mut DeviceMemory,
         md: &KernelMetadata,
-        printf: &[PrintfFormat],
+        printf: &std::sync::Arc<[PrintfFormat]>,
         heap: &SharedHeap,
         max_waves: u32,
         kernargs: &mut [u8],

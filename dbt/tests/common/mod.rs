@@ -28,16 +28,24 @@ fn tool(name: &str, args: &[&str], file: &Path) -> String {
 /// llvm-readelf-22 accepts the object and llvm-objdump-22 decodes all of its .text as
 /// gfx942 (no `<unknown>` word); returns the disassembly.
 pub fn llvm_accepts(bytes: &[u8], tag: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("dbt-test-{}", std::process::id()));
+    llvm_accepts_as(bytes, tag, "gfx942")
+}
+
+/// llvm-readelf-22 accepts the object, its metadata names `cpu`, and llvm-objdump-22
+/// decodes all of its .text as `cpu` (no `<unknown>` word); returns the disassembly.
+pub fn llvm_accepts_as(bytes: &[u8], tag: &str, cpu: &str) -> String {
+    // One directory per test binary and target; the file is per tag.
+    let dir = std::env::temp_dir().join(format!("dbt-test-{cpu}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join(format!("{tag}.hsaco"));
     std::fs::write(&f, bytes).unwrap();
-    tool(
+    let h = tool(
         "llvm-readelf-22",
         &["-h", "-l", "-S", "-s", "-n", "--dyn-relocations"],
         &f,
     );
-    let dis = tool("llvm-objdump-22", &["-d", "--mcpu=gfx942"], &f);
+    assert!(h.contains(cpu), "{tag}: not a {cpu} object:\n{h}");
+    let dis = tool("llvm-objdump-22", &["-d", &format!("--mcpu={cpu}")], &f);
     assert!(
         !dis.contains("<unknown>"),
         "{tag}: undecodable words:\n{dis}"

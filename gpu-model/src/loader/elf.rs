@@ -317,7 +317,7 @@ pub(super) fn parse(bytes: &[u8]) -> Result<CodeObject> {
         metadata_target: note.as_ref().and_then(|n| n.target.clone()),
         metadata_version: note.as_ref().and_then(|n| n.version),
         kernels,
-        printf: note.map(|n| n.printf).unwrap_or_default(),
+        printf: note.map(|n| n.printf).unwrap_or_default().into(),
     })
 }
 

@@ -23,6 +23,7 @@ use super::printf::{self, Args};
 use super::{DispatchOutput, ServiceError, SetupError};
 use crate::loader::PrintfFormat;
 use crate::memory::DeviceMemory;
+use std::sync::Arc;
 
 /// The buffer's size: the OpenCL full profile's minimum `CL_DEVICE_PRINTF_BUFFER_SIZE`
 /// (1 MB, OpenCL 1.2 table 4.3). Our choice of size, not a measured runtime default.
@@ -36,7 +37,9 @@ const HEADER: u64 = 8;
 pub(crate) struct PrintfBuffer {
     /// Device address of the header.
     pub base: u64,
-    formats: Vec<PrintfFormat>,
+    formats: Arc<[PrintfFormat]>,
+    /// Whether the records are HIP's (the list has hashed formats) or OpenCL's.
+    hashed: bool,
 }
 
 impl PrintfBuffer {
@@ -44,7 +47,7 @@ impl PrintfBuffer {
     /// `amdhsa.printf` list is `formats`.
     pub fn allocate(
         mem: &mut DeviceMemory,
-        formats: &[PrintfFormat],
+        formats: &Arc<[PrintfFormat]>,
     ) -> Result<PrintfBuffer, SetupError> {
         let base = mem.allocate(u64::from(BUFFER_BYTES), 64)?;
         let mut header = [0u8; HEADER as usize];
@@ -52,7 +55,10 @@ impl PrintfBuffer {
         mem.write(base, &header)?;
         Ok(PrintfBuffer {
             base,
-            formats: formats.to_vec(),
+            formats: formats.clone(),
+            hashed: formats
+                .iter()
+                .any(|f| matches!(f, PrintfFormat::Hashed { .. })),
         })
     }
 
@@ -65,11 +71,7 @@ impl PrintfBuffer {
         let used = used.min(BUFFER_BYTES - HEADER as u32) as usize;
         let mut records = vec![0u8; used];
         mem.read(self.base + HEADER, &mut records)?;
-        let hashed = self
-            .formats
-            .iter()
-            .any(|f| matches!(f, PrintfFormat::Hashed { .. }));
-        if hashed {
+        if self.hashed {
             self.print_hashed(&records, out)
         } else {
             self.print_numbered(&records, out)
@@ -360,7 +362,7 @@ mod tests {
     fn bad_records_are_errors() {
         let mut mem = DeviceMemory::new();
         let formats = [PrintfFormat::parse("1:1:4:%d\\n").unwrap()];
-        let p = PrintfBuffer::allocate(&mut mem, &formats).unwrap();
+        let p = PrintfBuffer::allocate(&mut mem, &Arc::from(formats)).unwrap();
         let put = |mem: &DeviceMemory, words: &[u32]| {
             let b: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
             mem.write(p.base + HEADER, &b).unwrap();
@@ -386,7 +388,7 @@ mod tests {
         mem.write(p.base, &u32::MAX.to_le_bytes()).unwrap();
         assert!(p.drain(&mem, &mut out).is_err());
         let hashed = [PrintfFormat::parse("0:0:ab,x=%d\n").unwrap()];
-        let h = PrintfBuffer::allocate(&mut mem, &hashed).unwrap();
+        let h = PrintfBuffer::allocate(&mut mem, &Arc::from(hashed)).unwrap();
         let rec: Vec<u8> = [(20u32 << 2) | 2, 0xab, 0, 3, 0]
             .iter()
             .flat_map(|w| w.to_le_bytes())

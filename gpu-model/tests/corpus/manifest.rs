@@ -1,5 +1,9 @@
-//! corpus/manifest.ron: schema, input generators and buffer values.
+//! corpus/manifest.ron: schema, input generators and buffer values, and the launch of
+//! one case on a `Device` (shared by gpu-model/tests/corpus_run.rs, dbt/tests/corpus.rs
+//! and dbt/tests/rdna.rs, which include this file by path).
 
+use gpu_model::device::{ArgValue, Device, LaunchConfig};
+use gpu_model::Target;
 use serde::Deserialize;
 use std::collections::HashMap;
 
@@ -361,4 +365,89 @@ impl Inputs {
     pub fn f(&self, n: &str) -> f64 {
         self.scalars[n].f()
     }
+}
+
+/// What one run of a case gave.
+pub struct Launched {
+    /// The generated inputs (buffers and scalars), for the CPU reference.
+    pub inputs: Inputs,
+    /// The output and in-out buffers after the run, by name.
+    pub outputs: HashMap<String, Buf>,
+    /// Wave-instructions retired (the dbt tests compare them; corpus_run does not).
+    #[allow(dead_code)]
+    pub instructions: u64,
+}
+
+/// Runs `case` from the code object `bytes` on a `target` device: generates its inputs,
+/// lays out its arguments (the manifest's dynamic LDS includes the `__local` pointer
+/// arguments' bytes; those go to the arguments, which the dispatch lays out, the rest is
+/// HIP-style dynamic LDS), dispatches and reads the outputs back.
+pub fn launch(case: &Case, bytes: &[u8], target: Target) -> Result<Launched, String> {
+    let mut dev = Device::new(target);
+    let module = dev.load_code_object(bytes).map_err(|e| e.to_string())?;
+    let mut inputs = Inputs::default();
+    let mut args = Vec::new();
+    let mut outs: Vec<(String, u64, Elem, usize)> = Vec::new();
+    let mut local_arg_bytes = 0u32;
+    for a in &case.args {
+        match a {
+            Arg::Buffer {
+                name,
+                elem,
+                len,
+                init,
+                role,
+            } => {
+                let buf = generate(*elem, *len, init);
+                let data = buf.to_bytes();
+                let addr = dev
+                    .alloc(data.len().max(4) as u64)
+                    .map_err(|e| e.to_string())?;
+                dev.copy_in(addr, &data).map_err(|e| e.to_string())?;
+                if *role != Role::In {
+                    outs.push((name.clone(), addr, *elem, *len));
+                }
+                inputs.bufs.insert(name.clone(), buf);
+                args.push(ArgValue::ptr(addr));
+            }
+            Arg::Scalar { name, value } => {
+                inputs.scalars.insert(name.clone(), *value);
+                args.push(ArgValue::bytes(&value.bytes()));
+            }
+            Arg::LocalPtr { bytes, .. } => {
+                local_arg_bytes += *bytes;
+                args.push(ArgValue::lds(*bytes));
+            }
+            Arg::Struct { size, fields, .. } => {
+                let mut b = vec![0u8; *size as usize];
+                for f in fields {
+                    let v = f.value.bytes();
+                    let o = f.offset as usize;
+                    b[o..o + v.len()].copy_from_slice(&v);
+                }
+                args.push(ArgValue::bytes(&b));
+            }
+        }
+    }
+    let cfg = LaunchConfig {
+        grid: [case.grid.0, case.grid.1, case.grid.2],
+        workgroup: [case.workgroup.0, case.workgroup.1, case.workgroup.2],
+        dynamic_lds: case.dynamic_lds.saturating_sub(local_arg_bytes),
+        extra_private: case.extra_private_bytes,
+    };
+    let id = dev
+        .dispatch(module, &case.symbol, &cfg, &args)
+        .map_err(|e| e.to_string())?;
+    let stats = dev.wait(id).map_err(|e| e.to_string())?;
+    let mut outputs = HashMap::new();
+    for (name, addr, elem, len) in &outs {
+        let mut b = vec![0u8; len * elem.size()];
+        dev.copy_out(*addr, &mut b).map_err(|e| e.to_string())?;
+        outputs.insert(name.clone(), Buf::from_bytes(*elem, &b));
+    }
+    Ok(Launched {
+        inputs,
+        outputs,
+        instructions: stats.instructions,
+    })
 }
