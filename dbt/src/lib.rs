@@ -270,7 +270,20 @@ fn translate_inner(
         let alloc = p.kd.allocated_vgprs(guest);
         let first = scope::vgpr_extent(&cfg, &sc).map_or(alloc, u32::from);
         let preload = p.roots.get(1).map(|&pre| (p.roots[0], pre));
-        let body = scope::emit(&cfg, &sc, text, base, host, first as u16, &p.name, preload)?;
+        // MODE[5:4] starts as the descriptor's FLOAT_DENORM_MODE_32 (COMPUTE_PGM_RSRC1
+        // bits 17:16; LLVM AMDHSAKernelDescriptor.h).
+        let denorm32 = (p.kd.compute_pgm_rsrc1 >> 16 & 3) as u8;
+        let body = scope::emit(
+            &cfg,
+            &sc,
+            text,
+            base,
+            host,
+            first as u16,
+            &p.name,
+            preload,
+            denorm32,
+        )?;
         reports[i].code_before = body.source_bytes;
         reports[i].code_after = body.code.len();
         reports[i].expanded = body.expanded;

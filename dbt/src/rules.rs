@@ -74,6 +74,13 @@
 //!   at `address + o + (t % n) * bytes`, the marker masks it, and `v_lshl_or_b32` packs.
 //! * `v_cvt_pk_f16_f32 d, a, b`: `v_cvt_f16_f32` of each source (same MODE rounding,
 //!   neg/abs/clamp kept) into scratch VGPRs, then `v_pack_b32_f16 d, lo, hi`.
+//! * `v_cvt_pk_bf16_f32 d, a, b`: nearest-even rounding of the upper halves in integer
+//!   arithmetic, NaNs quieted, the kernel's f32 denormal mode applied, then `v_perm_b32`
+//!   (details at `expand_cvt_pk_bf16`).
+//! * `v_mfma_f32_{32x32x64,16x16x128}_f8f6f4` with fp8 A and B (OCP E4M3): the operands'
+//!   bytes re-coded for gfx942's FNUZ E4M3 (-0 and NaN codes), which reads every finite
+//!   code as half its OCP value, four `v_mfma_f32_{32x32x16,16x16x32}_fp8_fp8` on C / 4,
+//!   and the result times 4 (details at `expand_mfma_fp8`).
 
 use crate::error::TranslateError;
 use gpu_model::isa::layout::{Format, F};
@@ -110,13 +117,32 @@ pub struct At<'a> {
     pub pc: u64,
 }
 
-/// Legalizes `inst` (decoded on `guest`, whose bytes are `bytes`) for `host`.
+/// MODE's f32 denormal field when every denormal is kept (the default; see
+/// [`lower_in_mode`]).
+pub const DENORM32_KEEP: u8 = 3;
+
+/// Legalizes `inst` (decoded on `guest`, whose bytes are `bytes`) for `host`, for a kernel
+/// whose f32 denormal mode is the default ([`DENORM32_KEEP`]).
 pub fn lower(
     inst: &Inst,
     bytes: &[u8],
     host: Target,
     scratch: &mut Scratch,
     at: &At<'_>,
+) -> Result<Lowered, TranslateError> {
+    lower_in_mode(inst, bytes, host, scratch, at, DENORM32_KEEP)
+}
+
+/// [`lower`] for a kernel whose MODE f32 denormal field (MODE bits 5:4, the descriptor's
+/// FLOAT_DENORM_MODE_32: bit 0 keeps input denormals, bit 1 output denormals) is
+/// `denorm32`: the rules of conversions that honour it flush as the guest would.
+pub fn lower_in_mode(
+    inst: &Inst,
+    bytes: &[u8],
+    host: Target,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+    denorm32: u8,
 ) -> Result<Lowered, TranslateError> {
     let no_rule = || TranslateError::NoRule {
         kernel: at.kernel.to_string(),
@@ -129,6 +155,17 @@ pub fn lower(
         Op::VBitop3B32 => return expand_bitop3(inst, scratch, at).map(Lowered::Expand),
         Op::VBitop3B16 => return expand_bitop3_b16(inst, scratch, at).map(Lowered::Expand),
         Op::VCvtPkF16F32 => return expand_cvt_pk_f16(inst, scratch, at).map(Lowered::Expand),
+        Op::VCvtPkBf16F32 => {
+            return expand_cvt_pk_bf16(inst, denorm32, scratch, at).map(Lowered::Expand)
+        }
+        Op::VMfmaF3232x32x64F8f6f4 => {
+            return expand_mfma_fp8(inst, Op::VMfmaF3232x32x16Fp8Fp8, 16, scratch, at)
+                .map(Lowered::Expand)
+        }
+        Op::VMfmaF3216x16x128F8f6f4 => {
+            return expand_mfma_fp8(inst, Op::VMfmaF3216x16x32Fp8Fp8, 4, scratch, at)
+                .map(Lowered::Expand)
+        }
         Op::VPrngB32 => return expand_prng(inst, scratch, at).map(Lowered::Expand),
         Op::DsReadB64TrB16 => return expand_read_tr(inst, 16, scratch, at).map(Lowered::Expand),
         Op::DsReadB64TrB8 => return expand_read_tr(inst, 8, scratch, at).map(Lowered::Expand),
@@ -899,4 +936,291 @@ fn with_field(mut i: Inst, f: F, val: u32) -> Inst {
         i.bits = gpu_model::isa::layout::put(i.bits, fl, val);
     }
     i
+}
+
+/// A GFX9 VOP1 instruction `op d, s` (takes a literal, an SGPR or an inline constant).
+fn vop1(op: Op, d: Operand, s: Operand, at: &At<'_>) -> Result<Inst, TranslateError> {
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    let mut i = Inst::build(Target::Gfx942, op, Format::Vop1).map_err(enc)?;
+    i.set_operand(0, d).map_err(enc)?;
+    i.set_operand(1, s).map_err(enc)?;
+    Ok(i)
+}
+
+/// Inline integer constant `n` (0..=64).
+const fn int(n: u16) -> Operand {
+    Operand::Inline(128 + n)
+}
+
+/// `y` (a VGPR holding an f32 pattern) becomes a zero of its sign when its exponent field
+/// is zero (a denormal flushed), through `n` and `s`: `n = ((y & 0x7f800000) - 1) >> 31`
+/// (arithmetic: -1 exactly when the exponent is zero), `s = y & 0x80000000`, `y =
+/// v_bfi_b32(n, s, y)`. Literals go in VOP2 src0 (GFX9 VOP3 takes none).
+fn flush_denormal(
+    y: u16,
+    n: u16,
+    s: u16,
+    out: &mut Vec<Inst>,
+    at: &At<'_>,
+) -> Result<(), TranslateError> {
+    out.push(vop2(
+        Op::VAndB32,
+        &[v(n), Operand::Literal(0x7f80_0000), v(y)],
+        at,
+    )?);
+    out.push(vop2(Op::VAddU32, &[v(n), ONES, v(n)], at)?);
+    out.push(vop2(Op::VAshrrevI32, &[v(n), int(31), v(n)], at)?);
+    out.push(vop2(
+        Op::VAndB32,
+        &[v(s), Operand::Literal(0x8000_0000), v(y)],
+        at,
+    )?);
+    out.push(vop3(Op::VBfiB32, &[v(y), v(n), v(s), v(y)], at)?);
+    Ok(())
+}
+
+/// `v_cvt_pk_bf16_f32 d, a, b` (CDNA4: two f32 to bf16, `a` into bits 15:0, `b` into
+/// 31:16; the model's `exec::cvt::to_16`: nearest even whatever MODE's round field says,
+/// f32 input denormals flushed unless MODE[4], bf16 output denormals unless MODE[5], a NaN
+/// becomes its upper half with the quiet bit 0x40 set; VOP3 neg/abs read the f32 sign).
+/// gfx942 has no bf16 conversion; per source `x` into a scratch VGPR `r`, integer only
+/// (no VCC or SGPR is written):
+///
+/// * `r = x + 0x7fff + bit 16 of x` (`v_bfe_u32`, `v_add3_u32`): nearest even on the
+///   upper half; a carry into the exponent rounds up to the next binade or to infinity,
+///   as IEEE rounding does;
+/// * a NaN (`(x & 0x7fffffff) > 0x7f800000`, made an all-ones mask by `0x7f800000 -
+///   that`, shifted arithmetically by 31) takes `x | 0x400000` instead (`v_bfi_b32`);
+/// * the descriptor's FLOAT_DENORM_MODE_32 (`denorm32`; a kernel that rewrites MODE at
+///   run time is not followed) decides whether `x` (input) and `r` (output) are flushed
+///   first ([`flush_denormal`]);
+///
+/// then `v_perm_b32 d, r_b, r_a, 0x07060302` takes the upper halves (bytes 2, 3 of
+/// `r_a` = src1 and 6, 7 of `r_b` = src0; the model's `exec::valu3::perm`). Clamp, omod
+/// and op_sel are refused.
+fn expand_cvt_pk_bf16(
+    inst: &Inst,
+    denorm32: u8,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    if inst.format != Format::Vop3
+        || inst.field(F::OpSel) != 0
+        || inst.field(F::Omod) != 0
+        || inst.field(F::Clamp) != 0
+    {
+        return Err(unsupported(inst, at, "clamp/omod/op_sel are not handled"));
+    }
+    let (Some(d @ Operand::Vgpr { .. }), Some(a), Some(b)) =
+        (inst.operand(0), inst.operand(1), inst.operand(2))
+    else {
+        return Err(unsupported(inst, at, "unexpected operands"));
+    };
+    let (neg, abs) = (inst.field(F::Neg), inst.field(F::Abs));
+    let f = scratch.first;
+    let (k7fff, ksel) = (f, f + 1);
+    let mut out = vec![vop1_mov(v(k7fff), 0x7fff, at)?];
+    let mut r = [0u16; 2];
+    for (k, src) in [a, b].into_iter().enumerate() {
+        let base = f + 2 + 4 * k as u16;
+        let (x, rr, q, n) = (base, base + 1, base + 2, base + 3);
+        let (sabs, sneg) = (abs >> k & 1 != 0, neg >> k & 1 != 0);
+        let mut xs = src;
+        if !matches!(src, Operand::Vgpr { .. }) || sabs || sneg || denorm32 & 1 == 0 {
+            out.push(vop1(Op::VMovB32, v(x), src, at)?);
+            xs = v(x);
+        }
+        if sabs {
+            out.push(vop2(
+                Op::VAndB32,
+                &[v(x), Operand::Literal(0x7fff_ffff), v(x)],
+                at,
+            )?);
+        }
+        if sneg {
+            out.push(vop2(
+                Op::VXorB32,
+                &[v(x), Operand::Literal(0x8000_0000), v(x)],
+                at,
+            )?);
+        }
+        if denorm32 & 1 == 0 {
+            flush_denormal(x, n, q, &mut out, at)?;
+        }
+        out.push(vop3(Op::VBfeU32, &[v(rr), xs, int(16), int(1)], at)?);
+        out.push(vop3(Op::VAdd3U32, &[v(rr), xs, v(rr), v(k7fff)], at)?);
+        if denorm32 & 2 == 0 {
+            flush_denormal(rr, n, q, &mut out, at)?;
+        }
+        out.push(vop2(
+            Op::VOrB32,
+            &[v(q), Operand::Literal(0x40_0000), xs],
+            at,
+        )?);
+        out.push(vop2(
+            Op::VAndB32,
+            &[v(n), Operand::Literal(0x7fff_ffff), xs],
+            at,
+        )?);
+        out.push(vop2(
+            Op::VSubU32,
+            &[v(n), Operand::Literal(0x7f80_0000), v(n)],
+            at,
+        )?);
+        out.push(vop2(Op::VAshrrevI32, &[v(n), int(31), v(n)], at)?);
+        out.push(vop3(Op::VBfiB32, &[v(rr), v(n), v(q), v(rr)], at)?);
+        r[k] = rr;
+    }
+    out.push(vop1_mov(v(ksel), 0x0706_0302, at)?);
+    out.push(vop3(Op::VPermB32, &[d, v(r[1]), v(r[0]), v(ksel)], at)?);
+    scratch.used = scratch.used.max(10);
+    Ok(out)
+}
+
+/// gfx950 `v_mfma_f32_{32x32x64,16x16x128}_f8f6f4` with fp8 A and B (CBSZ = BLGP = 0:
+/// OCP E4M3, the model's `exec::matrix` and `exec::minifloat`) on gfx942, whose fp8 MFMAs
+/// (`v_mfma_f32_{32x32x16,16x16x32}_fp8_fp8`) read E4M3 FNUZ. The two encodings differ
+/// only in the exponent bias (7 against 8) and the special codes (OCP: 0x80 is -0,
+/// S.1111.111 NaN, no infinity; FNUZ: 0x80 is the only NaN, every other code finite; OCP
+/// spec v1.0 and LLVM's `APFloat` `Float8E4M3FN` / `Float8E4M3FNUZ`), so a finite OCP
+/// code read as FNUZ is exactly half its value, denormals included. Each dword of A and
+/// B is copied into scratch VGPRs with, per byte, -0 made +0 (FNUZ has no -0; 0 * x adds
+/// the same) and NaN made 0x80 (bytewise, no carry crosses a byte: `l = x & 0x7f7f7f7f`;
+/// `l + 0x7f` has bit 7 set unless `l` is 0, `l + 1` has it set exactly for NaN):
+/// every product is then exactly a quarter of the guest's. So `D = 4 * mfma'(A', B', C /
+/// 4)`, the scalings exact (powers of two in f32, barring results below 2^-124 or
+/// above the f32 range): `v_mul_f32` by 0.25 of C into D, four narrow MFMAs chained
+/// through D over the register pairs of A' and B' (the wide operand holds 32 values per
+/// lane, the narrow one 8, and A and B share their k layout, so pairing the same
+/// registers of both adds every product of the wide K once; `split_mfma` argues the same
+/// for f16), then `v_mul_f32` by 4. Only the order of the f32 additions differs from the
+/// model's gfx950 (per 32-wide k block from zero). C = inline 0 skips the first scaling.
+/// Refused: the other formats (CBSZ/BLGP != 0), ABID, AGPR operands, a D overlapping A
+/// or B. The VALU steps honour EXEC, the MFMAs do not: compilers issue MFMAs with every
+/// lane on, and a partial EXEC here would leave inactive lanes of A'/B' stale.
+fn expand_mfma_fp8(
+    inst: &Inst,
+    narrow: Op,
+    dregs: u32,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    let lay = inst.layout();
+    let field = |f: F| lay.field(f);
+    let (Some(opf), Some(s0), Some(s1), Some(s2)) =
+        (field(F::Op), field(F::Src0), field(F::Src1), field(F::Src2))
+    else {
+        return Err(unsupported(inst, at, "unexpected encoding"));
+    };
+    if inst.field(F::Cbsz) != 0 || inst.field(F::Blgp) != 0 {
+        return Err(unsupported(
+            inst,
+            at,
+            "only fp8 (E4M3) A and B are handled (cbsz/blgp select bf8, fp6 or fp4)",
+        ));
+    }
+    if inst.field(F::Abid) != 0 || inst.field(F::Acc) != 0 || inst.field(F::AccCd) != 0 {
+        return Err(unsupported(
+            inst,
+            at,
+            "abid and AGPR operands are not handled",
+        ));
+    }
+    let (a, b, c, d) = (
+        inst.field(F::Src0),
+        inst.field(F::Src1),
+        inst.field(F::Src2),
+        inst.field(F::Vdst),
+    );
+    if a < 256 || b < 256 || !(c >= 256 || c == 128) {
+        return Err(unsupported(
+            inst,
+            at,
+            "A, B and C must be VGPRs (C may be 0)",
+        ));
+    }
+    let (a, b) = ((a - 256) as u16, (b - 256) as u16);
+    let overlaps = |first: u16| u32::from(first) < d + dregs && d < u32::from(first) + 8;
+    if overlaps(a) || overlaps(b) {
+        return Err(unsupported(inst, at, "D overlaps A or B"));
+    }
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    // Register tuples start at an even VGPR (gfx90a and later).
+    let ab = scratch.first.next_multiple_of(2);
+    let (k7f, k80, k01, l, t, n) = (ab + 16, ab + 17, ab + 18, ab + 19, ab + 20, ab + 21);
+    let mut out = vec![
+        vop1_mov(v(k7f), 0x7f7f_7f7f, at)?,
+        vop1_mov(v(k80), 0x8080_8080, at)?,
+        vop1_mov(v(k01), 0x0101_0101, at)?,
+    ];
+    for j in 0..16u16 {
+        let x = v(if j < 8 { a + j } else { b + j - 8 });
+        let y = v(ab + j);
+        out.extend([
+            vop3(Op::VAndB32, &[v(l), x, v(k7f)], at)?,
+            // keep = 0x7f per byte, | 0x80 where the byte is not +-0.
+            vop3(Op::VAddU32, &[v(t), v(l), v(k7f)], at)?,
+            vop3(Op::VAndOrB32, &[v(t), v(t), v(k80), v(k7f)], at)?,
+            // n = 0x80 in NaN bytes; l = 0x7f there.
+            vop3(Op::VAddU32, &[v(n), v(l), v(k01)], at)?,
+            vop3(Op::VAndB32, &[v(n), v(n), v(k80)], at)?,
+            vop3(Op::VLshrrevB32, &[v(l), int(7), v(n)], at)?,
+            vop3(Op::VSubU32, &[v(l), v(n), v(l)], at)?,
+            // y = x & (keep ^ l) | n: -0 -> 0, NaN -> 0x80, the rest kept.
+            vop3(Op::VXorB32, &[v(t), v(t), v(l)], at)?,
+            vop3(Op::VAndOrB32, &[y, x, v(t), v(n)], at)?,
+        ]);
+    }
+    let d16 = d as u16;
+    if c != 128 {
+        let c16 = (c - 256) as u16;
+        // 0.25 (not a GFX9 inline constant) as a VOP2 literal.
+        for j in 0..dregs as u16 {
+            out.push(vop2(
+                Op::VMulF32,
+                &[v(d16 + j), Operand::Literal(0x3e80_0000), v(c16 + j)],
+                at,
+            )?);
+        }
+    }
+    let built = Inst::build(Target::Gfx942, narrow, inst.format).map_err(enc)?;
+    let m = field_mask(opf.lo, opf.bits);
+    let first = inst.bits & !m | built.bits & m;
+    let put = gpu_model::isa::layout::put;
+    let n_bytes = usize::from(inst.len);
+    for p in 0..4u32 {
+        let src_c = if p == 0 && c == 128 { 128 } else { 256 + d };
+        let bits = put(
+            put(
+                put(first, s0, 256 + u32::from(ab) + 2 * p),
+                s1,
+                256 + u32::from(ab) + 8 + 2 * p,
+            ),
+            s2,
+            src_c,
+        );
+        let h = isa::decode(Target::Gfx942, &bits.to_le_bytes()[..n_bytes], false)
+            .ok()
+            .filter(|h| h.op == narrow)
+            .ok_or_else(|| unsupported(inst, at, "the fp8 MFMA does not encode on the host"))?;
+        out.push(h);
+    }
+    // 4.0 is inline constant 246.
+    for j in 0..dregs as u16 {
+        out.push(vop2(
+            Op::VMulF32,
+            &[v(d16 + j), Operand::Inline(246), v(d16 + j)],
+            at,
+        )?);
+    }
+    scratch.used = scratch.used.max(n + 1 - scratch.first);
+    Ok(out)
 }

@@ -12,23 +12,20 @@ mod common;
 use gpu_model::Target;
 
 /// (case, what the diagnostic names): kernels not translated yet.
-const UNTRANSLATED: &[(&str, &str)] = &[
-    // The 16-byte LDS DMA loads these kernels also use translate (rules.rs,
-    // `lds_dma_loads_of_12_and_16_bytes_expand_to_the_same_lds`); the next instruction
-    // without a gfx942 rule is the first one the diagnostic names.
-    // (The wide-K MFMAs, permlane swaps and transposing LDS reads they use translate
-    // too: rules.rs.)
-    // bf16 packing conversion: needs a rule that rounds as MODE says.
-    ("matmul_bf16", "v_cvt_pk_bf16_f32"),
-    // fp8 MFMAs of K = 64 (f8f6f4): gfx942 has fp8 MFMAs of K = 16.
-    ("matmul_fp8e4nv", "v_mfma_f32_32x32x64_f8f6f4"),
-    ("gemm1024_fp8", "v_mfma_f32_32x32x64_f8f6f4"),
-];
+const UNTRANSLATED: &[(&str, &str)] = &[];
 
 /// Kernels whose translation splits wide-K MFMAs into two: the f32 additions happen in
 /// another order, so their results need not equal the gfx950 run bit for bit; both must
 /// be within the manifest's tolerance of the reference (which `run` checks).
-const REORDERED: &[&str] = &["attn_fwd", "matmul_f16"];
+/// The fp8 kernels' OCP fp8 MFMAs run as four gfx942 FNUZ fp8 MFMAs each (rules.rs), in
+/// another order too.
+const REORDERED: &[&str] = &[
+    "attn_fwd",
+    "matmul_f16",
+    "matmul_bf16",
+    "matmul_fp8e4nv",
+    "gemm1024_fp8",
+];
 
 #[path = "../../gpu-model/tests/triton_manifest/mod.rs"]
 mod triton_manifest;
