@@ -81,6 +81,9 @@
 //!   bytes re-coded for gfx942's FNUZ E4M3 (-0 and NaN codes), which reads every finite
 //!   code as half its OCP value, four `v_mfma_f32_{32x32x16,16x16x32}_fp8_fp8` on C / 4,
 //!   and the result times 4 (details at `expand_mfma_fp8`).
+//! * `v_dot2_f32_bf16 d, a, b, c`: the bf16 elements widened to f32 and flushed,
+//!   `v_mul_f32` twice, `v_add_f32` twice (products first, then C), the result flushed;
+//!   only under the default float MODE (details at `expand_dot2_bf16`).
 
 use crate::error::TranslateError;
 use gpu_model::isa::layout::{Format, F};
@@ -117,12 +120,12 @@ pub struct At<'a> {
     pub pc: u64,
 }
 
-/// MODE's f32 denormal field when every denormal is kept (the default; see
-/// [`lower_in_mode`]).
-pub const DENORM32_KEEP: u8 = 3;
+/// MODE bits 7:0 (the descriptor's FLOAT_MODE) of a kernel that keeps the default:
+/// nearest even, every denormal kept (the model's `exec::fmode`).
+pub const DEFAULT_FLOAT_MODE: u8 = 0xf0;
 
 /// Legalizes `inst` (decoded on `guest`, whose bytes are `bytes`) for `host`, for a kernel
-/// whose f32 denormal mode is the default ([`DENORM32_KEEP`]).
+/// whose float mode is the default ([`DEFAULT_FLOAT_MODE`]).
 pub fn lower(
     inst: &Inst,
     bytes: &[u8],
@@ -130,19 +133,22 @@ pub fn lower(
     scratch: &mut Scratch,
     at: &At<'_>,
 ) -> Result<Lowered, TranslateError> {
-    lower_in_mode(inst, bytes, host, scratch, at, DENORM32_KEEP)
+    lower_in_mode(inst, bytes, host, scratch, at, DEFAULT_FLOAT_MODE)
 }
 
-/// [`lower`] for a kernel whose MODE f32 denormal field (MODE bits 5:4, the descriptor's
-/// FLOAT_DENORM_MODE_32: bit 0 keeps input denormals, bit 1 output denormals) is
-/// `denorm32`: the rules of conversions that honour it flush as the guest would.
+/// [`lower`] for a kernel whose MODE bits 7:0 start as `float_mode` (the descriptor's
+/// FLOAT_MODE, COMPUTE_PGM_RSRC1 bits 19:12: bits 1:0 the f32 round mode, 5:4 the f32
+/// denormal mode, bit 0 of it keeping input denormals, bit 1 output denormals): the rules
+/// of conversions that honour MODE flush as the guest would, and rules whose host
+/// arithmetic would round or flush differently under a non-default MODE refuse. A kernel
+/// that rewrites MODE at run time is not followed.
 pub fn lower_in_mode(
     inst: &Inst,
     bytes: &[u8],
     host: Target,
     scratch: &mut Scratch,
     at: &At<'_>,
-    denorm32: u8,
+    float_mode: u8,
 ) -> Result<Lowered, TranslateError> {
     let no_rule = || TranslateError::NoRule {
         kernel: at.kernel.to_string(),
@@ -156,7 +162,10 @@ pub fn lower_in_mode(
         Op::VBitop3B16 => return expand_bitop3_b16(inst, scratch, at).map(Lowered::Expand),
         Op::VCvtPkF16F32 => return expand_cvt_pk_f16(inst, scratch, at).map(Lowered::Expand),
         Op::VCvtPkBf16F32 => {
-            return expand_cvt_pk_bf16(inst, denorm32, scratch, at).map(Lowered::Expand)
+            return expand_cvt_pk_bf16(inst, float_mode >> 4 & 3, scratch, at).map(Lowered::Expand)
+        }
+        Op::VDot2F32Bf16 => {
+            return expand_dot2_bf16(inst, float_mode, scratch, at).map(Lowered::Expand)
         }
         Op::VMfmaF3232x32x64F8f6f4 => {
             return expand_mfma_fp8(inst, Op::VMfmaF3232x32x16Fp8Fp8, 16, scratch, at)
@@ -1222,5 +1231,123 @@ fn expand_mfma_fp8(
         )?);
     }
     scratch.used = scratch.used.max(n + 1 - scratch.first);
+    Ok(out)
+}
+
+/// `t` (a VGPR holding an f32) becomes a zero of its sign when its exponent field is zero,
+/// through `n`: `n = (((t & 0x7f800000) - 1) >> 31 arithmetic) >> 1 logical` is 0x7fffffff
+/// exactly for a zero exponent, then `t = v_bfi_b32(n, 0, t)` clears what it covers.
+fn flush_in_place(t: u16, n: u16, out: &mut Vec<Inst>, at: &At<'_>) -> Result<(), TranslateError> {
+    out.push(vop2(
+        Op::VAndB32,
+        &[v(n), Operand::Literal(0x7f80_0000), v(t)],
+        at,
+    )?);
+    out.push(vop2(Op::VAddU32, &[v(n), ONES, v(n)], at)?);
+    out.push(vop2(Op::VAshrrevI32, &[v(n), int(31), v(n)], at)?);
+    out.push(vop2(Op::VLshrrevB32, &[v(n), int(1), v(n)], at)?);
+    out.push(vop3(Op::VBfiB32, &[v(t), v(n), ZERO, v(t)], at)?);
+    Ok(())
+}
+
+/// gfx950 `v_dot2_f32_bf16 d, a, b, c` (VOP3P; the model's `exec::valu::dot`, from the
+/// CDNA4 guide: the two bf16 products are summed first, then C; the dot instructions
+/// "ignore the denormal and rounding modes. They flush input and output denorms": bf16
+/// elements, C and the result are flushed to zeros of their sign, every step rounds to
+/// nearest even; neg_lo/neg_hi negate the low/high elements of A and B, and of C
+/// neg_lo negates and neg_hi takes |C| first). gfx942 has no bf16 dot: each element is
+/// widened to its f32 (a bf16 is the upper half of the f32 of the same value) and
+/// flushed ([`flush_in_place`]), `v_mul_f32` forms the two products (exact: 8-bit
+/// significands; the model's products are host f32 multiplications, not flushed),
+/// `v_add_f32` adds them and then C, and the result is flushed. gfx942's f32 arithmetic
+/// follows MODE, so this equals the guest only under nearest-even rounding with f32
+/// denormals kept: another descriptor FLOAT_MODE is refused, as are op_sel, op_sel_hi
+/// other than the default and clamp.
+fn expand_dot2_bf16(
+    inst: &Inst,
+    float_mode: u8,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    if float_mode & 0x33 != 0x30 {
+        return Err(unsupported(
+            inst,
+            at,
+            "the kernel's f32 MODE is not nearest even with denormals kept, which the gfx942 arithmetic needs",
+        ));
+    }
+    if inst.format != Format::Vop3p
+        || inst.field(F::OpSel) != 0
+        || inst.field(F::OpSelHi) != 3
+        || inst.field(F::OpSelHi2) != 1
+        || inst.field(F::Clamp) != 0
+    {
+        return Err(unsupported(
+            inst,
+            at,
+            "op_sel/op_sel_hi/clamp are not handled",
+        ));
+    }
+    let (Some(d @ Operand::Vgpr { .. }), Some(a), Some(b), Some(c)) = (
+        inst.operand(0),
+        inst.operand(1),
+        inst.operand(2),
+        inst.operand(3),
+    ) else {
+        return Err(unsupported(inst, at, "unexpected operands"));
+    };
+    let (neg_lo, neg_hi) = (inst.field(F::Neg), inst.field(F::NegHi));
+    let f = scratch.first;
+    // Elements a0 a1 b0 b1, C, the mask temporary.
+    let (a0, a1, b0, b1, tc, n) = (f, f + 1, f + 2, f + 3, f + 4, f + 5);
+    let mut out = Vec::new();
+    let sign = |t: u16, out: &mut Vec<Inst>| -> Result<(), TranslateError> {
+        out.push(vop2(
+            Op::VXorB32,
+            &[v(t), Operand::Literal(0x8000_0000), v(t)],
+            at,
+        )?);
+        Ok(())
+    };
+    for (k, (src, lo, hi)) in [(a, a0, a1), (b, b0, b1)].into_iter().enumerate() {
+        let bad = |o: Operand| !matches!(o, Operand::Vgpr { .. } | Operand::Sgpr { .. });
+        let src = if bad(src) {
+            out.push(vop1(Op::VMovB32, v(hi), src, at)?);
+            v(hi)
+        } else {
+            src
+        };
+        out.push(vop3(Op::VLshlrevB32, &[v(lo), int(16), src], at)?);
+        out.push(vop3(Op::VLshrrevB32, &[v(hi), int(16), src], at)?);
+        out.push(vop3(Op::VLshlrevB32, &[v(hi), int(16), v(hi)], at)?);
+        for t in [lo, hi] {
+            flush_in_place(t, n, &mut out, at)?;
+        }
+        if neg_lo >> k & 1 != 0 {
+            sign(lo, &mut out)?;
+        }
+        if neg_hi >> k & 1 != 0 {
+            sign(hi, &mut out)?;
+        }
+    }
+    out.push(vop1(Op::VMovB32, v(tc), c, at)?);
+    if neg_hi & 4 != 0 {
+        out.push(vop2(
+            Op::VAndB32,
+            &[v(tc), Operand::Literal(0x7fff_ffff), v(tc)],
+            at,
+        )?);
+    }
+    if neg_lo & 4 != 0 {
+        sign(tc, &mut out)?;
+    }
+    flush_in_place(tc, n, &mut out, at)?;
+    out.push(vop3(Op::VMulF32, &[v(a0), v(a0), v(b0)], at)?);
+    out.push(vop3(Op::VMulF32, &[v(a1), v(a1), v(b1)], at)?);
+    out.push(vop3(Op::VAddF32, &[v(a0), v(a0), v(a1)], at)?);
+    out.push(vop3(Op::VAddF32, &[v(a0), v(a0), v(tc)], at)?);
+    flush_in_place(a0, n, &mut out, at)?;
+    out.push(vop1(Op::VMovB32, d, v(a0), at)?);
+    scratch.used = scratch.used.max(6);
     Ok(out)
 }

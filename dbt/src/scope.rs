@@ -156,8 +156,8 @@ pub fn vgpr_extent(cfg: &Cfg, scope: &BTreeSet<u64>) -> Option<u16> {
 /// entry when it preloads kernel arguments, so the preload entry is kept exactly 256 bytes
 /// after the entry, the unreachable bytes between the stub's end and it (left out of the
 /// scope) filled with `s_nop 0`. A stub that grows past 256 bytes cannot be placed
-/// (placement reports it). `denorm32` is the kernel's initial MODE f32 denormal field
-/// (for the rules that honour it).
+/// (placement reports it). `float_mode` is the kernel's initial MODE bits 7:0 (for the
+/// rules that depend on it).
 #[allow(clippy::too_many_arguments)]
 pub fn emit(
     cfg: &Cfg,
@@ -168,7 +168,7 @@ pub fn emit(
     scratch_first: u16,
     kernel: &str,
     preload: Option<(u64, u64)>,
-    denorm32: u8,
+    float_mode: u8,
 ) -> Result<Body, TranslateError> {
     let mut body = Body::default();
     let mut scratch = Scratch {
@@ -218,7 +218,7 @@ pub fn emit(
             }
             _ => {}
         }
-        match rules::lower_in_mode(&s.inst, bytes, host, &mut scratch, &at, denorm32)? {
+        match rules::lower_in_mode(&s.inst, bytes, host, &mut scratch, &at, float_mode)? {
             Lowered::Identity => body.code.extend_from_slice(bytes),
             Lowered::Substitute(i) => {
                 let n = isa::encode(&i, &mut buf).map_err(|source| TranslateError::Encode {

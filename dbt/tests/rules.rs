@@ -7,7 +7,7 @@
 //! reference. The kernel touches v15, so the rules' scratch VGPRs grow the descriptor.
 //!
 //! The other tests here do the same for the LDS DMA loads of 12/16 bytes, the permlane
-//! swaps, `v_prng_b32`, `v_cvt_f32_bf16`, `v_cvt_pk_bf16_f32` (every f32 denormal mode),
+//! swaps, `v_prng_b32`, `v_cvt_f32_bf16`, `v_cvt_pk_bf16_f32` (every f32 denormal mode), `v_dot2_f32_bf16`,
 //! the wide-K MFMA split, the OCP fp8 `f8f6f4` MFMAs on gfx942's FNUZ fp8 MFMAs and the
 //! transposing LDS reads, and check long branches on a kernel past the SOPP range.
 
@@ -1649,4 +1649,109 @@ fn fp8_f8f6f4_mfmas_run_as_fnuz_fp8_mfmas() {
     };
     assert!(!nans(&want).is_empty());
     assert_eq!(nans(&want), nans(&got));
+}
+
+/// `v_dot2_f32_bf16` (VGPRs; an SGPR with neg_lo/neg_hi; an inline C) against the CPU
+/// reference of the model's notes (CDNA4 guide: products summed first, then C; bf16
+/// elements, C and the result flushed when denormal; nearest even), on bf16 inputs with
+/// denormals, zeros, infinities and NaNs, and C with denormals. A kernel whose MODE
+/// flushes f32 denormals is refused by name.
+#[test]
+fn dot2_f32_bf16_expands_to_f32_arithmetic() {
+    let body = "  s_load_dwordx4 s[4:7], s[0:1], 0x0\n\
+  v_mul_u32_u24_e32 v1, 12, v0\n\
+  s_mov_b32 s8, 0x80013f81\n\
+  s_waitcnt lgkmcnt(0)\n\
+  global_load_dwordx3 v[2:4], v1, s[4:5]\n\
+  s_waitcnt vmcnt(0)\n\
+  v_dot2_f32_bf16 v10, v2, v3, v4\n\
+  v_dot2_f32_bf16 v11, s8, v3, v4 neg_lo:[1,0,1] neg_hi:[0,1,1]\n\
+  v_dot2_f32_bf16 v12, v3, v2, 1.0\n\
+  global_store_dwordx3 v1, v[10:12], s[6:7]\n\
+  s_endpgm\n";
+    let guest = common::assemble(&small_kernel("dot", body, 13, 3), "gfx950", "dot");
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    assert_eq!(t.kernels[0].expanded, 3);
+    let dis = common::llvm_accepts(&t.object, "dot2-bf16");
+    assert!(!dis.contains("v_dot2") && dis.contains("v_mul_f32"));
+    let specials: [u16; 12] = [
+        0x3f80, 0xc040, 0x0001, 0x807f, 0x0080, 0x7f80, 0xff80, 0x7fc1, 0x8000, 0x7f7f, 0x4480,
+        0x3c01,
+    ];
+    let mut x = 0x1357_9bdfu32;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    let mut input = Vec::new();
+    for i in 0..64usize {
+        for k in 0..2 {
+            let r = next();
+            let lo = if r % 4 == 0 {
+                specials[(i + k) % 12]
+            } else {
+                (r >> 16) as u16 & 0xc7ff
+            };
+            let hi = if r % 3 == 0 {
+                specials[(i * 5 + k) % 12]
+            } else {
+                r as u16 & 0xc7ff
+            };
+            input.push(u32::from(lo) | u32::from(hi) << 16);
+        }
+        // C: a denormal every eighth lane, else small floats.
+        input.push(if i % 8 == 0 {
+            0x0000_1234 | (i as u32 & 16) << 27
+        } else {
+            ((next() % 1000) as f32 / 64.0 - 7.0).to_bits()
+        });
+    }
+    let flush = |b: u32| {
+        if b & 0x7f80_0000 == 0 {
+            b & 0x8000_0000
+        } else {
+            b
+        }
+    };
+    let el = |h: u32| f32::from_bits(flush(h << 16));
+    let dot = |a: u32, b: u32, c: u32| {
+        let p0 = el(a & 0xffff) * el(b & 0xffff);
+        let p1 = el(a >> 16) * el(b >> 16);
+        flush(((p0 + p1) + f32::from_bits(flush(c))).to_bits())
+    };
+    let want = run_small(&guest, Target::Gfx950, "dot", &input, 192);
+    let got = run_small(&t.object, Target::Gfx942, "dot", &input, 192);
+    let same =
+        |x: u32, y: u32| x == y || (f32::from_bits(x).is_nan() && f32::from_bits(y).is_nan());
+    for l in 0..64 {
+        let (a, b, c) = (input[3 * l], input[3 * l + 1], input[3 * l + 2]);
+        let s8 = 0x8001_3f81u32;
+        let r = [
+            dot(a, b, c),
+            // neg_lo[0] flips A's low element, neg_hi[1] B's high one; C: -|C|.
+            dot(
+                s8 ^ 0x8000,
+                b ^ 0x8000_0000,
+                (c & 0x7fff_ffff) ^ 0x8000_0000,
+            ),
+            dot(b, a, 1.0f32.to_bits()),
+        ];
+        for k in 0..3 {
+            let (w, g) = (want[3 * l + k], got[3 * l + k]);
+            assert!(
+                same(w, r[k]) && same(g, r[k]),
+                "form {k} lane {l} ({a:#x} {b:#x} {c:#x}): gfx950 {w:#x} gfx942 {g:#x} ref {:#x}",
+                r[k]
+            );
+        }
+    }
+    // MODE flushing f32 denormals: the gfx942 arithmetic would flush the products.
+    let flushing = common::assemble(&small_kernel("dot", body, 13, 0), "gfx950", "dot");
+    let t = dbt::translate(&flushing, Target::Gfx942);
+    assert!(!t.translated);
+    let d = t.diagnostics[0].to_string();
+    assert!(d.contains("v_dot2_f32_bf16") && d.contains("MODE"), "{d}");
 }
