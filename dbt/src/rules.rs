@@ -80,7 +80,8 @@
 //! * `v_mfma_f32_{32x32x64,16x16x128}_f8f6f4` with fp8 A and B (OCP E4M3): the operands'
 //!   bytes re-coded for gfx942's FNUZ E4M3 (-0 and NaN codes), which reads every finite
 //!   code as half its OCP value, four `v_mfma_f32_{32x32x16,16x16x32}_fp8_fp8` on C / 4,
-//!   and the result times 4 (details at `expand_mfma_fp8`).
+//!   and the result times 4; converted operands are reused by later MFMAs of the same
+//!   straight-line code ([`Fp8Cache`]; details at `expand_mfma_fp8`).
 //! * `v_dot2_f32_bf16 d, a, b, c`: the bf16 elements widened to f32 and flushed,
 //!   `v_mul_f32` twice, `v_add_f32` twice (products first, then C), the result flushed;
 //!   only under the default float MODE (details at `expand_dot2_bf16`).
@@ -133,7 +134,15 @@ pub fn lower(
     scratch: &mut Scratch,
     at: &At<'_>,
 ) -> Result<Lowered, TranslateError> {
-    lower_in_mode(inst, bytes, host, scratch, at, DEFAULT_FLOAT_MODE)
+    lower_in_mode(
+        inst,
+        bytes,
+        host,
+        scratch,
+        at,
+        DEFAULT_FLOAT_MODE,
+        &mut Fp8Cache::default(),
+    )
 }
 
 /// [`lower`] for a kernel whose MODE bits 7:0 start as `float_mode` (the descriptor's
@@ -149,6 +158,33 @@ pub fn lower_in_mode(
     scratch: &mut Scratch,
     at: &At<'_>,
     float_mode: u8,
+    fp8: &mut Fp8Cache,
+) -> Result<Lowered, TranslateError> {
+    // Each rule's own scratch use, to tell whether it reached the fp8 cache's slots.
+    let mut own = Scratch {
+        first: scratch.first,
+        used: 0,
+    };
+    let r = lower_one(inst, bytes, host, &mut own, at, float_mode, fp8);
+    if !is_fp8_mfma(inst.op) && own.used > FP8_OTHER_RULES {
+        fp8.clear();
+    }
+    scratch.used = scratch.used.max(own.used);
+    r
+}
+
+fn is_fp8_mfma(op: Op) -> bool {
+    matches!(op, Op::VMfmaF3232x32x64F8f6f4 | Op::VMfmaF3216x16x128F8f6f4)
+}
+
+fn lower_one(
+    inst: &Inst,
+    bytes: &[u8],
+    host: Target,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+    float_mode: u8,
+    fp8: &mut Fp8Cache,
 ) -> Result<Lowered, TranslateError> {
     let no_rule = || TranslateError::NoRule {
         kernel: at.kernel.to_string(),
@@ -168,11 +204,11 @@ pub fn lower_in_mode(
             return expand_dot2_bf16(inst, float_mode, scratch, at).map(Lowered::Expand)
         }
         Op::VMfmaF3232x32x64F8f6f4 => {
-            return expand_mfma_fp8(inst, Op::VMfmaF3232x32x16Fp8Fp8, 16, scratch, at)
+            return expand_mfma_fp8(inst, Op::VMfmaF3232x32x16Fp8Fp8, 16, scratch, at, fp8)
                 .map(Lowered::Expand)
         }
         Op::VMfmaF3216x16x128F8f6f4 => {
-            return expand_mfma_fp8(inst, Op::VMfmaF3216x16x32Fp8Fp8, 4, scratch, at)
+            return expand_mfma_fp8(inst, Op::VMfmaF3216x16x32Fp8Fp8, 4, scratch, at, fp8)
                 .map(Lowered::Expand)
         }
         Op::VPrngB32 => return expand_prng(inst, scratch, at).map(Lowered::Expand),
@@ -1108,6 +1144,8 @@ fn expand_cvt_pk_bf16(
 /// registers of both adds every product of the wide K once; `split_mfma` argues the same
 /// for f16), then `v_mul_f32` by 4. Only the order of the f32 additions differs from the
 /// model's gfx950 (per 32-wide k block from zero). C = inline 0 skips the first scaling.
+/// The converted tuples are kept in [`Fp8Cache`] slots, so MFMAs of the same
+/// straight-line code that read the same guest tuple convert it once.
 /// Refused: the other formats (CBSZ/BLGP != 0), ABID, AGPR operands, a D overlapping A
 /// or B. The VALU steps honour EXEC, the MFMAs do not: compilers issue MFMAs with every
 /// lane on, and a partial EXEC here would leave inactive lanes of A'/B' stale.
@@ -1117,6 +1155,7 @@ fn expand_mfma_fp8(
     dregs: u32,
     scratch: &mut Scratch,
     at: &At<'_>,
+    cache: &mut Fp8Cache,
 ) -> Result<Vec<Inst>, TranslateError> {
     let lay = inst.layout();
     let field = |f: F| lay.field(f);
@@ -1162,32 +1201,45 @@ fn expand_mfma_fp8(
         pc: at.pc,
         source,
     };
-    // Register tuples start at an even VGPR (gfx90a and later).
-    let ab = scratch.first.next_multiple_of(2);
-    let (k7f, k80, k01, l, t, n) = (ab + 16, ab + 17, ab + 18, ab + 19, ab + 20, ab + 21);
-    let mut out = vec![
-        vop1_mov(v(k7f), 0x7f7f_7f7f, at)?,
-        vop1_mov(v(k80), 0x8080_8080, at)?,
-        vop1_mov(v(k01), 0x0101_0101, at)?,
-    ];
-    for j in 0..16u16 {
-        let x = v(if j < 8 { a + j } else { b + j - 8 });
-        let y = v(ab + j);
-        out.extend([
-            vop3(Op::VAndB32, &[v(l), x, v(k7f)], at)?,
-            // keep = 0x7f per byte, | 0x80 where the byte is not +-0.
-            vop3(Op::VAddU32, &[v(t), v(l), v(k7f)], at)?,
-            vop3(Op::VAndOrB32, &[v(t), v(t), v(k80), v(k7f)], at)?,
-            // n = 0x80 in NaN bytes; l = 0x7f there.
-            vop3(Op::VAddU32, &[v(n), v(l), v(k01)], at)?,
-            vop3(Op::VAndB32, &[v(n), v(n), v(k80)], at)?,
-            vop3(Op::VLshrrevB32, &[v(l), int(7), v(n)], at)?,
-            vop3(Op::VSubU32, &[v(l), v(n), v(l)], at)?,
-            // y = x & (keep ^ l) | n: -0 -> 0, NaN -> 0x80, the rest kept.
-            vop3(Op::VXorB32, &[v(t), v(t), v(l)], at)?,
-            vop3(Op::VAndOrB32, &[y, x, v(t), v(n)], at)?,
-        ]);
+    let f = scratch.first;
+    let (k7f, k80, k01, l, t, n) = (f, f + 1, f + 2, f + 3, f + 4, f + 5);
+    let mut out = Vec::new();
+    // The converted tuples: cached ones are reused, the others converted into a slot.
+    let mut conv = [0u16; 2];
+    for (k, g) in [a, b].into_iter().enumerate() {
+        let (slot, fresh) = cache.slot_for(g, if k == 1 { Some(a) } else { None });
+        let y0 = cache.base(f) + 8 * slot;
+        conv[k] = y0;
+        scratch.used = scratch.used.max(y0 + 8 - f);
+        if !fresh {
+            continue;
+        }
+        if out.is_empty() {
+            out.extend([
+                vop1_mov(v(k7f), 0x7f7f_7f7f, at)?,
+                vop1_mov(v(k80), 0x8080_8080, at)?,
+                vop1_mov(v(k01), 0x0101_0101, at)?,
+            ]);
+        }
+        for j in 0..8u16 {
+            let (x, y) = (v(g + j), v(y0 + j));
+            out.extend([
+                vop3(Op::VAndB32, &[v(l), x, v(k7f)], at)?,
+                // keep = 0x7f per byte, | 0x80 where the byte is not +-0.
+                vop3(Op::VAddU32, &[v(t), v(l), v(k7f)], at)?,
+                vop3(Op::VAndOrB32, &[v(t), v(t), v(k80), v(k7f)], at)?,
+                // n = 0x80 in NaN bytes; l = 0x7f there.
+                vop3(Op::VAddU32, &[v(n), v(l), v(k01)], at)?,
+                vop3(Op::VAndB32, &[v(n), v(n), v(k80)], at)?,
+                vop3(Op::VLshrrevB32, &[v(l), int(7), v(n)], at)?,
+                vop3(Op::VSubU32, &[v(l), v(n), v(l)], at)?,
+                // y = x & (keep ^ l) | n: -0 -> 0, NaN -> 0x80, the rest kept.
+                vop3(Op::VXorB32, &[v(t), v(t), v(l)], at)?,
+                vop3(Op::VAndOrB32, &[y, x, v(t), v(n)], at)?,
+            ]);
+        }
     }
+    scratch.used = scratch.used.max(n + 1 - f);
     let d16 = d as u16;
     if c != 128 {
         let c16 = (c - 256) as u16;
@@ -1205,14 +1257,11 @@ fn expand_mfma_fp8(
     let first = inst.bits & !m | built.bits & m;
     let put = gpu_model::isa::layout::put;
     let n_bytes = usize::from(inst.len);
+    let (ya, yb) = (u32::from(conv[0]), u32::from(conv[1]));
     for p in 0..4u32 {
         let src_c = if p == 0 && c == 128 { 128 } else { 256 + d };
         let bits = put(
-            put(
-                put(first, s0, 256 + u32::from(ab) + 2 * p),
-                s1,
-                256 + u32::from(ab) + 8 + 2 * p,
-            ),
+            put(put(first, s0, 256 + ya + 2 * p), s1, 256 + yb + 2 * p),
             s2,
             src_c,
         );
@@ -1230,8 +1279,89 @@ fn expand_mfma_fp8(
             at,
         )?);
     }
-    scratch.used = scratch.used.max(n + 1 - scratch.first);
     Ok(out)
+}
+
+/// Scratch VGPRs (from the first) that the rules other than the fp8 MFMAs' use at most
+/// (`expand_read_tr` of 8-bit elements: 20); the fp8 cache's slots lie above them. A rule
+/// that uses more clears the cache ([`lower_in_mode`]).
+const FP8_OTHER_RULES: u16 = 20;
+/// Converted fp8 tuples kept at once (8 VGPRs each).
+const FP8_SLOTS: u16 = 4;
+
+/// The fp8 MFMA operands already re-coded for FNUZ (`expand_mfma_fp8`) in the current
+/// straight-line code: a later MFMA reading the same guest tuple reuses the converted
+/// copy instead of converting it again. The translator forgets a tuple when a guest
+/// instruction may write it, at block leaders, after control flow, on writes to EXEC
+/// (the copies were made under the EXEC of their time) and when another rule's scratch
+/// use reaches the slots; a kernel that indexes VGPRs through M0 (`s_set_gpr_idx_on`,
+/// `v_movrel*`) never caches.
+#[derive(Debug, Default)]
+pub struct Fp8Cache {
+    /// (guest tuple's first VGPR, slot), least recently used first.
+    slots: Vec<(u16, u16)>,
+    /// Caching is off for this kernel.
+    pub disabled: bool,
+}
+
+impl Fp8Cache {
+    /// Forgets every tuple.
+    pub fn clear(&mut self) {
+        self.slots.clear();
+    }
+
+    /// The first VGPR of the slots, for scratch VGPRs from `first`.
+    fn base(&self, first: u16) -> u16 {
+        (first + FP8_OTHER_RULES).next_multiple_of(2)
+    }
+
+    /// The slot holding guest tuple `g`, and whether it must be converted now; `keep` is a
+    /// tuple the same instruction also reads, whose slot must not be reused.
+    fn slot_for(&mut self, g: u16, keep: Option<u16>) -> (u16, bool) {
+        if let Some(i) = self.slots.iter().position(|&(t, _)| t == g) {
+            let e = self.slots.remove(i);
+            self.slots.push(e);
+            return (e.1, false);
+        }
+        if self.disabled {
+            // Without a cache the two operands take slots 0 and 1.
+            return (u16::from(keep.is_some()), true);
+        }
+        let slot = if (self.slots.len() as u16) < FP8_SLOTS {
+            (0..FP8_SLOTS)
+                .find(|s| self.slots.iter().all(|&(_, x)| x != *s))
+                .unwrap_or(0)
+        } else {
+            let i = self
+                .slots
+                .iter()
+                .position(|&(t, _)| Some(t) != keep)
+                .unwrap_or(0);
+            self.slots.remove(i).1
+        };
+        self.slots.push((g, slot));
+        (slot, true)
+    }
+
+    /// Forgets what guest instruction `inst` may change.
+    pub fn after(&mut self, inst: &Inst) {
+        for a in inst.accesses() {
+            if !a.kind.writes() {
+                continue;
+            }
+            match a.file {
+                isa::RegFile::Vgpr => {
+                    let (lo, hi) = (a.first, a.first + u16::from(a.count));
+                    self.slots.retain(|&(t, _)| t + 8 <= lo || hi <= t);
+                }
+                // EXEC (codes 126, 127).
+                isa::RegFile::Sgpr if a.first <= 127 && a.first + u16::from(a.count) > 126 => {
+                    self.slots.clear()
+                }
+                _ => {}
+            }
+        }
+    }
 }
 
 /// `t` (a VGPR holding an f32) becomes a zero of its sign when its exponent field is zero,

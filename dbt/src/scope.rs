@@ -171,6 +171,19 @@ pub fn emit(
     float_mode: u8,
 ) -> Result<Body, TranslateError> {
     let mut body = Body::default();
+    // M0-indexed VGPR access hides which registers an instruction writes.
+    let indexed = scope.iter().filter_map(|pc| cfg.insts.get(pc)).any(|s| {
+        matches!(
+            s.inst.op,
+            Op::SSetGprIdxOn
+                | Op::VMovreldB32
+                | Op::VMovrelsB32
+                | Op::VMovrelsdB32
+                | Op::VMovrelsd2B32
+        )
+    });
+    let mut fp8 = rules::Fp8Cache::default();
+    fp8.disabled = indexed;
     let mut scratch = Scratch {
         first: scratch_first,
         used: 0,
@@ -218,7 +231,23 @@ pub fn emit(
             }
             _ => {}
         }
-        match rules::lower_in_mode(&s.inst, bytes, host, &mut scratch, &at, float_mode)? {
+        if cfg.leaders.contains(&pc) {
+            fp8.clear();
+        }
+        let lowered = rules::lower_in_mode(
+            &s.inst,
+            bytes,
+            host,
+            &mut scratch,
+            &at,
+            float_mode,
+            &mut fp8,
+        )?;
+        fp8.after(&s.inst);
+        if !matches!(s.flow, Flow::Next) {
+            fp8.clear();
+        }
+        match lowered {
             Lowered::Identity => body.code.extend_from_slice(bytes),
             Lowered::Substitute(i) => {
                 let n = isa::encode(&i, &mut buf).map_err(|source| TranslateError::Encode {

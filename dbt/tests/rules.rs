@@ -1486,7 +1486,8 @@ fn e4m3(b: u8) -> f64 {
 /// `v_mfma_f32_32x32x64_f8f6f4` (C in other registers than D, and C = D) and
 /// `v_mfma_f32_16x16x128_f8f6f4` (C = 0) with fp8 A and B, translated to gfx942 FNUZ fp8
 /// MFMAs: results within the f32 reordering bound of a CPU reference (f64) and of the
-/// gfx950 run. The bytes include -0 (FNUZ's NaN code), the largest finite values (448)
+/// gfx950 run. The second MFMA reuses the first's converted operands; the third reads A
+/// after a VALU write to it and must convert it again. The bytes include -0 (FNUZ's NaN code), the largest finite values (448)
 /// and denormals; NaN bytes (a separate run) give NaN results.
 #[test]
 fn fp8_f8f6f4_mfmas_run_as_fnuz_fp8_mfmas() {
@@ -1505,6 +1506,7 @@ fn fp8_f8f6f4_mfmas_run_as_fnuz_fp8_mfmas() {
   s_waitcnt vmcnt(0)\n\
   v_mfma_f32_32x32x64_f8f6f4 v[32:47], v[0:7], v[8:15], v[16:31]\n\
   v_mfma_f32_16x16x128_f8f6f4 v[48:51], v[8:15], v[0:7], 0\n\
+  v_mov_b32_e32 v5, v12\n\
   v_mfma_f32_32x32x64_f8f6f4 v[16:31], v[0:7], v[8:15], v[16:31]\n\
   s_nop 15\n\
   s_nop 15\n\
@@ -1609,11 +1611,18 @@ fn fp8_f8f6f4_mfmas_run_as_fnuz_fp8_mfmas() {
     };
     let d1 = mfma(&input, 32, 0, 8, &c_in(&input));
     let d2 = mfma(&input, 16, 8, 0, &|_, _| 0.0);
+    // The third MFMA reads A after `v_mov_b32 v5, v12`: its converted copy must not be
+    // reused from the first.
+    let mut moved = input.clone();
+    for l in 0..64 {
+        moved[l * 32 + 5] = moved[l * 32 + 12];
+    }
+    let d3 = mfma(&moved, 32, 0, 8, &c_in(&input));
     let mut bad = Vec::new();
     for (name, m, first, d) in [
         ("32x32x64", 32, 0, &d1),
         ("16x16x128", 16, 16, &d2),
-        ("32x32x64 in place", 32, 20, &d1),
+        ("32x32x64 in place", 32, 20, &d3),
     ] {
         for i in 0..m {
             for j in 0..m {
