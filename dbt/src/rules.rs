@@ -241,6 +241,20 @@ fn lower_one(
         }
         _ => {}
     }
+    // The same fp8/bf8 mnemonics compute differently: gfx950 reads and writes OCP E4M3 /
+    // E5M2, gfx942 E4M3 / E5M2 FNUZ (the model's `exec::cvt::f8_format` and
+    // `exec::matrix`; LLVM's gfx950 `FP8ConversionInsts` use the OCP types), so neither
+    // Identity nor Substitute holds. Only the f8f6f4 MFMAs above have a rule.
+    if host == Target::Gfx942 {
+        let m = inst.mnemonic();
+        if m.contains("fp8") || m.contains("bf8") {
+            return Err(unsupported(
+                inst,
+                at,
+                "gfx950 fp8/bf8 are OCP formats, gfx942's are FNUZ: the same instruction computes differently (no rule yet)",
+            ));
+        }
+    }
     // Identity: the same bytes mean the same thing on the host.
     if let Ok(h) = isa::decode(host, bytes, false) {
         if same_meaning(inst, &h) {

@@ -1764,3 +1764,26 @@ fn dot2_f32_bf16_expands_to_f32_arithmetic() {
     let d = t.diagnostics[0].to_string();
     assert!(d.contains("v_dot2_f32_bf16") && d.contains("MODE"), "{d}");
 }
+
+/// fp8/bf8 instructions that both ISAs have compute in different formats (gfx950 OCP,
+/// gfx942 FNUZ): they must be refused by name, never copied.
+#[test]
+fn same_mnemonic_fp8_instructions_are_refused_by_name() {
+    for (inst, name) in [
+        ("v_cvt_f32_fp8_e32 v10, v2", "v_cvt_f32_fp8"),
+        ("v_cvt_pk_bf8_f32 v10, v2, v3", "v_cvt_pk_bf8_f32"),
+        (
+            "v_mfma_f32_16x16x32_fp8_fp8 v[4:7], v[2:3], v[2:3], 0",
+            "v_mfma_f32_16x16x32_fp8_fp8",
+        ),
+    ] {
+        let body = format!(
+            "  s_load_dwordx4 s[4:7], s[0:1], 0x0\n  v_lshlrev_b32_e32 v1, 2, v0\n  s_waitcnt lgkmcnt(0)\n  global_load_dword v2, v1, s[4:5]\n  s_waitcnt vmcnt(0)\n  v_mov_b32_e32 v3, v2\n  {inst}\n  s_nop 15\n  global_store_dword v1, v10, s[6:7]\n  s_endpgm\n"
+        );
+        let guest = common::assemble(&small_kernel("f8c", &body, 11, 3), "gfx950", "f8c");
+        let t = dbt::translate(&guest, Target::Gfx942);
+        assert!(!t.translated, "{inst} translated");
+        let d = t.diagnostics[0].to_string();
+        assert!(d.contains(name) && d.contains("FNUZ"), "{inst}: {d}");
+    }
+}
