@@ -80,7 +80,8 @@
 //! * `v_mfma_f32_{32x32x64,16x16x128}_f8f6f4` with fp8 A and B (OCP E4M3): the operands'
 //!   bytes re-coded for gfx942's FNUZ E4M3 (-0 and NaN codes), which reads every finite
 //!   code as half its OCP value, four `v_mfma_f32_{32x32x16,16x16x32}_fp8_fp8` on C / 4,
-//!   and the result times 4; converted operands are reused by later MFMAs of the same
+//!   and the result times 4; `v_mfma_f32_{32x32x16,16x16x32}_fp8_fp8`, which gfx950
+//!   reads as OCP, the same way with one MFMA; converted operands are reused by later MFMAs of the same
 //!   straight-line code ([`Fp8Cache`]; details at `expand_mfma_fp8`).
 //! * `v_dot2_f32_bf16 d, a, b, c`: the bf16 elements widened to f32 and flushed,
 //!   `v_mul_f32` twice, `v_add_f32` twice (products first, then C), the result flushed;
@@ -174,7 +175,13 @@ pub fn lower_in_mode(
 }
 
 fn is_fp8_mfma(op: Op) -> bool {
-    matches!(op, Op::VMfmaF3232x32x64F8f6f4 | Op::VMfmaF3216x16x128F8f6f4)
+    matches!(
+        op,
+        Op::VMfmaF3232x32x64F8f6f4
+            | Op::VMfmaF3216x16x128F8f6f4
+            | Op::VMfmaF3232x32x16Fp8Fp8
+            | Op::VMfmaF3216x16x32Fp8Fp8
+    )
 }
 
 fn lower_one(
@@ -211,6 +218,15 @@ fn lower_one(
             return expand_mfma_fp8(inst, Op::VMfmaF3216x16x32Fp8Fp8, 4, scratch, at, fp8)
                 .map(Lowered::Expand)
         }
+        // The fp8 MFMAs both ISAs have: the same operation on re-coded operands.
+        Op::VMfmaF3232x32x16Fp8Fp8 | Op::VMfmaF3216x16x32Fp8Fp8 if host == Target::Gfx942 => {
+            let dregs = if inst.op == Op::VMfmaF3232x32x16Fp8Fp8 {
+                16
+            } else {
+                4
+            };
+            return expand_mfma_fp8(inst, inst.op, dregs, scratch, at, fp8).map(Lowered::Expand);
+        }
         Op::VPrngB32 => return expand_prng(inst, scratch, at).map(Lowered::Expand),
         Op::DsReadB64TrB16 => return expand_read_tr(inst, 16, scratch, at).map(Lowered::Expand),
         Op::DsReadB64TrB8 => return expand_read_tr(inst, 8, scratch, at).map(Lowered::Expand),
@@ -244,7 +260,7 @@ fn lower_one(
     // The same fp8/bf8 mnemonics compute differently: gfx950 reads and writes OCP E4M3 /
     // E5M2, gfx942 E4M3 / E5M2 FNUZ (the model's `exec::cvt::f8_format` and
     // `exec::matrix`; LLVM's gfx950 `FP8ConversionInsts` use the OCP types), so neither
-    // Identity nor Substitute holds. Only the f8f6f4 MFMAs above have a rule.
+    // Identity nor Substitute holds. Only the fp8 MFMAs above have a rule.
     if host == Target::Gfx942 {
         let m = inst.mnemonic();
         if m.contains("fp8") || m.contains("bf8") {
@@ -1158,6 +1174,9 @@ fn expand_cvt_pk_bf16(
 /// registers of both adds every product of the wide K once; `split_mfma` argues the same
 /// for f16), then `v_mul_f32` by 4. Only the order of the f32 additions differs from the
 /// model's gfx950 (per 32-wide k block from zero). C = inline 0 skips the first scaling.
+/// The fp8 MFMAs both ISAs name (`v_mfma_f32_{32x32x16,16x16x32}_fp8_fp8`, OCP on gfx950)
+/// take the same path with their 2-register operands and one host MFMA of the same
+/// operation (CBSZ/ABID/BLGP kept: they act on the re-coded registers alike).
 /// The converted tuples are kept in [`Fp8Cache`] slots, so MFMAs of the same
 /// straight-line code that read the same guest tuple convert it once.
 /// Refused: the other formats (CBSZ/BLGP != 0), ABID, AGPR operands, a D overlapping A
@@ -1178,14 +1197,18 @@ fn expand_mfma_fp8(
     else {
         return Err(unsupported(inst, at, "unexpected encoding"));
     };
-    if inst.field(F::Cbsz) != 0 || inst.field(F::Blgp) != 0 {
+    // The f8f6f4 operations (8 registers per operand, split into four narrow MFMAs) or
+    // an fp8 MFMA both ISAs have (2 registers, kept whole with its modifiers).
+    let wide = narrow != inst.op;
+    let (regs, parts): (u16, u32) = if wide { (8, 4) } else { (2, 1) };
+    if wide && (inst.field(F::Cbsz) != 0 || inst.field(F::Blgp) != 0) {
         return Err(unsupported(
             inst,
             at,
             "only fp8 (E4M3) A and B are handled (cbsz/blgp select bf8, fp6 or fp4)",
         ));
     }
-    if inst.field(F::Abid) != 0 || inst.field(F::Acc) != 0 || inst.field(F::AccCd) != 0 {
+    if (wide && inst.field(F::Abid) != 0) || inst.field(F::Acc) != 0 || inst.field(F::AccCd) != 0 {
         return Err(unsupported(
             inst,
             at,
@@ -1206,7 +1229,8 @@ fn expand_mfma_fp8(
         ));
     }
     let (a, b) = ((a - 256) as u16, (b - 256) as u16);
-    let overlaps = |first: u16| u32::from(first) < d + dregs && d < u32::from(first) + 8;
+    let overlaps =
+        |first: u16| u32::from(first) < d + dregs && d < u32::from(first) + u32::from(regs);
     if overlaps(a) || overlaps(b) {
         return Err(unsupported(inst, at, "D overlaps A or B"));
     }
@@ -1221,7 +1245,7 @@ fn expand_mfma_fp8(
     // The converted tuples: cached ones are reused, the others converted into a slot.
     let mut conv = [0u16; 2];
     for (k, g) in [a, b].into_iter().enumerate() {
-        let (slot, fresh) = cache.slot_for(g, if k == 1 { Some(a) } else { None });
+        let (slot, fresh) = cache.slot_for((g, regs), if k == 1 { Some((a, regs)) } else { None });
         let y0 = cache.base(f) + 8 * slot;
         conv[k] = y0;
         scratch.used = scratch.used.max(y0 + 8 - f);
@@ -1235,7 +1259,7 @@ fn expand_mfma_fp8(
                 vop1_mov(v(k01), 0x0101_0101, at)?,
             ]);
         }
-        for j in 0..8u16 {
+        for j in 0..regs {
             let (x, y) = (v(g + j), v(y0 + j));
             out.extend([
                 vop3(Op::VAndB32, &[v(l), x, v(k7f)], at)?,
@@ -1272,7 +1296,7 @@ fn expand_mfma_fp8(
     let put = gpu_model::isa::layout::put;
     let n_bytes = usize::from(inst.len);
     let (ya, yb) = (u32::from(conv[0]), u32::from(conv[1]));
-    for p in 0..4u32 {
+    for p in 0..parts {
         let src_c = if p == 0 && c == 128 { 128 } else { 256 + d };
         let bits = put(
             put(put(first, s0, 256 + ya + 2 * p), s1, 256 + yb + 2 * p),
@@ -1312,8 +1336,8 @@ const FP8_SLOTS: u16 = 4;
 /// `v_movrel*`) never caches.
 #[derive(Debug, Default)]
 pub struct Fp8Cache {
-    /// (guest tuple's first VGPR, slot), least recently used first.
-    slots: Vec<(u16, u16)>,
+    /// ((guest tuple's first VGPR, its size), slot), least recently used first.
+    slots: Vec<((u16, u16), u16)>,
     /// Caching is off for this kernel.
     pub disabled: bool,
 }
@@ -1331,7 +1355,7 @@ impl Fp8Cache {
 
     /// The slot holding guest tuple `g`, and whether it must be converted now; `keep` is a
     /// tuple the same instruction also reads, whose slot must not be reused.
-    fn slot_for(&mut self, g: u16, keep: Option<u16>) -> (u16, bool) {
+    fn slot_for(&mut self, g: (u16, u16), keep: Option<(u16, u16)>) -> (u16, bool) {
         if let Some(i) = self.slots.iter().position(|&(t, _)| t == g) {
             let e = self.slots.remove(i);
             self.slots.push(e);
@@ -1366,7 +1390,7 @@ impl Fp8Cache {
             match a.file {
                 isa::RegFile::Vgpr => {
                     let (lo, hi) = (a.first, a.first + u16::from(a.count));
-                    self.slots.retain(|&(t, _)| t + 8 <= lo || hi <= t);
+                    self.slots.retain(|&((t, n), _)| t + n <= lo || hi <= t);
                 }
                 // EXEC (codes 126, 127).
                 isa::RegFile::Sgpr if a.first <= 127 && a.first + u16::from(a.count) > 126 => {

@@ -1484,8 +1484,8 @@ fn e4m3(b: u8) -> f64 {
 }
 
 /// `v_mfma_f32_32x32x64_f8f6f4` (C in other registers than D, and C = D) and
-/// `v_mfma_f32_16x16x128_f8f6f4` (C = 0) with fp8 A and B, translated to gfx942 FNUZ fp8
-/// MFMAs: results within the f32 reordering bound of a CPU reference (f64) and of the
+/// `v_mfma_f32_16x16x128_f8f6f4` (C = 0) with fp8 A and B, and
+/// `v_mfma_f32_16x16x32_fp8_fp8` (OCP on gfx950), translated to gfx942 FNUZ fp8 MFMAs: results within the f32 reordering bound of a CPU reference (f64) and of the
 /// gfx950 run. The second MFMA reuses the first's converted operands; the third reads A
 /// after a VALU write to it and must convert it again. The bytes include -0 (FNUZ's NaN code), the largest finite values (448)
 /// and denormals; NaN bytes (a separate run) give NaN results.
@@ -1493,7 +1493,7 @@ fn e4m3(b: u8) -> f64 {
 fn fp8_f8f6f4_mfmas_run_as_fnuz_fp8_mfmas() {
     let body = "  s_load_dwordx4 s[4:7], s[0:1], 0x0\n\
   v_lshlrev_b32_e32 v61, 7, v0\n\
-  v_mul_u32_u24_e32 v60, 0x90, v0\n\
+  v_mul_u32_u24_e32 v60, 0xa0, v0\n\
   s_waitcnt lgkmcnt(0)\n\
   global_load_dwordx4 v[0:3], v61, s[4:5]\n\
   global_load_dwordx4 v[4:7], v61, s[4:5] offset:16\n\
@@ -1506,6 +1506,7 @@ fn fp8_f8f6f4_mfmas_run_as_fnuz_fp8_mfmas() {
   s_waitcnt vmcnt(0)\n\
   v_mfma_f32_32x32x64_f8f6f4 v[32:47], v[0:7], v[8:15], v[16:31]\n\
   v_mfma_f32_16x16x128_f8f6f4 v[48:51], v[8:15], v[0:7], 0\n\
+  v_mfma_f32_16x16x32_fp8_fp8 v[52:55], v[0:1], v[8:9], 0\n\
   v_mov_b32_e32 v5, v12\n\
   v_mfma_f32_32x32x64_f8f6f4 v[16:31], v[0:7], v[8:15], v[16:31]\n\
   s_nop 15\n\
@@ -1519,11 +1520,12 @@ fn fp8_f8f6f4_mfmas_run_as_fnuz_fp8_mfmas() {
   global_store_dwordx4 v60, v[20:23], s[6:7] offset:96\n\
   global_store_dwordx4 v60, v[24:27], s[6:7] offset:112\n\
   global_store_dwordx4 v60, v[28:31], s[6:7] offset:128\n\
+  global_store_dwordx4 v60, v[52:55], s[6:7] offset:144\n\
   s_endpgm\n";
     let guest = common::assemble(&small_kernel("f8", body, 62, 3), "gfx950", "f8");
     let t = dbt::translate(&guest, Target::Gfx942);
     assert!(t.translated, "{:?}", t.diagnostics);
-    assert_eq!(t.kernels[0].expanded, 3);
+    assert_eq!(t.kernels[0].expanded, 4);
     let dis = common::llvm_accepts(&t.object, "fp8-mfma");
     assert!(!dis.contains("f8f6f4") && dis.contains("v_mfma_f32_32x32x16_fp8_fp8"));
     assert!(dis.contains("v_mfma_f32_16x16x32_fp8_fp8"));
@@ -1604,10 +1606,10 @@ fn fp8_f8f6f4_mfmas_run_as_fnuz_fp8_mfmas() {
             f64::from(f32::from_bits(inp[l * 32 + 16 + r]))
         }
     };
-    let want = run_small(&guest, Target::Gfx950, "f8", &input, 64 * 36);
-    let got = run_small(&t.object, Target::Gfx942, "f8", &input, 64 * 36);
+    let want = run_small(&guest, Target::Gfx950, "f8", &input, 64 * 40);
+    let got = run_small(&t.object, Target::Gfx942, "f8", &input, 64 * 40);
     let at = |out: &[u32], first: usize, reg: usize, lane: usize| {
-        f64::from(f32::from_bits(out[lane * 36 + first + reg]))
+        f64::from(f32::from_bits(out[lane * 40 + first + reg]))
     };
     let d1 = mfma(&input, 32, 0, 8, &c_in(&input));
     let d2 = mfma(&input, 16, 8, 0, &|_, _| 0.0);
@@ -1618,11 +1620,27 @@ fn fp8_f8f6f4_mfmas_run_as_fnuz_fp8_mfmas() {
         moved[l * 32 + 5] = moved[l * 32 + 12];
     }
     let d3 = mfma(&moved, 32, 0, 8, &c_in(&input));
+    // v_mfma_f32_16x16x32_fp8_fp8 (OCP on gfx950): the CDNA layout, element [i][k] at
+    // lane (k / 8) * 16 + i, byte k % 8 of the register pair.
+    let mut d4 = vec![(0.0f64, 0.0f64); 256];
+    for i in 0..16 {
+        for j in 0..16 {
+            let (mut acc, mut mag) = (0.0, 0.0);
+            for k in 0..32 {
+                let p = val(&input, (k / 8) * 16 + i, 0, k % 8)
+                    * val(&input, (k / 8) * 16 + j, 8, k % 8);
+                acc += p;
+                mag += p.abs();
+            }
+            d4[i * 16 + j] = (acc, mag);
+        }
+    }
     let mut bad = Vec::new();
     for (name, m, first, d) in [
         ("32x32x64", 32, 0, &d1),
         ("16x16x128", 16, 16, &d2),
         ("32x32x64 in place", 32, 20, &d3),
+        ("16x16x32 fp8", 16, 36, &d4),
     ] {
         for i in 0..m {
             for j in 0..m {
@@ -1648,12 +1666,12 @@ fn fp8_f8f6f4_mfmas_run_as_fnuz_fp8_mfmas() {
     let mut nan_input = input.clone();
     nan_input[0] = 0x7f00_0000;
     nan_input[32 + 9] = 0x0000_00ff;
-    let want = run_small(&guest, Target::Gfx950, "f8", &nan_input, 64 * 36);
-    let got = run_small(&t.object, Target::Gfx942, "f8", &nan_input, 64 * 36);
+    let want = run_small(&guest, Target::Gfx950, "f8", &nan_input, 64 * 40);
+    let got = run_small(&t.object, Target::Gfx942, "f8", &nan_input, 64 * 40);
     let nans = |o: &[u32]| {
         (0..64)
             .flat_map(|l| (0..16).map(move |r| (l, r)))
-            .filter(|&(l, r)| f32::from_bits(o[l * 36 + r]).is_nan())
+            .filter(|&(l, r)| f32::from_bits(o[l * 40 + r]).is_nan())
             .collect::<Vec<_>>()
     };
     assert!(!nans(&want).is_empty());
@@ -1773,8 +1791,8 @@ fn same_mnemonic_fp8_instructions_are_refused_by_name() {
         ("v_cvt_f32_fp8_e32 v10, v2", "v_cvt_f32_fp8"),
         ("v_cvt_pk_bf8_f32 v10, v2, v3", "v_cvt_pk_bf8_f32"),
         (
-            "v_mfma_f32_16x16x32_fp8_fp8 v[4:7], v[2:3], v[2:3], 0",
-            "v_mfma_f32_16x16x32_fp8_fp8",
+            "v_mfma_f32_16x16x32_bf8_bf8 v[4:7], v[2:3], v[2:3], 0",
+            "v_mfma_f32_16x16x32_bf8_bf8",
         ),
     ] {
         let body = format!(
