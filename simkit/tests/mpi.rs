@@ -174,6 +174,42 @@ fn sync_points_are_called_at_the_same_points_on_every_rank() {
     }
 }
 
+/// Sync-point hooks exchange bytes with every rank (`SyncExchange`): every rank gets every
+/// rank's entry for the same point, at every point; outside a hook the exchange is refused.
+#[test]
+fn sync_point_hooks_exchange_bytes_between_ranks() {
+    let args = with(&["--sync-period", "4999", "--sync-exchange", "--threads", "2"]);
+    let got = results(&mpirun(3, &[], &args));
+    let one = results(&single(&with(&["--sync-period", "4999"])));
+    assert_same(&got, &one, SAME, "sync exchange");
+    let first = got.get("sync_exchange_rank0").cloned();
+    assert!(
+        first.as_deref().is_some_and(|h| h != "0000000000000000"),
+        "no exchange: {got:?}"
+    );
+    for r in 0..3 {
+        assert_eq!(
+            got.get(&format!("sync_exchange_rank{r}")),
+            first.as_ref(),
+            "rank {r}: {got:?}"
+        );
+        assert_eq!(
+            got[&format!("sync_exchange_bad_rank{r}")],
+            "0",
+            "rank {r}: {got:?}"
+        );
+        assert_eq!(
+            got[&format!("sync_exchange_outside_rank{r}")],
+            "refused",
+            "rank {r}"
+        );
+        assert_eq!(
+            got.get(&format!("sync_points_rank{r}")),
+            one.get("sync_points")
+        );
+    }
+}
+
 #[test]
 fn a_rank_that_dies_ends_the_job_naming_it() {
     let out = mpirun(2, &[], &with(&["--abort-at", "50000"]));

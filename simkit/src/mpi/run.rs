@@ -444,7 +444,10 @@ impl<M> Shared<'_, M> {
         }
         if let Some(sp) = st.sync.as_mut() {
             let synced = &mut st.synced;
-            match catch_unwind(AssertUnwindSafe(|| sp.before(lbts, synced))) {
+            let hooked = catch_unwind(AssertUnwindSafe(|| {
+                super::at_sync_point(|| sp.before(lbts, synced))
+            }));
+            match hooked {
                 Ok(t) => window_end = window_end.min(t),
                 // The other ranks have moved on: nothing to agree on any more.
                 Err(p) => self.comm.0.abort(&format!(
