@@ -108,8 +108,8 @@ struct Args {
     /// this tick: a model error.
     #[arg(long)]
     bad_send_at: Option<u64>,
-    /// Inject an event through the simulation's handle before running (not supported
-    /// across ranks).
+    /// Inject an event for the last LP through the simulation's handle before running
+    /// (every rank makes the same injection; each keeps it only if the LP is its own).
     #[arg(long)]
     inject: bool,
     /// This rank panics in the driver itself (outside any component) before running.
@@ -326,6 +326,14 @@ fn sync_points(a: &Args, sim: &mut Simulation<Msg>) -> Option<Arc<AtomicU64>> {
     Some(h)
 }
 
+/// `--inject`: a message for the last LP (in the last partition), through the handle,
+/// before running: one more job circulating.
+fn inject(h: simkit::handle::SimHandle<Msg>, lps: u32) -> Result<(), Error> {
+    let last = lps.saturating_sub(1) as usize;
+    h.schedule_now(ComponentId::from_index(last), 7)
+        .map_err(|e| Error::Usage(e.to_string()))
+}
+
 fn params(a: &Args, rank: usize) -> Result<Params, Error> {
     let mut seed = a.seed;
     if let Some(s) = &a.seed_on_rank {
@@ -355,6 +363,9 @@ fn single(a: &Args) -> Result<(), Error> {
     let sync = sync_points(a, &mut sim);
     if let Some(dir) = &a.restore {
         sim.restore_checkpoint(dir.join("single.simkit"))?;
+    }
+    if a.inject {
+        inject(sim.handle(), a.lps)?;
     }
     let t0 = Instant::now();
     if let (Some(t), Some(dir)) = (a.save_at, &a.checkpoint) {
@@ -425,10 +436,7 @@ fn distributed(a: &Args, cluster: &Cluster) -> Result<(), Error> {
         ds.restore_checkpoint(dir)?;
     }
     if a.inject {
-        ds.sim()
-            .handle()
-            .schedule_now(ComponentId::from_index(0), 0)
-            .map_err(|e| Error::Usage(e.to_string()))?;
+        inject(ds.sim().handle(), a.lps)?;
     }
     if a.panic_outside_on_rank == Some(cluster.rank()) {
         panic!("told to panic outside the engine");

@@ -12,7 +12,9 @@ use crate::engine::stop::ModelStop;
 use crate::engine::syncpoint::SyncPoints;
 use crate::engine::worker::Core;
 use crate::engine::Tables;
-use crate::engine::{request_status, CompletionReason, ExitStatus, Part, SimError, Simulation};
+use crate::engine::{
+    place_injections, request_status, CompletionReason, ExitStatus, Part, SimError, Simulation,
+};
 use crate::epoch::EpochBarrier;
 use crate::event::{Entry, EventKey};
 use crate::handle::{Request, SimHandle};
@@ -579,6 +581,19 @@ where
     let me = cluster.rank;
     let sim = &mut ds.sim;
     sim.handle.rearm();
+    // Events injected between runs: every rank made the same injections (each runs the
+    // same driver program), so each places them as one process would, at the same time
+    // and with the same keys, and keeps those for its own partitions. Injections during a
+    // run are refused at the barrier (`F_INJECTED`).
+    if let Some(taken) = sim.handle.take(false) {
+        let frontier = sim.frontier.max(sim.now());
+        let (parts, rank_of) = (&mut sim.parts, &ds.rank_of);
+        place_injections(&sim.tables, taken.injections, frontier, |p, e| {
+            if rank_of[p as usize] == me {
+                parts[p as usize].core.queue.push(e);
+            }
+        });
+    }
     let floor = sim.frontier;
     for &p in &ds.local {
         let core = &mut sim.parts[p].core;
