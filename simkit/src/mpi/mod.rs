@@ -573,6 +573,15 @@ where
         self.mpi_time
     }
 
+    /// Runs `f` between runs with [`SyncExchange`] allowed, as at a sync point: for a
+    /// model's last exchange after a run (what its components did after the last sync
+    /// point). Collective: every rank calls it, and `f` makes the same exchanges on each.
+    /// No run is going on (this takes the simulation), and the thread that owns the
+    /// cluster is the one making MPI calls.
+    pub fn between_runs<R>(&mut self, f: impl FnOnce() -> R) -> R {
+        at_sync_point(f)
+    }
+
     /// This rank's partitions.
     pub fn local_partitions(&self) -> &[usize] {
         &self.local
