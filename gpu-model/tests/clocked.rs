@@ -956,3 +956,76 @@ fn every_preset_runs_clocked() {
         cfg.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }
+
+/// Cycles per loop-body ALU instruction of `kernel` in `hazard_<cpu>.hsaco` (8 per
+/// iteration; the difference of two iteration counts removes the rest of the kernel, the
+/// same difference of the `empty` kernel the loop's own instructions), one wave of
+/// `lanes` lanes.
+fn hazard_cycles_per_inst(cfg: &GpuConfig, obj: &str, kernel: &str, lanes: u32) -> f64 {
+    let code = object(obj);
+    let t = |kernel: &str, iters: u32| {
+        run(
+            cfg,
+            1,
+            &code,
+            kernel,
+            [lanes, 1, 1],
+            [lanes, 1, 1],
+            &mut |soc| {
+                let out = soc.alloc(4 * u64::from(lanes)).unwrap();
+                vec![p64(out), u32b(iters)]
+            },
+        )
+        .cycles
+    };
+    // Completions are seen at 100-cycle steps: 1000 iterations keep that under 2%.
+    let body = t(kernel, 1008) - t(kernel, 8);
+    let lp = t("empty", 1008) - t("empty", 8);
+    (body - lp) / (1000.0 * 8.0)
+}
+
+/// `got` within 5% of `want` (cycles per instruction).
+fn near(what: &str, got: f64, want: f64) {
+    eprintln!("{what}: {got:.3} cycles per instruction (expected {want})");
+    assert!(
+        (got - want).abs() <= want * 0.05,
+        "{what}: {got:.2} cycles per instruction, expected {want}"
+    );
+}
+
+/// `s_nop N` holds its wave N + 1 cycles; on a CDNA CU a wave issues at most every 4
+/// cycles (its SIMD's turn), so `s_nop 0` costs 4 and `s_nop 15` 16.
+#[test]
+fn s_nop_stalls_n_plus_one_cycles() {
+    let cfg = config("mi300x", 2, ExecMode::Clocked, "");
+    let obj = "ubench/hazard_gfx942.hsaco";
+    let nop15 = hazard_cycles_per_inst(&cfg, obj, "nop15", 64);
+    let nop0 = hazard_cycles_per_inst(&cfg, obj, "nop0", 64);
+    near("s_nop 15", nop15, 16.0);
+    near("s_nop 0", nop0, 4.0);
+}
+
+/// GFX12 `s_delay_alu`: independent VALU instructions issue back to back (a wave32 on a
+/// SIMD32: one per cycle); told to wait for the VALU result one back, each waits the VALU
+/// latency L even though no register needs it; two back (two interleaved chains), a pair
+/// per L; a transcendental chain waits the transcendental latency per instruction. The
+/// first instruction(s) of each iteration wait for the previous iteration's last ones
+/// across the loop's own instructions (SALU, SALU, branch: 8 cycles, which the `empty`
+/// kernel measures and the test subtracts): so 8 instructions one back take
+/// 7 L + max(L - 8, 1) cycles, and two back (L <= 8) 3 L + 2.
+#[test]
+fn s_delay_alu_waits_for_the_named_producer() {
+    let cfg = config("rx9070xt", 2, ExecMode::Clocked, "");
+    let t = cfg.timing.unwrap();
+    let (valu, trans) = (f64::from(t.valu_latency), f64::from(t.trans_latency));
+    let obj = "ubench/hazard_gfx1201.hsaco";
+    let indep = hazard_cycles_per_inst(&cfg, obj, "valu_indep", 32);
+    let delayed = hazard_cycles_per_inst(&cfg, obj, "valu_indep_delayed", 32);
+    let dep2 = hazard_cycles_per_inst(&cfg, obj, "valu_dep2", 32);
+    let exp = hazard_cycles_per_inst(&cfg, obj, "trans_chain", 32);
+    near("independent VALU", indep, 1.0);
+    let chain = |l: f64| (7.0 * l + (l - 8.0).max(1.0)) / 8.0;
+    near("VALU_DEP_1", delayed, chain(valu));
+    near("VALU_DEP_2", dep2, (3.0 * valu + 2.0) / 8.0);
+    near("TRANS32_DEP_1", exp, chain(trans));
+}

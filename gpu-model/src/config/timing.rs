@@ -31,11 +31,14 @@ pub struct TimingSpec {
     /// Cycles of one matrix-core pass (the passes of an MFMA come from LLVM's
     /// scheduling model, `soc::timing::mfma_passes`).
     pub matrix_pass_cycles: u32,
-    /// Cycles before a wave can issue after a scalar ALU instruction.
+    /// Cycles before a wave can issue after a scalar ALU instruction (`s_delay_alu`
+    /// `SALU_CYCLE_n` waits n cycles after its issue).
     pub salu_latency: u32,
-    /// Cycles before a wave can issue after a vector ALU instruction.
+    /// Cycles from the last issue pass of a vector ALU instruction until a dependent
+    /// instruction may use its result (`s_delay_alu` `VALU_DEP_n`); the wave itself may
+    /// issue again after its passes.
     pub valu_latency: u32,
-    /// Cycles before a wave can issue after a transcendental instruction.
+    /// The same for a transcendental instruction (`TRANS32_DEP_n`).
     pub trans_latency: u32,
     /// Cycles before a wave can issue after a branch (taken or not).
     pub branch_latency: u32,
