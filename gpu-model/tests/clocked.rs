@@ -1029,3 +1029,73 @@ fn s_delay_alu_waits_for_the_named_producer() {
     near("VALU_DEP_2", dep2, (3.0 * valu + 2.0) / 8.0);
     near("TRANS32_DEP_1", exp, chain(trans));
 }
+
+/// Cycles of `waves` wave64s running `atomic_contend` with `stride` and `iters`; checks
+/// every counter holds exactly its adds.
+fn contend(cfg: &GpuConfig, waves: u32, stride: u32, iters: u32) -> f64 {
+    let items = 64 * waves;
+    let words = if stride == 0 { 1 } else { items * stride };
+    let mut soc = Soc::new(cfg, &SocOptions::default()).unwrap();
+    let m = soc
+        .load_code_object(&object("ubench/ubench_gfx942.hsaco"))
+        .unwrap();
+    let counters = soc.alloc(4 * u64::from(words)).unwrap();
+    soc.write(counters, &vec![0; 4 * words as usize]).unwrap();
+    let out = soc.alloc(4 * u64::from(items)).unwrap();
+    let args = [p64(counters), p64(out), u32b(stride), u32b(iters)];
+    soc.submit(
+        m,
+        &LaunchRequest {
+            kernel: "atomic_contend",
+            grid: [items, 1, 1],
+            workgroup: [64, 1, 1],
+            dynamic_lds: 0,
+            args: &args,
+        },
+    )
+    .unwrap();
+    soc.run().unwrap();
+    let c = soc.completions().last().cloned().expect("a completion");
+    assert!(c.fault.is_none(), "atomic_contend: {:?}", c.fault);
+    let mut got = vec![0u8; 4 * words as usize];
+    soc.read(counters, &mut got).unwrap();
+    let got: Vec<u32> = got
+        .chunks(4)
+        .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    // The CPU's sums: every work-item adds `iters` to its counter.
+    let mut want = vec![0u32; words as usize];
+    for g in 0..items {
+        want[(g * stride) as usize] += iters;
+    }
+    assert_eq!(got, want, "stride {stride}: the counters' sums");
+    (c.completed.0 - c.submitted.0) as f64 / soc.period().0 as f64
+}
+
+/// Same-line atomics serialize at the L2's atomic unit: with every lane of every wave
+/// adding to one address (and waiting for the old value), each extra add costs the time
+/// an atomic holds its line (`l2_atomic_cycles`): going from 8 to 16 waves adds
+/// 8 x 64 x iterations x that. Spread over a line per lane, the same extra adds cost far
+/// less. The sums are exact either way. (`sync_cycles: 1`: each old value is seen the
+/// next cycle, see `atomics_are_performed_at_the_l2_with_its_latency`.)
+#[test]
+fn same_line_atomics_serialize_at_the_l2() {
+    let cfg = config("mi300x", 2, ExecMode::Clocked, r#", "sync_cycles": 1"#);
+    let hold = f64::from(cfg.timing.unwrap().l2_atomic_cycles);
+    let t = |waves: u32, stride: u32| {
+        contend(&cfg, waves, stride, 40) - contend(&cfg, waves, stride, 8)
+    };
+    let extra_adds = 8.0 * 64.0 * 32.0;
+    let one = (t(16, 0) - t(8, 0)) / extra_adds;
+    eprintln!("one address: {one:.3} cycles per extra add (hold {hold})");
+    assert!(
+        (one - hold).abs() <= hold * 0.05,
+        "one address: {one:.3} cycles per extra add, expected {hold}"
+    );
+    let spread = (t(16, 32) - t(8, 32)) / extra_adds;
+    eprintln!("a line per lane: {spread:.3} cycles per extra add");
+    assert!(
+        spread * 4.0 < one,
+        "spread atomics ({spread:.3} cycles per extra add) should be far cheaper than same-line ({one:.3})"
+    );
+}

@@ -59,6 +59,9 @@ pub struct TimingSpec {
     pub mall_latency: u32,
     /// Load-to-use latency of a load served by DRAM.
     pub dram_latency: u32,
+    /// Cycles an atomic holds its cache line at the L2's atomic unit: atomics to one line
+    /// are performed one after another, each this long after the one before.
+    pub l2_atomic_cycles: u32,
     /// Outstanding L1 misses per CU (MSHRs); a memory instruction does not issue while
     /// they are all in use.
     pub l1_mshrs: u32,
