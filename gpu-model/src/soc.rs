@@ -539,6 +539,7 @@ impl Soc {
                 channels: (config.dram.channels / config.iods.max(1)).max(1),
                 l2_to_cu: cyc(1),
                 iod_to_l2: cyc(u64::from(config.xcd.l2.latency_cycles)),
+                atomic_hold: cyc(u64::from(t.l2_atomic_cycles)),
             }
         });
         let driver = b.add(

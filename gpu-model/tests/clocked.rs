@@ -956,3 +956,146 @@ fn every_preset_runs_clocked() {
         cfg.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }
+
+/// Cycles per loop-body ALU instruction of `kernel` in `hazard_<cpu>.hsaco` (8 per
+/// iteration; the difference of two iteration counts removes the rest of the kernel, the
+/// same difference of the `empty` kernel the loop's own instructions), one wave of
+/// `lanes` lanes.
+fn hazard_cycles_per_inst(cfg: &GpuConfig, obj: &str, kernel: &str, lanes: u32) -> f64 {
+    let code = object(obj);
+    let t = |kernel: &str, iters: u32| {
+        run(
+            cfg,
+            1,
+            &code,
+            kernel,
+            [lanes, 1, 1],
+            [lanes, 1, 1],
+            &mut |soc| {
+                let out = soc.alloc(4 * u64::from(lanes)).unwrap();
+                vec![p64(out), u32b(iters)]
+            },
+        )
+        .cycles
+    };
+    // Completions are seen at 100-cycle steps: 1000 iterations keep that under 2%.
+    let body = t(kernel, 1008) - t(kernel, 8);
+    let lp = t("empty", 1008) - t("empty", 8);
+    (body - lp) / (1000.0 * 8.0)
+}
+
+/// `got` within 5% of `want` (cycles per instruction).
+fn near(what: &str, got: f64, want: f64) {
+    eprintln!("{what}: {got:.3} cycles per instruction (expected {want})");
+    assert!(
+        (got - want).abs() <= want * 0.05,
+        "{what}: {got:.2} cycles per instruction, expected {want}"
+    );
+}
+
+/// `s_nop N` holds its wave N + 1 cycles; on a CDNA CU a wave issues at most every 4
+/// cycles (its SIMD's turn), so `s_nop 0` costs 4 and `s_nop 15` 16.
+#[test]
+fn s_nop_stalls_n_plus_one_cycles() {
+    let cfg = config("mi300x", 2, ExecMode::Clocked, "");
+    let obj = "ubench/hazard_gfx942.hsaco";
+    let nop15 = hazard_cycles_per_inst(&cfg, obj, "nop15", 64);
+    let nop0 = hazard_cycles_per_inst(&cfg, obj, "nop0", 64);
+    near("s_nop 15", nop15, 16.0);
+    near("s_nop 0", nop0, 4.0);
+}
+
+/// GFX12 `s_delay_alu`: independent VALU instructions issue back to back (a wave32 on a
+/// SIMD32: one per cycle); told to wait for the VALU result one back, each waits the VALU
+/// latency L even though no register needs it; two back (two interleaved chains), a pair
+/// per L; a transcendental chain waits the transcendental latency per instruction. The
+/// first instruction(s) of each iteration wait for the previous iteration's last ones
+/// across the loop's own instructions (SALU, SALU, branch: 8 cycles, which the `empty`
+/// kernel measures and the test subtracts): so 8 instructions one back take
+/// 7 L + max(L - 8, 1) cycles, and two back (L <= 8) 3 L + 2.
+#[test]
+fn s_delay_alu_waits_for_the_named_producer() {
+    let cfg = config("rx9070xt", 2, ExecMode::Clocked, "");
+    let t = cfg.timing.unwrap();
+    let (valu, trans) = (f64::from(t.valu_latency), f64::from(t.trans_latency));
+    let obj = "ubench/hazard_gfx1201.hsaco";
+    let indep = hazard_cycles_per_inst(&cfg, obj, "valu_indep", 32);
+    let delayed = hazard_cycles_per_inst(&cfg, obj, "valu_indep_delayed", 32);
+    let dep2 = hazard_cycles_per_inst(&cfg, obj, "valu_dep2", 32);
+    let exp = hazard_cycles_per_inst(&cfg, obj, "trans_chain", 32);
+    near("independent VALU", indep, 1.0);
+    let chain = |l: f64| (7.0 * l + (l - 8.0).max(1.0)) / 8.0;
+    near("VALU_DEP_1", delayed, chain(valu));
+    near("VALU_DEP_2", dep2, (3.0 * valu + 2.0) / 8.0);
+    near("TRANS32_DEP_1", exp, chain(trans));
+}
+
+/// Cycles of `waves` wave64s running `atomic_contend` with `stride` and `iters`; checks
+/// every counter holds exactly its adds.
+fn contend(cfg: &GpuConfig, waves: u32, stride: u32, iters: u32) -> f64 {
+    let items = 64 * waves;
+    let words = if stride == 0 { 1 } else { items * stride };
+    let mut soc = Soc::new(cfg, &SocOptions::default()).unwrap();
+    let m = soc
+        .load_code_object(&object("ubench/ubench_gfx942.hsaco"))
+        .unwrap();
+    let counters = soc.alloc(4 * u64::from(words)).unwrap();
+    soc.write(counters, &vec![0; 4 * words as usize]).unwrap();
+    let out = soc.alloc(4 * u64::from(items)).unwrap();
+    let args = [p64(counters), p64(out), u32b(stride), u32b(iters)];
+    soc.submit(
+        m,
+        &LaunchRequest {
+            kernel: "atomic_contend",
+            grid: [items, 1, 1],
+            workgroup: [64, 1, 1],
+            dynamic_lds: 0,
+            args: &args,
+        },
+    )
+    .unwrap();
+    soc.run().unwrap();
+    let c = soc.completions().last().cloned().expect("a completion");
+    assert!(c.fault.is_none(), "atomic_contend: {:?}", c.fault);
+    let mut got = vec![0u8; 4 * words as usize];
+    soc.read(counters, &mut got).unwrap();
+    let got: Vec<u32> = got
+        .chunks(4)
+        .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    // The CPU's sums: every work-item adds `iters` to its counter.
+    let mut want = vec![0u32; words as usize];
+    for g in 0..items {
+        want[(g * stride) as usize] += iters;
+    }
+    assert_eq!(got, want, "stride {stride}: the counters' sums");
+    (c.completed.0 - c.submitted.0) as f64 / soc.period().0 as f64
+}
+
+/// Same-line atomics serialize at the L2's atomic unit: with every lane of every wave
+/// adding to one address (and waiting for the old value), each extra add costs the time
+/// an atomic holds its line (`l2_atomic_cycles`): going from 8 to 16 waves adds
+/// 8 x 64 x iterations x that. Spread over a line per lane, the same extra adds cost far
+/// less. The sums are exact either way. (`sync_cycles: 1`: each old value is seen the
+/// next cycle, see `atomics_are_performed_at_the_l2_with_its_latency`.)
+#[test]
+fn same_line_atomics_serialize_at_the_l2() {
+    let cfg = config("mi300x", 2, ExecMode::Clocked, r#", "sync_cycles": 1"#);
+    let hold = f64::from(cfg.timing.unwrap().l2_atomic_cycles);
+    let t = |waves: u32, stride: u32| {
+        contend(&cfg, waves, stride, 40) - contend(&cfg, waves, stride, 8)
+    };
+    let extra_adds = 8.0 * 64.0 * 32.0;
+    let one = (t(16, 0) - t(8, 0)) / extra_adds;
+    eprintln!("one address: {one:.3} cycles per extra add (hold {hold})");
+    assert!(
+        (one - hold).abs() <= hold * 0.05,
+        "one address: {one:.3} cycles per extra add, expected {hold}"
+    );
+    let spread = (t(16, 32) - t(8, 32)) / extra_adds;
+    eprintln!("a line per lane: {spread:.3} cycles per extra add");
+    assert!(
+        spread * 4.0 < one,
+        "spread atomics ({spread:.3} cycles per extra add) should be far cheaper than same-line ({one:.3})"
+    );
+}

@@ -31,11 +31,14 @@ pub struct TimingSpec {
     /// Cycles of one matrix-core pass (the passes of an MFMA come from LLVM's
     /// scheduling model, `soc::timing::mfma_passes`).
     pub matrix_pass_cycles: u32,
-    /// Cycles before a wave can issue after a scalar ALU instruction.
+    /// Cycles before a wave can issue after a scalar ALU instruction (`s_delay_alu`
+    /// `SALU_CYCLE_n` waits n cycles after its issue).
     pub salu_latency: u32,
-    /// Cycles before a wave can issue after a vector ALU instruction.
+    /// Cycles from the last issue pass of a vector ALU instruction until a dependent
+    /// instruction may use its result (`s_delay_alu` `VALU_DEP_n`); the wave itself may
+    /// issue again after its passes.
     pub valu_latency: u32,
-    /// Cycles before a wave can issue after a transcendental instruction.
+    /// The same for a transcendental instruction (`TRANS32_DEP_n`).
     pub trans_latency: u32,
     /// Cycles before a wave can issue after a branch (taken or not).
     pub branch_latency: u32,
@@ -56,6 +59,9 @@ pub struct TimingSpec {
     pub mall_latency: u32,
     /// Load-to-use latency of a load served by DRAM.
     pub dram_latency: u32,
+    /// Cycles an atomic holds its cache line at the L2's atomic unit: atomics to one line
+    /// are performed one after another, each this long after the one before.
+    pub l2_atomic_cycles: u32,
     /// Outstanding L1 misses per CU (MSHRs); a memory instruction does not issue while
     /// they are all in use.
     pub l1_mshrs: u32,

@@ -20,6 +20,7 @@ impl GpuConfig {
                 ("timing.lds_banks", t.lds_banks),
                 ("timing.lds_lanes_per_cycle", t.lds_lanes_per_cycle),
                 ("timing.l1_mshrs", t.l1_mshrs),
+                ("timing.l2_atomic_cycles", t.l2_atomic_cycles),
                 ("timing.l1_bytes_per_cycle", t.l1_bytes_per_cycle),
                 ("timing.l2_bytes_per_cycle", t.l2_bytes_per_cycle),
                 ("timing.mall_bytes_per_cycle", t.mall_bytes_per_cycle),

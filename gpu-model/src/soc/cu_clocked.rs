@@ -21,11 +21,13 @@
 //! first executes it, so they travel to the L2, which performs them (`soc::memsys`), and
 //! the re-execution after the sync point is not a second issue.
 //!
-//! Register dependencies are not interlocked beyond this: GFX9 MAI and GFX12 VALU
-//! hazards are the compiler's (`s_nop`, `s_delay_alu`) and a wave waits its
-//! instruction's whole latency before it issues again (on GFX12 this is what
-//! `s_delay_alu` asks for; independent back-to-back VALU ops of one wave are not
-//! overlapped).
+//! Register dependencies: an ALU instruction holds its wave for its issue passes only; a
+//! later instruction waits for its result where the program says so. GFX12 programs say
+//! it with `s_delay_alu` (the wave waits until the named VALU, transcendental or SALU
+//! producer's result is ready: its class's latency after issue, `timing::DelayAlu`); GFX9 MAI
+//! hazards are the compiler's `s_nop N` (N + 1 wait states). A register scoreboard for
+//! dependencies the program does not announce is not modelled (on the CDNA presets the
+//! VALU latency equals the 4-cycle issue cadence, so it would never wait there).
 //!
 //! Checkpoints keep the pipelines, MSHRs, the instructions in flight and the pending
 //! clock edge ([`ClockedImage`]); the line requests themselves are simkit messages.
@@ -53,6 +55,66 @@ pub(super) struct WaveTiming {
     /// issue to the memory system (see `memory::coherence`).
     #[serde(default)]
     pub replay: bool,
+    /// When the results of its last VALU instructions are ready, most recent first
+    /// (what `s_delay_alu` `VALU_DEP_n` waits for).
+    #[serde(default)]
+    pub valu: [Tick; 4],
+    /// The same for its last transcendentals (`TRANS32_DEP_n`).
+    #[serde(default)]
+    pub trans: [Tick; 3],
+    /// When its last SALU instruction issued (`SALU_CYCLE_n`).
+    #[serde(default)]
+    pub salu: Tick,
+    /// Pending `s_delay_alu` waits: (instructions to issue before the one it holds,
+    /// producer id as in `timing::DelayAlu`; 0: none).
+    #[serde(default)]
+    pub delay: [(u8, u8); 2],
+}
+
+impl WaveTiming {
+    /// The earliest tick its next instruction may issue: its own readiness and what a
+    /// pending `s_delay_alu` holds it for.
+    #[inline(always)]
+    fn gate(&self, period: u64) -> Tick {
+        let mut g = self.ready;
+        for &(left, id) in &self.delay {
+            if left != 0 || id == 0 {
+                continue;
+            }
+            let id = usize::from(id);
+            let t = match id {
+                1..=4 => self.valu[id - 1],
+                5..=7 => self.trans[id - 5],
+                9..=11 => Tick(self.salu.0 + (id as u64 - 8) * period),
+                // FMA_ACCUM_CYCLE_1 (8): the FMA accumulation forwarding path is not
+                // modelled; reserved values wait for nothing.
+                _ => Tick::ZERO,
+            };
+            g = g.max(t);
+        }
+        g
+    }
+
+    /// One instruction issued: the delays that held it are done, the others come closer.
+    #[inline(always)]
+    fn count_delay(&mut self) {
+        for d in &mut self.delay {
+            if d.1 != 0 {
+                if d.0 == 0 {
+                    d.1 = 0;
+                } else {
+                    d.0 -= 1;
+                }
+            }
+        }
+    }
+}
+
+/// Pushes `t` as the most recent of `ring`.
+#[inline(always)]
+fn push<const N: usize>(ring: &mut [Tick; N], t: Tick) {
+    ring.rotate_right(1);
+    ring[0] = t;
 }
 
 /// One memory instruction in flight.
@@ -392,9 +454,10 @@ impl ComputeUnit {
         r: &Resident,
         groups: &'t [Option<Group>],
         now: Tick,
+        period: u64,
     ) -> Option<(&'t super::super::timing::Slot, bool)> {
         let g = groups.get(r.group)?.as_ref()?;
-        if r.wave.state != WaveState::Ready || g.fault.is_some() || r.t.ready > now {
+        if r.wave.state != WaveState::Ready || g.fault.is_some() || r.t.gate(period) > now {
             return None;
         }
         let slot = g.table.as_ref()?.at(g.dispatch.program.base(), r.wave.pc);
@@ -433,7 +496,7 @@ impl ComputeUnit {
                 i += 1;
                 continue;
             }
-            let Some((slot, blocked)) = Self::candidate(r, &self.groups, now) else {
+            let Some((slot, blocked)) = Self::candidate(r, &self.groups, now, period) else {
                 i += 1;
                 continue;
             };
@@ -517,22 +580,36 @@ impl ComputeUnit {
                 *a += n - b;
             }
             c.stats.issued += 1;
-            // When the wave may issue again, and what its pipeline is busy with.
+            // When the wave may issue again, what its pipeline is busy with, and when its
+            // result is ready for a dependent ALU instruction. An ALU instruction holds
+            // its wave only for its issue passes (a wave64 takes 2 on a SIMD32, 4 on a
+            // SIMD16); its latency is what a dependent instruction waits for, as an
+            // `s_delay_alu` names it (GFX12). On the CDNA presets the VALU latency equals
+            // the issue cadence (4 cycles), so a dependent VALU never waits longer there;
+            // MAI hazards are the compiler's `s_nop`s (N + 1 wait states each).
             let s = c.spec;
             let passes = u64::from(r.wave.wave_size.div_ceil(s.simd_lanes.max(1)));
+            let result = |lat: u32| Tick(now.0 + (u64::from(lat) + passes - 1) * period);
             let latency = match slot.class {
-                IssueClass::ScalarAlu => u64::from(s.salu_latency),
+                IssueClass::ScalarAlu => {
+                    r.t.salu = now;
+                    u64::from(s.salu_latency)
+                }
                 IssueClass::VectorAlu => {
                     c.valu_free[simd] = Tick(now.0 + passes * period);
-                    u64::from(s.valu_latency)
+                    push(&mut r.t.valu, result(s.valu_latency));
+                    passes
                 }
                 IssueClass::Transcendental => {
                     c.valu_free[simd] = Tick(now.0 + passes * period);
-                    u64::from(s.trans_latency)
+                    push(&mut r.t.trans, result(s.trans_latency));
+                    passes
                 }
                 IssueClass::Matrix => {
                     let busy = u64::from(slot.passes.max(1)) * u64::from(s.matrix_pass_cycles);
                     c.mfma_free[simd] = Tick(now.0 + busy * period);
+                    // LLVM's AMDGPUInsertDelayAlu counts WMMA as a VALU producer.
+                    push(&mut r.t.valu, c.mfma_free[simd]);
                     1
                 }
                 IssueClass::Branch => u64::from(s.branch_latency),
@@ -542,7 +619,15 @@ impl ComputeUnit {
             // Wait instructions are resolved by the sequencer without an issue slot (the
             // GCN/CDNA ISA guides list s_waitcnt with the internal instructions that need
             // no functional unit): the wave may issue its next instruction this cycle.
-            let internal = slot.class == IssueClass::Wait;
+            // `s_delay_alu` is taken the same way (ASSUMPTION: no ISA guide gives it a
+            // cost); it arms the waits of the instructions it names, and neither it nor a
+            // wait counts as one of the instructions its SKIP passes over.
+            let internal = slot.class == IssueClass::Wait || slot.delay.is_some();
+            if let Some(d) = slot.delay {
+                r.t.delay = [(0, d.id0), (d.skip, d.id1)];
+            } else if !internal {
+                r.t.count_delay();
+            }
             r.t.ready = if internal {
                 now
             } else {
@@ -759,9 +844,9 @@ impl ComputeUnit {
             if r.wave.state == WaveState::SyncWait {
                 syncing = true;
             }
-            if let Some((_, blocked)) = Self::candidate(r, &self.groups, Tick::MAX) {
+            if let Some((_, blocked)) = Self::candidate(r, &self.groups, Tick::MAX, c.period.0) {
                 if !blocked {
-                    next = next.min(r.t.ready.max(next_cycle));
+                    next = next.min(r.t.gate(c.period.0).max(next_cycle));
                 }
             }
         }

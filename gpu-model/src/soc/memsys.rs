@@ -30,6 +30,8 @@ pub(crate) struct LevelTiming {
     /// Link latencies on the way back: L2 -> CU, IOD -> L2.
     pub(crate) l2_to_cu: Tick,
     pub(crate) iod_to_l2: Tick,
+    /// How long an atomic holds its line at the L2's atomic unit.
+    pub(crate) atomic_hold: Tick,
 }
 
 /// The extra delay that makes a response sent at `now` over links of `links` ticks reach
@@ -187,6 +189,9 @@ pub struct L2 {
     timed: Option<Box<LevelTiming>>,
     server: Server,
     cu_ports: Vec<PortId>,
+    /// Lines whose atomic unit is busy, and until when (only lines with an atomic in
+    /// progress: as many as atomics in flight, kept in arrival order).
+    atomics: Vec<(u64, Tick)>,
 }
 
 impl L2 {
@@ -200,6 +205,7 @@ impl L2 {
             timed: None,
             server: Server::default(),
             cu_ports: Vec::new(),
+            atomics: Vec::new(),
         }
     }
 
@@ -210,7 +216,8 @@ impl L2 {
 
     /// A timed request from a CU, or a response from an IOD on its way to the CU.
     fn timed(&mut self, msg: SocMsg, ctx: &mut Ctx<'_, SocMsg>) {
-        let Some(t) = self.timed.as_deref() else {
+        // A copy (a few words, no heap): `hold_line` needs `self` while `t` is in use.
+        let Some(t) = self.timed.as_deref().cloned() else {
             return;
         };
         let now = ctx.now();
@@ -224,7 +231,7 @@ impl L2 {
             SocMsg::TimedReq(q) => q,
             _ => return,
         };
-        let done = self
+        let mut done = self
             .server
             .serve(now, u64::from(q.bytes), t.l2_bw, t.period);
         let o = self.cache.access(q.addr, q.bytes, q.kind, q.mtype);
@@ -273,6 +280,10 @@ impl L2 {
                 }
             }
         }
+        if q.kind == AccessKind::Atomic {
+            let line = q.addr / self.cache.line_bytes().max(1);
+            done = done.max(self.hold_line(line, now, t.atomic_hold));
+        }
         q.served = Some(Level::L2);
         if let Some(&p) = self.cu_ports.get(q.cu as usize) {
             let target = Tick(q.issued.0.saturating_add(t.l2.0));
@@ -281,6 +292,26 @@ impl L2 {
                 extra(now, target, done, t.l2_to_cu),
                 SocMsg::TimedResp(q),
             );
+        }
+    }
+
+    /// Same-line atomics serialize at the L2's atomic unit: the atomic to `line` that
+    /// arrives at `now` starts when the one before it on that line is done and holds the
+    /// line for `hold`; returns when it is done. (An atomic whose line missed is performed
+    /// when the fill arrives and is not held here: its DRAM latency dominates.)
+    fn hold_line(&mut self, line: u64, now: Tick, hold: Tick) -> Tick {
+        self.atomics.retain(|&(_, free)| free > now);
+        let end = |start: Tick| Tick(start.0.saturating_add(hold.0));
+        match self.atomics.iter_mut().find(|(l, _)| *l == line) {
+            Some((_, free)) => {
+                *free = end(*free);
+                *free
+            }
+            None => {
+                let e = end(now);
+                self.atomics.push((line, e));
+                e
+            }
         }
     }
 
@@ -341,18 +372,18 @@ impl Component<SocMsg> for L2 {
     }
 
     // `batches` are empty between events; ports and timing come from `init` and the
-    // config. Clocked mode: the slice's bandwidth server (requests and responses in
-    // flight are simkit messages, in the engine's checkpoint).
+    // config. Clocked mode: the slice's bandwidth server and the lines held by atomics
+    // (requests and responses in flight are simkit messages, in the engine's checkpoint).
     fn save(&self) -> Result<Vec<u8>, CheckpointError> {
-        encode(&(&self.cache, self.server))
+        encode(&(&self.cache, self.server, &self.atomics))
     }
 
     fn restore(&mut self, state: &[u8]) -> Result<(), CheckpointError> {
-        let (cache, server): (Cache, Server) = decode(state)?;
+        let (cache, server, atomics): (Cache, Server, Vec<(u64, Tick)>) = decode(state)?;
         if cache.line_bytes() != self.cache.line_bytes() {
             return Err(CheckpointError::Decode("l2 of another geometry".into()));
         }
-        (self.cache, self.server) = (cache, server);
+        (self.cache, self.server, self.atomics) = (cache, server, atomics);
         Ok(())
     }
 }

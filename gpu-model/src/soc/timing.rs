@@ -29,6 +29,8 @@ pub(crate) struct Slot {
     pub passes: u8,
     /// `s_nop N`: N + 1 wait states.
     pub nops: u8,
+    /// `s_delay_alu`: its operand (bits 3:0 ID0, 6:4 SKIP, 10:7 ID1; see [`DelayAlu`]).
+    pub delay: Option<DelayAlu>,
     /// Wait instructions: the most outstanding operations per counter that let the wave
     /// go on ([`NO_WAIT`]: not waited on).
     pub wait: [u8; COUNTERS],
@@ -40,6 +42,7 @@ impl Slot {
         counters: Counters::NONE,
         passes: 0,
         nops: 0,
+        delay: None,
         wait: [NO_WAIT; COUNTERS],
     };
 }
@@ -68,6 +71,7 @@ impl SlotTable {
                     counters: i.wait_counters(),
                     passes: 0,
                     nops: 0,
+                    delay: None,
                     wait: [NO_WAIT; COUNTERS],
                 };
                 if class == IssueClass::Matrix {
@@ -79,6 +83,9 @@ impl SlotTable {
                     }
                     if x.op == isa::Op::SNop {
                         s.nops = (x.imm & 0xf) as u8;
+                    }
+                    if x.op == isa::Op::SDelayAlu {
+                        s.delay = Some(DelayAlu::from_imm(x.imm));
                     }
                 }
                 s
@@ -92,6 +99,35 @@ impl SlotTable {
     pub(crate) fn at(&self, base: u64, pc: u64) -> &Slot {
         let k = (pc.wrapping_sub(base) >> 2) as usize;
         self.slots.get(k).unwrap_or(&Slot::NONE)
+    }
+}
+
+/// What an `s_delay_alu` asks for: the next instruction waits for the producer named by
+/// `id0`; the instruction `skip` after it (0: the same one) waits for `id1`.
+///
+/// The operand (LLVM's AMDGPU operand syntax, `gfx12_delay`: bits 3:0 ID0, 6:4 SKIP,
+/// 10:7 ID1) names a producer by kind and distance: 1..=4 `VALU_DEP_n` (the VALU
+/// instruction n back), 5..=7 `TRANS32_DEP_n` (the transcendental n back), 8
+/// `FMA_ACCUM_CYCLE_1`, 9..=11 `SALU_CYCLE_n` (n cycles after the last SALU instruction);
+/// SKIP 0 `SAME`, 1 `NEXT`, 2..=5 `SKIP_1..4`. Mesa's ACO (`aco_insert_delay_alu.cpp`)
+/// explains why the instruction exists: on GFX11+ the SIMD front end does not switch to
+/// another wave on an ALU stall, so the compiler says where the wave must wait and the
+/// front end issues other waves meanwhile. LLVM's `AMDGPUInsertDelayAlu` counts VALU and
+/// TRANS producers apart (a transcendental is not a `VALU_DEP`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DelayAlu {
+    pub id0: u8,
+    pub skip: u8,
+    pub id1: u8,
+}
+
+impl DelayAlu {
+    pub(crate) fn from_imm(imm: u32) -> DelayAlu {
+        DelayAlu {
+            id0: (imm & 0xf) as u8,
+            skip: (imm >> 4 & 7) as u8,
+            id1: (imm >> 7 & 0xf) as u8,
+        }
     }
 }
 

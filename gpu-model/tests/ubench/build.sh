@@ -11,3 +11,9 @@ for cpu in gfx942 gfx90a; do
             $k.cl -o ${k}_$cpu.hsaco 2>&1 | grep -v "local memory global used by non-kernel" || true
     done
 done
+# Dependency stalls: s_nop on gfx942, s_delay_alu on gfx1201 (hazard.cl).
+for cpu in gfx942 gfx1201; do
+    clang-22 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=$cpu \
+        -mcode-object-version=5 -nogpulib -O2 -I../../../corpus/include \
+        hazard.cl -o hazard_$cpu.hsaco
+done

@@ -121,3 +121,15 @@ __kernel void atomic_hammer(__global uint *counters, uint n, uint iters) {
     for (uint i = 0; i < iters; i++)
         atomic_add_dev(&counters[(g + i * 7) % n], 1u);
 }
+
+// Same-line atomic contention: every work-item adds 1 to counter `g * stride` (in uints)
+// `iters` times and sums the old values (so each add waits for the one before it to come
+// back). Stride 0: one address for all; stride 32: each work-item its own 128-byte line.
+__kernel void atomic_contend(__global uint *counters, __global uint *out, uint stride,
+                             uint iters) {
+    uint g = get_global_id(0);
+    uint s = 0;
+    for (uint i = 0; i < iters; i++)
+        s += atomic_add_dev(&counters[g * stride], 1u);
+    out[g] = s;
+}
