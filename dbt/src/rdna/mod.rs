@@ -8,6 +8,9 @@
 //!   equivalence (the encodings differ, so code always moves: every kernel scope is
 //!   relocated), wait counts are translated to the split GFX12 counters, barriers to
 //!   `s_barrier_signal`/`s_barrier_wait`;
+//! * buffer instructions: MUBUF becomes VBUFFER through a GFX12 copy of the guest's
+//!   buffer descriptor in a free SGPR quad (`reencode::buffer`), `buffer_wbl2` /
+//!   `buffer_inv` become `global_wb` / `global_inv`;
 //! * [`desc`]: the gfx1201 kernel descriptor and the entry prologue that rebuilds the
 //!   workgroup-id SGPRs the gfx950 code expects from the GFX12 TTMP registers.
 //!
@@ -15,8 +18,8 @@
 //! `v_accvgpr_*` become `v_mov_b32`), scratch VGPRs for the rules come after them.
 //!
 //! Not implemented yet (each a typed rejection naming the kernel, and for
-//! instructions the PC): MFMA -> WMMA, MUBUF (VBUFFER) and the buffer cache
-//! operations, GFX9 16-bit VALU operations without a GFX12 alias (`v_add_u16`, ...),
+//! instructions the PC): MFMA -> WMMA, formatted buffer accesses and buffer loads to
+//! LDS, GFX9 16-bit VALU operations without a GFX12 alias (`v_add_u16`, ...),
 //! DPP wave shifts/row broadcasts, SDWA neg/abs and UNUSED_SEXT, SMEM with SGPR offsets,
 //! `v_cmpx` (GFX9 also writes VCC), kernarg preload, workgroup-info SGPRs, private
 //! segment buffers, unrecovered indirect calls (function pointers), branches into or
@@ -214,6 +217,8 @@ fn emit(
         scratch_first,
         scratch_used: 0,
         agpr_base,
+        rsrc: reencode::Rsrcs::above(scope::sgpr_extent(cfg, sc)),
+        scc_live: false,
     };
     let mut buf = [0u8; 20];
     let enc = |pc: u64, source| TranslateError::Encode {
@@ -260,9 +265,14 @@ fn emit(
             }
         }
         cx.pc = pc;
+        if cfg.leaders.contains(&pc) {
+            cx.rsrc.observe(s, true);
+        }
+        cx.scc_live = s.inst.format == isa::layout::Format::Mubuf && scope::scc_live_at(cfg, pc);
         let off = (pc - base) as usize;
         let bytes = &text[off..off + usize::from(s.inst.len)];
         let seq = reencode::lower(&s.inst, bytes, &mut cx)?;
+        cx.rsrc.observe(s, false);
         let here = body.code.len() as u32;
         here_of.insert(pc, here);
         if s.inst.op == isa::Op::SGetpcB64 && !builder_at.contains_key(&pc) {

@@ -69,6 +69,54 @@ pub(crate) struct Ctx<'a> {
     /// Where the guest's AGPRs live in the host's VGPRs (`a[n]` is `v[base + n]`), when
     /// the kernel has any.
     pub agpr_base: Option<u16>,
+    /// Buffer descriptors in the GFX12 layout (see [`buffer`]).
+    pub rsrc: Rsrcs,
+    /// Whether SCC may be read after the current instruction before it is written.
+    pub scc_live: bool,
+}
+
+/// The 4-aligned SGPR quads above everything the kernel scope names (GFX12 has 106
+/// SGPRs per wave; the quads end below s[104:105], the expansions' carry) that hold
+/// GFX12 copies of the guest's buffer descriptors, and which guest descriptor each
+/// holds now, least recently used first. Copies are kept while the guest descriptor's
+/// SGPRs are not written and control does not join or leave (see
+/// [`Rsrcs::observe`]), so a block converts each descriptor once.
+#[derive(Debug, Default)]
+pub(crate) struct Rsrcs {
+    /// First SGPR of every free quad.
+    pub quads: Vec<u16>,
+    /// (guest descriptor's first SGPR, quad) in use order.
+    held: Vec<(u16, u16)>,
+}
+
+impl Rsrcs {
+    /// Quads `s[k:k+3]` for `k` from `extent` rounded up to 4 below 104.
+    pub fn above(extent: Option<u16>) -> Rsrcs {
+        let quads = match extent {
+            Some(e) => (e.div_ceil(4) * 4..CARRY).step_by(4).collect(),
+            // SGPRs indexed through M0: nothing is known free.
+            None => Vec::new(),
+        };
+        Rsrcs {
+            quads,
+            held: Vec::new(),
+        }
+    }
+
+    /// Forgets the copies that `s` (a guest instruction) may make stale: all of them at
+    /// a block leader or a transfer of control, else those whose guest SGPRs it writes.
+    pub fn observe(&mut self, s: &crate::cfg::SrcInst, leader: bool) {
+        if leader || !matches!(s.flow, crate::cfg::Flow::Next) {
+            self.held.clear();
+            return;
+        }
+        for a in s.inst.accesses() {
+            if a.file == isa::RegFile::Sgpr && a.kind != isa::AccessKind::Read {
+                let (lo, hi) = (a.first, a.first + u16::from(a.count));
+                self.held.retain(|&(r, _)| hi <= r || lo >= r + 4);
+            }
+        }
+    }
 }
 
 impl Ctx<'_> {
@@ -134,6 +182,12 @@ fn lower_one(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     }
     if g.format == Format::Mai || g.format == Format::Vop3px2 {
         return Err(cx.unsupported(g, "MFMA -> WMMA is not implemented"));
+    }
+    if matches!(g.op, Op::BufferWbl2 | Op::BufferInv) {
+        return cache_op(g, cx);
+    }
+    if g.format == Format::Mubuf {
+        return buffer(g, cx);
     }
     if g.op.compare().is_some_and(|c| c.writes_exec) {
         // GFX9 v_cmpx also writes its SGPR destination (VCC in VOPC), GFX12's only EXEC.
@@ -253,6 +307,11 @@ fn candidates(o: Op) -> Vec<Op> {
 
 /// Generic re-encoding (see the module doc).
 fn reencode(g: &Inst, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
+    reencode_with(g, cx, None)
+}
+
+/// [`reencode`], a MUBUF instruction's descriptor replaced by the quad `rsrc_quad`.
+fn reencode_with(g: &Inst, cx: &Ctx<'_>, rsrc_quad: Option<u16>) -> Result<Inst, TranslateError> {
     let formats: &[Format] = match g.format {
         Format::Vop1 => &[Format::Vop1, Format::Vop3],
         Format::Vop2 => &[Format::Vop2, Format::Vop3b, Format::Vop3],
@@ -267,7 +326,8 @@ fn reencode(g: &Inst, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
         | Format::Global
         | Format::Flat
         | Format::Scratch
-        | Format::Vop3p => std::slice::from_ref(&g.format),
+        | Format::Vop3p
+        | Format::Mubuf => std::slice::from_ref(&g.format),
         _ => return Err(cx.unsupported(g, "this encoding format is not translated to gfx1201 yet")),
     };
     let mut h = None;
@@ -310,20 +370,15 @@ fn reencode(g: &Inst, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
             let off = g.field(F::Offset);
             let sext = ((off << 19) as i32 >> 19) as u32 & 0xff_ffff;
             put(&mut h, F::Offset, sext)?;
-            // Cache policy. gfx940+ (LLVM AMDGPUUsage, memory model GFX942): on an
-            // atomic, sc0 means "return the old value" and sc1 system (else agent)
-            // scope; on other accesses sc0/sc1 give the coherence scope (none, sc0
-            // workgroup, sc1 agent, both system); nt is a non-temporal hint. GFX12:
-            // th bit 0 on an atomic is TH_ATOMIC_RETURN, `scope` is CU 0, SE 1, DEV 2,
-            // SYS 3 (llvm-mc-22 encodings). Every scope maps to the same or a wider
-            // one, which is always safe; the nt hint is dropped (a hint only).
-            let (sc0, sc1) = (g.field(F::Glc), g.field(F::Scc));
-            if is_atomic(g) {
-                put(&mut h, F::Th, sc0)?;
-                put(&mut h, F::Scope, if sc1 != 0 { 3 } else { 2 })?;
-            } else {
-                put(&mut h, F::Scope, sc0 | sc1 << 1)?;
-            }
+            cache_policy(g, &mut h, &put)?;
+        }
+        Format::Mubuf => {
+            // MUBUF -> VBUFFER (see [`buffer`]): offset 12 -> 24 bits unsigned, the
+            // same offen/idxen, the cache policy as for GLOBAL.
+            put(&mut h, F::Offset, g.field(F::Offset))?;
+            put(&mut h, F::Offen, g.field(F::Offen))?;
+            put(&mut h, F::Idxen, g.field(F::Idxen))?;
+            cache_policy(g, &mut h, &put)?;
         }
         Format::Smem => {
             if g.field(F::Glc) != 0 || g.field(F::Nv) != 0 {
@@ -360,7 +415,21 @@ fn reencode(g: &Inst, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
     let mut want = Vec::with_capacity(n);
     for i in 0..n {
         let go = op(g, i, cx)?;
-        let m = map_operand(g, go, cx)?;
+        let m = match (g.format, go) {
+            // The descriptor: its GFX12 copy; soffset 0: NULL.
+            (Format::Mubuf, Operand::Sgpr { count: 4, .. }) => match rsrc_quad {
+                Some(q) => Operand::Sgpr { first: q, count: 4 },
+                None => return Err(cx.no_rule(g)),
+            },
+            (Format::Mubuf, Operand::Inline(128)) => Operand::Sgpr {
+                first: NULL,
+                count: 1,
+            },
+            (Format::Mubuf, Operand::Inline(_)) => {
+                return Err(cx.unsupported(g, "a constant soffset other than 0 has no GFX12 form"))
+            }
+            _ => map_operand(g, go, cx)?,
+        };
         want.push(m);
         if go == Operand::Fixed("off") {
             continue;
@@ -399,6 +468,27 @@ fn reencode(g: &Inst, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
         }
     }
     Ok(h)
+}
+
+/// Cache policy of a gfx940+ memory instruction on GFX12 (LLVM AMDGPUUsage, memory
+/// model GFX942): on an atomic, sc0 means "return the old value" and sc1 system (else
+/// agent) scope; on other accesses sc0/sc1 give the coherence scope (none, sc0
+/// workgroup, sc1 agent, both system); nt is a non-temporal hint. GFX12: th bit 0 on an
+/// atomic is TH_ATOMIC_RETURN, `scope` is CU 0, SE 1, DEV 2, SYS 3 (llvm-mc-22
+/// encodings). Every scope maps to the same or a wider one, which is always safe; the nt
+/// hint is dropped (a hint only).
+fn cache_policy(
+    g: &Inst,
+    h: &mut Inst,
+    put: &dyn Fn(&mut Inst, F, u32) -> Result<(), TranslateError>,
+) -> Result<(), TranslateError> {
+    let (sc0, sc1) = (g.field(F::Glc), g.field(F::Scc));
+    if is_atomic(g) {
+        put(h, F::Th, sc0)?;
+        put(h, F::Scope, if sc1 != 0 { 3 } else { 2 })
+    } else {
+        put(h, F::Scope, sc0 | sc1 << 1)
+    }
 }
 
 /// Whether `g` is a memory atomic (its mnemonic says so).
@@ -843,4 +933,181 @@ fn vop3_host(o: Op, ops: &[Operand], cx: &Ctx<'_>) -> Result<Inst, TranslateErro
         i.set_operand(k, *x).map_err(|e| cx.enc(e))?;
     }
     Ok(i)
+}
+
+/// A GFX9 MUBUF instruction on GFX12: the descriptor converted into a free SGPR quad
+/// (once per block while the guest's descriptor SGPRs are unchanged, [`Rsrcs`]), then
+/// the VBUFFER instruction through the quad.
+///
+/// The V# layouts (GFX9: Mesa `sid.h` SQ_BUF_RSRC_WORD1/3 for GFX6-9 and
+/// `gpu-model/src/exec/mubuf.rs`; GFX12: ROCr `resource_gfx12.h`, and clang-22's and
+/// Triton's own gfx1201 builds, `corpus/triton/build/gfx1201`, which set dword3 to
+/// 0x31027000 for a raw buffer): dword0 and dword2 (base low, num_records) are the same;
+/// dword1 is the same except bits 31:30 (GFX9 swizzle_enable 31 and cache_swizzle 30,
+/// GFX12 the swizzle element size); dword3 keeps dst_sel 11:0, index_stride 22:21 and
+/// add_tid_enable 23 at the same places, while GFX12 has one FORMAT at 17:12 (0 is
+/// INVALID, so a valid 32-bit format, BUF_FMT_32_UINT = 0x14, goes there; untyped
+/// accesses do not read it) and an explicit OOB_SELECT at 29:28 where GFX9 derives the
+/// range check from the stride: raw (stride 0) checks the byte offset (GFX12 3),
+/// structured the index (GFX12 1; `corpus/src/asm/gfx12/asm_buffer.s` uses the same
+/// two). The conversion, for guest descriptor `s[r:r+3]` into quad `s[q:q+3]`:
+///
+/// ```text
+///   s_and_b32     s[q+3], s[r+3], 0x00e00fff   ; dst_sel, index_stride, add_tid
+///   s_or_b32      s[q+3], s[q+3], 0x10014000   ; OOB_SELECT 1, FORMAT 32_UINT
+///   s_bfe_u32     s[q+2], s[r+1], 0x000e0010   ; stride; SCC = stride != 0
+///   s_cselect_b32 s[q+2], 0, 0x20000000        ; raw: OOB_SELECT 3
+///   s_or_b32      s[q+3], s[q+3], s[q+2]
+///   s_mov_b64     s[q:q+1], s[r:r+1]
+///   s_bitset0_b32 s[q+1], 30                   ; cache_swizzle is not a GFX12 bit
+///   s_mov_b32     s[q+2], s[r+2]
+/// ```
+///
+/// bracketed by `s_cselect_b32 s104, 1, 0` / `s_cmp_lg_u32 s104, 0` when SCC is live.
+/// Not converted (a kernel that builds such descriptors gets different addressing):
+/// GFX9 swizzled descriptors (dword1 bit 31, the private-segment style, which the
+/// translator does not take as a user SGPR either) and add_tid descriptors whose stride
+/// exceeds 14 bits (GFX9 keeps the high bits in DATA_FORMAT). Range checks differ in one
+/// case the model also distinguishes: a multi-dword raw access that is only partly in
+/// range is dropped whole on GFX9 and per dword on GFX12. Formatted accesses
+/// (`*_format_*`, which read the format) and loads to LDS are refused.
+fn buffer(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    if g.mnemonic().contains("_format") {
+        return Err(cx.unsupported(
+            g,
+            "formatted buffer accesses need the descriptor's format converted",
+        ));
+    }
+    if g.field(F::Lds) != 0 {
+        return Err(cx.unsupported(g, "buffer loads to LDS are not translated to gfx1201"));
+    }
+    let r = (g.field(F::Srsrc) * 4) as u16;
+    let mut out = Vec::new();
+    let q = if let Some(k) = cx.rsrc.held.iter().position(|&(s, _)| s == r) {
+        let e = cx.rsrc.held.remove(k);
+        cx.rsrc.held.push(e);
+        e.1
+    } else {
+        let free = cx
+            .rsrc
+            .quads
+            .iter()
+            .copied()
+            .find(|q| cx.rsrc.held.iter().all(|e| e.1 != *q));
+        let q = match free {
+            Some(q) => q,
+            None if !cx.rsrc.held.is_empty() => cx.rsrc.held.remove(0).1,
+            None => {
+                return Err(cx.unsupported(
+                    g,
+                    "no SGPR quad below s104 is free for the GFX12 buffer descriptor",
+                ))
+            }
+        };
+        out.extend(rsrc_gfx12(r, q, cx)?);
+        cx.rsrc.held.push((r, q));
+        q
+    };
+    out.push(reencode_with(g, cx, Some(q))?);
+    Ok(out)
+}
+
+/// The conversion sequence of [`buffer`].
+fn rsrc_gfx12(r: u16, q: u16, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let s = |first: u16| Operand::Sgpr { first, count: 1 };
+    let sop = |o: Op, f: Format, ops: &[Operand]| -> Result<Inst, TranslateError> {
+        let mut i = build(o, f, cx)?;
+        for (k, x) in ops.iter().enumerate() {
+            i.set_operand(k, *x).map_err(|e| cx.enc(e))?;
+        }
+        Ok(i)
+    };
+    let mut out = Vec::with_capacity(10);
+    if cx.scc_live {
+        out.push(sop(
+            Op::SCselectB32,
+            Format::Sop2,
+            &[s(CARRY), Operand::Inline(129), Operand::Inline(128)],
+        )?);
+    }
+    out.push(sop(
+        Op::SAndB32,
+        Format::Sop2,
+        &[s(q + 3), s(r + 3), Operand::Literal(0x00e0_0fff)],
+    )?);
+    out.push(sop(
+        Op::SOrB32,
+        Format::Sop2,
+        &[s(q + 3), s(q + 3), Operand::Literal(0x1001_4000)],
+    )?);
+    out.push(sop(
+        Op::SBfeU32,
+        Format::Sop2,
+        &[s(q + 2), s(r + 1), Operand::Literal(0x000e_0010)],
+    )?);
+    out.push(sop(
+        Op::SCselectB32,
+        Format::Sop2,
+        &[
+            s(q + 2),
+            Operand::Inline(128),
+            Operand::Literal(0x2000_0000),
+        ],
+    )?);
+    out.push(sop(
+        Op::SOrB32,
+        Format::Sop2,
+        &[s(q + 3), s(q + 3), s(q + 2)],
+    )?);
+    out.push(sop(
+        Op::SMovB64,
+        Format::Sop1,
+        &[
+            Operand::Sgpr { first: q, count: 2 },
+            Operand::Sgpr { first: r, count: 2 },
+        ],
+    )?);
+    out.push(sop(
+        Op::SBitset0B32,
+        Format::Sop1,
+        &[s(q + 1), Operand::Inline(128 + 30)],
+    )?);
+    out.push(sop(Op::SMovB32, Format::Sop1, &[s(q + 2), s(r + 2)])?);
+    if cx.scc_live {
+        out.push(sop(
+            Op::SCmpLgU32,
+            Format::Sopc,
+            &[s(CARRY), Operand::Inline(128)],
+        )?);
+    }
+    Ok(out)
+}
+
+/// gfx940+ `buffer_wbl2` / `buffer_inv` (write back / invalidate the caches up to the
+/// scope their sc0/sc1 bits name: LLVM AMDGPUUsage, memory model GFX942, release and
+/// acquire sequences) -> GFX12 `global_wb` / `global_inv` with the same scope, mapped as
+/// for the accesses ([`cache_policy`]: sc1 agent -> SCOPE_DEV, sc0+sc1 -> SCOPE_SYS).
+/// LLVM's SIMemoryLegalizer (`SIGfx12CacheControl::insertRelease`) emits `global_wb`
+/// only at system scope on GFX12.0 and calls it "a slow no-op" below that, so the agent
+/// form is kept for exactness at a small cost; `corpus/src/asm/gfx12/asm_semaphore.s`
+/// acquires with `global_inv scope:SCOPE_DEV`. Encoding (llvm-mc-22): saddr NULL, no
+/// VGPRs.
+fn cache_op(g: &Inst, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let o = if g.op == Op::BufferWbl2 {
+        Op::GlobalWb
+    } else {
+        Op::GlobalInv
+    };
+    let mut h = build(o, Format::Global, cx)?;
+    for (f, v) in [
+        (F::Saddr, u32::from(NULL)),
+        (F::Scope, g.field(F::Glc) | g.field(F::Scc) << 1),
+    ] {
+        let fl = h
+            .layout()
+            .field(f)
+            .ok_or_else(|| cx.unsupported(g, "a cache-control field has no gfx1201 field"))?;
+        h.bits = layout::put(h.bits, fl, v);
+    }
+    Ok(vec![redecode(&h, g, cx)?])
 }
