@@ -268,7 +268,9 @@ fn emit(
         if cfg.leaders.contains(&pc) {
             cx.rsrc.observe(s, true);
         }
-        cx.scc_live = s.inst.format == isa::layout::Format::Mubuf && scope::scc_live_at(cfg, pc);
+        cx.scc_live = (s.inst.format == isa::layout::Format::Mubuf
+            || s.inst.ext() == Some(isa::Ext::Dpp16))
+            && scope::scc_live_at(cfg, pc);
         let off = (pc - base) as usize;
         let bytes = &text[off..off + usize::from(s.inst.len)];
         let seq = reencode::lower(&s.inst, bytes, &mut cx)?;

@@ -176,6 +176,9 @@ pub(crate) fn lower(g: &Inst, bytes: &[u8], cx: &mut Ctx<'_>) -> Result<Vec<Inst
 fn lower_one(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     match g.ext() {
         None => {}
+        Some(isa::Ext::Dpp16) if matches!(g.field(F::DppCtrl), 0x142 | 0x143) => {
+            return row_bcast(g, cx)
+        }
         Some(isa::Ext::Dpp16) => return dpp(g, cx).map(|h| vec![h]),
         Some(isa::Ext::Sdwa) => return sdwa(g, cx),
         Some(_) => return Err(cx.unsupported(g, "this VALU extension is not translated")),
@@ -1110,4 +1113,114 @@ fn cache_op(g: &Inst, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
         h.bits = layout::put(h.bits, fl, v);
     }
     Ok(vec![redecode(&h, g, cx)?])
+}
+
+/// GFX9 DPP `row_bcast:15` (0x142: lane 15 of the row below, rows 1..3) and
+/// `row_bcast:31` (0x143: lane 31, rows 2 and 3), which GFX12 lacks (ISA-ENCODINGS.md;
+/// llvm-mc-22 refuses them for gfx1201). Semantics as the gfx950 model has them
+/// (`gpu-model/src/exec/lane.rs`, `dpp_source`/`dpp_src`): a lane in the row and bank
+/// masks reads its source lane; a source out of range or inactive reads 0 with
+/// bound_ctrl (the only form taken: without it such lanes keep their old value). The
+/// broadcast value goes to a scratch VGPR `t` (0 where the source is out of range or
+/// inactive), then the operation runs as DPP16 `quad_perm:[0,1,2,3]` from `t` with the
+/// guest's row/bank masks, neg/abs and bound_ctrl, so every other operand and modifier
+/// is the guest's.
+///
+/// * `row_bcast:15` when the row mask leaves rows 0 and 2 alone (LLVM and Triton
+///   reductions use 0xa): `v_permlanex16_b32 t, src, -1, -1 op_sel:[0,1]` (every lane
+///   reads lane 15 of the other row of its 32-lane half, 0 when inactive: BOUND_CTRL is
+///   OP_SEL[1], RDNA4 ISA guide V_PERMLANEX16_B32), exact for rows 1 and 3.
+/// * `row_bcast:31`: `v_readlane_b32 s104, src, 31`, `s_bitcmp1_b32 exec_lo, 31`,
+///   `s_cselect_b32 s104, s104, 0` (0 when lane 31 is inactive; SCC saved in s105 and
+///   restored when live), `v_mov_b32 t, s104` and the operation on rows 2/3, then
+///   `v_mov_b32 t, 0` and the operation on rows 0/1 (their source is out of range). The
+///   two row sets are disjoint, so the second operation reads what the guest's reads.
+fn row_bcast(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let ext = (g.bits >> 32) as u32;
+    let ctrl = g.field(F::DppCtrl);
+    let rows = g.field(F::RowMask);
+    if g.field(F::BoundCtrl) == 0 {
+        return Err(cx.unsupported(
+            g,
+            "DPP row broadcasts without bound_ctrl are not translated to GFX12",
+        ));
+    }
+    let src = v1((ext & 0xff) as u16);
+    let t = cx.scratch_first;
+    cx.scratch_used = cx.scratch_used.max(1);
+    // The guest instruction reading `t` with identity quad_perm under row mask `m`.
+    let op_from_t = |m: u32, cx: &mut Ctx<'_>| -> Result<Inst, TranslateError> {
+        let e = (ext & !0x1_ffff & 0x0fff_ffff) | 0xe4 << 8 | u32::from(t) | m << 28;
+        let mut b = [0u8; 8];
+        b[..4].copy_from_slice(&(g.bits as u32).to_le_bytes());
+        b[4..].copy_from_slice(&e.to_le_bytes());
+        let g2 = isa::decode(g.target, &b, false).map_err(|_| cx.no_rule(g))?;
+        dpp(&g2, cx)
+    };
+    let s = |first: u16| Operand::Sgpr { first, count: 1 };
+    let mut out = Vec::new();
+    if ctrl == 0x142 {
+        if rows & 0x5 != 0 {
+            return Err(cx.unsupported(
+                g,
+                "DPP row_bcast:15 writing rows 0 or 2 is not translated to GFX12",
+            ));
+        }
+        let mut p = vop3_host(
+            Op::VPermlanex16B32,
+            &[v1(t), src, Operand::Inline(193), Operand::Inline(193)],
+            cx,
+        )?;
+        let fl = p.layout().field(F::OpSel).ok_or_else(|| cx.no_rule(g))?;
+        p.bits = layout::put(p.bits, fl, 2);
+        out.push(p);
+        out.push(op_from_t(rows, cx)?);
+        return Ok(out);
+    }
+    let hi = CARRY + 1;
+    if cx.scc_live {
+        let mut c = build(Op::SCselectB32, Format::Sop2, cx)?;
+        for (k, x) in [s(hi), Operand::Inline(129), Operand::Inline(128)]
+            .into_iter()
+            .enumerate()
+        {
+            c.set_operand(k, x).map_err(|e| cx.enc(e))?;
+        }
+        out.push(c);
+    }
+    out.push(vop3_host(
+        Op::VReadlaneB32,
+        &[s(CARRY), src, constant(31)],
+        cx,
+    )?);
+    let mut bc = build(Op::SBitcmp1B32, Format::Sopc, cx)?;
+    bc.set_operand(0, s(126)).map_err(|e| cx.enc(e))?;
+    bc.set_operand(1, constant(31)).map_err(|e| cx.enc(e))?;
+    out.push(bc);
+    let mut sel = build(Op::SCselectB32, Format::Sop2, cx)?;
+    for (k, x) in [s(CARRY), s(CARRY), Operand::Inline(128)]
+        .into_iter()
+        .enumerate()
+    {
+        sel.set_operand(k, x).map_err(|e| cx.enc(e))?;
+    }
+    out.push(sel);
+    if cx.scc_live {
+        let mut c = build(Op::SCmpLgU32, Format::Sopc, cx)?;
+        c.set_operand(0, s(hi)).map_err(|e| cx.enc(e))?;
+        c.set_operand(1, Operand::Inline(128))
+            .map_err(|e| cx.enc(e))?;
+        out.push(c);
+    }
+    for (m, v) in [(rows & 0xc, s(CARRY)), (rows & 0x3, Operand::Inline(128))] {
+        if m == 0 {
+            continue;
+        }
+        let mut mv = build(Op::VMovB32, Format::Vop1, cx)?;
+        mv.set_operand(0, v1(t)).map_err(|e| cx.enc(e))?;
+        mv.set_operand(1, v).map_err(|e| cx.enc(e))?;
+        out.push(mv);
+        out.push(op_from_t(m, cx)?);
+    }
+    Ok(out)
 }
