@@ -519,3 +519,121 @@ amdhsa.kernels:
     assert_eq!(run(&guest, Target::Gfx950), want);
     assert_eq!(run(&t.object, Target::Gfx1201), want);
 }
+
+/// The edge cases of the buffer and row-broadcast rules on one gfx950 assembly kernel
+/// (llvm-mc-22), run on both models against values computed here: SCC live across a
+/// descriptor conversion and a `row_bcast:31` (both save and restore it), a descriptor
+/// whose base is rewritten between two stores of one block (the GFX12 copy is made
+/// again), `row_bcast:15` under row mask 0xa, and `row_bcast:31` under row mask 0xc and
+/// with lane 31 inactive (the source reads 0, lane 31 keeps its value).
+#[test]
+fn buffer_descriptors_and_row_broadcasts_keep_their_edge_cases_on_gfx1201() {
+    let src = r#"
+  .amdhsa_code_object_version 5
+  .text
+  .globl edge
+  .p2align 8
+  .type edge,@function
+edge:
+  s_load_dwordx2 s[2:3], s[0:1], 0x0
+  v_lshlrev_b32 v9, 2, v0
+  v_mul_u32_u24 v1, 3, v0
+  v_add_u32 v1, 1, v1
+  s_waitcnt lgkmcnt(0)
+  s_mov_b32 s8, s2
+  s_and_b32 s9, s3, 0xffff
+  s_movk_i32 s10, 0x1000
+  s_mov_b32 s11, 0x27000
+  v_mov_b32 v2, v1
+  v_add_u32 v3, 1000, v0
+  v_mov_b32 v4, 77
+  s_nop 4
+  v_mov_b32_dpp v2, v1 row_bcast:15 row_mask:0xa bank_mask:0xf bound_ctrl:1
+  s_cmp_eq_u32 s10, 0x1000
+  v_add_u32_dpp v3, v1, v1 row_bcast:31 row_mask:0xc bank_mask:0xf bound_ctrl:1
+  s_mov_b32 exec_lo, 0x7fffffff
+  s_nop 4
+  v_add_u32_dpp v4, v1, v1 row_bcast:31 row_mask:0xf bank_mask:0xf bound_ctrl:1
+  s_mov_b32 exec_lo, -1
+  buffer_store_dword v2, v9, s[8:11], 0 offen
+  s_cselect_b32 s12, 5, 9
+  v_mov_b32 v5, s12
+  buffer_store_dword v3, v9, s[8:11], 0 offen offset:256
+  buffer_store_dword v4, v9, s[8:11], 0 offen offset:512
+  s_add_u32 s8, s8, 0x300
+  s_addc_u32 s9, s9, 0
+  s_nop 4
+  buffer_store_dword v5, v9, s[8:11], 0 offen
+  s_endpgm
+.Lend:
+  .size edge, .Lend-edge
+  .rodata
+  .p2align 6
+  .amdhsa_kernel edge
+    .amdhsa_kernarg_size 8
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_next_free_vgpr 12
+    .amdhsa_next_free_sgpr 13
+    .amdhsa_accum_offset 12
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: edge
+    .symbol: edge.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 13
+    .vgpr_count: 12
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .name: out, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+...
+.end_amdgpu_metadata
+"#;
+    let guest = common::assemble(src, "gfx950", "rdna-edge");
+    let t = dbt::translate(&guest, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    llvm_accepts_as(&t.object, "rdna-edge", "gfx1201");
+    let run = |bytes: &[u8], target: Target| -> Vec<u32> {
+        let mut dev = Device::new(target);
+        let m = dev.load_code_object(bytes).unwrap();
+        let out = dev.alloc(256 * 4).unwrap();
+        dev.copy_in(out, &[0u8; 256 * 4]).unwrap();
+        let cfg = LaunchConfig {
+            grid: [64, 1, 1],
+            workgroup: [64, 1, 1],
+            dynamic_lds: 0,
+            extra_private: 0,
+        };
+        let id = dev
+            .dispatch(m, "edge", &cfg, &[ArgValue::ptr(out)])
+            .unwrap();
+        dev.wait(id).unwrap();
+        let mut b = vec![0u8; 256 * 4];
+        dev.copy_out(out, &mut b).unwrap();
+        b.chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let v1 = |l: u32| 3 * l + 1;
+    let mut want = Vec::new();
+    // row_bcast:15, rows 1 and 3 written: lane 15 of the row below.
+    want.extend((0..64u32).map(|l| match l / 16 {
+        1 | 3 => v1((l & !15) - 1),
+        _ => v1(l),
+    }));
+    // row_bcast:31, rows 2 and 3 written: lane 31 + own.
+    want.extend((0..64u32).map(|l| if l >= 32 { v1(31) + v1(l) } else { 1000 + l }));
+    // Lane 31 inactive: every source reads 0 (out of range or inactive).
+    want.extend((0..64u32).map(|l| if l == 31 { 77 } else { v1(l) }));
+    // SCC survived the conversion and the broadcast; the rebased descriptor was used.
+    want.extend([5u32; 64]);
+    assert_eq!(run(&guest, Target::Gfx950), want, "gfx950 model");
+    assert_eq!(run(&t.object, Target::Gfx1201), want, "gfx1201 translation");
+}
