@@ -37,6 +37,7 @@ fn triton_gfx950_kernels_translate_to_gfx1201_and_run_the_same() {
     let m = manifest();
     let mut problems = Vec::new();
     let (mut ran, mut refused) = (0, Vec::new());
+    let (mut dynamic, mut code) = ((0u64, 0u64), (0usize, 0usize));
     for case in m.cases.iter().filter(|c| c.target == "gfx950") {
         let bytes = std::fs::read(dir().join(&case.object)).expect("object");
         let t = dbt::translate(&bytes, Target::Gfx1201);
@@ -67,21 +68,46 @@ fn triton_gfx950_kernels_translate_to_gfx1201_and_run_the_same() {
         if case.checks.is_empty() {
             continue;
         }
-        let r = std::panic::catch_unwind(|| -> Result<(), String> {
-            let want = run(case, &bytes, Target::Gfx950)?;
-            let got = run(case, &t.object, Target::Gfx1201)?;
+        let r = std::panic::catch_unwind(|| -> Result<(u64, u64), String> {
+            let (want, g) = run_counted(case, &bytes, Target::Gfx950)?;
+            let (got, h) = run_counted(case, &t.object, Target::Gfx1201)?;
             if want != got {
                 return Err("translated gfx1201 run differs from the gfx950 run".into());
             }
-            Ok(())
+            Ok((g, h))
         })
         .unwrap_or_else(|_| Err("host panic".into()));
         match r {
-            Ok(()) => ran += 1,
+            Ok((g, h)) => {
+                ran += 1;
+                let (before, after) = t
+                    .kernels
+                    .iter()
+                    .fold((0, 0), |(b, a), k| (b + k.code_before, a + k.code_after));
+                eprintln!(
+                    "{}: wave-instructions gfx1201/gfx950 {h}/{g} = {:.3}x, kernel code {before} -> {after} bytes ({:.3}x)",
+                    case.name,
+                    h as f64 / g.max(1) as f64,
+                    after as f64 / before.max(1) as f64
+                );
+                dynamic.0 += g;
+                dynamic.1 += h;
+                code.0 += before;
+                code.1 += after;
+            }
             Err(e) => problems.push(format!("{}: {e}", case.name)),
         }
     }
     eprintln!("{ran} translated Triton kernels run the same on gfx1201; refused: {refused:?}");
+    eprintln!(
+        "all that ran: wave-instructions {}/{} = {:.3}x, kernel code {} -> {} bytes ({:.3}x)",
+        dynamic.1,
+        dynamic.0,
+        dynamic.1 as f64 / dynamic.0.max(1) as f64,
+        code.0,
+        code.1,
+        code.1 as f64 / code.0.max(1) as f64
+    );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert!(ran >= 4, "only {ran} Triton kernels ran translated");
 }

@@ -121,7 +121,18 @@ pub fn manifest() -> Manifest {
 /// Runs `case` from the code object `bytes` on a `target` device and checks every output
 /// against its reference within the manifest's tolerance; returns the checked buffers'
 /// bytes, in the order of the checks.
+#[allow(dead_code)]
 pub fn run(case: &Case, bytes: &[u8], target: Target) -> Result<Vec<Vec<u8>>, String> {
+    run_counted(case, bytes, target).map(|(out, _)| out)
+}
+
+/// [`run`], with the wave-instructions the dispatch retired.
+#[allow(dead_code)]
+pub fn run_counted(
+    case: &Case,
+    bytes: &[u8],
+    target: Target,
+) -> Result<(Vec<Vec<u8>>, u64), String> {
     let mut dev = Device::new(target);
     let module = dev.load_code_object(bytes).map_err(|e| e.to_string())?;
     let mut addrs = HashMap::new();
@@ -169,7 +180,7 @@ pub fn run(case: &Case, bytes: &[u8], target: Target) -> Result<Vec<Vec<u8>>, St
     let id = dev
         .dispatch(module, &case.kernel, &cfg, &args)
         .map_err(|e| e.to_string())?;
-    dev.wait(id).map_err(|e| e.to_string())?;
+    let stats = dev.wait(id).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for c in &case.checks {
         let (addr, elem, len) = *addrs.get(&c.buffer).ok_or("no such buffer")?;
@@ -206,5 +217,5 @@ pub fn run(case: &Case, bytes: &[u8], target: Target) -> Result<Vec<Vec<u8>>, St
         );
         out.push(got);
     }
-    Ok(out)
+    Ok((out, stats.instructions))
 }
