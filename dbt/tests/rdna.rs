@@ -521,11 +521,14 @@ amdhsa.kernels:
 }
 
 /// The edge cases of the buffer and row-broadcast rules on one gfx950 assembly kernel
-/// (llvm-mc-22), run on both models against values computed here: SCC live across a
-/// descriptor conversion and a `row_bcast:31` (both save and restore it), a descriptor
-/// whose base is rewritten between two stores of one block (the GFX12 copy is made
-/// again), `row_bcast:15` under row mask 0xa, and `row_bcast:31` under row mask 0xc and
-/// with lane 31 inactive (the source reads 0, lane 31 keeps its value).
+/// (llvm-mc-22), run on both models against values computed here: a descriptor whose
+/// dword3 is not a known constant (converted into a spare quad) with SCC live across
+/// the conversion and a `row_bcast:31` (both save and restore it) and its base rewritten
+/// between two stores of one block (the GFX12 copy is made again); a descriptor with a
+/// constant dword3 (converted in place) whose dword3 register is read between two
+/// stores (the guest's constant is put back, then converted again); `row_bcast:15`
+/// under row mask 0xa, and `row_bcast:31` under row mask 0xc and with lane 31 inactive
+/// (the source reads 0, lane 31 keeps its value).
 #[test]
 fn buffer_descriptors_and_row_broadcasts_keep_their_edge_cases_on_gfx1201() {
     let src = r#"
@@ -539,11 +542,15 @@ edge:
   v_lshlrev_b32 v9, 2, v0
   v_mul_u32_u24 v1, 3, v0
   v_add_u32 v1, 1, v1
+  v_mov_b32 v6, 0x27000
   s_waitcnt lgkmcnt(0)
   s_mov_b32 s8, s2
   s_and_b32 s9, s3, 0xffff
   s_movk_i32 s10, 0x1000
-  s_mov_b32 s11, 0x27000
+  v_readfirstlane_b32 s11, v6
+  s_mov_b64 s[16:17], s[8:9]
+  s_mov_b32 s18, s10
+  s_mov_b32 s19, 0x27000
   v_mov_b32 v2, v1
   v_add_u32 v3, 1000, v0
   v_mov_b32 v4, 77
@@ -564,6 +571,9 @@ edge:
   s_addc_u32 s9, s9, 0
   s_nop 4
   buffer_store_dword v5, v9, s[8:11], 0 offen
+  buffer_store_dword v1, v9, s[16:19], 0 offen offset:1024
+  v_mov_b32 v7, s19
+  buffer_store_dword v7, v9, s[16:19], 0 offen offset:1280
   s_endpgm
 .Lend:
   .size edge, .Lend-edge
@@ -573,7 +583,7 @@ edge:
     .amdhsa_kernarg_size 8
     .amdhsa_user_sgpr_kernarg_segment_ptr 1
     .amdhsa_next_free_vgpr 12
-    .amdhsa_next_free_sgpr 13
+    .amdhsa_next_free_sgpr 20
     .amdhsa_accum_offset 12
   .end_amdhsa_kernel
 .amdgpu_metadata
@@ -588,7 +598,7 @@ amdhsa.kernels:
     .group_segment_fixed_size: 0
     .private_segment_fixed_size: 0
     .wavefront_size: 64
-    .sgpr_count: 13
+    .sgpr_count: 20
     .vgpr_count: 12
     .max_flat_workgroup_size: 64
     .args:
@@ -603,8 +613,8 @@ amdhsa.kernels:
     let run = |bytes: &[u8], target: Target| -> Vec<u32> {
         let mut dev = Device::new(target);
         let m = dev.load_code_object(bytes).unwrap();
-        let out = dev.alloc(256 * 4).unwrap();
-        dev.copy_in(out, &[0u8; 256 * 4]).unwrap();
+        let out = dev.alloc(384 * 4).unwrap();
+        dev.copy_in(out, &[0u8; 384 * 4]).unwrap();
         let cfg = LaunchConfig {
             grid: [64, 1, 1],
             workgroup: [64, 1, 1],
@@ -615,7 +625,7 @@ amdhsa.kernels:
             .dispatch(m, "edge", &cfg, &[ArgValue::ptr(out)])
             .unwrap();
         dev.wait(id).unwrap();
-        let mut b = vec![0u8; 256 * 4];
+        let mut b = vec![0u8; 384 * 4];
         dev.copy_out(out, &mut b).unwrap();
         b.chunks(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -634,6 +644,9 @@ amdhsa.kernels:
     want.extend((0..64u32).map(|l| if l == 31 { 77 } else { v1(l) }));
     // SCC survived the conversion and the broadcast; the rebased descriptor was used.
     want.extend([5u32; 64]);
+    // Through the in-place descriptor, and its dword3 register as the guest wrote it.
+    want.extend((0..64u32).map(v1));
+    want.extend([0x27000u32; 64]);
     assert_eq!(run(&guest, Target::Gfx950), want, "gfx950 model");
     assert_eq!(run(&t.object, Target::Gfx1201), want, "gfx1201 translation");
 }

@@ -26,6 +26,7 @@
 //! fallthrough into a kernel entry that gains a prologue.
 
 pub(crate) mod desc;
+pub(crate) mod known;
 pub(crate) mod reencode;
 
 use crate::cfg::{Cfg, Flow};
@@ -33,6 +34,7 @@ use crate::error::TranslateError;
 use crate::scope::{self, Body, Fixup};
 use crate::{place, plans, KernelReport, KernelStatus, Placed};
 use gpu_model::isa;
+use gpu_model::isa::layout::F;
 use gpu_model::loader::writer::{self, Rewrite};
 use gpu_model::loader::CodeObject;
 use gpu_model::Target;
@@ -211,15 +213,20 @@ fn emit(
 ) -> Result<(Body, Vec<DataRef>), TranslateError> {
     let kernel = p.name.as_str();
     let mut body = Body::default();
+    let extent = scope::sgpr_extent(cfg, sc);
     let mut cx = Ctx {
         kernel,
         pc: 0,
         scratch_first,
         scratch_used: 0,
         agpr_base,
-        rsrc: reencode::Rsrcs::above(scope::sgpr_extent(cfg, sc)),
+        rsrc: reencode::Rsrcs::above(extent),
         scc_live: false,
+        known: Default::default(),
+        inplace: Vec::new(),
+        inplace_ok: extent.is_some(),
     };
+    let known = known::analyse(cfg, sc, &p.roots);
     let mut buf = [0u8; 20];
     let enc = |pc: u64, source| TranslateError::Encode {
         kernel: kernel.to_string(),
@@ -268,9 +275,47 @@ fn emit(
         if cfg.leaders.contains(&pc) {
             cx.rsrc.observe(s, true);
         }
-        cx.scc_live = (s.inst.format == isa::layout::Format::Mubuf
-            || s.inst.ext() == Some(isa::Ext::Dpp16))
-            && scope::scc_live_at(cfg, pc);
+        let mubuf = s.inst.format == isa::layout::Format::Mubuf;
+        cx.scc_live =
+            (mubuf || s.inst.ext() == Some(isa::Ext::Dpp16)) && scope::scc_live_at(cfg, pc);
+        // In-place descriptor words go back before anything else touches them and
+        // before control leaves the block (not at the end of the wave).
+        if !cx.inplace.is_empty() {
+            let pre = match s.flow {
+                Flow::End => {
+                    cx.inplace.clear();
+                    Vec::new()
+                }
+                Flow::Next => {
+                    let own = mubuf.then(|| (s.inst.field(F::Srsrc) * 4) as u16);
+                    let mut touched = Vec::new();
+                    for a in s.inst.accesses() {
+                        if a.file == isa::RegFile::Sgpr {
+                            touched.push((a.first, a.first + u16::from(a.count)));
+                        }
+                    }
+                    reencode::restore(&mut cx, &|reg| {
+                        own.is_none_or(|r| reg < r || reg >= r + 4)
+                            && touched.iter().any(|&(lo, hi)| reg >= lo && reg < hi)
+                    })?
+                }
+                _ => reencode::restore(&mut cx, &|_| true)?,
+            };
+            for i in &pre {
+                let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
+                body.code.extend_from_slice(&buf[..n]);
+            }
+        }
+        if mubuf {
+            if let Some(st) = known.get(&pc) {
+                let r = usize::from((s.inst.field(F::Srsrc) * 4) as u16);
+                for k in 0..4 {
+                    cx.known[k] = st.get(r + k).copied().unwrap_or_default();
+                }
+            } else {
+                cx.known = Default::default();
+            }
+        }
         let off = (pc - base) as usize;
         let bytes = &text[off..off + usize::from(s.inst.len)];
         let seq = reencode::lower(&s.inst, bytes, &mut cx)?;
@@ -307,6 +352,16 @@ fn emit(
         for i in &seq {
             let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
             body.code.extend_from_slice(&buf[..n]);
+        }
+        // The block ends by falling into a leader: put the in-place words back.
+        if matches!(s.flow, Flow::Next)
+            && !cx.inplace.is_empty()
+            && cfg.leaders.contains(&cfg.next_pc(pc))
+        {
+            for i in &reencode::restore(&mut cx, &|_| true)? {
+                let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
+                body.code.extend_from_slice(&buf[..n]);
+            }
         }
     }
     for (c, [getpc, lo, hi]) in builder_local {

@@ -73,6 +73,13 @@ pub(crate) struct Ctx<'a> {
     pub rsrc: Rsrcs,
     /// Whether SCC may be read after the current instruction before it is written.
     pub scc_live: bool,
+    /// Known bits of the current buffer instruction's descriptor words ([`super::known`]).
+    pub known: [super::known::Bits; 4],
+    /// Guest SGPRs that hold a GFX12 descriptor dword3 in place of their constant, with
+    /// the constant to put back ([`buffer`], [`restore`]).
+    pub inplace: Vec<(u16, u32)>,
+    /// Whether descriptors may be converted in place (no SGPR is indexed through M0).
+    pub inplace_ok: bool,
 }
 
 /// The 4-aligned SGPR quads above everything the kernel scope names (GFX12 has 106
@@ -942,6 +949,13 @@ fn vop3_host(o: Op, ops: &[Operand], cx: &Ctx<'_>) -> Result<Inst, TranslateErro
 /// (once per block while the guest's descriptor SGPRs are unchanged, [`Rsrcs`]), then
 /// the VBUFFER instruction through the quad.
 ///
+/// When the dataflow of [`super::known`] proves dword3 a constant and dword1's stride
+/// and swizzle bits known (what Triton and clang emit), the conversion is one
+/// `s_mov_b32` of the GFX12 dword3 into the guest's own dword3 register, which keeps it
+/// until an instruction other than a buffer access through the same descriptor reads or
+/// writes it, or the block ends; the guest's constant is put back then ([`restore`],
+/// called by the emitter). Words 0..2 are used as they are.
+///
 /// The V# layouts (GFX9: Mesa `sid.h` SQ_BUF_RSRC_WORD1/3 for GFX6-9 and
 /// `gpu-model/src/exec/mubuf.rs`; GFX12: ROCr `resource_gfx12.h`, and clang-22's and
 /// Triton's own gfx1201 builds, `corpus/triton/build/gfx1201`, which set dword3 to
@@ -986,6 +1000,26 @@ fn buffer(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     }
     let r = (g.field(F::Srsrc) * 4) as u16;
     let mut out = Vec::new();
+    if let Some(w3) = cx.inplace_ok.then(|| word3_in_place(&cx.known)).flatten() {
+        let reg = r + 3;
+        if !cx.inplace.iter().any(|e| e.0 == reg) {
+            let c = cx.known[3].constant().unwrap_or(0);
+            let mut m = build(Op::SMovB32, Format::Sop1, cx)?;
+            m.set_operand(
+                0,
+                Operand::Sgpr {
+                    first: reg,
+                    count: 1,
+                },
+            )
+            .map_err(|e| cx.enc(e))?;
+            m.set_operand(1, constant(w3)).map_err(|e| cx.enc(e))?;
+            out.push(m);
+            cx.inplace.push((reg, c));
+        }
+        out.push(reencode_with(g, cx, Some(r))?);
+        return Ok(out);
+    }
     let q = if let Some(k) = cx.rsrc.held.iter().position(|&(s, _)| s == r) {
         let e = cx.rsrc.held.remove(k);
         cx.rsrc.held.push(e);
@@ -1012,6 +1046,50 @@ fn buffer(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
         q
     };
     out.push(reencode_with(g, cx, Some(q))?);
+    Ok(out)
+}
+
+/// The GFX12 dword3 of a descriptor whose dword3 is a known constant and whose dword1
+/// has known stride bits and a clear bit 31:30 (no swizzle, no cache swizzle): the same
+/// word [`rsrc_gfx12`] computes at run time. `None` when not all of that is known.
+fn word3_in_place(k: &[super::known::Bits; 4]) -> Option<u32> {
+    let c = k[3].constant()?;
+    let w1 = k[1];
+    let stride = 0x3fff_0000u32;
+    if w1.zero & 0xc000_0000 != 0xc000_0000 || (w1.zero | w1.one) & stride != stride {
+        return None;
+    }
+    // GFX9 with add_tid keeps stride bits 17:14 in DATA_FORMAT (dword3 18:15).
+    let structured = w1.one & stride != 0 || (c & 1 << 23 != 0 && c >> 15 & 0xf != 0);
+    Some((c & 0x00e0_0fff) | 0x1001_4000 | if structured { 0 } else { 0x2000_0000 })
+}
+
+/// Puts the guest's constants back into the in-place converted registers `which`
+/// selects (`s_mov_b32`, which leaves SCC alone), and forgets them.
+pub(crate) fn restore(
+    cx: &mut Ctx<'_>,
+    which: &dyn Fn(u16) -> bool,
+) -> Result<Vec<Inst>, TranslateError> {
+    let mut out = Vec::new();
+    let mut keep = Vec::new();
+    for &(reg, c) in &cx.inplace {
+        if !which(reg) {
+            keep.push((reg, c));
+            continue;
+        }
+        let mut m = build(Op::SMovB32, Format::Sop1, cx)?;
+        m.set_operand(
+            0,
+            Operand::Sgpr {
+                first: reg,
+                count: 1,
+            },
+        )
+        .map_err(|e| cx.enc(e))?;
+        m.set_operand(1, constant(c)).map_err(|e| cx.enc(e))?;
+        out.push(m);
+    }
+    cx.inplace = keep;
     Ok(out)
 }
 
