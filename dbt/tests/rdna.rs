@@ -650,3 +650,120 @@ amdhsa.kernels:
     assert_eq!(run(&guest, Target::Gfx950), want, "gfx950 model");
     assert_eq!(run(&t.object, Target::Gfx1201), want, "gfx1201 translation");
 }
+
+/// A loop whose three branches (the inverted exit, the jump to the far part and the back
+/// edge) reach on gfx950 but not after translation to gfx1201, where the block they span
+/// grows (each `s_waitcnt vmcnt(0) lgkmcnt(0)` becomes four GFX12 waits): all three take
+/// the long form through s[104:105]. Each of the `n` iterations adds 4 to v2 (from the
+/// lane id), the exiting one 3.
+#[test]
+fn branches_past_the_sopp_range_take_long_forms_on_gfx1201() {
+    let mut src = String::from(
+        "  .amdhsa_code_object_version 5
+  .text
+  .globl far
+  .p2align 8
+  .type far,@function
+far:
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  s_load_dword s6, s[0:1], 0x8
+  v_lshlrev_b32_e32 v1, 2, v0
+  v_mov_b32_e32 v2, v0
+  s_mov_b32 s7, 0
+  s_waitcnt lgkmcnt(0)
+.Lloop:
+  v_add_u32_e32 v2, 3, v2
+  s_add_u32 s7, s7, 1
+  s_cmp_le_u32 s7, s6
+  s_cbranch_scc0 .Ldone
+  s_cbranch_execz .Lfill
+  s_branch .Lfar
+.Lfill:
+  .fill 32300, 4, 0xbf800000
+",
+    );
+    for _ in 0..300 {
+        src.push_str("  s_waitcnt vmcnt(0) lgkmcnt(0)\n");
+    }
+    src.push_str(
+        ".Lfar:
+  v_add_u32_e32 v2, 1, v2
+  s_branch .Lloop
+.Ldone:
+  global_store_dword v1, v2, s[4:5]
+  s_endpgm
+.Lend:
+  .size far, .Lend-far
+  .rodata
+  .p2align 6
+  .amdhsa_kernel far
+    .amdhsa_kernarg_size 12
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_next_free_vgpr 4
+    .amdhsa_next_free_sgpr 8
+    .amdhsa_accum_offset 4
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: far
+    .symbol: far.kd
+    .kernarg_segment_size: 12
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 8
+    .vgpr_count: 4
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .name: out, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+      - { .name: n, .offset: 8, .size: 4, .value_kind: by_value }
+...
+.end_amdgpu_metadata
+",
+    );
+    let guest = common::assemble(&src, "gfx950", "rdna-far");
+    let t = dbt::translate(&guest, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let dis = llvm_accepts_as(&t.object, "rdna-far", "gfx1201");
+    assert_eq!(
+        dis.matches("s_setpc_b64 s[104:105]").count(),
+        3,
+        "three long forms"
+    );
+    for want in [
+        "s_getpc_b64 s[104:105]",
+        "s_add_co_ci_u32 s105",
+        "s_cbranch_scc1",
+    ] {
+        assert!(dis.contains(want), "no `{want}` in the translation");
+    }
+    let run = |bytes: &[u8], target: Target, n: u32| -> Vec<u32> {
+        let mut dev = Device::new(target);
+        let m = dev.load_code_object(bytes).unwrap();
+        let out = dev.alloc(64 * 4).unwrap();
+        dev.copy_in(out, &[0u8; 64 * 4]).unwrap();
+        let cfg = LaunchConfig {
+            grid: [64, 1, 1],
+            workgroup: [64, 1, 1],
+            dynamic_lds: 0,
+            extra_private: 0,
+        };
+        let args = [ArgValue::ptr(out), ArgValue::bytes(&n.to_le_bytes())];
+        let id = dev.dispatch(m, "far", &cfg, &args).unwrap();
+        dev.wait(id).unwrap();
+        let mut b = vec![0u8; 64 * 4];
+        dev.copy_out(out, &mut b).unwrap();
+        b.chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    for n in [0u32, 1, 4] {
+        let want: Vec<u32> = (0..64u32).map(|l| l + 4 * n + 3).collect();
+        assert_eq!(run(&guest, Target::Gfx950, n), want, "gfx950 n={n}");
+        assert_eq!(run(&t.object, Target::Gfx1201, n), want, "gfx1201 n={n}");
+    }
+}

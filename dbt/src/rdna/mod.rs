@@ -11,6 +11,8 @@
 //! * buffer instructions: MUBUF becomes VBUFFER through a GFX12 copy of the guest's
 //!   buffer descriptor in a free SGPR quad (`reencode::buffer`), `buffer_wbl2` /
 //!   `buffer_inv` become `global_wb` / `global_inv`;
+//! * branches that no longer reach after the code grows take the long form through
+//!   s[104:105] (`scope::relax_for`), as on the gfx942 host;
 //! * [`desc`]: the gfx1201 kernel descriptor and the entry prologue that rebuilds the
 //!   workgroup-id SGPRs the gfx950 code expects from the GFX12 TTMP registers.
 //!
@@ -104,26 +106,52 @@ pub(crate) fn translate(
         kds.push((d, first));
         bodies.push(body);
     }
+    // Placement; branches that no longer reach take the long form through s[104:105]
+    // (the expansions' carry pair: free between guest instructions, above every quad),
+    // with the condition inverted around it (`scope::relax_for`). The long form writes
+    // SCC, so SCC must be dead at the target. Growth only moves code further apart, so
+    // this converges; bounded anyway.
+    let mut rounds = 0;
     let Placed {
         text: new_text,
         entries,
         map,
-    } = match place(&plans, &bodies, base, text.len())? {
-        Ok(p) => p,
-        // Long branch forms are built for the gfx942 host only: on gfx1201 a branch that
-        // no longer reaches refuses the kernel.
-        Err(long) => {
-            let Some(l) = long.first() else {
-                return Err(TranslateError::Unsupported {
-                    kernel: String::new(),
-                    reason: "placement failed without naming a branch".into(),
-                });
-            };
+    } = loop {
+        let long = match place(&plans, &bodies, base, text.len())? {
+            Ok(p) => break p,
+            Err(long) => long,
+        };
+        rounds += 1;
+        let Some(l) = long.first() else {
+            return Err(TranslateError::Unsupported {
+                kernel: String::new(),
+                reason: "placement failed without naming a branch".into(),
+            });
+        };
+        if rounds > 8 {
             return Err(TranslateError::BranchOutOfRange {
                 kernel: plans[l.body].name.clone(),
                 pc: l.pc,
                 distance: l.distance,
             });
+        }
+        for (i, b) in bodies.iter_mut().enumerate() {
+            let mine: Vec<&crate::Long> = long.iter().filter(|l| l.body == i).collect();
+            if mine.is_empty() {
+                continue;
+            }
+            if let Some(l) = mine.iter().find(|l| scope::scc_live_at(&cfg, l.target)) {
+                return Err(TranslateError::Unsupported {
+                    kernel: plans[i].name.clone(),
+                    reason: format!(
+                        "the branch at {:#x} needs a long form, which writes SCC, and SCC may be live at its target {:#x}",
+                        l.pc, l.target
+                    ),
+                });
+            }
+            let set = mine.iter().map(|l| l.at).collect();
+            *b = scope::relax_for(b, &set, reencode::CARRY, &plans[i].name, HOST)?;
+            reports[i].code_after = b.code.len();
         }
     };
     let mut descriptors = Vec::new();
