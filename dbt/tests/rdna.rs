@@ -528,7 +528,8 @@ amdhsa.kernels:
 /// constant dword3 (converted in place) whose dword3 register is read between two
 /// stores (the guest's constant is put back, then converted again); `row_bcast:15`
 /// under row mask 0xa, and `row_bcast:31` under row mask 0xc and with lane 31 inactive
-/// (the source reads 0, lane 31 keeps its value).
+/// (the source reads 0, lane 31 keeps its value); and GFX9 waits become waits on only
+/// the GFX12 counters that can have something outstanding.
 #[test]
 fn buffer_descriptors_and_row_broadcasts_keep_their_edge_cases_on_gfx1201() {
     let src = r#"
@@ -574,6 +575,7 @@ edge:
   buffer_store_dword v1, v9, s[16:19], 0 offen offset:1024
   v_mov_b32 v7, s19
   buffer_store_dword v7, v9, s[16:19], 0 offen offset:1280
+  s_waitcnt vmcnt(0)
   s_endpgm
 .Lend:
   .size edge, .Lend-edge
@@ -609,7 +611,18 @@ amdhsa.kernels:
     let guest = common::assemble(src, "gfx950", "rdna-edge");
     let t = dbt::translate(&guest, Target::Gfx1201);
     assert!(t.translated, "{:?}", t.diagnostics);
-    llvm_accepts_as(&t.object, "rdna-edge", "gfx1201");
+    let dis = llvm_accepts_as(&t.object, "rdna-edge", "gfx1201");
+    // Waits only on the GFX12 counters something can be outstanding on: the kernarg
+    // load (kmcnt, no LDS: no dscnt) and the stores (storecnt; the kernel loads nothing
+    // from memory: no loadcnt).
+    for (wait, present) in [
+        ("s_wait_kmcnt", true),
+        ("s_wait_storecnt", true),
+        ("s_wait_dscnt", false),
+        ("s_wait_loadcnt", false),
+    ] {
+        assert_eq!(dis.contains(wait), present, "{wait} in\n{dis}");
+    }
     let run = |bytes: &[u8], target: Target| -> Vec<u32> {
         let mut dev = Device::new(target);
         let m = dev.load_code_object(bytes).unwrap();
@@ -653,7 +666,7 @@ amdhsa.kernels:
 
 /// A loop whose three branches (the inverted exit, the jump to the far part and the back
 /// edge) reach on gfx950 but not after translation to gfx1201, where the block they span
-/// grows (each `s_waitcnt vmcnt(0) lgkmcnt(0)` becomes four GFX12 waits): all three take
+/// grows (each 4-byte `v_mov_b64` becomes two `v_mov_b32`): all three take
 /// the long form through s[104:105]. Each of the `n` iterations adds 4 to v2 (from the
 /// lane id), the exiting one 3.
 #[test]
@@ -683,7 +696,7 @@ far:
 ",
     );
     for _ in 0..300 {
-        src.push_str("  s_waitcnt vmcnt(0) lgkmcnt(0)\n");
+        src.push_str("  v_mov_b64 v[4:5], v[6:7]\n");
     }
     src.push_str(
         ".Lfar:
@@ -699,9 +712,9 @@ far:
   .amdhsa_kernel far
     .amdhsa_kernarg_size 12
     .amdhsa_user_sgpr_kernarg_segment_ptr 1
-    .amdhsa_next_free_vgpr 4
+    .amdhsa_next_free_vgpr 8
     .amdhsa_next_free_sgpr 8
-    .amdhsa_accum_offset 4
+    .amdhsa_accum_offset 8
   .end_amdhsa_kernel
 .amdgpu_metadata
 ---
@@ -716,7 +729,7 @@ amdhsa.kernels:
     .private_segment_fixed_size: 0
     .wavefront_size: 64
     .sgpr_count: 8
-    .vgpr_count: 4
+    .vgpr_count: 8
     .max_flat_workgroup_size: 64
     .args:
       - { .name: out, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }

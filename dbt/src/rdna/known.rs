@@ -1,5 +1,6 @@
-//! Known bits of the guest's SGPRs (s0..s101) before every instruction of a kernel
-//! scope: a forward dataflow over the scope's graph whose meet keeps what every
+//! Facts about the guest before every instruction of a kernel scope, by forward
+//! dataflow: which GFX12 wait counters may have operations outstanding ([`pending`]),
+//! and the known bits of the guest's SGPRs (s0..s101, [`analyse`]): a forward dataflow over the scope's graph whose meet keeps what every
 //! predecessor agrees on. It lets the buffer rule see descriptor words that are
 //! constants (Triton and clang build dword3 with `s_mov_b32 sN, 0x27000` and dword1 with
 //! `s_and_b32 sN, sM, 0xffff`) and convert them for GFX12 with one `s_mov_b32`.
@@ -39,44 +40,148 @@ impl Bits {
     }
 }
 
-type State = [Bits; N];
+type State = Box<[Bits; N]>;
 
 /// Known SGPR bits before each instruction of scope `sc` entered at `roots`.
-pub(crate) fn analyse(cfg: &Cfg, sc: &BTreeSet<u64>, roots: &[u64]) -> BTreeMap<u64, Box<State>> {
-    let unknown: State = [Bits::default(); N];
-    let mut at: BTreeMap<u64, Box<State>> = BTreeMap::new();
+pub(crate) fn analyse(cfg: &Cfg, sc: &BTreeSet<u64>, roots: &[u64]) -> BTreeMap<u64, State> {
+    forward(
+        cfg,
+        sc,
+        roots,
+        (
+            Box::new([Bits::default(); N]),
+            Box::new([Bits::default(); N]),
+        ),
+        |i, st| step(i, st),
+        |old, new| {
+            let mut changed = false;
+            for (a, b) in old.iter_mut().zip(new.iter()) {
+                let m = a.meet(*b);
+                changed |= m != *a;
+                *a = m;
+            }
+            changed
+        },
+    )
+}
+
+/// GFX12 counters that may have operations outstanding ([`pending`]).
+pub(crate) const LOAD: u8 = 1;
+pub(crate) const STORE: u8 = 2;
+pub(crate) const DS: u8 = 4;
+pub(crate) const KM: u8 = 8;
+
+/// The GFX12 counters (`LOAD | STORE | DS | KM` bits) that may have operations
+/// outstanding before each instruction of the scope, from what the guest's memory
+/// instructions become on GFX12 (`Inst::wait_counters` of the guest, split the way the
+/// GFX12 counters split: GFX9 vmcnt into loadcnt for loads and returning atomics and
+/// storecnt for stores and other atomics, lgkmcnt into dscnt for LDS and kmcnt for
+/// scalar memory; both where the kind is not known) and the guest's waits for 0. The
+/// meet is the union; the kernel entry starts with nothing outstanding, control
+/// entering from outside the tracked edges with everything.
+pub(crate) fn pending(cfg: &Cfg, sc: &BTreeSet<u64>, roots: &[u64]) -> BTreeMap<u64, u8> {
+    forward(
+        cfg,
+        sc,
+        roots,
+        // A wave starts with every counter at 0.
+        (0, LOAD | STORE | DS | KM),
+        |i, st| *st = pending_after(i, *st),
+        |old, new| {
+            let m = *old | *new;
+            let changed = m != *old;
+            *old = m;
+            changed
+        },
+    )
+}
+
+fn pending_after(i: &isa::Inst, st: u8) -> u8 {
+    use isa::layout::{Format, F};
+    use isa::{Counter, IssueClass};
+    if i.op == Op::SWaitcnt {
+        let s = i.field(F::Simm16);
+        let vm = (s & 0xf) | (s >> 14 & 3) << 4;
+        let lgkm = s >> 8 & 0xf;
+        // Any waited count becomes a wait for 0 on gfx1201 (`reencode::waitcnt`).
+        let mut st = st;
+        if vm < 63 {
+            st &= !(LOAD | STORE);
+        }
+        if lgkm < 15 {
+            st &= !(DS | KM);
+        }
+        return st;
+    }
+    let c = i.wait_counters();
+    let mut add = 0;
+    if c.contains(Counter::VmCnt) {
+        // Plain loads and stores only; atomics, cache operations and the rest on both.
+        let m = i.mnemonic();
+        let plain = !m.contains("_atomic_");
+        add |= match i.issue_class() {
+            IssueClass::VectorLoad if plain && m.contains("_load_") => LOAD,
+            IssueClass::VectorStore if plain && m.contains("_store_") => STORE,
+            _ => LOAD | STORE,
+        };
+    }
+    if c.contains(Counter::LgkmCnt) {
+        add |= match i.format {
+            Format::Ds => DS,
+            Format::Smem => KM,
+            _ => DS | KM,
+        };
+    }
+    st | add
+}
+
+/// A forward dataflow over the scope: `entry.0` at the roots, `entry.1` wherever control
+/// enters from outside the tracked edges (call targets, the continuations of calls,
+/// recovered indirect targets); those keep their state. `step` per instruction, `meet` merging a
+/// predecessor's state into a successor's (true when it changed). Returns the state
+/// before each reached instruction.
+fn forward<S: Clone>(
+    cfg: &Cfg,
+    sc: &BTreeSet<u64>,
+    roots: &[u64],
+    entry: (S, S),
+    step: impl Fn(&isa::Inst, &mut S),
+    meet: impl Fn(&mut S, &S) -> bool,
+) -> BTreeMap<u64, S> {
+    let mut at: BTreeMap<u64, S> = BTreeMap::new();
     let mut work: Vec<u64> = Vec::new();
-    let seed = |pc: u64, at: &mut BTreeMap<u64, Box<State>>, work: &mut Vec<u64>| {
+    let seed = |pc: u64, e: &S, at: &mut BTreeMap<u64, S>, work: &mut Vec<u64>| {
         if sc.contains(&pc) {
-            at.insert(pc, Box::new(unknown));
+            at.insert(pc, e.clone());
             work.push(pc);
         }
     };
     for &r in roots {
-        seed(r, &mut at, &mut work);
+        seed(r, &entry.0, &mut at, &mut work);
     }
+    let e = &entry.1;
     for (&pc, s) in cfg.insts.range(..) {
         if !sc.contains(&pc) {
             continue;
         }
         match s.flow {
             Flow::Call(t) => {
-                seed(t, &mut at, &mut work);
-                seed(cfg.next_pc(pc), &mut at, &mut work);
+                seed(t, e, &mut at, &mut work);
+                seed(cfg.next_pc(pc), e, &mut at, &mut work);
             }
-            Flow::SwapPc => seed(cfg.next_pc(pc), &mut at, &mut work),
+            Flow::SwapPc => seed(cfg.next_pc(pc), e, &mut at, &mut work),
             _ => {}
         }
     }
     for b in cfg.recovered.values() {
-        seed(b.target, &mut at, &mut work);
+        seed(b.target, e, &mut at, &mut work);
     }
     let forced: BTreeSet<u64> = at.keys().copied().collect();
     while let Some(pc) = work.pop() {
-        let Some(s) = cfg.insts.get(&pc) else {
+        let (Some(s), Some(st)) = (cfg.insts.get(&pc), at.get(&pc)) else {
             continue;
         };
-        let mut st = *at[&pc].clone();
+        let mut st = st.clone();
         step(&s.inst, &mut st);
         let next = cfg.next_pc(pc);
         let succ: [Option<u64>; 2] = match s.flow {
@@ -91,17 +196,9 @@ pub(crate) fn analyse(cfg: &Cfg, sc: &BTreeSet<u64>, roots: &[u64]) -> BTreeMap<
                 continue;
             }
             let changed = match at.get_mut(&t) {
-                Some(old) => {
-                    let mut m = **old;
-                    for (a, b) in m.iter_mut().zip(st.iter()) {
-                        *a = a.meet(*b);
-                    }
-                    let c = m != **old;
-                    **old = m;
-                    c
-                }
+                Some(old) => meet(old, &st),
                 None => {
-                    at.insert(t, Box::new(st));
+                    at.insert(t, st.clone());
                     true
                 }
             };
@@ -114,7 +211,7 @@ pub(crate) fn analyse(cfg: &Cfg, sc: &BTreeSet<u64>, roots: &[u64]) -> BTreeMap<
 }
 
 /// The value of a source operand, as far as it is known.
-fn src(o: Option<Operand>, st: &State, half: u16) -> Bits {
+fn src(o: Option<Operand>, st: &[Bits; N], half: u16) -> Bits {
     match o {
         Some(Operand::Sgpr { first, .. }) if usize::from(first + half) < N => {
             st[usize::from(first + half)]
@@ -135,7 +232,7 @@ fn src(o: Option<Operand>, st: &State, half: u16) -> Bits {
 }
 
 /// `st` after instruction `i`.
-fn step(i: &isa::Inst, st: &mut State) {
+fn step(i: &isa::Inst, st: &mut [Bits; N]) {
     let mut out: [(usize, Bits); 2] = [(usize::MAX, Bits::default()); 2];
     match (i.op, i.operand(0)) {
         (Op::SMovB32, Some(Operand::Sgpr { first, .. })) => {

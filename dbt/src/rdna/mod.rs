@@ -253,8 +253,10 @@ fn emit(
         known: Default::default(),
         inplace: Vec::new(),
         inplace_ok: extent.is_some(),
+        pending: u8::MAX,
     };
     let known = known::analyse(cfg, sc, &p.roots);
+    let pending = known::pending(cfg, sc, &p.roots);
     let mut buf = [0u8; 20];
     let enc = |pc: u64, source| TranslateError::Encode {
         kernel: kernel.to_string(),
@@ -344,6 +346,7 @@ fn emit(
                 cx.known = Default::default();
             }
         }
+        cx.pending = pending.get(&pc).copied().unwrap_or(u8::MAX);
         let off = (pc - base) as usize;
         let bytes = &text[off..off + usize::from(s.inst.len)];
         let seq = reencode::lower(&s.inst, bytes, &mut cx)?;

@@ -24,7 +24,9 @@
 //!   without knowing the stream, so the mapping is conservative: any waited GFX9
 //!   counter waits for 0 on both of its GFX12 counters (`vmcnt(N<63)` ->
 //!   `s_wait_loadcnt 0` + `s_wait_storecnt 0`, `lgkmcnt(N<15)` -> `s_wait_dscnt 0` +
-//!   `s_wait_kmcnt 0`, `expcnt(N<7)` -> `s_wait_expcnt N`). Field layout of the GFX9
+//!   `s_wait_kmcnt 0`, `expcnt(N<7)` -> `s_wait_expcnt N`), leaving out the GFX12
+//!   counters that nothing can be outstanding on there (`known::pending`: e.g. a
+//!   `vmcnt(0)` after loads only waits on `loadcnt`). Field layout of the GFX9
 //!   immediate: vmcnt bits 3:0 and 15:14, expcnt 6:4, lgkmcnt 11:8 (LLVM
 //!   AMDGPUBaseInfo, gfx9 `Waitcnt` encoding).
 //! * `s_barrier` -> `s_barrier_signal -1` + `s_barrier_wait -1` (what clang-22 emits for
@@ -80,6 +82,9 @@ pub(crate) struct Ctx<'a> {
     pub inplace: Vec<(u16, u32)>,
     /// Whether descriptors may be converted in place (no SGPR is indexed through M0).
     pub inplace_ok: bool,
+    /// GFX12 counters that may have operations outstanding before the current
+    /// instruction (`known::LOAD | STORE | DS | KM` bits, [`super::known::pending`]).
+    pub pending: u8,
 }
 
 /// The 4-aligned SGPR quads above everything the kernel scope names (GFX12 has 106
@@ -531,13 +536,17 @@ fn waitcnt(g: &Inst, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
         out.push(i);
         Ok(())
     };
-    if vm < 63 {
-        wait(Op::SWaitLoadcnt, 0)?;
-        wait(Op::SWaitStorecnt, 0)?;
-    }
-    if lgkm < 15 {
-        wait(Op::SWaitDscnt, 0)?;
-        wait(Op::SWaitKmcnt, 0)?;
+    // A counter nothing can be outstanding on needs no wait (`cx.pending`).
+    use super::known::{DS, KM, LOAD, STORE};
+    for (waited, bit, o) in [
+        (vm < 63, LOAD, Op::SWaitLoadcnt),
+        (vm < 63, STORE, Op::SWaitStorecnt),
+        (lgkm < 15, DS, Op::SWaitDscnt),
+        (lgkm < 15, KM, Op::SWaitKmcnt),
+    ] {
+        if waited && cx.pending & bit != 0 {
+            wait(o, 0)?;
+        }
     }
     if exp < 7 {
         wait(Op::SWaitExpcnt, exp)?;
