@@ -40,10 +40,10 @@ impl Bits {
     }
 }
 
-type State = Box<[Bits; N]>;
+pub(crate) type State = Box<[Bits; N]>;
 
 /// Known SGPR bits before each instruction of scope `sc` entered at `roots`.
-pub(crate) fn analyse(cfg: &Cfg, sc: &BTreeSet<u64>, roots: &[u64]) -> BTreeMap<u64, State> {
+pub(crate) fn analyse(cfg: &Cfg, sc: &BTreeSet<u64>, roots: &[u64]) -> Facts<State> {
     forward(
         cfg,
         sc,
@@ -79,7 +79,7 @@ pub(crate) const KM: u8 = 8;
 /// scalar memory; both where the kind is not known) and the guest's waits for 0. The
 /// meet is the union; the kernel entry starts with nothing outstanding, control
 /// entering from outside the tracked edges with everything.
-pub(crate) fn pending(cfg: &Cfg, sc: &BTreeSet<u64>, roots: &[u64]) -> BTreeMap<u64, u8> {
+pub(crate) fn pending(cfg: &Cfg, sc: &BTreeSet<u64>, roots: &[u64]) -> Facts<u8> {
     forward(
         cfg,
         sc,
@@ -96,7 +96,7 @@ pub(crate) fn pending(cfg: &Cfg, sc: &BTreeSet<u64>, roots: &[u64]) -> BTreeMap<
     )
 }
 
-fn pending_after(i: &isa::Inst, st: u8) -> u8 {
+pub(crate) fn pending_after(i: &isa::Inst, st: u8) -> u8 {
     use isa::layout::{Format, F};
     use isa::{Counter, IssueClass};
     if i.op == Op::SWaitcnt {
@@ -135,11 +135,28 @@ fn pending_after(i: &isa::Inst, st: u8) -> u8 {
     st | add
 }
 
+/// Dataflow facts at the starts of the scope's straight-line runs (block leaders,
+/// entries, fallthroughs of transfers); the emitter steps through each run from its
+/// start ([`Facts::enter`]), so memory stays proportional to the blocks.
+pub(crate) struct Facts<S> {
+    at: BTreeMap<u64, S>,
+    starts: BTreeSet<u64>,
+}
+
+impl<S: Clone> Facts<S> {
+    /// At `pc`: a run start resets `cur` to its fact (`None` when no tracked edge
+    /// reaches it); elsewhere `cur` is what stepping the previous instruction gave.
+    pub fn enter(&self, pc: u64, cur: &mut Option<S>) {
+        if self.starts.contains(&pc) {
+            *cur = self.at.get(&pc).cloned();
+        }
+    }
+}
+
 /// A forward dataflow over the scope: `entry.0` at the roots, `entry.1` wherever control
 /// enters from outside the tracked edges (call targets, the continuations of calls,
-/// recovered indirect targets); those keep their state. `step` per instruction, `meet` merging a
-/// predecessor's state into a successor's (true when it changed). Returns the state
-/// before each reached instruction.
+/// recovered indirect targets); those keep their state. `step` per instruction, `meet`
+/// merging a predecessor's state into a successor's (true when it changed).
 fn forward<S: Clone>(
     cfg: &Cfg,
     sc: &BTreeSet<u64>,
@@ -147,7 +164,7 @@ fn forward<S: Clone>(
     entry: (S, S),
     step: impl Fn(&isa::Inst, &mut S),
     meet: impl Fn(&mut S, &S) -> bool,
-) -> BTreeMap<u64, S> {
+) -> Facts<S> {
     let mut at: BTreeMap<u64, S> = BTreeMap::new();
     let mut work: Vec<u64> = Vec::new();
     let seed = |pc: u64, e: &S, at: &mut BTreeMap<u64, S>, work: &mut Vec<u64>| {
@@ -160,36 +177,55 @@ fn forward<S: Clone>(
         seed(r, &entry.0, &mut at, &mut work);
     }
     let e = &entry.1;
+    let mut starts: BTreeSet<u64> = cfg.leaders.intersection(sc).copied().collect();
     for (&pc, s) in cfg.insts.range(..) {
         if !sc.contains(&pc) {
             continue;
         }
         match s.flow {
+            Flow::Next => {}
+            Flow::Branch(t) | Flow::CondBranch(t) => {
+                starts.insert(t);
+                starts.insert(cfg.next_pc(pc));
+            }
             Flow::Call(t) => {
                 seed(t, e, &mut at, &mut work);
                 seed(cfg.next_pc(pc), e, &mut at, &mut work);
             }
             Flow::SwapPc => seed(cfg.next_pc(pc), e, &mut at, &mut work),
-            _ => {}
+            _ => {
+                starts.insert(cfg.next_pc(pc));
+            }
         }
     }
     for b in cfg.recovered.values() {
         seed(b.target, e, &mut at, &mut work);
     }
     let forced: BTreeSet<u64> = at.keys().copied().collect();
-    while let Some(pc) = work.pop() {
-        let (Some(s), Some(st)) = (cfg.insts.get(&pc), at.get(&pc)) else {
+    starts.extend(forced.iter().copied());
+    while let Some(first) = work.pop() {
+        let Some(st) = at.get(&first) else {
             continue;
         };
         let mut st = st.clone();
-        step(&s.inst, &mut st);
-        let next = cfg.next_pc(pc);
-        let succ: [Option<u64>; 2] = match s.flow {
-            Flow::Next => [Some(next), None],
-            Flow::Branch(t) => [Some(t), None],
-            Flow::CondBranch(t) => [Some(t), Some(next)],
-            // Calls and indirect transfers: their targets are seeded above.
-            _ => [None, None],
+        let mut pc = first;
+        // Step through the run, then merge into its successors.
+        let succ: [Option<u64>; 2] = loop {
+            let Some(s) = cfg.insts.get(&pc) else {
+                break [None, None];
+            };
+            step(&s.inst, &mut st);
+            let next = cfg.next_pc(pc);
+            match s.flow {
+                Flow::Next if starts.contains(&next) || !sc.contains(&next) => {
+                    break [Some(next), None]
+                }
+                Flow::Next => pc = next,
+                Flow::Branch(t) => break [Some(t), None],
+                Flow::CondBranch(t) => break [Some(t), Some(next)],
+                // Calls and indirect transfers: their targets are seeded above.
+                _ => break [None, None],
+            }
         };
         for t in succ.into_iter().flatten() {
             if !sc.contains(&t) || forced.contains(&t) {
@@ -207,7 +243,7 @@ fn forward<S: Clone>(
             }
         }
     }
-    at
+    Facts { at, starts }
 }
 
 /// The value of a source operand, as far as it is known.
@@ -232,7 +268,7 @@ fn src(o: Option<Operand>, st: &[Bits; N], half: u16) -> Bits {
 }
 
 /// `st` after instruction `i`.
-fn step(i: &isa::Inst, st: &mut [Bits; N]) {
+pub(crate) fn step(i: &isa::Inst, st: &mut [Bits; N]) {
     let mut out: [(usize, Bits); 2] = [(usize::MAX, Bits::default()); 2];
     match (i.op, i.operand(0)) {
         (Op::SMovB32, Some(Operand::Sgpr { first, .. })) => {

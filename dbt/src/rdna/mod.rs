@@ -257,6 +257,7 @@ fn emit(
     };
     let known = known::analyse(cfg, sc, &p.roots);
     let pending = known::pending(cfg, sc, &p.roots);
+    let (mut kn, mut pend): (Option<known::State>, Option<u8>) = (None, None);
     let mut buf = [0u8; 20];
     let enc = |pc: u64, source| TranslateError::Encode {
         kernel: kernel.to_string(),
@@ -336,21 +337,26 @@ fn emit(
                 body.code.extend_from_slice(&buf[..n]);
             }
         }
+        known.enter(pc, &mut kn);
+        pending.enter(pc, &mut pend);
         if mubuf {
-            if let Some(st) = known.get(&pc) {
-                let r = usize::from((s.inst.field(F::Srsrc) * 4) as u16);
-                for k in 0..4 {
-                    cx.known[k] = st.get(r + k).copied().unwrap_or_default();
-                }
-            } else {
-                cx.known = Default::default();
+            let r = usize::from((s.inst.field(F::Srsrc) * 4) as u16);
+            for k in 0..4 {
+                cx.known[k] = kn
+                    .as_ref()
+                    .and_then(|st| st.get(r + k).copied())
+                    .unwrap_or_default();
             }
         }
-        cx.pending = pending.get(&pc).copied().unwrap_or(u8::MAX);
+        cx.pending = pend.unwrap_or(u8::MAX);
         let off = (pc - base) as usize;
         let bytes = &text[off..off + usize::from(s.inst.len)];
         let seq = reencode::lower(&s.inst, bytes, &mut cx)?;
         cx.rsrc.observe(s, false);
+        if let Some(k) = kn.as_mut() {
+            known::step(&s.inst, k);
+        }
+        pend = pend.map(|p| known::pending_after(&s.inst, p));
         let here = body.code.len() as u32;
         here_of.insert(pc, here);
         if s.inst.op == isa::Op::SGetpcB64 && !builder_at.contains_key(&pc) {
