@@ -21,3 +21,5 @@ cargo test -p simkit --test engine checkpoint
 # simkit across MPI ranks (feature `mpi`): its unit tests and PHOLD under mpirun on loopback.
 cargo test --release -p simkit --features mpi --lib mpi::
 cargo test --release -p simkit --features mpi --test mpi
+# Device memory replicated over MPI ranks (gpu-model feature `mpi`) against one process.
+cargo test --release -p gpu-model --features mpi --test mpi_memory

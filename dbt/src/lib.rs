@@ -270,7 +270,21 @@ fn translate_inner(
         let alloc = p.kd.allocated_vgprs(guest);
         let first = scope::vgpr_extent(&cfg, &sc).map_or(alloc, u32::from);
         let preload = p.roots.get(1).map(|&pre| (p.roots[0], pre));
-        let body = scope::emit(&cfg, &sc, text, base, host, first as u16, &p.name, preload)?;
+        // MODE bits 7:0 start as the descriptor's FLOAT_MODE (COMPUTE_PGM_RSRC1 bits
+        // 19:12: round 32, round 16/64, denorm 32, denorm 16/64; LLVM
+        // AMDHSAKernelDescriptor.h).
+        let float_mode = (p.kd.compute_pgm_rsrc1 >> 12 & 0xff) as u8;
+        let body = scope::emit(
+            &cfg,
+            &sc,
+            text,
+            base,
+            host,
+            first as u16,
+            &p.name,
+            preload,
+            float_mode,
+        )?;
         reports[i].code_before = body.source_bytes;
         reports[i].code_after = body.code.len();
         reports[i].expanded = body.expanded;

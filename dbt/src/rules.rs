@@ -74,6 +74,18 @@
 //!   at `address + o + (t % n) * bytes`, the marker masks it, and `v_lshl_or_b32` packs.
 //! * `v_cvt_pk_f16_f32 d, a, b`: `v_cvt_f16_f32` of each source (same MODE rounding,
 //!   neg/abs/clamp kept) into scratch VGPRs, then `v_pack_b32_f16 d, lo, hi`.
+//! * `v_cvt_pk_bf16_f32 d, a, b`: nearest-even rounding of the upper halves in integer
+//!   arithmetic, NaNs quieted, the kernel's f32 denormal mode applied, then `v_perm_b32`
+//!   (details at `expand_cvt_pk_bf16`).
+//! * `v_mfma_f32_{32x32x64,16x16x128}_f8f6f4` with fp8 A and B (OCP E4M3): the operands'
+//!   bytes re-coded for gfx942's FNUZ E4M3 (-0 and NaN codes), which reads every finite
+//!   code as half its OCP value, four `v_mfma_f32_{32x32x16,16x16x32}_fp8_fp8` on C / 4,
+//!   and the result times 4; `v_mfma_f32_{32x32x16,16x16x32}_fp8_fp8`, which gfx950
+//!   reads as OCP, the same way with one MFMA; converted operands are reused by later MFMAs of the same
+//!   straight-line code ([`Fp8Cache`]; details at `expand_mfma_fp8`).
+//! * `v_dot2_f32_bf16 d, a, b, c`: the bf16 elements widened to f32 and flushed,
+//!   `v_mul_f32` twice, `v_add_f32` twice (products first, then C), the result flushed;
+//!   only under the default float MODE (details at `expand_dot2_bf16`).
 
 use crate::error::TranslateError;
 use gpu_model::isa::layout::{Format, F};
@@ -110,13 +122,76 @@ pub struct At<'a> {
     pub pc: u64,
 }
 
-/// Legalizes `inst` (decoded on `guest`, whose bytes are `bytes`) for `host`.
+/// MODE bits 7:0 (the descriptor's FLOAT_MODE) of a kernel that keeps the default:
+/// nearest even, every denormal kept (the model's `exec::fmode`).
+pub const DEFAULT_FLOAT_MODE: u8 = 0xf0;
+
+/// Legalizes `inst` (decoded on `guest`, whose bytes are `bytes`) for `host`, for a kernel
+/// whose float mode is the default ([`DEFAULT_FLOAT_MODE`]).
 pub fn lower(
     inst: &Inst,
     bytes: &[u8],
     host: Target,
     scratch: &mut Scratch,
     at: &At<'_>,
+) -> Result<Lowered, TranslateError> {
+    lower_in_mode(
+        inst,
+        bytes,
+        host,
+        scratch,
+        at,
+        DEFAULT_FLOAT_MODE,
+        &mut Fp8Cache::default(),
+    )
+}
+
+/// [`lower`] for a kernel whose MODE bits 7:0 start as `float_mode` (the descriptor's
+/// FLOAT_MODE, COMPUTE_PGM_RSRC1 bits 19:12: bits 1:0 the f32 round mode, 5:4 the f32
+/// denormal mode, bit 0 of it keeping input denormals, bit 1 output denormals): the rules
+/// of conversions that honour MODE flush as the guest would, and rules whose host
+/// arithmetic would round or flush differently under a non-default MODE refuse. A kernel
+/// that rewrites MODE at run time is not followed.
+pub fn lower_in_mode(
+    inst: &Inst,
+    bytes: &[u8],
+    host: Target,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+    float_mode: u8,
+    fp8: &mut Fp8Cache,
+) -> Result<Lowered, TranslateError> {
+    // Each rule's own scratch use, to tell whether it reached the fp8 cache's slots.
+    let mut own = Scratch {
+        first: scratch.first,
+        used: 0,
+    };
+    let r = lower_one(inst, bytes, host, &mut own, at, float_mode, fp8);
+    if !is_fp8_mfma(inst.op) && own.used > FP8_OTHER_RULES {
+        fp8.clear();
+    }
+    scratch.used = scratch.used.max(own.used);
+    r
+}
+
+fn is_fp8_mfma(op: Op) -> bool {
+    matches!(
+        op,
+        Op::VMfmaF3232x32x64F8f6f4
+            | Op::VMfmaF3216x16x128F8f6f4
+            | Op::VMfmaF3232x32x16Fp8Fp8
+            | Op::VMfmaF3216x16x32Fp8Fp8
+    )
+}
+
+fn lower_one(
+    inst: &Inst,
+    bytes: &[u8],
+    host: Target,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+    float_mode: u8,
+    fp8: &mut Fp8Cache,
 ) -> Result<Lowered, TranslateError> {
     let no_rule = || TranslateError::NoRule {
         kernel: at.kernel.to_string(),
@@ -129,6 +204,29 @@ pub fn lower(
         Op::VBitop3B32 => return expand_bitop3(inst, scratch, at).map(Lowered::Expand),
         Op::VBitop3B16 => return expand_bitop3_b16(inst, scratch, at).map(Lowered::Expand),
         Op::VCvtPkF16F32 => return expand_cvt_pk_f16(inst, scratch, at).map(Lowered::Expand),
+        Op::VCvtPkBf16F32 => {
+            return expand_cvt_pk_bf16(inst, float_mode >> 4 & 3, scratch, at).map(Lowered::Expand)
+        }
+        Op::VDot2F32Bf16 => {
+            return expand_dot2_bf16(inst, float_mode, scratch, at).map(Lowered::Expand)
+        }
+        Op::VMfmaF3232x32x64F8f6f4 => {
+            return expand_mfma_fp8(inst, Op::VMfmaF3232x32x16Fp8Fp8, 16, scratch, at, fp8)
+                .map(Lowered::Expand)
+        }
+        Op::VMfmaF3216x16x128F8f6f4 => {
+            return expand_mfma_fp8(inst, Op::VMfmaF3216x16x32Fp8Fp8, 4, scratch, at, fp8)
+                .map(Lowered::Expand)
+        }
+        // The fp8 MFMAs both ISAs have: the same operation on re-coded operands.
+        Op::VMfmaF3232x32x16Fp8Fp8 | Op::VMfmaF3216x16x32Fp8Fp8 if host == Target::Gfx942 => {
+            let dregs = if inst.op == Op::VMfmaF3232x32x16Fp8Fp8 {
+                16
+            } else {
+                4
+            };
+            return expand_mfma_fp8(inst, inst.op, dregs, scratch, at, fp8).map(Lowered::Expand);
+        }
         Op::VPrngB32 => return expand_prng(inst, scratch, at).map(Lowered::Expand),
         Op::DsReadB64TrB16 => return expand_read_tr(inst, 16, scratch, at).map(Lowered::Expand),
         Op::DsReadB64TrB8 => return expand_read_tr(inst, 8, scratch, at).map(Lowered::Expand),
@@ -158,6 +256,20 @@ pub fn lower(
             return expand_lds_dma(inst, scratch, at).map(Lowered::Expand)
         }
         _ => {}
+    }
+    // The same fp8/bf8 mnemonics compute differently: gfx950 reads and writes OCP E4M3 /
+    // E5M2, gfx942 E4M3 / E5M2 FNUZ (the model's `exec::cvt::f8_format` and
+    // `exec::matrix`; LLVM's gfx950 `FP8ConversionInsts` use the OCP types), so neither
+    // Identity nor Substitute holds. Only the fp8 MFMAs above have a rule.
+    if host == Target::Gfx942 {
+        let m = inst.mnemonic();
+        if m.contains("fp8") || m.contains("bf8") {
+            return Err(unsupported(
+                inst,
+                at,
+                "gfx950 fp8/bf8 are OCP formats, gfx942's are FNUZ: the same instruction computes differently (no rule yet)",
+            ));
+        }
     }
     // Identity: the same bytes mean the same thing on the host.
     if let Ok(h) = isa::decode(host, bytes, false) {
@@ -899,4 +1011,511 @@ fn with_field(mut i: Inst, f: F, val: u32) -> Inst {
         i.bits = gpu_model::isa::layout::put(i.bits, fl, val);
     }
     i
+}
+
+/// A GFX9 VOP1 instruction `op d, s` (takes a literal, an SGPR or an inline constant).
+fn vop1(op: Op, d: Operand, s: Operand, at: &At<'_>) -> Result<Inst, TranslateError> {
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    let mut i = Inst::build(Target::Gfx942, op, Format::Vop1).map_err(enc)?;
+    i.set_operand(0, d).map_err(enc)?;
+    i.set_operand(1, s).map_err(enc)?;
+    Ok(i)
+}
+
+/// Inline integer constant `n` (0..=64).
+const fn int(n: u16) -> Operand {
+    Operand::Inline(128 + n)
+}
+
+/// `y` (a VGPR holding an f32 pattern) becomes a zero of its sign when its exponent field
+/// is zero (a denormal flushed), through `n` and `s`: `n = ((y & 0x7f800000) - 1) >> 31`
+/// (arithmetic: -1 exactly when the exponent is zero), `s = y & 0x80000000`, `y =
+/// v_bfi_b32(n, s, y)`. Literals go in VOP2 src0 (GFX9 VOP3 takes none).
+fn flush_denormal(
+    y: u16,
+    n: u16,
+    s: u16,
+    out: &mut Vec<Inst>,
+    at: &At<'_>,
+) -> Result<(), TranslateError> {
+    out.push(vop2(
+        Op::VAndB32,
+        &[v(n), Operand::Literal(0x7f80_0000), v(y)],
+        at,
+    )?);
+    out.push(vop2(Op::VAddU32, &[v(n), ONES, v(n)], at)?);
+    out.push(vop2(Op::VAshrrevI32, &[v(n), int(31), v(n)], at)?);
+    out.push(vop2(
+        Op::VAndB32,
+        &[v(s), Operand::Literal(0x8000_0000), v(y)],
+        at,
+    )?);
+    out.push(vop3(Op::VBfiB32, &[v(y), v(n), v(s), v(y)], at)?);
+    Ok(())
+}
+
+/// `v_cvt_pk_bf16_f32 d, a, b` (CDNA4: two f32 to bf16, `a` into bits 15:0, `b` into
+/// 31:16; the model's `exec::cvt::to_16`: nearest even whatever MODE's round field says,
+/// f32 input denormals flushed unless MODE[4], bf16 output denormals unless MODE[5], a NaN
+/// becomes its upper half with the quiet bit 0x40 set; VOP3 neg/abs read the f32 sign).
+/// gfx942 has no bf16 conversion; per source `x` into a scratch VGPR `r`, integer only
+/// (no VCC or SGPR is written):
+///
+/// * `r = x + 0x7fff + bit 16 of x` (`v_bfe_u32`, `v_add3_u32`): nearest even on the
+///   upper half; a carry into the exponent rounds up to the next binade or to infinity,
+///   as IEEE rounding does;
+/// * a NaN (`(x & 0x7fffffff) > 0x7f800000`, made an all-ones mask by `0x7f800000 -
+///   that`, shifted arithmetically by 31) takes `x | 0x400000` instead (`v_bfi_b32`);
+/// * the descriptor's FLOAT_DENORM_MODE_32 (`denorm32`; a kernel that rewrites MODE at
+///   run time is not followed) decides whether `x` (input) and `r` (output) are flushed
+///   first ([`flush_denormal`]);
+///
+/// then `v_perm_b32 d, r_b, r_a, 0x07060302` takes the upper halves (bytes 2, 3 of
+/// `r_a` = src1 and 6, 7 of `r_b` = src0; the model's `exec::valu3::perm`). Clamp, omod
+/// and op_sel are refused.
+fn expand_cvt_pk_bf16(
+    inst: &Inst,
+    denorm32: u8,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    if inst.format != Format::Vop3
+        || inst.field(F::OpSel) != 0
+        || inst.field(F::Omod) != 0
+        || inst.field(F::Clamp) != 0
+    {
+        return Err(unsupported(inst, at, "clamp/omod/op_sel are not handled"));
+    }
+    let (Some(d @ Operand::Vgpr { .. }), Some(a), Some(b)) =
+        (inst.operand(0), inst.operand(1), inst.operand(2))
+    else {
+        return Err(unsupported(inst, at, "unexpected operands"));
+    };
+    let (neg, abs) = (inst.field(F::Neg), inst.field(F::Abs));
+    let f = scratch.first;
+    let (k7fff, ksel) = (f, f + 1);
+    let mut out = vec![vop1_mov(v(k7fff), 0x7fff, at)?];
+    let mut r = [0u16; 2];
+    for (k, src) in [a, b].into_iter().enumerate() {
+        let base = f + 2 + 4 * k as u16;
+        let (x, rr, q, n) = (base, base + 1, base + 2, base + 3);
+        let (sabs, sneg) = (abs >> k & 1 != 0, neg >> k & 1 != 0);
+        let mut xs = src;
+        if !matches!(src, Operand::Vgpr { .. }) || sabs || sneg || denorm32 & 1 == 0 {
+            out.push(vop1(Op::VMovB32, v(x), src, at)?);
+            xs = v(x);
+        }
+        if sabs {
+            out.push(vop2(
+                Op::VAndB32,
+                &[v(x), Operand::Literal(0x7fff_ffff), v(x)],
+                at,
+            )?);
+        }
+        if sneg {
+            out.push(vop2(
+                Op::VXorB32,
+                &[v(x), Operand::Literal(0x8000_0000), v(x)],
+                at,
+            )?);
+        }
+        if denorm32 & 1 == 0 {
+            flush_denormal(x, n, q, &mut out, at)?;
+        }
+        out.push(vop3(Op::VBfeU32, &[v(rr), xs, int(16), int(1)], at)?);
+        out.push(vop3(Op::VAdd3U32, &[v(rr), xs, v(rr), v(k7fff)], at)?);
+        if denorm32 & 2 == 0 {
+            flush_denormal(rr, n, q, &mut out, at)?;
+        }
+        out.push(vop2(
+            Op::VOrB32,
+            &[v(q), Operand::Literal(0x40_0000), xs],
+            at,
+        )?);
+        out.push(vop2(
+            Op::VAndB32,
+            &[v(n), Operand::Literal(0x7fff_ffff), xs],
+            at,
+        )?);
+        out.push(vop2(
+            Op::VSubU32,
+            &[v(n), Operand::Literal(0x7f80_0000), v(n)],
+            at,
+        )?);
+        out.push(vop2(Op::VAshrrevI32, &[v(n), int(31), v(n)], at)?);
+        out.push(vop3(Op::VBfiB32, &[v(rr), v(n), v(q), v(rr)], at)?);
+        r[k] = rr;
+    }
+    out.push(vop1_mov(v(ksel), 0x0706_0302, at)?);
+    out.push(vop3(Op::VPermB32, &[d, v(r[1]), v(r[0]), v(ksel)], at)?);
+    scratch.used = scratch.used.max(10);
+    Ok(out)
+}
+
+/// gfx950 `v_mfma_f32_{32x32x64,16x16x128}_f8f6f4` with fp8 A and B (CBSZ = BLGP = 0:
+/// OCP E4M3, the model's `exec::matrix` and `exec::minifloat`) on gfx942, whose fp8 MFMAs
+/// (`v_mfma_f32_{32x32x16,16x16x32}_fp8_fp8`) read E4M3 FNUZ. The two encodings differ
+/// only in the exponent bias (7 against 8) and the special codes (OCP: 0x80 is -0,
+/// S.1111.111 NaN, no infinity; FNUZ: 0x80 is the only NaN, every other code finite; OCP
+/// spec v1.0 and LLVM's `APFloat` `Float8E4M3FN` / `Float8E4M3FNUZ`), so a finite OCP
+/// code read as FNUZ is exactly half its value, denormals included. Each dword of A and
+/// B is copied into scratch VGPRs with, per byte, -0 made +0 (FNUZ has no -0; 0 * x adds
+/// the same) and NaN made 0x80 (bytewise, no carry crosses a byte: `l = x & 0x7f7f7f7f`;
+/// `l + 0x7f` has bit 7 set unless `l` is 0, `l + 1` has it set exactly for NaN):
+/// every product is then exactly a quarter of the guest's. So `D = 4 * mfma'(A', B', C /
+/// 4)`, the scalings exact (powers of two in f32, barring results below 2^-124 or
+/// above the f32 range): `v_mul_f32` by 0.25 of C into D, four narrow MFMAs chained
+/// through D over the register pairs of A' and B' (the wide operand holds 32 values per
+/// lane, the narrow one 8, and A and B share their k layout, so pairing the same
+/// registers of both adds every product of the wide K once; `split_mfma` argues the same
+/// for f16), then `v_mul_f32` by 4. Only the order of the f32 additions differs from the
+/// model's gfx950 (per 32-wide k block from zero). C = inline 0 skips the first scaling.
+/// The fp8 MFMAs both ISAs name (`v_mfma_f32_{32x32x16,16x16x32}_fp8_fp8`, OCP on gfx950)
+/// take the same path with their 2-register operands and one host MFMA of the same
+/// operation (CBSZ/ABID/BLGP kept: they act on the re-coded registers alike).
+/// The converted tuples are kept in [`Fp8Cache`] slots, so MFMAs of the same
+/// straight-line code that read the same guest tuple convert it once.
+/// Refused: the other formats (CBSZ/BLGP != 0), ABID, AGPR operands, a D overlapping A
+/// or B. The VALU steps honour EXEC, the MFMAs do not: compilers issue MFMAs with every
+/// lane on, and a partial EXEC here would leave inactive lanes of A'/B' stale.
+fn expand_mfma_fp8(
+    inst: &Inst,
+    narrow: Op,
+    dregs: u32,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+    cache: &mut Fp8Cache,
+) -> Result<Vec<Inst>, TranslateError> {
+    let lay = inst.layout();
+    let field = |f: F| lay.field(f);
+    let (Some(opf), Some(s0), Some(s1), Some(s2)) =
+        (field(F::Op), field(F::Src0), field(F::Src1), field(F::Src2))
+    else {
+        return Err(unsupported(inst, at, "unexpected encoding"));
+    };
+    // The f8f6f4 operations (8 registers per operand, split into four narrow MFMAs) or
+    // an fp8 MFMA both ISAs have (2 registers, kept whole with its modifiers).
+    let wide = narrow != inst.op;
+    let (regs, parts): (u16, u32) = if wide { (8, 4) } else { (2, 1) };
+    if wide && (inst.field(F::Cbsz) != 0 || inst.field(F::Blgp) != 0) {
+        return Err(unsupported(
+            inst,
+            at,
+            "only fp8 (E4M3) A and B are handled (cbsz/blgp select bf8, fp6 or fp4)",
+        ));
+    }
+    if (wide && inst.field(F::Abid) != 0) || inst.field(F::Acc) != 0 || inst.field(F::AccCd) != 0 {
+        return Err(unsupported(
+            inst,
+            at,
+            "abid and AGPR operands are not handled",
+        ));
+    }
+    let (a, b, c, d) = (
+        inst.field(F::Src0),
+        inst.field(F::Src1),
+        inst.field(F::Src2),
+        inst.field(F::Vdst),
+    );
+    if a < 256 || b < 256 || !(c >= 256 || c == 128) {
+        return Err(unsupported(
+            inst,
+            at,
+            "A, B and C must be VGPRs (C may be 0)",
+        ));
+    }
+    let (a, b) = ((a - 256) as u16, (b - 256) as u16);
+    let overlaps =
+        |first: u16| u32::from(first) < d + dregs && d < u32::from(first) + u32::from(regs);
+    if overlaps(a) || overlaps(b) {
+        return Err(unsupported(inst, at, "D overlaps A or B"));
+    }
+    let enc = |source| TranslateError::Encode {
+        kernel: at.kernel.to_string(),
+        pc: at.pc,
+        source,
+    };
+    let f = scratch.first;
+    let (k7f, k80, k01, l, t, n) = (f, f + 1, f + 2, f + 3, f + 4, f + 5);
+    let mut out = Vec::new();
+    // The converted tuples: cached ones are reused, the others converted into a slot.
+    let mut conv = [0u16; 2];
+    for (k, g) in [a, b].into_iter().enumerate() {
+        let (slot, fresh) = cache.slot_for((g, regs), if k == 1 { Some((a, regs)) } else { None });
+        let y0 = cache.base(f) + 8 * slot;
+        conv[k] = y0;
+        scratch.used = scratch.used.max(y0 + 8 - f);
+        if !fresh {
+            continue;
+        }
+        if out.is_empty() {
+            out.extend([
+                vop1_mov(v(k7f), 0x7f7f_7f7f, at)?,
+                vop1_mov(v(k80), 0x8080_8080, at)?,
+                vop1_mov(v(k01), 0x0101_0101, at)?,
+            ]);
+        }
+        for j in 0..regs {
+            let (x, y) = (v(g + j), v(y0 + j));
+            out.extend([
+                vop3(Op::VAndB32, &[v(l), x, v(k7f)], at)?,
+                // keep = 0x7f per byte, | 0x80 where the byte is not +-0.
+                vop3(Op::VAddU32, &[v(t), v(l), v(k7f)], at)?,
+                vop3(Op::VAndOrB32, &[v(t), v(t), v(k80), v(k7f)], at)?,
+                // n = 0x80 in NaN bytes; l = 0x7f there.
+                vop3(Op::VAddU32, &[v(n), v(l), v(k01)], at)?,
+                vop3(Op::VAndB32, &[v(n), v(n), v(k80)], at)?,
+                vop3(Op::VLshrrevB32, &[v(l), int(7), v(n)], at)?,
+                vop3(Op::VSubU32, &[v(l), v(n), v(l)], at)?,
+                // y = x & (keep ^ l) | n: -0 -> 0, NaN -> 0x80, the rest kept.
+                vop3(Op::VXorB32, &[v(t), v(t), v(l)], at)?,
+                vop3(Op::VAndOrB32, &[y, x, v(t), v(n)], at)?,
+            ]);
+        }
+    }
+    scratch.used = scratch.used.max(n + 1 - f);
+    let d16 = d as u16;
+    if c != 128 {
+        let c16 = (c - 256) as u16;
+        // 0.25 (not a GFX9 inline constant) as a VOP2 literal.
+        for j in 0..dregs as u16 {
+            out.push(vop2(
+                Op::VMulF32,
+                &[v(d16 + j), Operand::Literal(0x3e80_0000), v(c16 + j)],
+                at,
+            )?);
+        }
+    }
+    let built = Inst::build(Target::Gfx942, narrow, inst.format).map_err(enc)?;
+    let m = field_mask(opf.lo, opf.bits);
+    let first = inst.bits & !m | built.bits & m;
+    let put = gpu_model::isa::layout::put;
+    let n_bytes = usize::from(inst.len);
+    let (ya, yb) = (u32::from(conv[0]), u32::from(conv[1]));
+    for p in 0..parts {
+        let src_c = if p == 0 && c == 128 { 128 } else { 256 + d };
+        let bits = put(
+            put(put(first, s0, 256 + ya + 2 * p), s1, 256 + yb + 2 * p),
+            s2,
+            src_c,
+        );
+        let h = isa::decode(Target::Gfx942, &bits.to_le_bytes()[..n_bytes], false)
+            .ok()
+            .filter(|h| h.op == narrow)
+            .ok_or_else(|| unsupported(inst, at, "the fp8 MFMA does not encode on the host"))?;
+        out.push(h);
+    }
+    // 4.0 is inline constant 246.
+    for j in 0..dregs as u16 {
+        out.push(vop2(
+            Op::VMulF32,
+            &[v(d16 + j), Operand::Inline(246), v(d16 + j)],
+            at,
+        )?);
+    }
+    Ok(out)
+}
+
+/// Scratch VGPRs (from the first) that the rules other than the fp8 MFMAs' use at most
+/// (`expand_read_tr` of 8-bit elements: 20); the fp8 cache's slots lie above them. A rule
+/// that uses more clears the cache ([`lower_in_mode`]).
+const FP8_OTHER_RULES: u16 = 20;
+/// Converted fp8 tuples kept at once (8 VGPRs each).
+const FP8_SLOTS: u16 = 4;
+
+/// The fp8 MFMA operands already re-coded for FNUZ (`expand_mfma_fp8`) in the current
+/// straight-line code: a later MFMA reading the same guest tuple reuses the converted
+/// copy instead of converting it again. The translator forgets a tuple when a guest
+/// instruction may write it, at block leaders, after control flow, on writes to EXEC
+/// (the copies were made under the EXEC of their time) and when another rule's scratch
+/// use reaches the slots; a kernel that indexes VGPRs through M0 (`s_set_gpr_idx_on`,
+/// `v_movrel*`) never caches.
+#[derive(Debug, Default)]
+pub struct Fp8Cache {
+    /// ((guest tuple's first VGPR, its size), slot), least recently used first.
+    slots: Vec<((u16, u16), u16)>,
+    /// Caching is off for this kernel.
+    pub disabled: bool,
+}
+
+impl Fp8Cache {
+    /// Forgets every tuple.
+    pub fn clear(&mut self) {
+        self.slots.clear();
+    }
+
+    /// The first VGPR of the slots, for scratch VGPRs from `first`.
+    fn base(&self, first: u16) -> u16 {
+        (first + FP8_OTHER_RULES).next_multiple_of(2)
+    }
+
+    /// The slot holding guest tuple `g`, and whether it must be converted now; `keep` is a
+    /// tuple the same instruction also reads, whose slot must not be reused.
+    fn slot_for(&mut self, g: (u16, u16), keep: Option<(u16, u16)>) -> (u16, bool) {
+        if let Some(i) = self.slots.iter().position(|&(t, _)| t == g) {
+            let e = self.slots.remove(i);
+            self.slots.push(e);
+            return (e.1, false);
+        }
+        if self.disabled {
+            // Without a cache the two operands take slots 0 and 1.
+            return (u16::from(keep.is_some()), true);
+        }
+        let slot = if (self.slots.len() as u16) < FP8_SLOTS {
+            (0..FP8_SLOTS)
+                .find(|s| self.slots.iter().all(|&(_, x)| x != *s))
+                .unwrap_or(0)
+        } else {
+            let i = self
+                .slots
+                .iter()
+                .position(|&(t, _)| Some(t) != keep)
+                .unwrap_or(0);
+            self.slots.remove(i).1
+        };
+        self.slots.push((g, slot));
+        (slot, true)
+    }
+
+    /// Forgets what guest instruction `inst` may change.
+    pub fn after(&mut self, inst: &Inst) {
+        for a in inst.accesses() {
+            if !a.kind.writes() {
+                continue;
+            }
+            match a.file {
+                isa::RegFile::Vgpr => {
+                    let (lo, hi) = (a.first, a.first + u16::from(a.count));
+                    self.slots.retain(|&((t, n), _)| t + n <= lo || hi <= t);
+                }
+                // EXEC (codes 126, 127).
+                isa::RegFile::Sgpr if a.first <= 127 && a.first + u16::from(a.count) > 126 => {
+                    self.slots.clear()
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// `t` (a VGPR holding an f32) becomes a zero of its sign when its exponent field is zero,
+/// through `n`: `n = (((t & 0x7f800000) - 1) >> 31 arithmetic) >> 1 logical` is 0x7fffffff
+/// exactly for a zero exponent, then `t = v_bfi_b32(n, 0, t)` clears what it covers.
+fn flush_in_place(t: u16, n: u16, out: &mut Vec<Inst>, at: &At<'_>) -> Result<(), TranslateError> {
+    out.push(vop2(
+        Op::VAndB32,
+        &[v(n), Operand::Literal(0x7f80_0000), v(t)],
+        at,
+    )?);
+    out.push(vop2(Op::VAddU32, &[v(n), ONES, v(n)], at)?);
+    out.push(vop2(Op::VAshrrevI32, &[v(n), int(31), v(n)], at)?);
+    out.push(vop2(Op::VLshrrevB32, &[v(n), int(1), v(n)], at)?);
+    out.push(vop3(Op::VBfiB32, &[v(t), v(n), ZERO, v(t)], at)?);
+    Ok(())
+}
+
+/// gfx950 `v_dot2_f32_bf16 d, a, b, c` (VOP3P; the model's `exec::valu::dot`, from the
+/// CDNA4 guide: the two bf16 products are summed first, then C; the dot instructions
+/// "ignore the denormal and rounding modes. They flush input and output denorms": bf16
+/// elements, C and the result are flushed to zeros of their sign, every step rounds to
+/// nearest even; neg_lo/neg_hi negate the low/high elements of A and B, and of C
+/// neg_lo negates and neg_hi takes |C| first). gfx942 has no bf16 dot: each element is
+/// widened to its f32 (a bf16 is the upper half of the f32 of the same value) and
+/// flushed ([`flush_in_place`]), `v_mul_f32` forms the two products (exact: 8-bit
+/// significands; the model's products are host f32 multiplications, not flushed),
+/// `v_add_f32` adds them and then C, and the result is flushed. gfx942's f32 arithmetic
+/// follows MODE, so this equals the guest only under nearest-even rounding with f32
+/// denormals kept: another descriptor FLOAT_MODE is refused, as are op_sel, op_sel_hi
+/// other than the default and clamp.
+fn expand_dot2_bf16(
+    inst: &Inst,
+    float_mode: u8,
+    scratch: &mut Scratch,
+    at: &At<'_>,
+) -> Result<Vec<Inst>, TranslateError> {
+    if float_mode & 0x33 != 0x30 {
+        return Err(unsupported(
+            inst,
+            at,
+            "the kernel's f32 MODE is not nearest even with denormals kept, which the gfx942 arithmetic needs",
+        ));
+    }
+    if inst.format != Format::Vop3p
+        || inst.field(F::OpSel) != 0
+        || inst.field(F::OpSelHi) != 3
+        || inst.field(F::OpSelHi2) != 1
+        || inst.field(F::Clamp) != 0
+    {
+        return Err(unsupported(
+            inst,
+            at,
+            "op_sel/op_sel_hi/clamp are not handled",
+        ));
+    }
+    let (Some(d @ Operand::Vgpr { .. }), Some(a), Some(b), Some(c)) = (
+        inst.operand(0),
+        inst.operand(1),
+        inst.operand(2),
+        inst.operand(3),
+    ) else {
+        return Err(unsupported(inst, at, "unexpected operands"));
+    };
+    let (neg_lo, neg_hi) = (inst.field(F::Neg), inst.field(F::NegHi));
+    let f = scratch.first;
+    // Elements a0 a1 b0 b1, C, the mask temporary.
+    let (a0, a1, b0, b1, tc, n) = (f, f + 1, f + 2, f + 3, f + 4, f + 5);
+    let mut out = Vec::new();
+    let sign = |t: u16, out: &mut Vec<Inst>| -> Result<(), TranslateError> {
+        out.push(vop2(
+            Op::VXorB32,
+            &[v(t), Operand::Literal(0x8000_0000), v(t)],
+            at,
+        )?);
+        Ok(())
+    };
+    for (k, (src, lo, hi)) in [(a, a0, a1), (b, b0, b1)].into_iter().enumerate() {
+        let bad = |o: Operand| !matches!(o, Operand::Vgpr { .. } | Operand::Sgpr { .. });
+        let src = if bad(src) {
+            out.push(vop1(Op::VMovB32, v(hi), src, at)?);
+            v(hi)
+        } else {
+            src
+        };
+        out.push(vop3(Op::VLshlrevB32, &[v(lo), int(16), src], at)?);
+        out.push(vop3(Op::VLshrrevB32, &[v(hi), int(16), src], at)?);
+        out.push(vop3(Op::VLshlrevB32, &[v(hi), int(16), v(hi)], at)?);
+        for t in [lo, hi] {
+            flush_in_place(t, n, &mut out, at)?;
+        }
+        if neg_lo >> k & 1 != 0 {
+            sign(lo, &mut out)?;
+        }
+        if neg_hi >> k & 1 != 0 {
+            sign(hi, &mut out)?;
+        }
+    }
+    out.push(vop1(Op::VMovB32, v(tc), c, at)?);
+    if neg_hi & 4 != 0 {
+        out.push(vop2(
+            Op::VAndB32,
+            &[v(tc), Operand::Literal(0x7fff_ffff), v(tc)],
+            at,
+        )?);
+    }
+    if neg_lo & 4 != 0 {
+        sign(tc, &mut out)?;
+    }
+    flush_in_place(tc, n, &mut out, at)?;
+    out.push(vop3(Op::VMulF32, &[v(a0), v(a0), v(b0)], at)?);
+    out.push(vop3(Op::VMulF32, &[v(a1), v(a1), v(b1)], at)?);
+    out.push(vop3(Op::VAddF32, &[v(a0), v(a0), v(a1)], at)?);
+    out.push(vop3(Op::VAddF32, &[v(a0), v(a0), v(tc)], at)?);
+    flush_in_place(a0, n, &mut out, at)?;
+    out.push(vop1(Op::VMovB32, d, v(a0), at)?);
+    scratch.used = scratch.used.max(6);
+    Ok(out)
 }

@@ -156,7 +156,8 @@ pub fn vgpr_extent(cfg: &Cfg, scope: &BTreeSet<u64>) -> Option<u16> {
 /// entry when it preloads kernel arguments, so the preload entry is kept exactly 256 bytes
 /// after the entry, the unreachable bytes between the stub's end and it (left out of the
 /// scope) filled with `s_nop 0`. A stub that grows past 256 bytes cannot be placed
-/// (placement reports it).
+/// (placement reports it). `float_mode` is the kernel's initial MODE bits 7:0 (for the
+/// rules that depend on it).
 #[allow(clippy::too_many_arguments)]
 pub fn emit(
     cfg: &Cfg,
@@ -167,8 +168,22 @@ pub fn emit(
     scratch_first: u16,
     kernel: &str,
     preload: Option<(u64, u64)>,
+    float_mode: u8,
 ) -> Result<Body, TranslateError> {
     let mut body = Body::default();
+    // M0-indexed VGPR access hides which registers an instruction writes.
+    let indexed = scope.iter().filter_map(|pc| cfg.insts.get(pc)).any(|s| {
+        matches!(
+            s.inst.op,
+            Op::SSetGprIdxOn
+                | Op::VMovreldB32
+                | Op::VMovrelsB32
+                | Op::VMovrelsdB32
+                | Op::VMovrelsd2B32
+        )
+    });
+    let mut fp8 = rules::Fp8Cache::default();
+    fp8.disabled = indexed;
     let mut scratch = Scratch {
         first: scratch_first,
         used: 0,
@@ -216,7 +231,23 @@ pub fn emit(
             }
             _ => {}
         }
-        match rules::lower(&s.inst, bytes, host, &mut scratch, &at)? {
+        if cfg.leaders.contains(&pc) {
+            fp8.clear();
+        }
+        let lowered = rules::lower_in_mode(
+            &s.inst,
+            bytes,
+            host,
+            &mut scratch,
+            &at,
+            float_mode,
+            &mut fp8,
+        )?;
+        fp8.after(&s.inst);
+        if !matches!(s.flow, Flow::Next) {
+            fp8.clear();
+        }
+        match lowered {
             Lowered::Identity => body.code.extend_from_slice(bytes),
             Lowered::Substitute(i) => {
                 let n = isa::encode(&i, &mut buf).map_err(|source| TranslateError::Encode {

@@ -7,8 +7,9 @@
 //! reference. The kernel touches v15, so the rules' scratch VGPRs grow the descriptor.
 //!
 //! The other tests here do the same for the LDS DMA loads of 12/16 bytes, the permlane
-//! swaps, `v_prng_b32`, `v_cvt_f32_bf16`, the wide-K MFMA split and the transposing LDS
-//! reads, and check long branches on a kernel past the SOPP range.
+//! swaps, `v_prng_b32`, `v_cvt_f32_bf16`, `v_cvt_pk_bf16_f32` (every f32 denormal mode), `v_dot2_f32_bf16`,
+//! the wide-K MFMA split, the OCP fp8 `f8f6f4` MFMAs on gfx942's FNUZ fp8 MFMAs and the
+//! transposing LDS reads, and check long branches on a kernel past the SOPP range.
 
 mod common;
 
@@ -1283,5 +1284,524 @@ amdhsa.kernels:
             assert_eq!(pair(&want, 2 * f), *r, "gfx950 form {f} lane {l}");
             assert_eq!(pair(&got, 2 * f), *r, "translated gfx942 form {f} lane {l}");
         }
+    }
+}
+
+/// A gfx950 kernel `name` (assembly body `body`, which ends in `s_endpgm`) with two
+/// pointer arguments (`in`, `out`), `vgprs` VGPRs and the given f32 denormal mode.
+fn small_kernel(name: &str, body: &str, vgprs: u32, denorm32: u32) -> String {
+    let acc = vgprs.next_multiple_of(4);
+    format!(
+        "  .amdhsa_code_object_version 6\n  .text\n  .globl {name}\n  .p2align 8\n  .type {name},@function\n{name}:\n{body}\
+.Lend:
+  .size {name}, .Lend-{name}
+  .p2alignl 6, 0xbf800000
+  .fill 64, 4, 0xbf800000
+  .rodata
+  .p2align 6
+  .amdhsa_kernel {name}
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_user_sgpr_count 2
+    .amdhsa_next_free_vgpr {vgprs}
+    .amdhsa_next_free_sgpr 9
+    .amdhsa_accum_offset {acc}
+    .amdhsa_float_denorm_mode_32 {denorm32}
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: {name}
+    .symbol: {name}.kd
+    .kernarg_segment_size: 16
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 15
+    .vgpr_count: {vgprs}
+    .agpr_count: 0
+    .max_flat_workgroup_size: 64
+    .uses_dynamic_stack: false
+    .args:
+      - {{ .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }}
+      - {{ .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }}
+...
+.end_amdgpu_metadata
+"
+    )
+}
+
+/// Runs kernel `name` of `bytes` on one wave with `input` and returns `out_words` words.
+fn run_small(
+    bytes: &[u8],
+    target: Target,
+    name: &str,
+    input: &[u32],
+    out_words: usize,
+) -> Vec<u32> {
+    let mut dev = Device::new(target);
+    let m = dev.load_code_object(bytes).expect("loads");
+    let inb: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let ia = dev.alloc(inb.len() as u64).unwrap();
+    dev.copy_in(ia, &inb).unwrap();
+    let oa = dev.alloc(4 * out_words as u64).unwrap();
+    let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
+    let id = dev
+        .dispatch(m, name, &cfg, &[ArgValue::ptr(ia), ArgValue::ptr(oa)])
+        .expect("dispatch");
+    dev.wait(id).expect("runs");
+    let mut out = vec![0u8; 4 * out_words];
+    dev.copy_out(oa, &mut out).unwrap();
+    out.chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// CPU reference of one f32 -> bf16 conversion of `v_cvt_pk_bf16_f32` (CDNA4 guide:
+/// round to nearest even; NaNs stay NaN, quieted; MODE's f32 denormal field flushes
+/// denormal inputs (bit 0 clear) and denormal results (bit 1 clear) to zeros of their
+/// sign). Rounding by the `half` crate, NaNs by hand.
+fn bf16_ref(x: u32, denorm32: u32) -> u32 {
+    let x = if denorm32 & 1 == 0 && x & 0x7f80_0000 == 0 {
+        x & 0x8000_0000
+    } else {
+        x
+    };
+    let f = f32::from_bits(x);
+    if f.is_nan() {
+        return x >> 16 | 0x40;
+    }
+    let r = u32::from(half::bf16::from_f32(f).to_bits());
+    if denorm32 & 2 == 0 && r & 0x7f80 == 0 {
+        r & 0x8000
+    } else {
+        r
+    }
+}
+
+/// `v_cvt_pk_bf16_f32` in four operand forms (VGPRs; VOP3 neg/abs; an SGPR; an inline
+/// float constant) under each f32 denormal mode, on inputs with every kind of f32:
+/// ties, values that round into the next binade and to infinity, denormals (some
+/// rounding up to the smallest normal), signalling and quiet NaNs, zeros, infinities.
+#[test]
+fn cvt_pk_bf16_f32_rounds_like_the_guest() {
+    let specials: [u32; 16] = [
+        0x3f80_8000, // tie, even: stays
+        0x3f81_8000, // tie, odd: up
+        0x3f80_8001, // above the tie
+        0x7f7f_ffff, // max finite: rounds to infinity
+        0x007f_ffff, // largest denormal: rounds to the smallest normal
+        0x0000_8001, // denormal
+        0x8000_0001, // negative denormal, rounds to -0
+        0x7f80_0001, // signalling NaN
+        0xffc1_2345, // quiet NaN with payload
+        0x7fff_ffff, // NaN, all ones
+        0x7f80_0000,
+        0xff80_0000,
+        0x8000_0000,
+        0x0000_0000,
+        0x3fff_ffff,
+        0xc2f7_7fff,
+    ];
+    let mut x = 0x2545_f491u32;
+    let input: Vec<u32> = (0..128usize)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            if i % 3 == 0 {
+                x
+            } else {
+                specials[(i * 7 / 3) % 16]
+            }
+        })
+        .collect();
+    let body = "  s_load_dwordx4 s[4:7], s[0:1], 0x0\n\
+  v_lshlrev_b32_e32 v1, 3, v0\n\
+  v_lshlrev_b32_e32 v4, 4, v0\n\
+  s_mov_b32 s8, 0x807fffff\n\
+  s_waitcnt lgkmcnt(0)\n\
+  global_load_dwordx2 v[2:3], v1, s[4:5]\n\
+  s_waitcnt vmcnt(0)\n\
+  v_cvt_pk_bf16_f32 v10, v2, v3\n\
+  v_cvt_pk_bf16_f32 v11, -v2, |v3|\n\
+  v_cvt_pk_bf16_f32 v12, s8, v2\n\
+  v_cvt_pk_bf16_f32 v13, v3, -4.0\n\
+  global_store_dwordx4 v4, v[10:13], s[6:7]\n\
+  s_endpgm\n";
+    for mode in 0..4u32 {
+        let guest = common::assemble(&small_kernel("pk", body, 14, mode), "gfx950", "pk");
+        let t = dbt::translate(&guest, Target::Gfx942);
+        assert!(t.translated, "{:?}", t.diagnostics);
+        assert_eq!(t.kernels[0].expanded, 4);
+        let dis = common::llvm_accepts(&t.object, &format!("cvt-pk-bf16-{mode}"));
+        assert!(!dis.contains("v_cvt_pk_bf16") && dis.contains("v_perm_b32"));
+        let want = run_small(&guest, Target::Gfx950, "pk", &input, 256);
+        let got = run_small(&t.object, Target::Gfx942, "pk", &input, 256);
+        for l in 0..64 {
+            let (a, b) = (input[2 * l], input[2 * l + 1]);
+            let pk = |lo: u32, hi: u32| bf16_ref(lo, mode) | bf16_ref(hi, mode) << 16;
+            let r = [
+                pk(a, b),
+                pk(a ^ 0x8000_0000, b & 0x7fff_ffff),
+                pk(0x807f_ffff, a),
+                pk(b, (-4.0f32).to_bits()),
+            ];
+            assert_eq!(
+                &want[4 * l..4 * l + 4],
+                &r,
+                "gfx950 mode {mode} lane {l} in {a:#x} {b:#x}"
+            );
+            assert_eq!(
+                &got[4 * l..4 * l + 4],
+                &r,
+                "translated mode {mode} lane {l} in {a:#x} {b:#x}"
+            );
+        }
+    }
+}
+
+/// OCP E4M3 (fp8 of the gfx950 `f8f6f4` MFMAs with CBSZ = BLGP = 0; OCP 8-bit floating
+/// point spec v1.0): bias 7, denormals at exponent 0, S.1111.111 NaN, no infinity.
+fn e4m3(b: u8) -> f64 {
+    let (s, e, m) = (b >> 7, (b >> 3) & 15, b & 7);
+    if e == 15 && m == 7 {
+        return f64::NAN;
+    }
+    let v = if e == 0 {
+        f64::from(m) / 8.0 * 2f64.powi(-6)
+    } else {
+        (1.0 + f64::from(m) / 8.0) * 2f64.powi(i32::from(e) - 7)
+    };
+    if s == 1 {
+        -v
+    } else {
+        v
+    }
+}
+
+/// `v_mfma_f32_32x32x64_f8f6f4` (C in other registers than D, and C = D) and
+/// `v_mfma_f32_16x16x128_f8f6f4` (C = 0) with fp8 A and B, and
+/// `v_mfma_f32_16x16x32_fp8_fp8` (OCP on gfx950), translated to gfx942 FNUZ fp8 MFMAs: results within the f32 reordering bound of a CPU reference (f64) and of the
+/// gfx950 run. The second MFMA reuses the first's converted operands; the third reads A
+/// after a VALU write to it and must convert it again. The bytes include -0 (FNUZ's NaN code), the largest finite values (448)
+/// and denormals; NaN bytes (a separate run) give NaN results.
+#[test]
+fn fp8_f8f6f4_mfmas_run_as_fnuz_fp8_mfmas() {
+    let body = "  s_load_dwordx4 s[4:7], s[0:1], 0x0\n\
+  v_lshlrev_b32_e32 v61, 7, v0\n\
+  v_mul_u32_u24_e32 v60, 0xa0, v0\n\
+  s_waitcnt lgkmcnt(0)\n\
+  global_load_dwordx4 v[0:3], v61, s[4:5]\n\
+  global_load_dwordx4 v[4:7], v61, s[4:5] offset:16\n\
+  global_load_dwordx4 v[8:11], v61, s[4:5] offset:32\n\
+  global_load_dwordx4 v[12:15], v61, s[4:5] offset:48\n\
+  global_load_dwordx4 v[16:19], v61, s[4:5] offset:64\n\
+  global_load_dwordx4 v[20:23], v61, s[4:5] offset:80\n\
+  global_load_dwordx4 v[24:27], v61, s[4:5] offset:96\n\
+  global_load_dwordx4 v[28:31], v61, s[4:5] offset:112\n\
+  s_waitcnt vmcnt(0)\n\
+  v_mfma_f32_32x32x64_f8f6f4 v[32:47], v[0:7], v[8:15], v[16:31]\n\
+  v_mfma_f32_16x16x128_f8f6f4 v[48:51], v[8:15], v[0:7], 0\n\
+  v_mfma_f32_16x16x32_fp8_fp8 v[52:55], v[0:1], v[8:9], 0\n\
+  v_mov_b32_e32 v5, v12\n\
+  v_mfma_f32_32x32x64_f8f6f4 v[16:31], v[0:7], v[8:15], v[16:31]\n\
+  s_nop 15\n\
+  s_nop 15\n\
+  global_store_dwordx4 v60, v[32:35], s[6:7]\n\
+  global_store_dwordx4 v60, v[36:39], s[6:7] offset:16\n\
+  global_store_dwordx4 v60, v[40:43], s[6:7] offset:32\n\
+  global_store_dwordx4 v60, v[44:47], s[6:7] offset:48\n\
+  global_store_dwordx4 v60, v[48:51], s[6:7] offset:64\n\
+  global_store_dwordx4 v60, v[16:19], s[6:7] offset:80\n\
+  global_store_dwordx4 v60, v[20:23], s[6:7] offset:96\n\
+  global_store_dwordx4 v60, v[24:27], s[6:7] offset:112\n\
+  global_store_dwordx4 v60, v[28:31], s[6:7] offset:128\n\
+  global_store_dwordx4 v60, v[52:55], s[6:7] offset:144\n\
+  s_endpgm\n";
+    let guest = common::assemble(&small_kernel("f8", body, 62, 3), "gfx950", "f8");
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    assert_eq!(t.kernels[0].expanded, 4);
+    let dis = common::llvm_accepts(&t.object, "fp8-mfma");
+    assert!(!dis.contains("f8f6f4") && dis.contains("v_mfma_f32_32x32x16_fp8_fp8"));
+    assert!(dis.contains("v_mfma_f32_16x16x32_fp8_fp8"));
+    // Per lane 32 dwords: A (8), B (8), C (16, small floats).
+    let mut x = 0x9e37_79b9u32;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    let byte_specials = [0x80u8, 0x7e, 0xfe, 0x01, 0x81, 0x07, 0x00, 0x38];
+    let mut input = Vec::with_capacity(64 * 32);
+    for _lane in 0..64 {
+        for _ in 0..16 {
+            let mut w = 0u32;
+            for k in 0..4 {
+                let r = next();
+                let b = if r % 8 == 0 {
+                    byte_specials[(r >> 3) as usize % 8]
+                } else {
+                    // Finite, not NaN.
+                    let b = (r >> 8) as u8;
+                    if b & 0x7f == 0x7f {
+                        b ^ 1
+                    } else {
+                        b
+                    }
+                };
+                w |= u32::from(b) << (8 * k);
+            }
+            input.push(w);
+        }
+        for _ in 0..16 {
+            input.push((((next() % 200) as f32 - 100.0) / 8.0).to_bits());
+        }
+    }
+    // Value `e` (0..32) of lane `l`'s operand in registers `first..first + 8`.
+    let val = |inp: &[u32], l: usize, first: usize, e: usize| -> f64 {
+        e4m3((inp[l * 32 + first + e / 4] >> (8 * (e % 4))) as u8)
+    };
+    // The model's f8f6f4 fp8 layout (exec::matrix::layout::f8f6f4, AMD's CDNA4 matrix
+    // core blog): value e of lane l is k = (K/2) * (e / 16) + 16 * (l / M) + e % 16 of
+    // row (column) l % M.
+    let mfma = |inp: &[u32], m: usize, a: usize, b: usize, c: &dyn Fn(usize, usize) -> f64| {
+        let kk = 2048 / m;
+        let lane_of = |k: usize, i: usize| -> (usize, usize) {
+            let (h, r) = (k / (kk / 2), k % (kk / 2));
+            ((r / 16) * m + i, 16 * h + r % 16)
+        };
+        let mut d = vec![(0.0f64, 0.0f64); m * m];
+        for i in 0..m {
+            for j in 0..m {
+                let (mut acc, mut mag) = (c(i, j), c(i, j).abs());
+                for k in 0..kk {
+                    let (la, ea) = lane_of(k, i);
+                    let (lb, eb) = lane_of(k, j);
+                    let p = val(inp, la, a, ea) * val(inp, lb, b, eb);
+                    acc += p;
+                    mag += p.abs();
+                }
+                d[i * m + j] = (acc, mag);
+            }
+        }
+        d
+    };
+    let slot = |m: usize, i: usize, j: usize| -> (usize, usize) {
+        if m == 32 {
+            ((i / 8) * 4 + i % 4, ((i / 4) % 2) * 32 + j)
+        } else {
+            (i % 4, (i / 4) * 16 + j)
+        }
+    };
+    let c_in = |inp: &[u32]| {
+        let inp = inp.to_vec();
+        move |i: usize, j: usize| {
+            let (r, l) = slot(32, i, j);
+            f64::from(f32::from_bits(inp[l * 32 + 16 + r]))
+        }
+    };
+    let want = run_small(&guest, Target::Gfx950, "f8", &input, 64 * 40);
+    let got = run_small(&t.object, Target::Gfx942, "f8", &input, 64 * 40);
+    let at = |out: &[u32], first: usize, reg: usize, lane: usize| {
+        f64::from(f32::from_bits(out[lane * 40 + first + reg]))
+    };
+    let d1 = mfma(&input, 32, 0, 8, &c_in(&input));
+    let d2 = mfma(&input, 16, 8, 0, &|_, _| 0.0);
+    // The third MFMA reads A after `v_mov_b32 v5, v12`: its converted copy must not be
+    // reused from the first.
+    let mut moved = input.clone();
+    for l in 0..64 {
+        moved[l * 32 + 5] = moved[l * 32 + 12];
+    }
+    let d3 = mfma(&moved, 32, 0, 8, &c_in(&input));
+    // v_mfma_f32_16x16x32_fp8_fp8 (OCP on gfx950): the CDNA layout, element [i][k] at
+    // lane (k / 8) * 16 + i, byte k % 8 of the register pair.
+    let mut d4 = vec![(0.0f64, 0.0f64); 256];
+    for i in 0..16 {
+        for j in 0..16 {
+            let (mut acc, mut mag) = (0.0, 0.0);
+            for k in 0..32 {
+                let p = val(&input, (k / 8) * 16 + i, 0, k % 8)
+                    * val(&input, (k / 8) * 16 + j, 8, k % 8);
+                acc += p;
+                mag += p.abs();
+            }
+            d4[i * 16 + j] = (acc, mag);
+        }
+    }
+    let mut bad = Vec::new();
+    for (name, m, first, d) in [
+        ("32x32x64", 32, 0, &d1),
+        ("16x16x128", 16, 16, &d2),
+        ("32x32x64 in place", 32, 20, &d3),
+        ("16x16x32 fp8", 16, 36, &d4),
+    ] {
+        for i in 0..m {
+            for j in 0..m {
+                let (r, l) = slot(m, i, j);
+                let (acc, mag) = d[i * m + j];
+                let tol = (2048 / m) as f64 * 2f64.powi(-23) * mag + 1e-30;
+                let (w, g) = (at(&want, first, r, l), at(&got, first, r, l));
+                if (w - acc).abs() > tol || (g - acc).abs() > tol || (g - w).abs() > tol {
+                    bad.push(format!(
+                        "{name} [{i}][{j}]: gfx950 {w} gfx942 {g} ref {acc} (tol {tol:e})"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} mismatches:\n{}",
+        bad.len(),
+        bad[..bad.len().min(20)].join("\n")
+    );
+    // NaN bytes (0x7f, 0xff) make NaN results on both.
+    let mut nan_input = input.clone();
+    nan_input[0] = 0x7f00_0000;
+    nan_input[32 + 9] = 0x0000_00ff;
+    let want = run_small(&guest, Target::Gfx950, "f8", &nan_input, 64 * 40);
+    let got = run_small(&t.object, Target::Gfx942, "f8", &nan_input, 64 * 40);
+    let nans = |o: &[u32]| {
+        (0..64)
+            .flat_map(|l| (0..16).map(move |r| (l, r)))
+            .filter(|&(l, r)| f32::from_bits(o[l * 40 + r]).is_nan())
+            .collect::<Vec<_>>()
+    };
+    assert!(!nans(&want).is_empty());
+    assert_eq!(nans(&want), nans(&got));
+}
+
+/// `v_dot2_f32_bf16` (VGPRs; an SGPR with neg_lo/neg_hi; an inline C) against the CPU
+/// reference of the model's notes (CDNA4 guide: products summed first, then C; bf16
+/// elements, C and the result flushed when denormal; nearest even), on bf16 inputs with
+/// denormals, zeros, infinities and NaNs, and C with denormals. A kernel whose MODE
+/// flushes f32 denormals is refused by name.
+#[test]
+fn dot2_f32_bf16_expands_to_f32_arithmetic() {
+    let body = "  s_load_dwordx4 s[4:7], s[0:1], 0x0\n\
+  v_mul_u32_u24_e32 v1, 12, v0\n\
+  s_mov_b32 s8, 0x80013f81\n\
+  s_waitcnt lgkmcnt(0)\n\
+  global_load_dwordx3 v[2:4], v1, s[4:5]\n\
+  s_waitcnt vmcnt(0)\n\
+  v_dot2_f32_bf16 v10, v2, v3, v4\n\
+  v_dot2_f32_bf16 v11, s8, v3, v4 neg_lo:[1,0,1] neg_hi:[0,1,1]\n\
+  v_dot2_f32_bf16 v12, v3, v2, 1.0\n\
+  global_store_dwordx3 v1, v[10:12], s[6:7]\n\
+  s_endpgm\n";
+    let guest = common::assemble(&small_kernel("dot", body, 13, 3), "gfx950", "dot");
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    assert_eq!(t.kernels[0].expanded, 3);
+    let dis = common::llvm_accepts(&t.object, "dot2-bf16");
+    assert!(!dis.contains("v_dot2") && dis.contains("v_mul_f32"));
+    let specials: [u16; 12] = [
+        0x3f80, 0xc040, 0x0001, 0x807f, 0x0080, 0x7f80, 0xff80, 0x7fc1, 0x8000, 0x7f7f, 0x4480,
+        0x3c01,
+    ];
+    let mut x = 0x1357_9bdfu32;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    let mut input = Vec::new();
+    for i in 0..64usize {
+        for k in 0..2 {
+            let r = next();
+            let lo = if r % 4 == 0 {
+                specials[(i + k) % 12]
+            } else {
+                (r >> 16) as u16 & 0xc7ff
+            };
+            let hi = if r % 3 == 0 {
+                specials[(i * 5 + k) % 12]
+            } else {
+                r as u16 & 0xc7ff
+            };
+            input.push(u32::from(lo) | u32::from(hi) << 16);
+        }
+        // C: a denormal every eighth lane, else small floats.
+        input.push(if i % 8 == 0 {
+            0x0000_1234 | (i as u32 & 16) << 27
+        } else {
+            ((next() % 1000) as f32 / 64.0 - 7.0).to_bits()
+        });
+    }
+    let flush = |b: u32| {
+        if b & 0x7f80_0000 == 0 {
+            b & 0x8000_0000
+        } else {
+            b
+        }
+    };
+    let el = |h: u32| f32::from_bits(flush(h << 16));
+    let dot = |a: u32, b: u32, c: u32| {
+        let p0 = el(a & 0xffff) * el(b & 0xffff);
+        let p1 = el(a >> 16) * el(b >> 16);
+        flush(((p0 + p1) + f32::from_bits(flush(c))).to_bits())
+    };
+    let want = run_small(&guest, Target::Gfx950, "dot", &input, 192);
+    let got = run_small(&t.object, Target::Gfx942, "dot", &input, 192);
+    let same =
+        |x: u32, y: u32| x == y || (f32::from_bits(x).is_nan() && f32::from_bits(y).is_nan());
+    for l in 0..64 {
+        let (a, b, c) = (input[3 * l], input[3 * l + 1], input[3 * l + 2]);
+        let s8 = 0x8001_3f81u32;
+        let r = [
+            dot(a, b, c),
+            // neg_lo[0] flips A's low element, neg_hi[1] B's high one; C: -|C|.
+            dot(
+                s8 ^ 0x8000,
+                b ^ 0x8000_0000,
+                (c & 0x7fff_ffff) ^ 0x8000_0000,
+            ),
+            dot(b, a, 1.0f32.to_bits()),
+        ];
+        for k in 0..3 {
+            let (w, g) = (want[3 * l + k], got[3 * l + k]);
+            assert!(
+                same(w, r[k]) && same(g, r[k]),
+                "form {k} lane {l} ({a:#x} {b:#x} {c:#x}): gfx950 {w:#x} gfx942 {g:#x} ref {:#x}",
+                r[k]
+            );
+        }
+    }
+    // MODE flushing f32 denormals: the gfx942 arithmetic would flush the products.
+    let flushing = common::assemble(&small_kernel("dot", body, 13, 0), "gfx950", "dot");
+    let t = dbt::translate(&flushing, Target::Gfx942);
+    assert!(!t.translated);
+    let d = t.diagnostics[0].to_string();
+    assert!(d.contains("v_dot2_f32_bf16") && d.contains("MODE"), "{d}");
+}
+
+/// fp8/bf8 instructions that both ISAs have compute in different formats (gfx950 OCP,
+/// gfx942 FNUZ): they must be refused by name, never copied.
+#[test]
+fn same_mnemonic_fp8_instructions_are_refused_by_name() {
+    for (inst, name) in [
+        ("v_cvt_f32_fp8_e32 v10, v2", "v_cvt_f32_fp8"),
+        ("v_cvt_pk_bf8_f32 v10, v2, v3", "v_cvt_pk_bf8_f32"),
+        (
+            "v_mfma_f32_16x16x32_bf8_bf8 v[4:7], v[2:3], v[2:3], 0",
+            "v_mfma_f32_16x16x32_bf8_bf8",
+        ),
+    ] {
+        let body = format!(
+            "  s_load_dwordx4 s[4:7], s[0:1], 0x0\n  v_lshlrev_b32_e32 v1, 2, v0\n  s_waitcnt lgkmcnt(0)\n  global_load_dword v2, v1, s[4:5]\n  s_waitcnt vmcnt(0)\n  v_mov_b32_e32 v3, v2\n  {inst}\n  s_nop 15\n  global_store_dword v1, v10, s[6:7]\n  s_endpgm\n"
+        );
+        let guest = common::assemble(&small_kernel("f8c", &body, 11, 3), "gfx950", "f8c");
+        let t = dbt::translate(&guest, Target::Gfx942);
+        assert!(!t.translated, "{inst} translated");
+        let d = t.diagnostics[0].to_string();
+        assert!(d.contains(name) && d.contains("FNUZ"), "{inst}: {d}");
     }
 }

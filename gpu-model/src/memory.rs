@@ -47,6 +47,8 @@ pub mod coherence;
 mod fault;
 pub mod host;
 pub(crate) mod page;
+#[cfg(feature = "mpi")]
+pub mod replica;
 mod snapshot;
 mod view;
 

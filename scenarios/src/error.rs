@@ -29,13 +29,19 @@ pub enum CliError {
     /// Outputs did not match their expected values. Exit code 4.
     #[error("check failed: {0}")]
     CheckFailed(String),
+    /// Started as one of several MPI processes for a command that runs in one. Exit code 2.
+    #[error("{0}")]
+    MultiProcess(#[from] crate::launcher::MultiProcessError),
 }
 
 impl CliError {
     /// The process exit code for this error.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::BadInput(_) | CliError::Io { .. } | CliError::Translate { .. } => 2,
+            CliError::BadInput(_)
+            | CliError::Io { .. }
+            | CliError::Translate { .. }
+            | CliError::MultiProcess(_) => 2,
             CliError::KernelFault(_) => 3,
             CliError::CheckFailed(_) => 4,
         }

@@ -2,6 +2,7 @@
 
 pub mod cmd;
 pub mod error;
+pub mod launcher;
 pub mod report;
 pub mod scenario;
 pub mod trace;

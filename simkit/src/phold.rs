@@ -215,7 +215,8 @@ impl Component<Msg> for Lp {
 
     #[inline]
     fn handle(&mut self, input: Input<Msg>, ctx: &mut Ctx<'_, Msg>) {
-        if let Input::Net { msg, .. } = input {
+        // A message injected through a handle is one more job, like a received one.
+        if let Input::Net { msg, .. } | Input::External(msg) = input {
             self.handled += 1;
             self.hops += msg as u64;
             self.fire(ctx, msg.wrapping_add(1));

@@ -174,6 +174,42 @@ fn sync_points_are_called_at_the_same_points_on_every_rank() {
     }
 }
 
+/// Sync-point hooks exchange bytes with every rank (`SyncExchange`): every rank gets every
+/// rank's entry for the same point, at every point; outside a hook the exchange is refused.
+#[test]
+fn sync_point_hooks_exchange_bytes_between_ranks() {
+    let args = with(&["--sync-period", "4999", "--sync-exchange", "--threads", "2"]);
+    let got = results(&mpirun(3, &[], &args));
+    let one = results(&single(&with(&["--sync-period", "4999"])));
+    assert_same(&got, &one, SAME, "sync exchange");
+    let first = got.get("sync_exchange_rank0").cloned();
+    assert!(
+        first.as_deref().is_some_and(|h| h != "0000000000000000"),
+        "no exchange: {got:?}"
+    );
+    for r in 0..3 {
+        assert_eq!(
+            got.get(&format!("sync_exchange_rank{r}")),
+            first.as_ref(),
+            "rank {r}: {got:?}"
+        );
+        assert_eq!(
+            got[&format!("sync_exchange_bad_rank{r}")],
+            "0",
+            "rank {r}: {got:?}"
+        );
+        assert_eq!(
+            got[&format!("sync_exchange_outside_rank{r}")],
+            "refused",
+            "rank {r}"
+        );
+        assert_eq!(
+            got.get(&format!("sync_points_rank{r}")),
+            one.get("sync_points")
+        );
+    }
+}
+
 #[test]
 fn a_rank_that_dies_ends_the_job_naming_it() {
     let out = mpirun(2, &[], &with(&["--abort-at", "50000"]));
@@ -195,7 +231,7 @@ fn a_panicking_component_ends_every_rank_with_an_error_naming_its_rank() {
 }
 
 #[test]
-fn a_model_error_and_an_unsupported_request_are_errors_on_every_rank() {
+fn a_model_error_is_an_error_on_every_rank() {
     let out = mpirun(2, &[], &with(&["--bad-send-at", "60000"]));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{err}");
@@ -207,13 +243,27 @@ fn a_model_error_and_an_unsupported_request_are_errors_on_every_rank() {
         )),
         "{err}"
     );
-    let out = mpirun(2, &[], &with(&["--inject"]));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{err}");
-    assert!(
-        err.contains("simkit-mpi: rank 0: injecting events through a SimHandle is not supported across MPI ranks"),
-        "{err}"
-    );
+}
+
+/// An event injected through the handle before the run (the same injection on every rank,
+/// as a driver program makes it) is handled once, by the rank of its partition, as in one
+/// process: the results equal a single-process run with the same injection, and differ
+/// from one without it.
+#[test]
+fn an_injection_made_before_the_run_is_handled_once_as_in_one_process() {
+    let one = results(&single(&with(&["--inject"])));
+    let without = results(&single(MODEL));
+    assert_ne!(one["trace_hash"], without["trace_hash"]);
+    assert_ne!(one["lp_state"], without["lp_state"]);
+    for (np, threads) in [(2, "1"), (3, "1"), (2, "2")] {
+        let got = results(&mpirun(np, &[], &with(&["--inject", "--threads", threads])));
+        assert_same(
+            &got,
+            &one,
+            SAME,
+            &format!("{np} ranks x {threads} with --inject"),
+        );
+    }
 }
 
 #[test]

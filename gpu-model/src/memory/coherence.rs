@@ -110,8 +110,8 @@ impl Chunk {
         }
     }
 
-    /// Writes every dirty run to `mem` and clears the mask.
-    fn publish(&mut self, mem: &DeviceMemory) {
+    /// Calls `f` with the address and bytes of every dirty run, in address order.
+    fn runs(&self, mut f: impl FnMut(u64, &[u8])) {
         let base = self.no << CHUNK_SHIFT;
         let mut b = 0usize;
         while b < CHUNK {
@@ -125,10 +125,17 @@ impl Chunk {
             while end < CHUNK && self.dirty[end >> 6] >> (end & 63) & 1 != 0 {
                 end += 1;
             }
-            // Validated when buffered; memory freed since (between runs) drops the bytes.
-            let _ = mem.write(base + start as u64, &self.data[start..end]);
+            f(base + start as u64, &self.data[start..end]);
             b = end;
         }
+    }
+
+    /// Writes every dirty run to `mem` and clears the mask.
+    fn publish(&mut self, mem: &DeviceMemory) {
+        // Validated when buffered; memory freed since (between runs) drops the bytes.
+        self.runs(|a, d| {
+            let _ = mem.write(a, d);
+        });
         self.dirty.fill(0);
     }
 }
@@ -287,7 +294,73 @@ impl Domain {
         self.index.clear();
         self.last = (u64::MAX, u32::MAX);
     }
+
+    /// Moves the buffered bytes (as runs, tagged with domain `d`) and the pending atomics
+    /// into `out`, and forgets them here.
+    fn ship(&mut self, d: u32, out: &mut Shipment) {
+        for mut c in self.chunks.drain(..) {
+            c.runs(|addr, data| {
+                out.writes.push(ShippedWrite {
+                    domain: d,
+                    addr,
+                    data: data.to_vec(),
+                })
+            });
+            c.dirty.fill(0);
+            self.spare.push(c);
+        }
+        self.index.clear();
+        self.last = (u64::MAX, u32::MAX);
+        out.atomics
+            .extend(self.atomics.drain(..).map(|atomic| (d, atomic)));
+    }
 }
+
+/// What the compute units of one replica of device memory did since the last sync point:
+/// their buffered bytes (as runs) and their pending atomics, each tagged with its domain.
+///
+/// When device memory is replicated (one copy per process of a simulation spread over
+/// several processes, each running some of the CUs), every replica takes its shipment at a
+/// sync point ([`Coherence::take_shipment`]), the replicas exchange them, and each applies
+/// all of them ([`Coherence::apply_shipments`]) in the order [`Coherence::sync`] uses on one
+/// copy: bytes in domain order, then atomics in (issue time, domain, issue order) order.
+/// Every replica then holds the bytes one copy would, and each CU gets the old values of
+/// its own atomics.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Shipment {
+    writes: Vec<ShippedWrite>,
+    atomics: Vec<(u32, PendingAtomic)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct ShippedWrite {
+    domain: u32,
+    addr: u64,
+    #[serde(with = "crate::soc::checkpoint::blob")]
+    data: Vec<u8>,
+}
+
+impl Shipment {
+    /// Nothing to ship.
+    pub fn is_empty(&self) -> bool {
+        self.writes.is_empty() && self.atomics.is_empty()
+    }
+
+    /// The shipment as bytes for the wire (MessagePack).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, ShipmentError> {
+        rmp_serde::to_vec(self).map_err(|e| ShipmentError(e.to_string()))
+    }
+
+    /// A shipment from [`Shipment::to_bytes`]; malformed bytes are an error.
+    pub fn from_bytes(b: &[u8]) -> Result<Shipment, ShipmentError> {
+        rmp_serde::from_slice(b).map_err(|e| ShipmentError(e.to_string()))
+    }
+}
+
+/// A [`Shipment`] that could not be encoded or decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("memory shipment: {0}")]
+pub struct ShipmentError(String);
 
 /// Every compute unit's [`Domain`], in CU order.
 #[derive(Debug)]
@@ -368,6 +441,88 @@ impl Coherence {
         for g in &guards {
             g.borrow_mut().atomics.clear();
         }
+    }
+
+    /// This replica's side of a sync point when device memory is replicated (see
+    /// [`Shipment`]): takes every domain's buffered bytes and pending atomics out, without
+    /// touching memory. Old values recorded for waves stay.
+    pub fn take_shipment(&self) -> Shipment {
+        let guards = self.all();
+        let mut out = Shipment::default();
+        for (d, g) in guards.iter().enumerate() {
+            g.borrow_mut().ship(d as u32, &mut out);
+        }
+        out
+    }
+
+    /// Applies every replica's shipment for one sync point to `mem`, the same on every
+    /// replica: bytes in (domain, shipment) order, then atomics in (issue time, domain,
+    /// issue order) order, as [`Coherence::sync`] on one copy. The old values of the
+    /// atomics in `shipments[own]` (this replica's) are recorded for their waves; the
+    /// others' only change memory. A shipment naming a domain this SoC does not have is
+    /// refused before anything changes.
+    pub fn apply_shipments(
+        &self,
+        mem: &DeviceMemory,
+        shipments: &[Shipment],
+        own: usize,
+    ) -> Result<(), ShipmentError> {
+        let n = self.domains.len();
+        for (i, s) in shipments.iter().enumerate() {
+            let bad = s
+                .writes
+                .iter()
+                .map(|w| w.domain)
+                .chain(s.atomics.iter().map(|a| a.0))
+                .find(|&d| d as usize >= n);
+            if let Some(d) = bad {
+                return Err(ShipmentError(format!(
+                    "shipment {i} names memory domain {d}, this SoC has {n}"
+                )));
+            }
+        }
+        let mut writes: Vec<(u32, usize, &ShippedWrite)> = shipments
+            .iter()
+            .enumerate()
+            .flat_map(|(i, s)| s.writes.iter().map(move |w| (w.domain, i, w)))
+            .collect();
+        // Stable: within a domain the runs keep their order (they never overlap).
+        writes.sort_by_key(|w| (w.0, w.1));
+        for (_, _, w) in writes {
+            // Validated when buffered; memory freed since drops the bytes, as in `sync`.
+            let _ = mem.write(w.addr, &w.data);
+        }
+        let mut atomics: Vec<(u64, u32, u64, usize, &PendingAtomic)> = shipments
+            .iter()
+            .enumerate()
+            .flat_map(|(i, s)| {
+                s.atomics
+                    .iter()
+                    .map(move |(d, a)| (a.tick, *d, a.seq, i, a))
+            })
+            .collect();
+        if atomics.is_empty() {
+            return Ok(());
+        }
+        atomics.sort_unstable_by_key(|a| (a.0, a.1, a.2, a.3));
+        let guards = self.all();
+        for (_, d, _, i, pa) in atomics {
+            let a = pa.req;
+            let old = if a.wide {
+                mem.atomic_u64(a.addr, a.op, a.src, a.cmp).unwrap_or(0)
+            } else {
+                mem.atomic_u32(a.addr, a.op, a.src as u32, a.cmp as u32)
+                    .map_or(0, u64::from)
+            };
+            if i == own {
+                let mut dom = guards[d as usize].borrow_mut();
+                match dom.results.iter_mut().find(|(w, _)| *w == pa.wave) {
+                    Some((_, q)) => q.push_back(old),
+                    None => dom.results.push((pa.wave, VecDeque::from([old]))),
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Everything buffered, for checkpoints.
@@ -573,6 +728,134 @@ mod tests {
         assert_eq!(a.atomic_u64(buf + 8, AtomicOp::Swap, 9, 0).unwrap(), 0);
         assert!(!a.take_deferred() && !a.replaying());
         assert_eq!(mem.load_u32(buf).unwrap(), 11);
+    }
+
+    /// One buffered operation of the replication test: domain, then a write of `len`
+    /// bytes of `val` at `off`, or an atomic (op index, wide) at `off` rounded to its size.
+    type Op = (u32, bool, u64, usize, u64, u8, bool, u64);
+
+    fn apply_op(coh: &Coherence, buf: u64, (d, atomic, off, len, val, op, wide, tick): Op) {
+        let g = coh.domain(d as usize).unwrap();
+        let mut dom = g.borrow_mut();
+        if atomic {
+            let ops = [
+                AtomicOp::Add,
+                AtomicOp::Swap,
+                AtomicOp::CmpSwap,
+                AtomicOp::MaxU,
+                AtomicOp::Xor,
+            ];
+            let size = if wide { 8 } else { 4 };
+            let req = AtomicReq {
+                addr: buf + (off & !(size - 1)),
+                op: ops[op as usize % ops.len()],
+                wide,
+                src: val,
+                cmp: val & 3,
+            };
+            // Waves 0..3 of each domain: wave numbers are the domain's own.
+            dom.push_atomic(tick, u64::from(op % 3), req);
+        } else {
+            let bytes: Vec<u8> = (0..len)
+                .map(|k| (val as u8).wrapping_add(k as u8))
+                .collect();
+            dom.write(buf + off, &bytes);
+        }
+    }
+
+    fn results(coh: &Coherence, domains: impl Iterator<Item = usize>) -> Vec<Vec<u64>> {
+        domains
+            .map(|d| {
+                let g = coh.domain(d).unwrap();
+                let mut dom = g.borrow_mut();
+                (0..3u64)
+                    .flat_map(|w| std::iter::from_fn(|| dom.take_result(w)).collect::<Vec<_>>())
+                    .collect()
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(48))]
+        /// Replicas of device memory, each running some of the domains and exchanging
+        /// shipments (through their wire bytes) at every sync point, end with the bytes and
+        /// atomic old values of one copy synced the ordinary way: overlapping writes of
+        /// different domains, chunk-crossing runs and atomics issued at the same time by
+        /// several domains included.
+        #[test]
+        fn replicas_exchanging_shipments_match_one_copy(
+            rounds in proptest::collection::vec(
+                proptest::collection::vec(
+                    (0u32..5, proptest::bool::ANY, 0u64..(2 * CHUNK as u64 - 64), 1usize..48,
+                     proptest::num::u64::ANY, 0u8..15, proptest::bool::ANY, 0u64..4),
+                    0..24,
+                ),
+                1..4,
+            ),
+            replicas in 2usize..4,
+        ) {
+            const DOMAINS: usize = 5;
+            let setup = || {
+                let mut mem = DeviceMemory::new();
+                let buf = mem.allocate(2 * CHUNK as u64, 256).unwrap();
+                (mem, buf, Coherence::new(DOMAINS))
+            };
+            let (one, buf, one_coh) = setup();
+            let mut reps: Vec<_> = (0..replicas).map(|_| setup()).collect();
+            let owner = |d: u32| d as usize % replicas;
+            let mut one_results = Vec::new();
+            let mut rep_results = vec![Vec::new(); DOMAINS];
+            for ops in &rounds {
+                for &op in ops {
+                    apply_op(&one_coh, buf, op);
+                    let (_, b, coh) = &reps[owner(op.0)];
+                    apply_op(coh, *b, op);
+                }
+                one_coh.sync(&one);
+                one_results.push(results(&one_coh, 0..DOMAINS));
+                let wire: Vec<Vec<u8>> = reps
+                    .iter()
+                    .map(|(_, _, c)| c.take_shipment().to_bytes().unwrap())
+                    .collect();
+                let shipments: Vec<Shipment> = wire
+                    .iter()
+                    .map(|b| Shipment::from_bytes(b).unwrap())
+                    .collect();
+                for (r, (mem, _, coh)) in reps.iter_mut().enumerate() {
+                    coh.apply_shipments(mem, &shipments, r).unwrap();
+                    proptest::prop_assert!(coh.domain(0).unwrap().borrow().chunks.is_empty());
+                }
+                for (d, out) in rep_results.iter_mut().enumerate() {
+                    out.push(results(&reps[owner(d as u32)].2, d..d + 1).remove(0));
+                }
+            }
+            let mut want = vec![0u8; 2 * CHUNK];
+            one.read(buf, &mut want).unwrap();
+            for (mem, b, _) in &reps {
+                let mut got = vec![0u8; 2 * CHUNK];
+                mem.read(*b, &mut got).unwrap();
+                proptest::prop_assert!(got == want, "a replica's bytes differ from one copy's");
+            }
+            for (d, got) in rep_results.iter().enumerate() {
+                let want: Vec<Vec<u64>> = one_results.iter().map(|r| r[d].clone()).collect();
+                proptest::prop_assert_eq!(got, &want, "old values of domain {}", d);
+            }
+        }
+    }
+
+    #[test]
+    fn a_shipment_naming_a_missing_domain_is_refused() {
+        let mut mem = DeviceMemory::new();
+        let buf = mem.allocate(64, 64).unwrap();
+        let big = Coherence::new(3);
+        big.domain(2).unwrap().borrow_mut().write(buf, &[1, 2]);
+        let s = big.take_shipment();
+        assert!(!s.is_empty());
+        let small = Coherence::new(2);
+        let e = small.apply_shipments(&mem, &[s], 0).unwrap_err();
+        assert!(e.to_string().contains("domain 2"), "{e}");
+        assert_eq!(mem.load_u16(buf).unwrap(), 0);
+        assert!(Shipment::from_bytes(&[0xc1]).is_err());
     }
 
     #[test]

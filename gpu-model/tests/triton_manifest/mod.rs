@@ -121,13 +121,13 @@ pub fn manifest() -> Manifest {
 /// Runs `case` from the code object `bytes` on a `target` device and checks every output
 /// against its reference within the manifest's tolerance; returns the checked buffers'
 /// bytes, in the order of the checks.
-#[allow(dead_code)]
+#[allow(dead_code)] // Some of the test crates that include this module count instructions.
 pub fn run(case: &Case, bytes: &[u8], target: Target) -> Result<Vec<Vec<u8>>, String> {
-    run_counted(case, bytes, target).map(|(out, _)| out)
+    run_counted(case, bytes, target).map(|r| r.0)
 }
 
-/// [`run`], with the wave-instructions the dispatch retired.
-#[allow(dead_code)]
+/// [`run`], also returning the wave-instructions the dispatch retired.
+#[allow(dead_code)] // Used by some of the test crates that include this module.
 pub fn run_counted(
     case: &Case,
     bytes: &[u8],

@@ -77,6 +77,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CliError + '_ {
 
 /// Runs `gfxsim exec`; the exit code is the program's (128 + signal when it was killed).
 pub fn main(args: Args) -> Result<ExitCode, CliError> {
+    crate::launcher::refuse_for_exec()?;
     let gpu = kmd::GpuNode::from_preset(&args.gpu)
         .map_err(|e| CliError::BadInput(format!("--gpu: {e}")))?;
     let preload = find_preload()?;

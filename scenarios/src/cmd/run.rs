@@ -257,6 +257,7 @@ fn progress() -> (mpsc::Sender<Option<String>>, std::thread::JoinHandle<()>) {
 
 /// Runs `gfxsim run`.
 pub fn main(a: Args) -> Result<(), CliError> {
+    crate::launcher::refuse_for_scenario("run")?;
     let (scenario, origin, base) = match (&a.kernel, &a.scenario) {
         (Some(_), Some(_)) => return Err(bad("give a scenario file or --kernel, not both")),
         (Some(k), None) => {

@@ -165,6 +165,7 @@ fn sizes(max: u64) -> Vec<u64> {
 
 /// Runs the sweep and writes the CSV and the SVG.
 pub fn main(args: Args) -> Result<(), CliError> {
+    crate::launcher::refuse_for_scenario("sweep")?;
     let (title, xlabel, ylabel, log_x, rows) = match args.kind {
         Kind::Latency => {
             let cfg = config(&args.gpu, "{}")?;

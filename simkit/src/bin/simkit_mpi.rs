@@ -99,12 +99,17 @@ struct Args {
     /// every rank prints its hash.
     #[arg(long)]
     sync_period: Option<u64>,
+    /// With --sync-period, across ranks: at every sync point the hooks exchange (rank,
+    /// point) with every other rank ([`simkit::mpi::SyncExchange`]); each rank prints a
+    /// hash of everything it received and how many entries were not what they should be.
+    #[arg(long)]
+    sync_exchange: bool,
     /// The probe (not a member of PHOLD's net) sends over it at its first timer at or after
     /// this tick: a model error.
     #[arg(long)]
     bad_send_at: Option<u64>,
-    /// Inject an event through the simulation's handle before running (not supported
-    /// across ranks).
+    /// Inject an event for the last LP through the simulation's handle before running
+    /// (every rank makes the same injection; each keeps it only if the LP is its own).
     #[arg(long)]
     inject: bool,
     /// This rank panics in the driver itself (outside any component) before running.
@@ -267,6 +272,48 @@ enum Error {
     Usage(String),
 }
 
+/// Replaces the hook of `--sync-period` with one that also exchanges (rank, point) with
+/// every rank (`--sync-exchange`); the cells hold the hash of everything received and the
+/// number of wrong entries (another point, another rank, or a failed exchange).
+fn sync_exchange(
+    a: &Args,
+    sim: &mut Simulation<Msg>,
+    cluster: &Cluster,
+    points: Option<Arc<AtomicU64>>,
+) -> Option<(Arc<AtomicU64>, Arc<AtomicU64>)> {
+    let (period, points) = (a.sync_period?, points?);
+    if !a.sync_exchange {
+        return None;
+    }
+    let (got, bad) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    let (g_cell, b_cell) = (got.clone(), bad.clone());
+    let ex = cluster.sync_exchange();
+    sim.set_sync_points(Tick(period), move |g| {
+        points.store(fold(points.load(Ordering::Relaxed), g.0), Ordering::Relaxed);
+        let mine = [ex.rank() as u64, g.0]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>();
+        let Ok(all) = ex.all_gather(&mine) else {
+            b_cell.fetch_add(1, Ordering::Relaxed);
+            return;
+        };
+        let mut h = g_cell.load(Ordering::Relaxed);
+        for (r, bytes) in all.iter().enumerate() {
+            let words: Vec<u64> = bytes
+                .chunks(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0xff; 8])))
+                .collect();
+            if words != [r as u64, g.0] {
+                b_cell.fetch_add(1, Ordering::Relaxed);
+            }
+            h = words.iter().fold(h, |h, &w| fold(h, w));
+        }
+        g_cell.store(h, Ordering::Relaxed);
+    });
+    Some((got, bad))
+}
+
 /// Sets the sync-point hook `--sync-period` asks for; the returned cell holds the hash of
 /// the points it has been called at.
 fn sync_points(a: &Args, sim: &mut Simulation<Msg>) -> Option<Arc<AtomicU64>> {
@@ -277,6 +324,14 @@ fn sync_points(a: &Args, sim: &mut Simulation<Msg>) -> Option<Arc<AtomicU64>> {
         cell.store(fold(cell.load(Ordering::Relaxed), g.0), Ordering::Relaxed);
     });
     Some(h)
+}
+
+/// `--inject`: a message for the last LP (in the last partition), through the handle,
+/// before running: one more job circulating.
+fn inject(h: simkit::handle::SimHandle<Msg>, lps: u32) -> Result<(), Error> {
+    let last = lps.saturating_sub(1) as usize;
+    h.schedule_now(ComponentId::from_index(last), 7)
+        .map_err(|e| Error::Usage(e.to_string()))
 }
 
 fn params(a: &Args, rank: usize) -> Result<Params, Error> {
@@ -309,6 +364,9 @@ fn single(a: &Args) -> Result<(), Error> {
     if let Some(dir) = &a.restore {
         sim.restore_checkpoint(dir.join("single.simkit"))?;
     }
+    if a.inject {
+        inject(sim.handle(), a.lps)?;
+    }
     let t0 = Instant::now();
     if let (Some(t), Some(dir)) = (a.save_at, &a.checkpoint) {
         sim.run_until(Tick(t))?;
@@ -333,6 +391,19 @@ fn distributed(a: &Args, cluster: &Cluster) -> Result<(), Error> {
         .partitioning(a.partitioning.with_parts(parts))
         .init()?;
     let sync = sync_points(a, &mut sim);
+    let exchanged = sync_exchange(a, &mut sim, cluster, sync.clone());
+    if exchanged.is_some() {
+        // Outside a sync-point hook the exchange is refused.
+        let outside = cluster.sync_exchange().all_gather(b"x");
+        println!(
+            "sync_exchange_outside_rank{}={}",
+            cluster.rank(),
+            match outside {
+                Err(DistError::Unsupported { .. }) => "refused",
+                _ => "allowed",
+            }
+        );
+    }
     // What configures the model and its partitioning (not --seed-on-rank, whose effect the
     // component-state digest has to find, nor the checkpoint options).
     let config = format!(
@@ -354,7 +425,7 @@ fn distributed(a: &Args, cluster: &Cluster) -> Result<(), Error> {
                 a.abort_at,
                 a.bad_send_at
             ),
-            a.sync_period,
+            (a.sync_period, a.sync_exchange),
             (a.threads, a.partitioning, &a.placement),
         )
     )
@@ -365,10 +436,7 @@ fn distributed(a: &Args, cluster: &Cluster) -> Result<(), Error> {
         ds.restore_checkpoint(dir)?;
     }
     if a.inject {
-        ds.sim()
-            .handle()
-            .schedule_now(ComponentId::from_index(0), 0)
-            .map_err(|e| Error::Usage(e.to_string()))?;
+        inject(ds.sim().handle(), a.lps)?;
     }
     if a.panic_outside_on_rank == Some(cluster.rank()) {
         panic!("told to panic outside the engine");
@@ -397,6 +465,15 @@ fn distributed(a: &Args, cluster: &Cluster) -> Result<(), Error> {
             "sync_points_rank{}={:016x}",
             cluster.rank(),
             h.load(Ordering::Relaxed)
+        );
+    }
+    if let Some((got, bad)) = exchanged {
+        println!(
+            "sync_exchange_rank{}={:016x} sync_exchange_bad_rank{}={}",
+            cluster.rank(),
+            got.load(Ordering::Relaxed),
+            cluster.rank(),
+            bad.load(Ordering::Relaxed)
         );
     }
     if let Some(c) = ds.collect()? {

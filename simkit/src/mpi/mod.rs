@@ -264,6 +264,112 @@ pub(crate) fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+thread_local! {
+    /// Set while this thread runs a distributed run's sync-point hook (see [`SyncExchange`]).
+    static AT_SYNC_POINT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` (a distributed run's sync-point hook, called by the rank's epoch leader) with
+/// [`SyncExchange`] allowed on this thread.
+pub(crate) fn at_sync_point<R>(f: impl FnOnce() -> R) -> R {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            AT_SYNC_POINT.with(|c| c.set(self.0));
+        }
+    }
+    let _reset = Reset(AT_SYNC_POINT.with(|c| c.replace(true)));
+    f()
+}
+
+/// Lets the sync-point hook of a distributed run (set with
+/// [`Simulation::set_sync_points`](crate::engine::Simulation::set_sync_points) before the
+/// simulation is spread with [`DistSim::new`]) exchange bytes with the same hook on the
+/// other ranks: a model whose components share state outside messages (a GPU's device
+/// memory, replicated per rank) sends each rank's changes since the last point to every
+/// other rank there.
+///
+/// Every rank calls the hook at the same points (the decision where the points fall is made
+/// from the same gathered data everywhere), so the hooks can make the same collective calls
+/// in the same order. It is only usable inside such a hook: there the rank's epoch leader is
+/// the one thread of the process making MPI calls; anywhere else
+/// [`SyncExchange::all_gather`] refuses with [`DistError::Unsupported`].
+#[derive(Debug, Clone, Copy)]
+pub struct SyncExchange {
+    rank: usize,
+    size: usize,
+}
+
+impl Cluster {
+    /// The exchange for this cluster's sync-point hooks (see [`SyncExchange`]).
+    pub fn sync_exchange(&self) -> SyncExchange {
+        SyncExchange {
+            rank: self.rank,
+            size: self.size,
+        }
+    }
+}
+
+impl SyncExchange {
+    /// This process's rank.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// Number of ranks.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Every rank's `mine`, in rank order (this rank's own included). Collective: every
+    /// rank's hook calls it at the same point, the same number of times. Every rank gets
+    /// the same error for the same failure, so they stop together.
+    pub fn all_gather(&self, mine: &[u8]) -> Result<Vec<Vec<u8>>, DistError> {
+        if !AT_SYNC_POINT.with(|c| c.get()) {
+            return Err(DistError::Unsupported {
+                rank: self.rank,
+                what: "exchanging bytes outside a sync-point hook of a distributed run",
+            });
+        }
+        // The world communicator: a predefined handle, nothing to free. MPI calls are
+        // serialized here: only the rank's epoch leader runs the hook (see `run`).
+        let world = mpi::topology::SimpleCommunicator::world();
+        let mut lens = vec![0u64; self.size];
+        let len = [mine.len() as u64];
+        mpi::request::scope(|sc| {
+            wait_gently(world.immediate_all_gather_into(sc, &len[..], &mut lens[..]))
+        });
+        let total: u64 = lens.iter().sum();
+        if total > i32::MAX as u64 {
+            return Err(DistError::Unsupported {
+                rank: self.rank,
+                what: "exchanging more than 2 GiB at one sync point",
+            });
+        }
+        let counts: Vec<i32> = lens.iter().map(|&l| l as i32).collect();
+        let displs: Vec<i32> = counts
+            .iter()
+            .scan(0i32, |at, &c| {
+                let d = *at;
+                *at += c;
+                Some(d)
+            })
+            .collect();
+        let mut all = vec![0u8; total as usize];
+        if total > 0 {
+            let mut part = mpi::datatype::PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
+            mpi::request::scope(|sc| {
+                wait_gently(world.immediate_all_gather_varcount_into(sc, mine, &mut part))
+            });
+        }
+        Ok(counts
+            .iter()
+            .zip(&displs)
+            .map(|(&c, &d)| all[d as usize..(d + c) as usize].to_vec())
+            .collect())
+    }
+}
+
 /// How partitions are put on ranks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -465,6 +571,15 @@ where
     /// Its workers' time at the rank's own barrier is in the report's `barrier_wait`.
     pub fn exchange_time(&self) -> std::time::Duration {
         self.mpi_time
+    }
+
+    /// Runs `f` between runs with [`SyncExchange`] allowed, as at a sync point: for a
+    /// model's last exchange after a run (what its components did after the last sync
+    /// point). Collective: every rank calls it, and `f` makes the same exchanges on each.
+    /// No run is going on (this takes the simulation), and the thread that owns the
+    /// cluster is the one making MPI calls.
+    pub fn between_runs<R>(&mut self, f: impl FnOnce() -> R) -> R {
+        at_sync_point(f)
     }
 
     /// This rank's partitions.

@@ -12,7 +12,9 @@ use crate::engine::stop::ModelStop;
 use crate::engine::syncpoint::SyncPoints;
 use crate::engine::worker::Core;
 use crate::engine::Tables;
-use crate::engine::{request_status, CompletionReason, ExitStatus, Part, SimError, Simulation};
+use crate::engine::{
+    place_injections, request_status, CompletionReason, ExitStatus, Part, SimError, Simulation,
+};
 use crate::epoch::EpochBarrier;
 use crate::event::{Entry, EventKey};
 use crate::handle::{Request, SimHandle};
@@ -444,7 +446,10 @@ impl<M> Shared<'_, M> {
         }
         if let Some(sp) = st.sync.as_mut() {
             let synced = &mut st.synced;
-            match catch_unwind(AssertUnwindSafe(|| sp.before(lbts, synced))) {
+            let hooked = catch_unwind(AssertUnwindSafe(|| {
+                super::at_sync_point(|| sp.before(lbts, synced))
+            }));
+            match hooked {
                 Ok(t) => window_end = window_end.min(t),
                 // The other ranks have moved on: nothing to agree on any more.
                 Err(p) => self.comm.0.abort(&format!(
@@ -576,6 +581,19 @@ where
     let me = cluster.rank;
     let sim = &mut ds.sim;
     sim.handle.rearm();
+    // Events injected between runs: every rank made the same injections (each runs the
+    // same driver program), so each places them as one process would, at the same time
+    // and with the same keys, and keeps those for its own partitions. Injections during a
+    // run are refused at the barrier (`F_INJECTED`).
+    if let Some(taken) = sim.handle.take(false) {
+        let frontier = sim.frontier.max(sim.now());
+        let (parts, rank_of) = (&mut sim.parts, &ds.rank_of);
+        place_injections(&sim.tables, taken.injections, frontier, |p, e| {
+            if rank_of[p as usize] == me {
+                parts[p as usize].core.queue.push(e);
+            }
+        });
+    }
     let floor = sim.frontier;
     for &p in &ds.local {
         let core = &mut sim.parts[p].core;

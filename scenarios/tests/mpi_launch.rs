@@ -1,0 +1,84 @@
+//! `gfxsim` started by an MPI launcher as one of several processes: `exec` (a host program
+//! through the KFD emulation) refuses, saying such runs stay in one process; `run` and
+//! `sweep` refuse too (the GPU model does not run across processes yet) instead of every
+//! process running the whole scenario. A launcher that started one process changes nothing.
+//!
+//! The last test starts gfxsim under OpenMPI's `mpirun` (Debian's openmpi-bin, installed by
+//! scripts/install-deps.sh); without it that test fails.
+
+use std::process::{Command, Output};
+
+fn gfxsim(size: &str, rank: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gfxsim"))
+        .args(args)
+        .env("OMPI_COMM_WORLD_SIZE", size)
+        .env("OMPI_COMM_WORLD_RANK", rank)
+        .output()
+        .expect("run gfxsim")
+}
+
+fn refused(out: &Output, what: &str) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "not refused: {out:?}");
+    assert!(err.contains(what), "stderr does not say {what:?}:\n{err}");
+    err
+}
+
+#[test]
+fn exec_as_one_of_several_ranks_is_refused() {
+    let out = gfxsim("2", "1", &["exec", "--", "true"]);
+    let err = refused(&out, "stay in one process");
+    assert!(err.contains("rank 1 of 2"), "{err}");
+}
+
+#[test]
+fn scenario_commands_as_one_of_several_ranks_are_refused() {
+    let out = gfxsim("3", "2", &["run"]);
+    let err = refused(
+        &out,
+        "gfxsim run: the GPU model does not run across MPI processes",
+    );
+    assert!(err.contains("rank 2 of 3"), "{err}");
+    let out = gfxsim(
+        "2",
+        "0",
+        &[
+            "sweep",
+            "--kind",
+            "latency",
+            "--out",
+            "/nonexistent/sweep.csv",
+        ],
+    );
+    refused(
+        &out,
+        "gfxsim sweep: the GPU model does not run across MPI processes",
+    );
+}
+
+#[test]
+fn one_rank_is_not_refused() {
+    let out = gfxsim("1", "0", &["exec", "--", "true"]);
+    assert!(out.status.success(), "{out:?}");
+}
+
+#[test]
+fn exec_under_mpirun_ends_every_rank_with_the_error() {
+    let out = Command::new("timeout")
+        .args(["-k", "5", "60", "mpirun", "--oversubscribe", "-np", "2"])
+        .arg(env!("CARGO_BIN_EXE_gfxsim"))
+        .args(["exec", "--", "true"])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .expect("run mpirun (is openmpi-bin installed?)");
+    assert_ne!(out.status.code(), Some(124), "mpirun hung: {out:?}");
+    assert!(!out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    for r in ["rank 0 of 2", "rank 1 of 2"] {
+        assert!(
+            err.contains(r) && err.contains("stay in one process"),
+            "no refusal for {r}:\n{err}"
+        );
+    }
+}
