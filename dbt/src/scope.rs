@@ -340,6 +340,24 @@ pub fn relax(
     pair: u16,
     kernel: &str,
 ) -> Result<Body, TranslateError> {
+    relax_for(body, long, pair, kernel, Target::Gfx942)
+}
+
+/// [`relax`] for a body encoded for `host`: on GFX12 the adds are `s_add_co_u32` and
+/// `s_add_co_ci_u32` (the GFX12 names of the same SOP2 operations, llvm-mc-22), the
+/// other instructions and the sizes are the same.
+pub fn relax_for(
+    body: &Body,
+    long: &BTreeSet<u32>,
+    pair: u16,
+    kernel: &str,
+    host: Target,
+) -> Result<Body, TranslateError> {
+    let (add, addc) = if host.family() == gpu_model::Family::Gfx12 {
+        (Op::SAddCoU32, Op::SAddCoCiU32)
+    } else {
+        (Op::SAddU32, Op::SAddcU32)
+    };
     let enc = |pc: u64| {
         move |source| TranslateError::Encode {
             kernel: kernel.to_string(),
@@ -353,7 +371,7 @@ pub fn relax(
         if let Fixup::Relative { at, pc, .. } = *f {
             if long.contains(&at) {
                 let a = at as usize;
-                let op = isa::decode(Target::Gfx942, &body.code[a..a + 4], false)
+                let op = isa::decode(host, &body.code[a..a + 4], false)
                     .map(|i| i.op)
                     .map_err(|_| TranslateError::BranchOutOfRange {
                         kernel: kernel.to_string(),
@@ -392,23 +410,23 @@ pub fn relax(
         let e = enc(*pc);
         let mut seq = Vec::with_capacity(5);
         if let Some(inv) = inv {
-            let mut b = Inst::build(Target::Gfx942, *inv, Format::Sopp).map_err(e)?;
+            let mut b = Inst::build(host, *inv, Format::Sopp).map_err(e)?;
             if let Some(f) = b.layout().field(F::Simm16) {
                 b.bits = gpu_model::isa::layout::put(b.bits, f, LONG / 4);
             }
             seq.push(b);
         }
-        let mut g = Inst::build(Target::Gfx942, Op::SGetpcB64, Format::Sop1).map_err(e)?;
+        let mut g = Inst::build(host, Op::SGetpcB64, Format::Sop1).map_err(e)?;
         g.set_operand(0, sp(pair, 2)).map_err(e)?;
         seq.push(g);
-        for (op, r) in [(Op::SAddU32, pair), (Op::SAddcU32, pair + 1)] {
-            let mut a = Inst::build(Target::Gfx942, op, Format::Sop2).map_err(e)?;
+        for (op, r) in [(add, pair), (addc, pair + 1)] {
+            let mut a = Inst::build(host, op, Format::Sop2).map_err(e)?;
             a.set_operand(0, sp(r, 1)).map_err(e)?;
             a.set_operand(1, sp(r, 1)).map_err(e)?;
             a.set_operand(2, Operand::Literal(0)).map_err(e)?;
             seq.push(a);
         }
-        let mut s = Inst::build(Target::Gfx942, Op::SSetpcB64, Format::Sop1).map_err(e)?;
+        let mut s = Inst::build(host, Op::SSetpcB64, Format::Sop1).map_err(e)?;
         s.set_operand(0, sp(pair, 2)).map_err(e)?;
         seq.push(s);
         let start = out.code.len();

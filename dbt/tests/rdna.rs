@@ -36,7 +36,8 @@ fn run(case: &Case, bytes: &[u8], target: Target) -> Result<(HashMap<String, Buf
 /// Kernels that must translate and run the same (the issue's simple ones: vector add,
 /// saxpy, LDS reductions with barriers, loops, scalar kernarg loads, 3D grids whose
 /// workgroup ids come from TTMPs, returning atomics, calls and recursion on the scratch
-/// stack, PC-relative device globals, SDWA, DPP, and gfx950-only `v_bitop3`).
+/// stack, PC-relative device globals, SDWA, DPP, and gfx950-only `v_bitop3`), and buffer
+/// instructions with their descriptors converted to the GFX12 layout.
 const MUST: &[&str] = &[
     "vadd",
     "saxpy",
@@ -58,6 +59,12 @@ const MUST: &[&str] = &[
     "histogram",
     "dpp_row_scan",
     "const_table",
+    // MUBUF through descriptors the kernel builds: raw and structured (stride 8)
+    // descriptors, partly out-of-range loads and stores, soffset, idxen+offen,
+    // sub-dword and d16_hi loads, returning and plain atomics.
+    "asm_buffer",
+    // buffer_wbl2 / buffer_inv as GFX12 global_wb / global_inv around a flag handshake.
+    "asm_semaphore",
 ];
 
 #[test]
@@ -157,7 +164,7 @@ fn gfx950(stem: &str) -> Vec<u8> {
 fn what_gfx1201_cannot_take_yet_is_refused_by_name_and_pc() {
     for (stem, kernel, what) in [
         ("mfma_f32", "mfma_f32", "v_mfma_f32_16x16x4_f32"),
-        ("asm_buffer", "asm_buffer", "buffer_load_dword"),
+        ("mfma_more", "mfma_more", "v_mfma_f32_32x32x2_f32"),
     ] {
         let b = gfx950(stem);
         let t = dbt::translate(&b, Target::Gfx1201);
@@ -511,4 +518,265 @@ amdhsa.kernels:
     let want: Vec<u32> = (0..128u32).map(|i| (i % 64) * 3 + i / 64).collect();
     assert_eq!(run(&guest, Target::Gfx950), want);
     assert_eq!(run(&t.object, Target::Gfx1201), want);
+}
+
+/// The edge cases of the buffer and row-broadcast rules on one gfx950 assembly kernel
+/// (llvm-mc-22), run on both models against values computed here: a descriptor whose
+/// dword3 is not a known constant (converted into a spare quad) with SCC live across
+/// the conversion and a `row_bcast:31` (both save and restore it) and its base rewritten
+/// between two stores of one block (the GFX12 copy is made again); a descriptor with a
+/// constant dword3 (converted in place) whose dword3 register is read between two
+/// stores (the guest's constant is put back, then converted again); `row_bcast:15`
+/// under row mask 0xa, and `row_bcast:31` under row mask 0xc and with lane 31 inactive
+/// (the source reads 0, lane 31 keeps its value); and GFX9 waits become waits on only
+/// the GFX12 counters that can have something outstanding.
+#[test]
+fn buffer_descriptors_and_row_broadcasts_keep_their_edge_cases_on_gfx1201() {
+    let src = r#"
+  .amdhsa_code_object_version 5
+  .text
+  .globl edge
+  .p2align 8
+  .type edge,@function
+edge:
+  s_load_dwordx2 s[2:3], s[0:1], 0x0
+  v_lshlrev_b32 v9, 2, v0
+  v_mul_u32_u24 v1, 3, v0
+  v_add_u32 v1, 1, v1
+  v_mov_b32 v6, 0x27000
+  s_waitcnt lgkmcnt(0)
+  s_mov_b32 s8, s2
+  s_and_b32 s9, s3, 0xffff
+  s_movk_i32 s10, 0x1000
+  v_readfirstlane_b32 s11, v6
+  s_mov_b64 s[16:17], s[8:9]
+  s_mov_b32 s18, s10
+  s_mov_b32 s19, 0x27000
+  v_mov_b32 v2, v1
+  v_add_u32 v3, 1000, v0
+  v_mov_b32 v4, 77
+  s_nop 4
+  v_mov_b32_dpp v2, v1 row_bcast:15 row_mask:0xa bank_mask:0xf bound_ctrl:1
+  s_cmp_eq_u32 s10, 0x1000
+  v_add_u32_dpp v3, v1, v1 row_bcast:31 row_mask:0xc bank_mask:0xf bound_ctrl:1
+  s_mov_b32 exec_lo, 0x7fffffff
+  s_nop 4
+  v_add_u32_dpp v4, v1, v1 row_bcast:31 row_mask:0xf bank_mask:0xf bound_ctrl:1
+  s_mov_b32 exec_lo, -1
+  buffer_store_dword v2, v9, s[8:11], 0 offen
+  s_cselect_b32 s12, 5, 9
+  v_mov_b32 v5, s12
+  buffer_store_dword v3, v9, s[8:11], 0 offen offset:256
+  buffer_store_dword v4, v9, s[8:11], 0 offen offset:512
+  s_add_u32 s8, s8, 0x300
+  s_addc_u32 s9, s9, 0
+  s_nop 4
+  buffer_store_dword v5, v9, s[8:11], 0 offen
+  buffer_store_dword v1, v9, s[16:19], 0 offen offset:1024
+  v_mov_b32 v7, s19
+  buffer_store_dword v7, v9, s[16:19], 0 offen offset:1280
+  s_waitcnt vmcnt(0)
+  s_endpgm
+.Lend:
+  .size edge, .Lend-edge
+  .rodata
+  .p2align 6
+  .amdhsa_kernel edge
+    .amdhsa_kernarg_size 8
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_next_free_vgpr 12
+    .amdhsa_next_free_sgpr 20
+    .amdhsa_accum_offset 12
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: edge
+    .symbol: edge.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 20
+    .vgpr_count: 12
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .name: out, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+...
+.end_amdgpu_metadata
+"#;
+    let guest = common::assemble(src, "gfx950", "rdna-edge");
+    let t = dbt::translate(&guest, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let dis = llvm_accepts_as(&t.object, "rdna-edge", "gfx1201");
+    // Waits only on the GFX12 counters something can be outstanding on: the kernarg
+    // load (kmcnt, no LDS: no dscnt) and the stores (storecnt; the kernel loads nothing
+    // from memory: no loadcnt).
+    for (wait, present) in [
+        ("s_wait_kmcnt", true),
+        ("s_wait_storecnt", true),
+        ("s_wait_dscnt", false),
+        ("s_wait_loadcnt", false),
+    ] {
+        assert_eq!(dis.contains(wait), present, "{wait} in\n{dis}");
+    }
+    let run = |bytes: &[u8], target: Target| -> Vec<u32> {
+        let mut dev = Device::new(target);
+        let m = dev.load_code_object(bytes).unwrap();
+        let out = dev.alloc(384 * 4).unwrap();
+        dev.copy_in(out, &[0u8; 384 * 4]).unwrap();
+        let cfg = LaunchConfig {
+            grid: [64, 1, 1],
+            workgroup: [64, 1, 1],
+            dynamic_lds: 0,
+            extra_private: 0,
+        };
+        let id = dev
+            .dispatch(m, "edge", &cfg, &[ArgValue::ptr(out)])
+            .unwrap();
+        dev.wait(id).unwrap();
+        let mut b = vec![0u8; 384 * 4];
+        dev.copy_out(out, &mut b).unwrap();
+        b.chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let v1 = |l: u32| 3 * l + 1;
+    let mut want = Vec::new();
+    // row_bcast:15, rows 1 and 3 written: lane 15 of the row below.
+    want.extend((0..64u32).map(|l| match l / 16 {
+        1 | 3 => v1((l & !15) - 1),
+        _ => v1(l),
+    }));
+    // row_bcast:31, rows 2 and 3 written: lane 31 + own.
+    want.extend((0..64u32).map(|l| if l >= 32 { v1(31) + v1(l) } else { 1000 + l }));
+    // Lane 31 inactive: every source reads 0 (out of range or inactive).
+    want.extend((0..64u32).map(|l| if l == 31 { 77 } else { v1(l) }));
+    // SCC survived the conversion and the broadcast; the rebased descriptor was used.
+    want.extend([5u32; 64]);
+    // Through the in-place descriptor, and its dword3 register as the guest wrote it.
+    want.extend((0..64u32).map(v1));
+    want.extend([0x27000u32; 64]);
+    assert_eq!(run(&guest, Target::Gfx950), want, "gfx950 model");
+    assert_eq!(run(&t.object, Target::Gfx1201), want, "gfx1201 translation");
+}
+
+/// A loop whose three branches (the inverted exit, the jump to the far part and the back
+/// edge) reach on gfx950 but not after translation to gfx1201, where the block they span
+/// grows (each 4-byte `v_mov_b64` becomes two `v_mov_b32`): all three take
+/// the long form through s[104:105]. Each of the `n` iterations adds 4 to v2 (from the
+/// lane id), the exiting one 3.
+#[test]
+fn branches_past_the_sopp_range_take_long_forms_on_gfx1201() {
+    let mut src = String::from(
+        "  .amdhsa_code_object_version 5
+  .text
+  .globl far
+  .p2align 8
+  .type far,@function
+far:
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  s_load_dword s6, s[0:1], 0x8
+  v_lshlrev_b32_e32 v1, 2, v0
+  v_mov_b32_e32 v2, v0
+  s_mov_b32 s7, 0
+  s_waitcnt lgkmcnt(0)
+.Lloop:
+  v_add_u32_e32 v2, 3, v2
+  s_add_u32 s7, s7, 1
+  s_cmp_le_u32 s7, s6
+  s_cbranch_scc0 .Ldone
+  s_cbranch_execz .Lfill
+  s_branch .Lfar
+.Lfill:
+  .fill 32300, 4, 0xbf800000
+",
+    );
+    for _ in 0..300 {
+        src.push_str("  v_mov_b64 v[4:5], v[6:7]\n");
+    }
+    src.push_str(
+        ".Lfar:
+  v_add_u32_e32 v2, 1, v2
+  s_branch .Lloop
+.Ldone:
+  global_store_dword v1, v2, s[4:5]
+  s_endpgm
+.Lend:
+  .size far, .Lend-far
+  .rodata
+  .p2align 6
+  .amdhsa_kernel far
+    .amdhsa_kernarg_size 12
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_next_free_vgpr 8
+    .amdhsa_next_free_sgpr 8
+    .amdhsa_accum_offset 8
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: far
+    .symbol: far.kd
+    .kernarg_segment_size: 12
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 8
+    .vgpr_count: 8
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .name: out, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+      - { .name: n, .offset: 8, .size: 4, .value_kind: by_value }
+...
+.end_amdgpu_metadata
+",
+    );
+    let guest = common::assemble(&src, "gfx950", "rdna-far");
+    let t = dbt::translate(&guest, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let dis = llvm_accepts_as(&t.object, "rdna-far", "gfx1201");
+    assert_eq!(
+        dis.matches("s_setpc_b64 s[104:105]").count(),
+        3,
+        "three long forms"
+    );
+    for want in [
+        "s_getpc_b64 s[104:105]",
+        "s_add_co_ci_u32 s105",
+        "s_cbranch_scc1",
+    ] {
+        assert!(dis.contains(want), "no `{want}` in the translation");
+    }
+    let run = |bytes: &[u8], target: Target, n: u32| -> Vec<u32> {
+        let mut dev = Device::new(target);
+        let m = dev.load_code_object(bytes).unwrap();
+        let out = dev.alloc(64 * 4).unwrap();
+        dev.copy_in(out, &[0u8; 64 * 4]).unwrap();
+        let cfg = LaunchConfig {
+            grid: [64, 1, 1],
+            workgroup: [64, 1, 1],
+            dynamic_lds: 0,
+            extra_private: 0,
+        };
+        let args = [ArgValue::ptr(out), ArgValue::bytes(&n.to_le_bytes())];
+        let id = dev.dispatch(m, "far", &cfg, &args).unwrap();
+        dev.wait(id).unwrap();
+        let mut b = vec![0u8; 64 * 4];
+        dev.copy_out(out, &mut b).unwrap();
+        b.chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    for n in [0u32, 1, 4] {
+        let want: Vec<u32> = (0..64u32).map(|l| l + 4 * n + 3).collect();
+        assert_eq!(run(&guest, Target::Gfx950, n), want, "gfx950 n={n}");
+        assert_eq!(run(&t.object, Target::Gfx1201, n), want, "gfx1201 n={n}");
+    }
 }

@@ -1,5 +1,6 @@
 //! Runtime binary translation (`translate: Some(host: "gfx942")` on a launch, `gfxsim run
-//! --translate`): gfx950 code objects run translated on the MI300X preset and give what
+//! --translate`): gfx950 code objects run translated on the MI300X preset (and on the
+//! RX 9070 XT, translated to gfx1201 wave64) and give what
 //! the CPU references and the native runs give; the report says which kernels ran
 //! translated and their code growth.
 
@@ -41,6 +42,42 @@ fn gfx950_example_runs_translated_on_mi300x_and_passes_its_checks() {
     }
     let text = out.report.to_text();
     assert!(text.contains("translated gfx950 -> gfx942: code"), "{text}");
+}
+
+/// The same MI355X example on the RX 9070 XT (gfx1201) with every launch translated to
+/// gfx1201 wave64 (`dbt`'s RDNA host): the checks pass and the report names the
+/// translation.
+#[test]
+fn gfx950_example_runs_translated_on_rx9070xt_and_passes_its_checks() {
+    let src = std::fs::read_to_string(examples().join("mi355x.ron")).unwrap();
+    assert!(src.contains("gpu: \"mi355x\""));
+    let src = src.replace("gpu: \"mi355x\"", "gpu: \"rx9070xt\"").replace(
+        "            args:",
+        "            translate: Some(host: \"gfx1201\"),\n            args:",
+    );
+    let w = Scenario::parse(&src, "mi355x-on-rdna4.ron")
+        .unwrap()
+        .resolve("mi355x-on-rdna4.ron", &examples())
+        .unwrap();
+    let out = w.run(&RunOptions::default(), &mut |_, _| {}).unwrap();
+    assert!(!out.report.checks.is_empty());
+    for c in &out.report.checks {
+        assert!(c.passed, "{}: {}", c.buffer, c.detail);
+    }
+    assert_eq!(out.report.kernels.len(), w.launches.len());
+    for k in &out.report.kernels {
+        let t = k
+            .translated
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} did not run translated", k.kernel));
+        assert_eq!((t.guest.as_str(), t.host.as_str()), ("gfx950", "gfx1201"));
+        assert!(t.code_bytes_before > 0 && t.code_bytes_after > 0);
+    }
+    let text = out.report.to_text();
+    assert!(
+        text.contains("translated gfx950 -> gfx1201: code"),
+        "{text}"
+    );
 }
 
 /// A one-launch scenario of the corpus's `const_table` (it uses `v_bitop3_b32`, which

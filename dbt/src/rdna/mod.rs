@@ -8,6 +8,11 @@
 //!   equivalence (the encodings differ, so code always moves: every kernel scope is
 //!   relocated), wait counts are translated to the split GFX12 counters, barriers to
 //!   `s_barrier_signal`/`s_barrier_wait`;
+//! * buffer instructions: MUBUF becomes VBUFFER through a GFX12 copy of the guest's
+//!   buffer descriptor in a free SGPR quad (`reencode::buffer`), `buffer_wbl2` /
+//!   `buffer_inv` become `global_wb` / `global_inv`;
+//! * branches that no longer reach after the code grows take the long form through
+//!   s[104:105] (`scope::relax_for`), as on the gfx942 host;
 //! * [`desc`]: the gfx1201 kernel descriptor and the entry prologue that rebuilds the
 //!   workgroup-id SGPRs the gfx950 code expects from the GFX12 TTMP registers.
 //!
@@ -15,14 +20,15 @@
 //! `v_accvgpr_*` become `v_mov_b32`), scratch VGPRs for the rules come after them.
 //!
 //! Not implemented yet (each a typed rejection naming the kernel, and for
-//! instructions the PC): MFMA -> WMMA, MUBUF (VBUFFER) and the buffer cache
-//! operations, GFX9 16-bit VALU operations without a GFX12 alias (`v_add_u16`, ...),
+//! instructions the PC): MFMA -> WMMA, formatted buffer accesses and buffer loads to
+//! LDS, GFX9 16-bit VALU operations without a GFX12 alias (`v_add_u16`, ...),
 //! DPP wave shifts/row broadcasts, SDWA neg/abs and UNUSED_SEXT, SMEM with SGPR offsets,
 //! `v_cmpx` (GFX9 also writes VCC), kernarg preload, workgroup-info SGPRs, private
 //! segment buffers, unrecovered indirect calls (function pointers), branches into or
 //! fallthrough into a kernel entry that gains a prologue.
 
 pub(crate) mod desc;
+pub(crate) mod known;
 pub(crate) mod reencode;
 
 use crate::cfg::{Cfg, Flow};
@@ -30,6 +36,7 @@ use crate::error::TranslateError;
 use crate::scope::{self, Body, Fixup};
 use crate::{place, plans, KernelReport, KernelStatus, Placed};
 use gpu_model::isa;
+use gpu_model::isa::layout::F;
 use gpu_model::loader::writer::{self, Rewrite};
 use gpu_model::loader::CodeObject;
 use gpu_model::Target;
@@ -99,26 +106,52 @@ pub(crate) fn translate(
         kds.push((d, first));
         bodies.push(body);
     }
+    // Placement; branches that no longer reach take the long form through s[104:105]
+    // (the expansions' carry pair: free between guest instructions, above every quad),
+    // with the condition inverted around it (`scope::relax_for`). The long form writes
+    // SCC, so SCC must be dead at the target. Growth only moves code further apart, so
+    // this converges; bounded anyway.
+    let mut rounds = 0;
     let Placed {
         text: new_text,
         entries,
         map,
-    } = match place(&plans, &bodies, base, text.len())? {
-        Ok(p) => p,
-        // Long branch forms are built for the gfx942 host only: on gfx1201 a branch that
-        // no longer reaches refuses the kernel.
-        Err(long) => {
-            let Some(l) = long.first() else {
-                return Err(TranslateError::Unsupported {
-                    kernel: String::new(),
-                    reason: "placement failed without naming a branch".into(),
-                });
-            };
+    } = loop {
+        let long = match place(&plans, &bodies, base, text.len())? {
+            Ok(p) => break p,
+            Err(long) => long,
+        };
+        rounds += 1;
+        let Some(l) = long.first() else {
+            return Err(TranslateError::Unsupported {
+                kernel: String::new(),
+                reason: "placement failed without naming a branch".into(),
+            });
+        };
+        if rounds > 8 {
             return Err(TranslateError::BranchOutOfRange {
                 kernel: plans[l.body].name.clone(),
                 pc: l.pc,
                 distance: l.distance,
             });
+        }
+        for (i, b) in bodies.iter_mut().enumerate() {
+            let mine: Vec<&crate::Long> = long.iter().filter(|l| l.body == i).collect();
+            if mine.is_empty() {
+                continue;
+            }
+            if let Some(l) = mine.iter().find(|l| scope::scc_live_at(&cfg, l.target)) {
+                return Err(TranslateError::Unsupported {
+                    kernel: plans[i].name.clone(),
+                    reason: format!(
+                        "the branch at {:#x} needs a long form, which writes SCC, and SCC may be live at its target {:#x}",
+                        l.pc, l.target
+                    ),
+                });
+            }
+            let set = mine.iter().map(|l| l.at).collect();
+            *b = scope::relax_for(b, &set, reencode::CARRY, &plans[i].name, HOST)?;
+            reports[i].code_after = b.code.len();
         }
     };
     let mut descriptors = Vec::new();
@@ -208,13 +241,23 @@ fn emit(
 ) -> Result<(Body, Vec<DataRef>), TranslateError> {
     let kernel = p.name.as_str();
     let mut body = Body::default();
+    let extent = scope::sgpr_extent(cfg, sc);
     let mut cx = Ctx {
         kernel,
         pc: 0,
         scratch_first,
         scratch_used: 0,
         agpr_base,
+        rsrc: reencode::Rsrcs::above(extent),
+        scc_live: false,
+        known: Default::default(),
+        inplace: Vec::new(),
+        inplace_ok: extent.is_some(),
+        pending: u8::MAX,
     };
+    let known = known::analyse(cfg, sc, &p.roots);
+    let pending = known::pending(cfg, sc, &p.roots);
+    let (mut kn, mut pend): (Option<known::State>, Option<u8>) = (None, None);
     let mut buf = [0u8; 20];
     let enc = |pc: u64, source| TranslateError::Encode {
         kernel: kernel.to_string(),
@@ -260,9 +303,60 @@ fn emit(
             }
         }
         cx.pc = pc;
+        if cfg.leaders.contains(&pc) {
+            cx.rsrc.observe(s, true);
+        }
+        let mubuf = s.inst.format == isa::layout::Format::Mubuf;
+        cx.scc_live =
+            (mubuf || s.inst.ext() == Some(isa::Ext::Dpp16)) && scope::scc_live_at(cfg, pc);
+        // In-place descriptor words go back before anything else touches them and
+        // before control leaves the block (not at the end of the wave).
+        if !cx.inplace.is_empty() {
+            let pre = match s.flow {
+                Flow::End => {
+                    cx.inplace.clear();
+                    Vec::new()
+                }
+                Flow::Next => {
+                    let own = mubuf.then(|| (s.inst.field(F::Srsrc) * 4) as u16);
+                    let mut touched = Vec::new();
+                    for a in s.inst.accesses() {
+                        if a.file == isa::RegFile::Sgpr {
+                            touched.push((a.first, a.first + u16::from(a.count)));
+                        }
+                    }
+                    reencode::restore(&mut cx, &|reg| {
+                        own.is_none_or(|r| reg < r || reg >= r + 4)
+                            && touched.iter().any(|&(lo, hi)| reg >= lo && reg < hi)
+                    })?
+                }
+                _ => reencode::restore(&mut cx, &|_| true)?,
+            };
+            for i in &pre {
+                let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
+                body.code.extend_from_slice(&buf[..n]);
+            }
+        }
+        known.enter(pc, &mut kn);
+        pending.enter(pc, &mut pend);
+        if mubuf {
+            let r = usize::from((s.inst.field(F::Srsrc) * 4) as u16);
+            for k in 0..4 {
+                cx.known[k] = kn
+                    .as_ref()
+                    .and_then(|st| st.get(r + k).copied())
+                    .unwrap_or_default();
+            }
+        }
+        cx.pending = pend.unwrap_or(u8::MAX);
         let off = (pc - base) as usize;
         let bytes = &text[off..off + usize::from(s.inst.len)];
         let seq = reencode::lower(&s.inst, bytes, &mut cx)?;
+        cx.rsrc.observe(s, false);
+        if let Some(k) = kn.as_mut() {
+            known::step(&s.inst, k);
+        }
+        pend = pend.map(|p| known::pending_after(&s.inst, p));
         let here = body.code.len() as u32;
         here_of.insert(pc, here);
         if s.inst.op == isa::Op::SGetpcB64 && !builder_at.contains_key(&pc) {
@@ -295,6 +389,16 @@ fn emit(
         for i in &seq {
             let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
             body.code.extend_from_slice(&buf[..n]);
+        }
+        // The block ends by falling into a leader: put the in-place words back.
+        if matches!(s.flow, Flow::Next)
+            && !cx.inplace.is_empty()
+            && cfg.leaders.contains(&cfg.next_pc(pc))
+        {
+            for i in &reencode::restore(&mut cx, &|_| true)? {
+                let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
+                body.code.extend_from_slice(&buf[..n]);
+            }
         }
     }
     for (c, [getpc, lo, hi]) in builder_local {

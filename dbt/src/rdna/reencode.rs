@@ -24,7 +24,9 @@
 //!   without knowing the stream, so the mapping is conservative: any waited GFX9
 //!   counter waits for 0 on both of its GFX12 counters (`vmcnt(N<63)` ->
 //!   `s_wait_loadcnt 0` + `s_wait_storecnt 0`, `lgkmcnt(N<15)` -> `s_wait_dscnt 0` +
-//!   `s_wait_kmcnt 0`, `expcnt(N<7)` -> `s_wait_expcnt N`). Field layout of the GFX9
+//!   `s_wait_kmcnt 0`, `expcnt(N<7)` -> `s_wait_expcnt N`), leaving out the GFX12
+//!   counters that nothing can be outstanding on there (`known::pending`: e.g. a
+//!   `vmcnt(0)` after loads only waits on `loadcnt`). Field layout of the GFX9
 //!   immediate: vmcnt bits 3:0 and 15:14, expcnt 6:4, lgkmcnt 11:8 (LLVM
 //!   AMDGPUBaseInfo, gfx9 `Waitcnt` encoding).
 //! * `s_barrier` -> `s_barrier_signal -1` + `s_barrier_wait -1` (what clang-22 emits for
@@ -69,6 +71,64 @@ pub(crate) struct Ctx<'a> {
     /// Where the guest's AGPRs live in the host's VGPRs (`a[n]` is `v[base + n]`), when
     /// the kernel has any.
     pub agpr_base: Option<u16>,
+    /// Buffer descriptors in the GFX12 layout (see [`buffer`]).
+    pub rsrc: Rsrcs,
+    /// Whether SCC may be read after the current instruction before it is written.
+    pub scc_live: bool,
+    /// Known bits of the current buffer instruction's descriptor words ([`super::known`]).
+    pub known: [super::known::Bits; 4],
+    /// Guest SGPRs that hold a GFX12 descriptor dword3 in place of their constant, with
+    /// the constant to put back ([`buffer`], [`restore`]).
+    pub inplace: Vec<(u16, u32)>,
+    /// Whether descriptors may be converted in place (no SGPR is indexed through M0).
+    pub inplace_ok: bool,
+    /// GFX12 counters that may have operations outstanding before the current
+    /// instruction (`known::LOAD | STORE | DS | KM` bits, [`super::known::pending`]).
+    pub pending: u8,
+}
+
+/// The 4-aligned SGPR quads above everything the kernel scope names (GFX12 has 106
+/// SGPRs per wave; the quads end below s[104:105], the expansions' carry) that hold
+/// GFX12 copies of the guest's buffer descriptors, and which guest descriptor each
+/// holds now, least recently used first. Copies are kept while the guest descriptor's
+/// SGPRs are not written and control does not join or leave (see
+/// [`Rsrcs::observe`]), so a block converts each descriptor once.
+#[derive(Debug, Default)]
+pub(crate) struct Rsrcs {
+    /// First SGPR of every free quad.
+    pub quads: Vec<u16>,
+    /// (guest descriptor's first SGPR, quad) in use order.
+    held: Vec<(u16, u16)>,
+}
+
+impl Rsrcs {
+    /// Quads `s[k:k+3]` for `k` from `extent` rounded up to 4 below 104.
+    pub fn above(extent: Option<u16>) -> Rsrcs {
+        let quads = match extent {
+            Some(e) => (e.div_ceil(4) * 4..CARRY).step_by(4).collect(),
+            // SGPRs indexed through M0: nothing is known free.
+            None => Vec::new(),
+        };
+        Rsrcs {
+            quads,
+            held: Vec::new(),
+        }
+    }
+
+    /// Forgets the copies that `s` (a guest instruction) may make stale: all of them at
+    /// a block leader or a transfer of control, else those whose guest SGPRs it writes.
+    pub fn observe(&mut self, s: &crate::cfg::SrcInst, leader: bool) {
+        if leader || !matches!(s.flow, crate::cfg::Flow::Next) {
+            self.held.clear();
+            return;
+        }
+        for a in s.inst.accesses() {
+            if a.file == isa::RegFile::Sgpr && a.kind != isa::AccessKind::Read {
+                let (lo, hi) = (a.first, a.first + u16::from(a.count));
+                self.held.retain(|&(r, _)| hi <= r || lo >= r + 4);
+            }
+        }
+    }
 }
 
 impl Ctx<'_> {
@@ -128,12 +188,21 @@ pub(crate) fn lower(g: &Inst, bytes: &[u8], cx: &mut Ctx<'_>) -> Result<Vec<Inst
 fn lower_one(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     match g.ext() {
         None => {}
+        Some(isa::Ext::Dpp16) if matches!(g.field(F::DppCtrl), 0x142 | 0x143) => {
+            return row_bcast(g, cx)
+        }
         Some(isa::Ext::Dpp16) => return dpp(g, cx).map(|h| vec![h]),
         Some(isa::Ext::Sdwa) => return sdwa(g, cx),
         Some(_) => return Err(cx.unsupported(g, "this VALU extension is not translated")),
     }
     if g.format == Format::Mai || g.format == Format::Vop3px2 {
         return Err(cx.unsupported(g, "MFMA -> WMMA is not implemented"));
+    }
+    if matches!(g.op, Op::BufferWbl2 | Op::BufferInv) {
+        return cache_op(g, cx);
+    }
+    if g.format == Format::Mubuf {
+        return buffer(g, cx);
     }
     if g.op.compare().is_some_and(|c| c.writes_exec) {
         // GFX9 v_cmpx also writes its SGPR destination (VCC in VOPC), GFX12's only EXEC.
@@ -253,6 +322,11 @@ fn candidates(o: Op) -> Vec<Op> {
 
 /// Generic re-encoding (see the module doc).
 fn reencode(g: &Inst, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
+    reencode_with(g, cx, None)
+}
+
+/// [`reencode`], a MUBUF instruction's descriptor replaced by the quad `rsrc_quad`.
+fn reencode_with(g: &Inst, cx: &Ctx<'_>, rsrc_quad: Option<u16>) -> Result<Inst, TranslateError> {
     let formats: &[Format] = match g.format {
         Format::Vop1 => &[Format::Vop1, Format::Vop3],
         Format::Vop2 => &[Format::Vop2, Format::Vop3b, Format::Vop3],
@@ -267,7 +341,8 @@ fn reencode(g: &Inst, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
         | Format::Global
         | Format::Flat
         | Format::Scratch
-        | Format::Vop3p => std::slice::from_ref(&g.format),
+        | Format::Vop3p
+        | Format::Mubuf => std::slice::from_ref(&g.format),
         _ => return Err(cx.unsupported(g, "this encoding format is not translated to gfx1201 yet")),
     };
     let mut h = None;
@@ -310,20 +385,15 @@ fn reencode(g: &Inst, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
             let off = g.field(F::Offset);
             let sext = ((off << 19) as i32 >> 19) as u32 & 0xff_ffff;
             put(&mut h, F::Offset, sext)?;
-            // Cache policy. gfx940+ (LLVM AMDGPUUsage, memory model GFX942): on an
-            // atomic, sc0 means "return the old value" and sc1 system (else agent)
-            // scope; on other accesses sc0/sc1 give the coherence scope (none, sc0
-            // workgroup, sc1 agent, both system); nt is a non-temporal hint. GFX12:
-            // th bit 0 on an atomic is TH_ATOMIC_RETURN, `scope` is CU 0, SE 1, DEV 2,
-            // SYS 3 (llvm-mc-22 encodings). Every scope maps to the same or a wider
-            // one, which is always safe; the nt hint is dropped (a hint only).
-            let (sc0, sc1) = (g.field(F::Glc), g.field(F::Scc));
-            if is_atomic(g) {
-                put(&mut h, F::Th, sc0)?;
-                put(&mut h, F::Scope, if sc1 != 0 { 3 } else { 2 })?;
-            } else {
-                put(&mut h, F::Scope, sc0 | sc1 << 1)?;
-            }
+            cache_policy(g, &mut h, &put)?;
+        }
+        Format::Mubuf => {
+            // MUBUF -> VBUFFER (see [`buffer`]): offset 12 -> 24 bits unsigned, the
+            // same offen/idxen, the cache policy as for GLOBAL.
+            put(&mut h, F::Offset, g.field(F::Offset))?;
+            put(&mut h, F::Offen, g.field(F::Offen))?;
+            put(&mut h, F::Idxen, g.field(F::Idxen))?;
+            cache_policy(g, &mut h, &put)?;
         }
         Format::Smem => {
             if g.field(F::Glc) != 0 || g.field(F::Nv) != 0 {
@@ -360,7 +430,21 @@ fn reencode(g: &Inst, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
     let mut want = Vec::with_capacity(n);
     for i in 0..n {
         let go = op(g, i, cx)?;
-        let m = map_operand(g, go, cx)?;
+        let m = match (g.format, go) {
+            // The descriptor: its GFX12 copy; soffset 0: NULL.
+            (Format::Mubuf, Operand::Sgpr { count: 4, .. }) => match rsrc_quad {
+                Some(q) => Operand::Sgpr { first: q, count: 4 },
+                None => return Err(cx.no_rule(g)),
+            },
+            (Format::Mubuf, Operand::Inline(128)) => Operand::Sgpr {
+                first: NULL,
+                count: 1,
+            },
+            (Format::Mubuf, Operand::Inline(_)) => {
+                return Err(cx.unsupported(g, "a constant soffset other than 0 has no GFX12 form"))
+            }
+            _ => map_operand(g, go, cx)?,
+        };
         want.push(m);
         if go == Operand::Fixed("off") {
             continue;
@@ -401,6 +485,27 @@ fn reencode(g: &Inst, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
     Ok(h)
 }
 
+/// Cache policy of a gfx940+ memory instruction on GFX12 (LLVM AMDGPUUsage, memory
+/// model GFX942): on an atomic, sc0 means "return the old value" and sc1 system (else
+/// agent) scope; on other accesses sc0/sc1 give the coherence scope (none, sc0
+/// workgroup, sc1 agent, both system); nt is a non-temporal hint. GFX12: th bit 0 on an
+/// atomic is TH_ATOMIC_RETURN, `scope` is CU 0, SE 1, DEV 2, SYS 3 (llvm-mc-22
+/// encodings). Every scope maps to the same or a wider one, which is always safe; the nt
+/// hint is dropped (a hint only).
+fn cache_policy(
+    g: &Inst,
+    h: &mut Inst,
+    put: &dyn Fn(&mut Inst, F, u32) -> Result<(), TranslateError>,
+) -> Result<(), TranslateError> {
+    let (sc0, sc1) = (g.field(F::Glc), g.field(F::Scc));
+    if is_atomic(g) {
+        put(h, F::Th, sc0)?;
+        put(h, F::Scope, if sc1 != 0 { 3 } else { 2 })
+    } else {
+        put(h, F::Scope, sc0 | sc1 << 1)
+    }
+}
+
 /// Whether `g` is a memory atomic (its mnemonic says so).
 fn is_atomic(g: &Inst) -> bool {
     let m = g.mnemonic();
@@ -431,13 +536,17 @@ fn waitcnt(g: &Inst, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
         out.push(i);
         Ok(())
     };
-    if vm < 63 {
-        wait(Op::SWaitLoadcnt, 0)?;
-        wait(Op::SWaitStorecnt, 0)?;
-    }
-    if lgkm < 15 {
-        wait(Op::SWaitDscnt, 0)?;
-        wait(Op::SWaitKmcnt, 0)?;
+    // A counter nothing can be outstanding on needs no wait (`cx.pending`).
+    use super::known::{DS, KM, LOAD, STORE};
+    for (waited, bit, o) in [
+        (vm < 63, LOAD, Op::SWaitLoadcnt),
+        (vm < 63, STORE, Op::SWaitStorecnt),
+        (lgkm < 15, DS, Op::SWaitDscnt),
+        (lgkm < 15, KM, Op::SWaitKmcnt),
+    ] {
+        if waited && cx.pending & bit != 0 {
+            wait(o, 0)?;
+        }
     }
     if exp < 7 {
         wait(Op::SWaitExpcnt, exp)?;
@@ -843,4 +952,362 @@ fn vop3_host(o: Op, ops: &[Operand], cx: &Ctx<'_>) -> Result<Inst, TranslateErro
         i.set_operand(k, *x).map_err(|e| cx.enc(e))?;
     }
     Ok(i)
+}
+
+/// A GFX9 MUBUF instruction on GFX12: the descriptor converted into a free SGPR quad
+/// (once per block while the guest's descriptor SGPRs are unchanged, [`Rsrcs`]), then
+/// the VBUFFER instruction through the quad.
+///
+/// When the dataflow of [`super::known`] proves dword3 a constant and dword1's stride
+/// and swizzle bits known (what Triton and clang emit), the conversion is one
+/// `s_mov_b32` of the GFX12 dword3 into the guest's own dword3 register, which keeps it
+/// until an instruction other than a buffer access through the same descriptor reads or
+/// writes it, or the block ends; the guest's constant is put back then ([`restore`],
+/// called by the emitter). Words 0..2 are used as they are.
+///
+/// The V# layouts (GFX9: Mesa `sid.h` SQ_BUF_RSRC_WORD1/3 for GFX6-9 and
+/// `gpu-model/src/exec/mubuf.rs`; GFX12: ROCr `resource_gfx12.h`, and clang-22's and
+/// Triton's own gfx1201 builds, `corpus/triton/build/gfx1201`, which set dword3 to
+/// 0x31027000 for a raw buffer): dword0 and dword2 (base low, num_records) are the same;
+/// dword1 is the same except bits 31:30 (GFX9 swizzle_enable 31 and cache_swizzle 30,
+/// GFX12 the swizzle element size); dword3 keeps dst_sel 11:0, index_stride 22:21 and
+/// add_tid_enable 23 at the same places, while GFX12 has one FORMAT at 17:12 (0 is
+/// INVALID, so a valid 32-bit format, BUF_FMT_32_UINT = 0x14, goes there; untyped
+/// accesses do not read it) and an explicit OOB_SELECT at 29:28 where GFX9 derives the
+/// range check from the stride: raw (stride 0) checks the byte offset (GFX12 3),
+/// structured the index (GFX12 1; `corpus/src/asm/gfx12/asm_buffer.s` uses the same
+/// two). The conversion, for guest descriptor `s[r:r+3]` into quad `s[q:q+3]`:
+///
+/// ```text
+///   s_and_b32     s[q+3], s[r+3], 0x00e00fff   ; dst_sel, index_stride, add_tid
+///   s_or_b32      s[q+3], s[q+3], 0x10014000   ; OOB_SELECT 1, FORMAT 32_UINT
+///   s_bfe_u32     s[q+2], s[r+1], 0x000e0010   ; stride; SCC = stride != 0
+///   s_cselect_b32 s[q+2], 0, 0x20000000        ; raw: OOB_SELECT 3
+///   s_or_b32      s[q+3], s[q+3], s[q+2]
+///   s_mov_b64     s[q:q+1], s[r:r+1]
+///   s_bitset0_b32 s[q+1], 30                   ; cache_swizzle is not a GFX12 bit
+///   s_mov_b32     s[q+2], s[r+2]
+/// ```
+///
+/// bracketed by `s_cselect_b32 s104, 1, 0` / `s_cmp_lg_u32 s104, 0` when SCC is live.
+/// Not converted (a kernel that builds such descriptors gets different addressing):
+/// GFX9 swizzled descriptors (dword1 bit 31, the private-segment style, which the
+/// translator does not take as a user SGPR either) and add_tid descriptors whose stride
+/// exceeds 14 bits (GFX9 keeps the high bits in DATA_FORMAT). Range checks differ in one
+/// case the model also distinguishes: a multi-dword raw access that is only partly in
+/// range is dropped whole on GFX9 and per dword on GFX12. Formatted accesses
+/// (`*_format_*`, which read the format) and loads to LDS are refused.
+fn buffer(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    if g.mnemonic().contains("_format") {
+        return Err(cx.unsupported(
+            g,
+            "formatted buffer accesses need the descriptor's format converted",
+        ));
+    }
+    if g.field(F::Lds) != 0 {
+        return Err(cx.unsupported(g, "buffer loads to LDS are not translated to gfx1201"));
+    }
+    let r = (g.field(F::Srsrc) * 4) as u16;
+    let mut out = Vec::new();
+    if let Some(w3) = cx.inplace_ok.then(|| word3_in_place(&cx.known)).flatten() {
+        let reg = r + 3;
+        if !cx.inplace.iter().any(|e| e.0 == reg) {
+            let c = cx.known[3].constant().unwrap_or(0);
+            let mut m = build(Op::SMovB32, Format::Sop1, cx)?;
+            m.set_operand(
+                0,
+                Operand::Sgpr {
+                    first: reg,
+                    count: 1,
+                },
+            )
+            .map_err(|e| cx.enc(e))?;
+            m.set_operand(1, constant(w3)).map_err(|e| cx.enc(e))?;
+            out.push(m);
+            cx.inplace.push((reg, c));
+        }
+        out.push(reencode_with(g, cx, Some(r))?);
+        return Ok(out);
+    }
+    let q = if let Some(k) = cx.rsrc.held.iter().position(|&(s, _)| s == r) {
+        let e = cx.rsrc.held.remove(k);
+        cx.rsrc.held.push(e);
+        e.1
+    } else {
+        let free = cx
+            .rsrc
+            .quads
+            .iter()
+            .copied()
+            .find(|q| cx.rsrc.held.iter().all(|e| e.1 != *q));
+        let q = match free {
+            Some(q) => q,
+            None if !cx.rsrc.held.is_empty() => cx.rsrc.held.remove(0).1,
+            None => {
+                return Err(cx.unsupported(
+                    g,
+                    "no SGPR quad below s104 is free for the GFX12 buffer descriptor",
+                ))
+            }
+        };
+        out.extend(rsrc_gfx12(r, q, cx)?);
+        cx.rsrc.held.push((r, q));
+        q
+    };
+    out.push(reencode_with(g, cx, Some(q))?);
+    Ok(out)
+}
+
+/// The GFX12 dword3 of a descriptor whose dword3 is a known constant and whose dword1
+/// has known stride bits and a clear bit 31:30 (no swizzle, no cache swizzle): the same
+/// word [`rsrc_gfx12`] computes at run time. `None` when not all of that is known.
+fn word3_in_place(k: &[super::known::Bits; 4]) -> Option<u32> {
+    let c = k[3].constant()?;
+    let w1 = k[1];
+    let stride = 0x3fff_0000u32;
+    if w1.zero & 0xc000_0000 != 0xc000_0000 || (w1.zero | w1.one) & stride != stride {
+        return None;
+    }
+    // GFX9 with add_tid keeps stride bits 17:14 in DATA_FORMAT (dword3 18:15).
+    let structured = w1.one & stride != 0 || (c & 1 << 23 != 0 && c >> 15 & 0xf != 0);
+    Some((c & 0x00e0_0fff) | 0x1001_4000 | if structured { 0 } else { 0x2000_0000 })
+}
+
+/// Puts the guest's constants back into the in-place converted registers `which`
+/// selects (`s_mov_b32`, which leaves SCC alone), and forgets them.
+pub(crate) fn restore(
+    cx: &mut Ctx<'_>,
+    which: &dyn Fn(u16) -> bool,
+) -> Result<Vec<Inst>, TranslateError> {
+    let mut out = Vec::new();
+    let mut keep = Vec::new();
+    for &(reg, c) in &cx.inplace {
+        if !which(reg) {
+            keep.push((reg, c));
+            continue;
+        }
+        let mut m = build(Op::SMovB32, Format::Sop1, cx)?;
+        m.set_operand(
+            0,
+            Operand::Sgpr {
+                first: reg,
+                count: 1,
+            },
+        )
+        .map_err(|e| cx.enc(e))?;
+        m.set_operand(1, constant(c)).map_err(|e| cx.enc(e))?;
+        out.push(m);
+    }
+    cx.inplace = keep;
+    Ok(out)
+}
+
+/// The conversion sequence of [`buffer`].
+fn rsrc_gfx12(r: u16, q: u16, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let s = |first: u16| Operand::Sgpr { first, count: 1 };
+    let sop = |o: Op, f: Format, ops: &[Operand]| -> Result<Inst, TranslateError> {
+        let mut i = build(o, f, cx)?;
+        for (k, x) in ops.iter().enumerate() {
+            i.set_operand(k, *x).map_err(|e| cx.enc(e))?;
+        }
+        Ok(i)
+    };
+    let mut out = Vec::with_capacity(10);
+    if cx.scc_live {
+        out.push(sop(
+            Op::SCselectB32,
+            Format::Sop2,
+            &[s(CARRY), Operand::Inline(129), Operand::Inline(128)],
+        )?);
+    }
+    out.push(sop(
+        Op::SAndB32,
+        Format::Sop2,
+        &[s(q + 3), s(r + 3), Operand::Literal(0x00e0_0fff)],
+    )?);
+    out.push(sop(
+        Op::SOrB32,
+        Format::Sop2,
+        &[s(q + 3), s(q + 3), Operand::Literal(0x1001_4000)],
+    )?);
+    out.push(sop(
+        Op::SBfeU32,
+        Format::Sop2,
+        &[s(q + 2), s(r + 1), Operand::Literal(0x000e_0010)],
+    )?);
+    out.push(sop(
+        Op::SCselectB32,
+        Format::Sop2,
+        &[
+            s(q + 2),
+            Operand::Inline(128),
+            Operand::Literal(0x2000_0000),
+        ],
+    )?);
+    out.push(sop(
+        Op::SOrB32,
+        Format::Sop2,
+        &[s(q + 3), s(q + 3), s(q + 2)],
+    )?);
+    out.push(sop(
+        Op::SMovB64,
+        Format::Sop1,
+        &[
+            Operand::Sgpr { first: q, count: 2 },
+            Operand::Sgpr { first: r, count: 2 },
+        ],
+    )?);
+    out.push(sop(
+        Op::SBitset0B32,
+        Format::Sop1,
+        &[s(q + 1), Operand::Inline(128 + 30)],
+    )?);
+    out.push(sop(Op::SMovB32, Format::Sop1, &[s(q + 2), s(r + 2)])?);
+    if cx.scc_live {
+        out.push(sop(
+            Op::SCmpLgU32,
+            Format::Sopc,
+            &[s(CARRY), Operand::Inline(128)],
+        )?);
+    }
+    Ok(out)
+}
+
+/// gfx940+ `buffer_wbl2` / `buffer_inv` (write back / invalidate the caches up to the
+/// scope their sc0/sc1 bits name: LLVM AMDGPUUsage, memory model GFX942, release and
+/// acquire sequences) -> GFX12 `global_wb` / `global_inv` with the same scope, mapped as
+/// for the accesses ([`cache_policy`]: sc1 agent -> SCOPE_DEV, sc0+sc1 -> SCOPE_SYS).
+/// LLVM's SIMemoryLegalizer (`SIGfx12CacheControl::insertRelease`) emits `global_wb`
+/// only at system scope on GFX12.0 and calls it "a slow no-op" below that, so the agent
+/// form is kept for exactness at a small cost; `corpus/src/asm/gfx12/asm_semaphore.s`
+/// acquires with `global_inv scope:SCOPE_DEV`. Encoding (llvm-mc-22): saddr NULL, no
+/// VGPRs.
+fn cache_op(g: &Inst, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let o = if g.op == Op::BufferWbl2 {
+        Op::GlobalWb
+    } else {
+        Op::GlobalInv
+    };
+    let mut h = build(o, Format::Global, cx)?;
+    for (f, v) in [
+        (F::Saddr, u32::from(NULL)),
+        (F::Scope, g.field(F::Glc) | g.field(F::Scc) << 1),
+    ] {
+        let fl = h
+            .layout()
+            .field(f)
+            .ok_or_else(|| cx.unsupported(g, "a cache-control field has no gfx1201 field"))?;
+        h.bits = layout::put(h.bits, fl, v);
+    }
+    Ok(vec![redecode(&h, g, cx)?])
+}
+
+/// GFX9 DPP `row_bcast:15` (0x142: lane 15 of the row below, rows 1..3) and
+/// `row_bcast:31` (0x143: lane 31, rows 2 and 3), which GFX12 lacks (ISA-ENCODINGS.md;
+/// llvm-mc-22 refuses them for gfx1201). Semantics as the gfx950 model has them
+/// (`gpu-model/src/exec/lane.rs`, `dpp_source`/`dpp_src`): a lane in the row and bank
+/// masks reads its source lane; a source out of range or inactive reads 0 with
+/// bound_ctrl (the only form taken: without it such lanes keep their old value). The
+/// broadcast value goes to a scratch VGPR `t` (0 where the source is out of range or
+/// inactive), then the operation runs as DPP16 `quad_perm:[0,1,2,3]` from `t` with the
+/// guest's row/bank masks, neg/abs and bound_ctrl, so every other operand and modifier
+/// is the guest's.
+///
+/// * `row_bcast:15` when the row mask leaves rows 0 and 2 alone (LLVM and Triton
+///   reductions use 0xa): `v_permlanex16_b32 t, src, -1, -1 op_sel:[0,1]` (every lane
+///   reads lane 15 of the other row of its 32-lane half, 0 when inactive: BOUND_CTRL is
+///   OP_SEL[1], RDNA4 ISA guide V_PERMLANEX16_B32), exact for rows 1 and 3.
+/// * `row_bcast:31`: `v_readlane_b32 s104, src, 31`, `s_bitcmp1_b32 exec_lo, 31`,
+///   `s_cselect_b32 s104, s104, 0` (0 when lane 31 is inactive; SCC saved in s105 and
+///   restored when live), `v_mov_b32 t, s104` and the operation on rows 2/3, then
+///   `v_mov_b32 t, 0` and the operation on rows 0/1 (their source is out of range). The
+///   two row sets are disjoint, so the second operation reads what the guest's reads.
+fn row_bcast(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let ext = (g.bits >> 32) as u32;
+    let ctrl = g.field(F::DppCtrl);
+    let rows = g.field(F::RowMask);
+    if g.field(F::BoundCtrl) == 0 {
+        return Err(cx.unsupported(
+            g,
+            "DPP row broadcasts without bound_ctrl are not translated to GFX12",
+        ));
+    }
+    let src = v1((ext & 0xff) as u16);
+    let t = cx.scratch_first;
+    cx.scratch_used = cx.scratch_used.max(1);
+    // The guest instruction reading `t` with identity quad_perm under row mask `m`.
+    let op_from_t = |m: u32, cx: &mut Ctx<'_>| -> Result<Inst, TranslateError> {
+        let e = (ext & !0x1_ffff & 0x0fff_ffff) | 0xe4 << 8 | u32::from(t) | m << 28;
+        let mut b = [0u8; 8];
+        b[..4].copy_from_slice(&(g.bits as u32).to_le_bytes());
+        b[4..].copy_from_slice(&e.to_le_bytes());
+        let g2 = isa::decode(g.target, &b, false).map_err(|_| cx.no_rule(g))?;
+        dpp(&g2, cx)
+    };
+    let s = |first: u16| Operand::Sgpr { first, count: 1 };
+    let mut out = Vec::new();
+    if ctrl == 0x142 {
+        if rows & 0x5 != 0 {
+            return Err(cx.unsupported(
+                g,
+                "DPP row_bcast:15 writing rows 0 or 2 is not translated to GFX12",
+            ));
+        }
+        let mut p = vop3_host(
+            Op::VPermlanex16B32,
+            &[v1(t), src, Operand::Inline(193), Operand::Inline(193)],
+            cx,
+        )?;
+        let fl = p.layout().field(F::OpSel).ok_or_else(|| cx.no_rule(g))?;
+        p.bits = layout::put(p.bits, fl, 2);
+        out.push(p);
+        out.push(op_from_t(rows, cx)?);
+        return Ok(out);
+    }
+    let hi = CARRY + 1;
+    if cx.scc_live {
+        let mut c = build(Op::SCselectB32, Format::Sop2, cx)?;
+        for (k, x) in [s(hi), Operand::Inline(129), Operand::Inline(128)]
+            .into_iter()
+            .enumerate()
+        {
+            c.set_operand(k, x).map_err(|e| cx.enc(e))?;
+        }
+        out.push(c);
+    }
+    out.push(vop3_host(
+        Op::VReadlaneB32,
+        &[s(CARRY), src, constant(31)],
+        cx,
+    )?);
+    let mut bc = build(Op::SBitcmp1B32, Format::Sopc, cx)?;
+    bc.set_operand(0, s(126)).map_err(|e| cx.enc(e))?;
+    bc.set_operand(1, constant(31)).map_err(|e| cx.enc(e))?;
+    out.push(bc);
+    let mut sel = build(Op::SCselectB32, Format::Sop2, cx)?;
+    for (k, x) in [s(CARRY), s(CARRY), Operand::Inline(128)]
+        .into_iter()
+        .enumerate()
+    {
+        sel.set_operand(k, x).map_err(|e| cx.enc(e))?;
+    }
+    out.push(sel);
+    if cx.scc_live {
+        let mut c = build(Op::SCmpLgU32, Format::Sopc, cx)?;
+        c.set_operand(0, s(hi)).map_err(|e| cx.enc(e))?;
+        c.set_operand(1, Operand::Inline(128))
+            .map_err(|e| cx.enc(e))?;
+        out.push(c);
+    }
+    for (m, v) in [(rows & 0xc, s(CARRY)), (rows & 0x3, Operand::Inline(128))] {
+        if m == 0 {
+            continue;
+        }
+        let mut mv = build(Op::VMovB32, Format::Vop1, cx)?;
+        mv.set_operand(0, v1(t)).map_err(|e| cx.enc(e))?;
+        mv.set_operand(1, v).map_err(|e| cx.enc(e))?;
+        out.push(mv);
+        out.push(op_from_t(m, cx)?);
+    }
+    Ok(out)
 }
