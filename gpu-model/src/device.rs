@@ -13,9 +13,15 @@
 //! dev.wait(id).unwrap();
 //! ```
 //!
-//! A dispatch builds an AQL packet and a kernarg segment (explicit arguments at their
-//! metadata offsets, hidden arguments filled per their value kinds) in device memory,
-//! then runs the kernel's workgroups ([`crate::dispatch::run`]). Dispatches complete
+//! A dispatch goes the way a runtime submits work, through the same queue code as the
+//! SoC's command processor ([`crate::soc::queue`]): the host side writes a kernarg segment
+//! (explicit arguments at their metadata offsets, hidden arguments filled per their value
+//! kinds) into device memory and publishes an AQL kernel-dispatch packet in the device's
+//! ring (an `amd_queue_t` with its write and read dispatch ids, [`Device::queue`]); the
+//! doorbell makes the packet processor read the packet back from the ring, look up
+//! `kernel_object` -> kernel descriptor -> program (the code cache the SoC uses), release
+//! the slot, run the kernel's workgroups ([`crate::dispatch::run`]) and decrement the
+//! completion signal, an `amd_signal_t` in device memory. Dispatches complete
 //! synchronously; [`Device::wait`] returns the recorded outcome.
 
 use crate::dispatch::kernarg::{self, KernargError, LaunchShape, KERNARG_PAD};
@@ -24,6 +30,7 @@ use crate::exec::Program;
 use crate::loader::{CodeObject, FeatureMode, Kernel, LoadError};
 use crate::memory::{DeviceMemory, ImageError, LoadedCodeObject, MemFault, MemoryError};
 use crate::service::{DispatchOutput, DispatchServices, SetupError};
+use crate::soc::queue::{self, CodeCache, PacketError, QueueDesc};
 use crate::Target;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -93,6 +100,9 @@ pub enum DeviceError {
     /// No dispatch with that id.
     #[error("unknown dispatch {0}")]
     UnknownDispatch(u64),
+    /// The packet processor could not execute the packet it read from the ring.
+    #[error("{0}")]
+    Packet(#[from] PacketError),
     /// A runtime service buffer (hostcall) could not be set up or released.
     #[error("kernel `{kernel}`: {source}")]
     Service {
@@ -182,6 +192,13 @@ struct Module {
     program: Arc<Program>,
 }
 
+/// Bytes of the device's AQL ring (64 packets; dispatches complete synchronously, so one
+/// slot is in use at a time).
+const RING_BYTES: u64 = 64 * queue::PACKET_BYTES;
+
+/// Most work-items per workgroup (every supported target).
+const MAX_WORKGROUP: u32 = 1024;
+
 /// A simulated GPU: device memory, loaded code objects, dispatches.
 pub struct Device {
     target: Target,
@@ -189,8 +206,12 @@ pub struct Device {
     sramecc: FeatureMode,
     mem: DeviceMemory,
     modules: Vec<Module>,
-    queue: u64,
-    next_dispatch: u64,
+    /// The AQL queue every dispatch goes through.
+    queue: QueueDesc,
+    /// The completion signal (an `amd_signal_t`) of the dispatch in flight.
+    signal: u64,
+    /// Decoded programs and kernel names by descriptor address, as the SoC keeps them.
+    code: CodeCache,
     results: HashMap<u64, Result<DispatchStats, Box<Fault>>>,
     outputs: HashMap<u64, DispatchOutput>,
     /// The heap behind device-side `malloc`, kept as long as the device.
@@ -219,8 +240,13 @@ impl Device {
     /// A device with explicit xnack/sramecc modes.
     pub fn with_modes(target: Target, xnack: FeatureMode, sramecc: FeatureMode) -> Device {
         let mut mem = DeviceMemory::new();
-        // A zeroed 256-byte stand-in for the AQL queue descriptor (queue pointer).
-        let queue = mem.allocate(256, 256).unwrap_or(0);
+        // The queue: a 256-byte `amd_queue_t` (write index at +0x38, read index at +0x80),
+        // a ring of 64 packets after it, and one completion signal. Fresh memory: the
+        // allocations cannot fail, and a failure would show as a packet error later.
+        let amd_queue = mem.allocate(256 + RING_BYTES, 256).unwrap_or(0);
+        let queue = QueueDesc::amd_queue(amd_queue, amd_queue + 256, RING_BYTES, 0);
+        let _ = queue::init_ring(&mem, &queue);
+        let signal = mem.allocate(queue::SIGNAL_BYTES, 64).unwrap_or(0);
         Device {
             target,
             xnack,
@@ -228,7 +254,8 @@ impl Device {
             mem,
             modules: Vec::new(),
             queue,
-            next_dispatch: 1,
+            signal,
+            code: CodeCache::default(),
             results: HashMap::new(),
             outputs: HashMap::new(),
             heap: Default::default(),
@@ -239,6 +266,16 @@ impl Device {
     /// The device's target.
     pub fn target(&self) -> Target {
         self.target
+    }
+
+    /// The AQL queue dispatches go through (ring, indices, `amd_queue_t` address).
+    pub fn queue(&self) -> QueueDesc {
+        self.queue
+    }
+
+    /// The completion signal (address of its `amd_signal_t`) dispatches carry.
+    pub fn completion_signal(&self) -> u64 {
+        self.signal
     }
 
     /// Device memory.
@@ -276,6 +313,7 @@ impl Device {
             loaded.base + co.text_address(),
             co.text(),
         ));
+        self.code.register(&co, &loaded, Some(program.clone()));
         self.modules.push(Module {
             co,
             loaded,
@@ -329,7 +367,6 @@ impl Device {
             .kernel(name)
             .ok_or_else(|| DeviceError::UnknownKernel(name.to_string()))?
             .clone();
-        let program = module.program.clone();
         let md = kernel
             .metadata
             .clone()
@@ -363,7 +400,7 @@ impl Device {
             &md,
             &desc,
             &shape,
-            self.queue,
+            self.queue.queue_address,
             args.iter().map(|a| a.0.as_slice()),
             self.target.lds_bytes_per_workgroup(),
         )
@@ -407,15 +444,16 @@ impl Device {
         )
         .map_err(service_err)?;
 
-        // Device-side buffers: kernargs, the packet, scratch.
+        // The host side: kernargs in memory, the completion signal armed, the packet
+        // published in the ring.
         let kernarg_addr = self
             .mem
             .allocate(kernargs.len() as u64 + KERNARG_PAD, 256)?;
         self.mem.write(kernarg_addr, &kernargs)?;
         let private = kernarg::private_bytes_per_lane(&desc, &md, cfg.extra_private);
-        let scratch_per_lane = private.div_ceil(4) as u64 * 4;
+        self.mem.store_u64(self.signal + queue::SIGNAL_VALUE, 1)?;
         let packet = DispatchPacket {
-            header: dispatch::PACKET_TYPE_KERNEL_DISPATCH,
+            header: queue::packet_header(queue::PACKET_KERNEL_DISPATCH, true),
             setup: dims,
             workgroup_size: std::array::from_fn(|d| cfg.workgroup[d] as u16),
             grid_size: cfg.grid,
@@ -423,25 +461,78 @@ impl Device {
             group_segment_size: built.group_segment_size,
             kernel_object: loaded.descriptor_address,
             kernarg_address: kernarg_addr,
-            completion_signal: 0,
+            completion_signal: self.signal,
         };
-        let packet_addr = self.mem.allocate(64, 64)?;
-        self.mem.write(packet_addr, &packet.to_bytes())?;
-        let entry_pc = kernarg::entry_pc(self.target, &desc, loaded.entry_address);
-        let id = self.next_dispatch;
-        self.next_dispatch += 1;
+        let index = self.mem.load_u64(self.queue.write_index)?;
+        queue::publish(&self.mem, &self.queue, index, &packet.to_bytes())?;
+        // The doorbell: the packet processor reads and runs what the ring holds.
+        let result = self.process(index, services.as_mut());
+        self.mem.free(kernarg_addr)?;
+        let id = queue::dispatch_key(0, index);
+        if let Some(mut s) = services {
+            // The host prints the printf buffer once the kernel has ended.
+            let drained = s.drain(&self.mem);
+            let out = s.finish(&mut self.mem).map_err(service_err)?;
+            drained.map_err(|e| service_err(SetupError::Printf(e)))?;
+            self.outputs.insert(id, out);
+        }
+        self.results.insert(id, result?);
+        Ok(DispatchId(id))
+    }
+
+    /// The packet processor: reads packet `index` back from the ring, decodes it with the
+    /// SoC's packet code (descriptor at `kernel_object`, program from the code cache,
+    /// kernargs from memory), releases the slot, runs the dispatch with scratch for one
+    /// workgroup, and decrements its completion signal.
+    fn process(
+        &mut self,
+        index: u64,
+        services: Option<&mut DispatchServices>,
+    ) -> Result<Result<DispatchStats, Box<Fault>>, DeviceError> {
+        let mem_err = |field: &str, f: MemFault| PacketError {
+            queue: 0,
+            index,
+            field: field.to_string(),
+            kind: queue::PacketErrorKind::Memory(f),
+        };
+        let bytes = match queue::read_head(&self.mem, &self.queue, index) {
+            Ok(Some(b)) => b,
+            Ok(None) => {
+                return Err(DeviceError::Packet(PacketError {
+                    queue: 0,
+                    index,
+                    field: "header".into(),
+                    kind: queue::PacketErrorKind::Invalid("the packet was not published".into()),
+                }))
+            }
+            Err((field, f)) => return Err(mem_err(field, f).into()),
+        };
+        let d = crate::soc::launch::decode_packet(
+            &self.mem,
+            &mut self.code,
+            self.target,
+            MAX_WORKGROUP,
+            0,
+            index,
+            &bytes,
+        )?;
+        queue::release_slot(&self.mem, &self.queue, index).map_err(|f| mem_err("read_index", f))?;
+        let private = d
+            .packet
+            .private_segment_size
+            .max(d.descriptor.private_segment_fixed_size);
         let mut launch = Launch {
-            kernel: name,
+            kernel: &d.kernel,
             target: self.target,
-            descriptor: &desc,
-            entry_pc,
-            packet,
-            packet_address: packet_addr,
-            queue_address: self.queue,
-            dispatch_id: id,
+            descriptor: &d.descriptor,
+            entry_pc: kernarg::entry_pc(self.target, &d.descriptor, d.entry),
+            packet: d.packet,
+            packet_address: self.queue.slot(index),
+            queue_address: self.queue.queue_address,
+            dispatch_id: index,
             scratch_base: 0,
-            scratch_per_lane,
-            kernargs: &kernargs,
+            scratch_per_lane: u64::from(private.div_ceil(4)) * 4,
+            kernargs: &d.kernargs,
         };
         let scratch_bytes = launch.scratch_bytes_per_wave() * launch.waves_per_workgroup() as u64;
         let scratch = if scratch_bytes > 0 {
@@ -450,28 +541,15 @@ impl Device {
             None
         };
         launch.scratch_base = scratch.unwrap_or(0);
-        let result = dispatch::run_with_services(
-            &self.mem,
-            &program,
-            &launch,
-            &self.options,
-            services.as_mut(),
-        );
-        for a in [Some(kernarg_addr), Some(packet_addr), scratch]
-            .into_iter()
-            .flatten()
-        {
+        let result =
+            dispatch::run_with_services(&self.mem, &d.program, &launch, &self.options, services);
+        if let Some(a) = scratch {
             self.mem.free(a)?;
         }
-        if let Some(mut s) = services {
-            // The host prints the printf buffer once the kernel has ended.
-            let drained = s.drain(&self.mem);
-            let out = s.finish(&mut self.mem).map_err(service_err)?;
-            drained.map_err(|e| service_err(SetupError::Printf(e)))?;
-            self.outputs.insert(id, out);
-        }
-        self.results.insert(id, result);
-        Ok(DispatchId(id))
+        // The device has no clock: timestamps 0.
+        queue::complete_signal(&self.mem, d.packet.completion_signal, (0, 0), 0)
+            .map_err(|f| mem_err("completion_signal", f))?;
+        Ok(result)
     }
 
     /// What a dispatch printed (hostcall `printf`), taken once; empty for a kernel that

@@ -57,7 +57,7 @@ pub(crate) mod checkpoint;
 mod cp;
 mod cu;
 mod driver;
-mod launch;
+pub(crate) mod launch;
 mod memsys;
 mod msg;
 pub mod queue;
@@ -331,13 +331,10 @@ impl Submitter {
             }
             // Body first, then the header (a producer publishes a packet by its header),
             // then the write index.
-            let slot = desc.slot(index);
             let mut bytes = p.packet.to_bytes();
-            bytes[0..2].copy_from_slice(&u16::from(queue::PACKET_INVALID).to_le_bytes());
-            mem.write(slot, &bytes)?;
             let header = queue::packet_header(queue::PACKET_KERNEL_DISPATCH, true);
-            mem.store_u16(slot, header)?;
-            mem.store_u64(desc.write_index, index + 1)?;
+            bytes[0..2].copy_from_slice(&header.to_le_bytes());
+            queue::publish(&mem, &desc, index, &bytes)?;
             self.next_index.store(index + 1, Ordering::Relaxed);
             (index, p)
         };
@@ -782,25 +779,7 @@ impl Soc {
     /// Tells the code cache where a loaded code object's text is (decoded exactly, not
     /// from its whole allocation) and its kernels' metadata register counts.
     fn register_code(&self, co: &CodeObject, loaded: &crate::memory::LoadedCodeObject) {
-        let mut inner = self.shared.write();
-        inner
-            .code
-            .regions
-            .push((loaded.base + co.text_address(), co.text().len() as u64));
-        for k in co.kernels() {
-            let (Some(lk), Some(md)) = (loaded.kernel(&k.name), k.metadata.as_ref()) else {
-                continue;
-            };
-            inner.code.kernels.insert(
-                lk.descriptor_address,
-                queue::KnownKernel {
-                    name: k.name.clone(),
-                    vgprs: md.vgpr_count,
-                    agprs: md.agpr_count,
-                    sgprs: md.sgpr_count,
-                },
-            );
-        }
+        self.shared.write().code.register(co, loaded, None);
     }
 
     /// The kernel object (device address of the kernel descriptor) of kernel `name` of a
@@ -977,6 +956,22 @@ impl Soc {
     /// Current simulated time.
     pub fn now(&self) -> Tick {
         self.sim.now()
+    }
+
+    /// Anchors GPU timestamps (the profiling `start_ts`/`end_ts` the packet processor
+    /// writes into completion signals) at GPU timestamp `counter` now: later timestamps
+    /// are `counter` plus the simulated time since, in counts of the
+    /// [`queue::TIMESTAMP_PERIOD_PS`] clock. A host that reports a GPU clock counter of its
+    /// own (the emulated KFD's GET_CLOCK_COUNTERS follows host time) calls this before
+    /// each run, so signal timestamps fall in the range its clock reports (ROCr checks
+    /// that) while their differences stay simulated time. Timestamps never go back: an
+    /// origin below the current timestamp is raised to it. Without a call, timestamps are
+    /// the simulated time. Not part of checkpoints (the host sets it again).
+    pub fn set_timestamp_origin(&self, counter: u64) {
+        let now = self.sim.now().0;
+        let mut inner = self.shared.write();
+        let current = inner.timestamp(now);
+        inner.timestamp_origin = (counter.max(current), now);
     }
 
     // ---- the runtime-facing device API (see the module documentation) ----

@@ -10,7 +10,8 @@ use gpu_model::loader::CodeObject;
 use gpu_model::memory::{FaultKind, PAGE_SIZE};
 use gpu_model::soc::queue::{
     packet_header, PACKET_BARRIER_AND, PACKET_BARRIER_OR, PACKET_KERNEL_DISPATCH,
-    PACKET_VENDOR_SPECIFIC, SIGNAL_EVENT_ID, SIGNAL_EVENT_MAILBOX, SIGNAL_VALUE,
+    PACKET_VENDOR_SPECIFIC, SIGNAL_END_TS, SIGNAL_EVENT_ID, SIGNAL_EVENT_MAILBOX, SIGNAL_START_TS,
+    SIGNAL_VALUE, TIMESTAMP_PERIOD_PS,
 };
 use gpu_model::soc::{PacketErrorKind, QueueDesc, QueueEvent, QueueId, Soc, SocOptions};
 use simkit::time::Tick;
@@ -243,6 +244,76 @@ fn dispatches_from_two_queues_run_and_decrement_their_signals() {
     assert_eq!(q2s.len(), 2);
     assert!(q2s[1].submitted < q2s[0].completed);
     assert!(soc.events().is_empty());
+}
+
+/// A signal's profiling timestamps (`start_ts`, `end_ts`).
+fn ts(soc: &Soc, s: u64) -> (u64, u64) {
+    (
+        read_u64(soc, s + SIGNAL_START_TS),
+        read_u64(soc, s + SIGNAL_END_TS),
+    )
+}
+
+/// The packet processor writes profiling timestamps into completion signals (ROCr's
+/// `amd_signal_t.start_ts` at +32, `end_ts` at +40) in counts of the GPU timestamp clock:
+/// launch and completion in simulated time, so `end_ts - start_ts` is the dispatch's
+/// simulated duration; a barrier's are both its completion time. An origin the host sets
+/// shifts later timestamps, never backwards.
+#[test]
+fn completion_signals_carry_profiling_timestamps_in_simulated_time() {
+    let mut soc = soc(1);
+    let k = vadd(&mut soc);
+    let mut q = queue(&mut soc, 4, 1);
+    let (x, y) = (inputs(6), inputs(7));
+    let (px, py) = (floats(&mut soc, &x), floats(&mut soc, &y));
+    let (s1, s2, sb) = (
+        signal(&mut soc, 1, 0, 0),
+        signal(&mut soc, 1, 0, 0),
+        signal(&mut soc, 1, 0, 0),
+    );
+    enqueue_vadd(&mut soc, &k, &mut q, px, py, s1, true);
+    enqueue_vadd(&mut soc, &k, &mut q, px, py, s2, true);
+    let h = packet_header(PACKET_BARRIER_AND, true);
+    publish(&mut soc, &mut q, barrier_packet(&[s2], sb), h);
+    soc.ring_doorbell(Some(q.id)).unwrap();
+    soc.run().unwrap();
+    let done = soc.completions().to_vec();
+    assert_eq!(done.len(), 2);
+    for (c, s) in done.iter().zip([s1, s2]) {
+        assert_eq!(signal_value(&soc, s), 0);
+        let (start, end) = ts(&soc, s);
+        assert_eq!(start, c.submitted.0 / TIMESTAMP_PERIOD_PS, "start_ts");
+        assert_eq!(end, c.completed.0 / TIMESTAMP_PERIOD_PS, "end_ts");
+        assert!(end > start, "a dispatch takes time: {start}..{end}");
+    }
+    // In order: the second dispatch starts after the first ended (barrier bit).
+    assert!(ts(&soc, s2).0 >= ts(&soc, s1).1);
+    // The barrier completed when s2 reached 0, at the second dispatch's completion.
+    assert_eq!(signal_value(&soc, sb), 0);
+    let (bs, be) = ts(&soc, sb);
+    assert_eq!(bs, be);
+    assert_eq!(be, ts(&soc, s2).1);
+
+    // The host anchors timestamps at its clock counter: the next dispatch's start at it.
+    let origin = 5_000_000_000u64;
+    soc.set_timestamp_origin(origin);
+    let at = soc.now().0;
+    let s3 = signal(&mut soc, 1, 0, 0);
+    enqueue_vadd(&mut soc, &k, &mut q, px, py, s3, true);
+    soc.ring_doorbell(Some(q.id)).unwrap();
+    soc.run().unwrap();
+    let c = soc.completions().last().unwrap().clone();
+    let (start, end) = ts(&soc, s3);
+    assert_eq!(start, origin + (c.submitted.0 - at) / TIMESTAMP_PERIOD_PS);
+    assert_eq!(end, origin + (c.completed.0 - at) / TIMESTAMP_PERIOD_PS);
+    assert!(end > start);
+    // An origin in the past does not move timestamps back.
+    soc.set_timestamp_origin(1);
+    let s4 = signal(&mut soc, 1, 0, 0);
+    enqueue_vadd(&mut soc, &k, &mut q, px, py, s4, true);
+    soc.ring_doorbell(Some(q.id)).unwrap();
+    soc.run().unwrap();
+    assert!(ts(&soc, s4).0 >= end, "{:?} after {end}", ts(&soc, s4));
 }
 
 #[test]

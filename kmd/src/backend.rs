@@ -94,6 +94,28 @@ pub trait GpuBackend: Send + Sync + std::fmt::Debug {
     /// Every dispatch the GPU has completed so far, in completion order (for
     /// `gfxsim exec --report`).
     fn dispatches(&self) -> Vec<Dispatch>;
+    /// Engine events so far, and the time spent running the model and around it (for
+    /// the `--report` summary); zeros for a backend that simulates nothing.
+    fn stats(&self) -> GpuStats {
+        GpuStats::default()
+    }
+    /// The client changes the protection of host memory `addr..addr + len` or unmaps it:
+    /// `accessible` false before the change when the pages stop being readable and
+    /// writable, true after it when they are again. Registered USERPTR pages that are not
+    /// accessible must not be touched by the GPU (its accesses fault instead).
+    fn protect_user(&self, _addr: u64, _len: u64, _accessible: bool) {}
+}
+
+/// What [`GpuBackend::stats`] reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GpuStats {
+    /// Engine events handled.
+    pub events: u64,
+    /// Time spent running the model.
+    pub model: std::time::Duration,
+    /// Time the GPU side spent on emulation work around the model (polling queues,
+    /// records, wake-ups), sleeping excluded.
+    pub service: std::time::Duration,
 }
 
 /// The backend until the command processor is wired in: keeps the driver's view of

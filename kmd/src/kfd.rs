@@ -73,6 +73,8 @@ pub struct Kfd {
     state: Mutex<State>,
     events: Arc<Events>,
     backend: Arc<dyn GpuBackend>,
+    /// Nanoseconds spent in ioctl handlers, blocking WAIT_EVENTS excluded.
+    ioctl_ns: std::sync::atomic::AtomicU64,
 }
 
 impl Kfd {
@@ -101,6 +103,7 @@ impl Kfd {
             }),
             events,
             backend,
+            ioctl_ns: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -142,8 +145,26 @@ impl Kfd {
         }
     }
 
+    /// Time spent in ioctl handlers so far, blocking WAIT_EVENTS excluded (it waits for
+    /// the GPU rather than emulating anything).
+    pub fn ioctl_time(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.ioctl_ns.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
     /// Serves one ioctl on the kfd fd: `request` as passed, `arg` the user pointer.
     pub fn ioctl(&self, request: u64, arg: u64, mem: &dyn UserMemory) -> Result<(), Errno> {
+        if abi::ioc_nr(request) == nr::WAIT_EVENTS {
+            return self.serve(request, arg, mem);
+        }
+        let t = std::time::Instant::now();
+        let r = self.serve(request, arg, mem);
+        let ns = u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.ioctl_ns
+            .fetch_add(ns, std::sync::atomic::Ordering::Relaxed);
+        r
+    }
+
+    fn serve(&self, request: u64, arg: u64, mem: &dyn UserMemory) -> Result<(), Errno> {
         // kfd_ioctl: "Using KFD FD in wrong process" — a forked child inherits the fd but
         // not the process context (EBADF).
         if std::process::id() != self.owner {

@@ -125,7 +125,7 @@ pub fn collect(root: &Path) -> Result<Vec<Dispatch>, ReportError> {
             .file_stem()
             .and_then(|s| s.to_str())
             .and_then(|s| s.parse().ok());
-        if let Some(pid) = pid {
+        if let (Some(pid), true) = (pid, path.extension().is_some_and(|e| e == "tsv")) {
             files.push((pid, path));
         }
     }
@@ -148,9 +148,139 @@ pub fn write(root: &Path, pid: u32, dispatches: &[Dispatch]) -> std::io::Result<
     std::fs::write(dir.join(format!("{pid}.tsv")), format(dispatches))
 }
 
+/// Where one emulated process's time went, and how much simulation its GPU did: written
+/// at exit next to its records (`<root>/dispatches/<pid>.stats`, `key value` lines).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ProcessStats {
+    /// Engine events the SoC handled.
+    pub events: u64,
+    /// Nanoseconds the service thread spent running the model (`Soc::run`).
+    pub model_ns: u64,
+    /// Nanoseconds of emulation: ioctl handlers (blocking WAIT_EVENTS excluded) and the
+    /// service thread's own work around the model (polling queues, records, wake-ups).
+    pub emulation_ns: u64,
+    /// Nanoseconds from the emulation's start to the process's exit.
+    pub wall_ns: u64,
+}
+
+const STATS_KEYS: [&str; 4] = ["events", "model_ns", "emulation_ns", "wall_ns"];
+
+impl ProcessStats {
+    fn fields(&self) -> [u64; 4] {
+        [self.events, self.model_ns, self.emulation_ns, self.wall_ns]
+    }
+
+    /// The sum of `all`.
+    pub fn sum(all: &[ProcessStats]) -> ProcessStats {
+        all.iter()
+            .fold(ProcessStats::default(), |a, b| ProcessStats {
+                events: a.events + b.events,
+                model_ns: a.model_ns + b.model_ns,
+                emulation_ns: a.emulation_ns + b.emulation_ns,
+                wall_ns: a.wall_ns + b.wall_ns,
+            })
+    }
+
+    /// The file's text.
+    pub fn format(&self) -> String {
+        let mut s = String::new();
+        for (k, v) in STATS_KEYS.iter().zip(self.fields()) {
+            let _ = writeln!(s, "{k} {v}");
+        }
+        s
+    }
+
+    /// Parses a stats file (`file` names it in errors).
+    pub fn parse(text: &str, file: &str) -> Result<ProcessStats, ReportError> {
+        let mut v = [None; 4];
+        for (i, line) in text.lines().enumerate() {
+            let bad = |what| ReportError::BadRecord {
+                file: file.to_string(),
+                line: i + 1,
+                what,
+            };
+            let (k, n) = line.split_once(' ').ok_or_else(|| bad("key value"))?;
+            let slot = STATS_KEYS
+                .iter()
+                .position(|x| *x == k)
+                .ok_or_else(|| bad("key"))?;
+            v[slot] = Some(n.trim().parse().map_err(|_| bad("value"))?);
+        }
+        let missing = |k| ReportError::BadRecord {
+            file: file.to_string(),
+            line: 0,
+            what: k,
+        };
+        let get = |i: usize| v[i].ok_or_else(|| missing(STATS_KEYS[i]));
+        Ok(ProcessStats {
+            events: get(0)?,
+            model_ns: get(1)?,
+            emulation_ns: get(2)?,
+            wall_ns: get(3)?,
+        })
+    }
+}
+
+/// Writes this process's stats (`<root>/dispatches/<pid>.stats`).
+pub fn write_stats(root: &Path, pid: u32, stats: &ProcessStats) -> std::io::Result<()> {
+    let dir = root.join("dispatches");
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(dir.join(format!("{pid}.stats")), stats.format())
+}
+
+/// Every process's stats under `<root>/dispatches/`.
+pub fn collect_stats(root: &Path) -> Result<Vec<ProcessStats>, ReportError> {
+    let dir = root.join("dispatches");
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(ReportError::Io {
+                file: dir.display().to_string(),
+                source,
+            })
+        }
+    };
+    let mut out = Vec::new();
+    for e in entries {
+        let path = e
+            .map_err(|source| ReportError::Io {
+                file: dir.display().to_string(),
+                source,
+            })?
+            .path();
+        if path.extension().is_none_or(|e| e != "stats") {
+            continue;
+        }
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(&path).map_err(|source| ReportError::Io {
+            file: file.clone(),
+            source,
+        })?;
+        out.push(ProcessStats::parse(&text, &file)?);
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stats_round_trip_and_bad_lines_name_their_place() {
+        let s = ProcessStats {
+            events: 12,
+            model_ns: 3,
+            emulation_ns: 4,
+            wall_ns: 99,
+        };
+        assert_eq!(ProcessStats::parse(&s.format(), "f").unwrap(), s);
+        let e = ProcessStats::parse("events 1\nmodel_ns x\n", "p.stats").unwrap_err();
+        assert_eq!(e.to_string(), "p.stats:2: bad dispatch record (value)");
+        let e = ProcessStats::parse("events 1\n", "p.stats").unwrap_err();
+        assert!(e.to_string().contains("model_ns"), "{e}");
+        assert_eq!(ProcessStats::sum(&[s, s]).wall_ns, 198);
+    }
 
     #[test]
     fn records_round_trip_and_bad_lines_name_their_place() {

@@ -35,7 +35,7 @@ use gpu_model::soc::queue::{
 use gpu_model::soc::{QueueDesc, QueueEvent, QueueId, Soc, SocError, SocOptions};
 
 use crate::abi;
-use crate::backend::{GpuBackend, MemoryKind, Queue, Region};
+use crate::backend::{GpuBackend, GpuStats, MemoryKind, Queue, Region};
 use crate::kfd::{DOORBELL_OFFSET, DOORBELL_PAGE};
 use crate::report::Dispatch;
 use crate::{Errno, Events};
@@ -119,10 +119,21 @@ struct State {
     seen: usize,
     /// Wave-instructions of every CU when the last run started.
     instructions: u64,
+    /// Host ranges of USERPTR pages the client made inaccessible (mprotect, munmap)
+    /// while registered: left out of the SoC's mappings, so GPU accesses fault.
+    blocked: Vec<(u64, u64)>,
+    /// Time spent in `Soc::run`.
+    model: Duration,
+    /// Time the service thread spent polling and recording, the model excluded.
+    service: Duration,
 }
 
 struct Shared {
     state: Mutex<State>,
+    /// Host address ranges of the registered USERPTR buffers, for a check of the
+    /// client's mprotect/munmap that needs no `state` lock (the backend's own munmaps run
+    /// under it). Never held while taking `state`.
+    user_hosts: Mutex<Vec<(u64, u64)>>,
     events: OnceLock<Arc<Events>>,
     render_fd: i32,
     /// The doorbell page of the kfd file, mapped shared read-only.
@@ -181,7 +192,11 @@ impl SocGpu {
                 dispatches: Vec::new(),
                 seen: 0,
                 instructions: 0,
+                blocked: Vec::new(),
+                model: Duration::ZERO,
+                service: Duration::ZERO,
             }),
+            user_hosts: Mutex::new(Vec::new()),
             events: OnceLock::new(),
             render_fd,
             doorbells: doorbells as usize,
@@ -247,13 +262,30 @@ fn total_instructions(soc: &Soc) -> u64 {
         .sum()
 }
 
+/// The GPU clock counter: counts of the GPU timestamp clock, the one the packet processor
+/// writes signal timestamps in (`queue::TIMESTAMP_PERIOD_PS`), since the backend started.
+/// ASSUMPTION: the client compares the counter with host time (timeouts), so host time
+/// stands in for it rather than the simulated clock; profiling intervals come from the
+/// signal timestamps, which advance with simulated time (`Soc::set_timestamp_origin`).
+fn gpu_counter(start: std::time::Instant) -> u64 {
+    let ps = start.elapsed().as_nanos() * 1000;
+    // Starts at 1: ROCr takes a zero timestamp for one never written.
+    1 + (ps / u128::from(gpu_model::soc::queue::TIMESTAMP_PERIOD_PS)) as u64
+}
+
 /// The service thread: runs the model while queues have work, backs off while idle.
 fn service(shared: &Shared) {
     let mut idle = IDLE_MIN;
     while !shared.stop.load(Ordering::Acquire) {
         let progressed = {
             let mut st = shared.lock();
-            poll(shared, &mut st)
+            let t = std::time::Instant::now();
+            let model = st.model;
+            let p = poll(shared, &mut st);
+            // What the poll took beyond the model's run is emulation work.
+            let model_run = st.model.saturating_sub(model);
+            st.service += t.elapsed().saturating_sub(model_run);
+            p
         };
         if progressed {
             idle = IDLE_MIN;
@@ -297,9 +329,14 @@ fn poll(shared: &Shared, st: &mut State) -> bool {
         return false;
     }
     st.instructions = total_instructions(&st.soc);
+    let t = std::time::Instant::now();
+    // Signal timestamps continue from the clock counter the client reads (ROCr checks
+    // that they are not before its first sample); their differences are simulated time.
+    st.soc.set_timestamp_origin(gpu_counter(shared.start));
     if let Err(e) = st.soc.run() {
         eprintln!("gfxsim gpu: simulation error: {e}");
     }
+    st.model += t.elapsed();
     let completed = collect(shared, st) + wake_consumed(shared, st);
     let mut progressed = completed > 0;
     for (id, read) in before {
@@ -505,6 +542,19 @@ fn sync_user(st: &mut State) {
             _ => union.push(r),
         }
     }
+    // Pages the client made inaccessible are left out: GPU accesses to them fault
+    // instead of touching them (which would fault the host process).
+    let union: Vec<UserRange> = union
+        .into_iter()
+        .flat_map(|r| {
+            let host = subtract(vec![(r.host, r.host + (r.end - r.start))], &st.blocked);
+            host.into_iter().map(move |(h0, h1)| UserRange {
+                start: r.start + (h0 - r.host),
+                end: r.start + (h1 - r.host),
+                host: h0,
+            })
+        })
+        .collect();
     let old = std::mem::take(&mut st.user_mapped);
     for r in old.iter().filter(|r| !union.contains(r)) {
         if let Err(err) = st.soc.unmap_host(r.start) {
@@ -532,6 +582,35 @@ fn sync_user(st: &mut State) {
     }
 }
 
+/// `ranges` without the parts inside any of `cuts` (half-open intervals).
+fn subtract(mut ranges: Vec<(u64, u64)>, cuts: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    for &(c0, c1) in cuts {
+        ranges = ranges
+            .into_iter()
+            .flat_map(|(a, b)| {
+                if c1 <= a || b <= c0 {
+                    return vec![(a, b)];
+                }
+                [(a, c0.min(b)), (c1.max(a), b)]
+                    .into_iter()
+                    .filter(|(x, y)| x < y)
+                    .collect()
+            })
+            .collect();
+    }
+    ranges
+}
+
+/// Refreshes the lock-free copy of the registered USERPTR host ranges.
+fn note_user_hosts(shared: &Shared, st: &State) {
+    let hosts: Vec<(u64, u64)> = st
+        .user
+        .values()
+        .map(|r| (r.host, r.host.saturating_add(r.end - r.start)))
+        .collect();
+    *shared.user_hosts.lock().unwrap_or_else(|p| p.into_inner()) = hosts;
+}
+
 fn errno(e: &SocError) -> Errno {
     eprintln!("gfxsim gpu: {e}");
     Errno::Inval
@@ -543,14 +622,17 @@ impl GpuBackend for SocGpu {
             MemoryKind::Userptr => {
                 let mut st = self.shared.lock();
                 // The user pointer is the buffer's `file_offset` (kfd.rs).
-                st.user.insert(
-                    region.handle,
-                    UserRange {
-                        start: region.va,
-                        end: region.va.saturating_add(region.size),
-                        host: region.file_offset,
-                    },
-                );
+                let r = UserRange {
+                    start: region.va,
+                    end: region.va.saturating_add(region.size),
+                    host: region.file_offset,
+                };
+                st.user.insert(region.handle, r);
+                // Registering pages means they are valid now (a range blocked before was
+                // unmapped and mapped again).
+                let cut = [(r.host, r.host.saturating_add(r.end - r.start))];
+                st.blocked = subtract(std::mem::take(&mut st.blocked), &cut);
+                note_user_hosts(&self.shared, &st);
                 sync_user(&mut st);
                 return;
             }
@@ -610,6 +692,7 @@ impl GpuBackend for SocGpu {
         let mut st = self.shared.lock();
         st.names.clear();
         if st.user.remove(&region.handle).is_some() {
+            note_user_hosts(&self.shared, &st);
             sync_user(&mut st);
             return;
         }
@@ -685,6 +768,7 @@ impl GpuBackend for SocGpu {
         };
         // Dispatches in flight finish first (the SoC refuses to drop a busy queue).
         if let Err(SocError::QueueBusy(_)) = st.soc.destroy_queue(w.soc) {
+            st.soc.set_timestamp_origin(gpu_counter(self.shared.start));
             if let Err(e) = st.soc.run() {
                 eprintln!("gfxsim gpu: simulation error: {e}");
             }
@@ -696,10 +780,7 @@ impl GpuBackend for SocGpu {
     }
 
     fn clock_counter(&self) -> u64 {
-        // gfx9's GPU timestamp runs at the 100 MHz reference clock. ASSUMPTION: the
-        // client compares it with host time (timeouts, profiling), so host time stands in
-        // for it rather than the simulated clock.
-        (self.shared.start.elapsed().as_nanos() / 10) as u64
+        gpu_counter(self.shared.start)
     }
 
     fn attach(&self, events: Arc<Events>) {
@@ -719,5 +800,36 @@ impl GpuBackend for SocGpu {
 
     fn dispatches(&self) -> Vec<Dispatch> {
         self.shared.lock().dispatches.clone()
+    }
+
+    fn protect_user(&self, addr: u64, len: u64, accessible: bool) {
+        let end = addr.saturating_add(len);
+        let touches = self
+            .shared
+            .user_hosts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .any(|&(a, b)| a < end && addr < b);
+        if !touches {
+            return;
+        }
+        // Waits for a run in progress: the model may be using the pages right now.
+        let mut st = self.shared.lock();
+        if accessible {
+            st.blocked = subtract(std::mem::take(&mut st.blocked), &[(addr, end)]);
+        } else {
+            st.blocked.push((addr, end));
+        }
+        sync_user(&mut st);
+    }
+
+    fn stats(&self) -> GpuStats {
+        let st = self.shared.lock();
+        GpuStats {
+            events: st.soc.simulation().report().engine.events,
+            model: st.model,
+            service: st.service,
+        }
     }
 }

@@ -113,8 +113,9 @@ fn hip_vector_add_and_reduction() {
         .sum();
     assert!(stdout.contains(&format!("sum {want}\n")), "{stdout}");
 
+    let path = report;
     let report: scenarios::report::RunReport =
-        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let user: Vec<_> = report
         .kernels
         .iter()
@@ -143,6 +144,19 @@ fn hip_vector_add_and_reduction() {
         report.kernels.iter().map(|k| k.ticks).sum::<u64>()
     );
     assert!(report.host_seconds > 0.0);
+    // The engine's events are counted, and the time split between the model and the
+    // emulation is in the JSON.
+    assert!(report.events > 0, "events {}", report.events);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let split = &v["time_split"];
+    let model = split["model_seconds"].as_f64().unwrap();
+    let wall = split["wall_seconds"].as_f64().unwrap();
+    assert!(model > 0.0 && model < wall, "{split}");
+    assert!(
+        split["emulation_seconds"].as_f64().unwrap() > 0.0,
+        "{split}"
+    );
 }
 
 /// Two streams with hipMemsetAsync, an event that orders one stream after the other

@@ -94,8 +94,83 @@ fn run_tool(cmd: &mut Command, what: &str) {
 #[test]
 fn hsa_dispatches_run_on_the_simulated_gpu() {
     let dir = std::env::temp_dir().join(format!("kmd-hsa-dispatch-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let (hsaco, exe) = build_hsa_client(&dir, "dispatch");
+    let root = dir.join("root");
+    let out = run_emulated(&root, &exe, &hsaco);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for step in [
+        "load",
+        "freeze",
+        "symbol-vadd",
+        "dispatch-vadd",
+        "check-vadd",
+        "dispatch-reduce",
+        "check-reduce",
+        "queue-destroy",
+        "shut-down",
+    ] {
+        assert!(
+            text.contains(&format!("step {step} ok\n")),
+            "{step}:\n{text}"
+        );
+    }
+    // The dispatch records the interposer wrote at exit: ROCr's blit, then the two
+    // kernels with the geometry dispatch.c used (1000 rounded up to 64; 4096).
+    let d = kmd::report::collect(&root).unwrap();
+    assert_eq!(d.len(), 3, "{d:?}");
+    assert_eq!((d[1].grid, d[1].workgroup), ([1024, 1, 1], [64, 1, 1]));
+    assert_eq!((d[2].grid, d[2].workgroup), ([4096, 1, 1], [64, 1, 1]));
+    assert!(d.iter().all(|r| r.instructions > 0 && r.ticks > 0), "{d:?}");
+    // Profiling: ROCr read the completion signals' start_ts/end_ts (the packet processor
+    // wrote them in the clock counter's domain) and converted them to system time; each
+    // dispatch's span is its simulated duration from the records (ticks are ps; the
+    // timestamps count 10 ns, and ROCr scales by its clock samples' ratio).
+    for (name, rec) in [("vadd", &d[1]), ("reduce", &d[2])] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("time {name} ")))
+            .unwrap_or_else(|| panic!("no time line for {name}:\n{text}"));
+        let f: Vec<&str> = line.split(' ').collect();
+        let (start, end): (u64, u64) = (f[2].parse().unwrap(), f[3].parse().unwrap());
+        assert_eq!(
+            f[5], "0",
+            "hsa_amd_profiling_get_dispatch_time status: {line}"
+        );
+        assert!(start > 0 && end > start, "{line}");
+        let got = (end - start) as f64;
+        let want = rec.ticks as f64 / 1000.0;
+        assert!(
+            (got - want).abs() <= 30.0 + want * 0.05,
+            "{name}: profiled {got} ns, simulated {want} ns ({line})"
+        );
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("time stamps may be invalid"), "{stderr}");
+    // The process's statistics: engine events, time in the model and around it.
+    let stats = kmd::report::collect_stats(&root).unwrap();
+    assert_eq!(stats.len(), 1);
+    let s = stats[0];
+    assert!(
+        s.events > 0 && s.model_ns > 0 && s.emulation_ns > 0,
+        "{s:?}"
+    );
+    assert!(
+        s.model_ns < s.wall_ns && s.emulation_ns < s.wall_ns,
+        "{s:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Builds kmd/tests/hsa/kernels.cl with clang-22 and the HSA client
+/// kmd/tests/hsa/`name`.c with gcc into a fresh `dir`: (code object, executable).
+fn build_hsa_client(dir: &Path, name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
     let obj = dir.join("kernels.o");
     let hsaco = dir.join("kernels.hsaco");
@@ -124,64 +199,70 @@ fn hsa_dispatches_run_on_the_simulated_gpu() {
             .arg(&hsaco),
         "ld.lld-22",
     );
-    let exe = dir.join("dispatch");
+    let exe = dir.join(name);
     run_tool(
         Command::new("gcc")
             .args(["-O1", "-Wall", "-Werror", "-o"])
             .arg(&exe)
-            .arg(here.join("../kmd/tests/hsa/dispatch.c"))
+            .arg(here.join(format!("../kmd/tests/hsa/{name}.c")))
             .arg("-lhsa-runtime64"),
         "gcc (with libhsa-runtime-dev)",
     );
-    let root = dir.join("root");
+    (hsaco, exe)
+}
+
+/// Runs `exe hsaco` on an emulated mi210 whose topology and records live in `root`.
+fn run_emulated(root: &Path, exe: &Path, hsaco: &Path) -> std::process::Output {
     let gpu = kmd::GpuNode::from_preset("mi210").unwrap();
-    kmd::topology::write(&root, &gpu).unwrap();
+    kmd::topology::write(root, &gpu).unwrap();
     let so = std::env::current_exe()
         .unwrap()
         .parent()
         .unwrap()
         .join("libkmd_preload.so");
-    let out = Command::new("timeout")
+    Command::new("timeout")
         .arg("120")
-        .arg(&exe)
-        .arg(&hsaco)
+        .arg(exe)
+        .arg(hsaco)
         .env("LD_PRELOAD", &so)
-        .env("GFXSIM_KMD_ROOT", &root)
+        .env("GFXSIM_KMD_ROOT", root)
         .env("GFXSIM_KMD_GPU", "mi210")
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// USERPTR pages the client protects (mprotect PROT_NONE) or unmaps while registered
+/// (kmd/tests/hsa/userptr_protect.c): the dispatch that reads them faults on the GPU and
+/// is reported, the host process is not hurt, nothing is stored; once the pages are
+/// accessible again the same dispatch gives the right result. The process exits 0.
+#[test]
+fn protected_userptr_pages_fault_the_dispatch_not_the_process() {
+    let dir = std::env::temp_dir().join(format!("kmd-hsa-userptr-{}", std::process::id()));
+    let (hsaco, exe) = build_hsa_client(&dir, "userptr_protect");
+    let root = dir.join("root");
+    let out = run_emulated(&root, &exe, &hsaco);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}\n{text}\n{stderr}", out.status);
     for step in [
-        "load",
-        "freeze",
-        "symbol-vadd",
-        "dispatch-vadd",
-        "check-vadd",
-        "dispatch-reduce",
-        "check-reduce",
-        "queue-destroy",
+        "lock-b",
+        "check-accessible",
+        "dispatch-protected",
+        "protected-no-store",
+        "check-restored",
+        "dispatch-unmapped",
         "shut-down",
     ] {
         assert!(
             text.contains(&format!("step {step} ok\n")),
-            "{step}:\n{text}"
+            "{step}:\n{text}\n{stderr}"
         );
     }
-    // The dispatch records the interposer wrote at exit: ROCr's blit, then the two
-    // kernels with the geometry dispatch.c used (1000 rounded up to 64; 4096).
-    let records = std::fs::read_dir(root.join("dispatches"))
-        .unwrap()
-        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
-        .collect::<String>();
-    let d = kmd::report::parse(&records, "dispatches").unwrap();
-    assert_eq!(d.len(), 3, "{records}");
-    assert_eq!((d[1].grid, d[1].workgroup), ([1024, 1, 1], [64, 1, 1]));
-    assert_eq!((d[2].grid, d[2].workgroup), ([4096, 1, 1], [64, 1, 1]));
-    assert!(d.iter().all(|r| r.instructions > 0 && r.ticks > 0), "{d:?}");
+    // The emulation reported both faulting dispatches as memory faults.
+    let faults = stderr
+        .lines()
+        .filter(|l| l.contains("faulted") && l.contains("Unmapped"))
+        .count();
+    assert_eq!(faults, 2, "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

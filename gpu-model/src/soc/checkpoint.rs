@@ -83,6 +83,8 @@ impl RegistryImage {
             dispatches,
             code,
             events: self.events,
+            // The host's timestamp origin is the host's (it sets it before each run).
+            ..Inner::default()
         })
     }
 }

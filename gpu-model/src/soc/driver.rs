@@ -24,8 +24,7 @@ use super::launch;
 use super::msg::SocMsg;
 use super::queue::{
     self, Inner, PacketError, PacketErrorKind, QueueEvent, Shared, HEADER_BARRIER,
-    PACKET_BARRIER_AND, PACKET_BARRIER_OR, PACKET_INVALID, PACKET_KERNEL_DISPATCH,
-    PACKET_VENDOR_SPECIFIC,
+    PACKET_BARRIER_AND, PACKET_BARRIER_OR, PACKET_KERNEL_DISPATCH, PACKET_VENDOR_SPECIFIC,
 };
 
 /// A completed dispatch.
@@ -143,12 +142,7 @@ impl Driver {
                             st.in_flight += 1;
                         }
                         // Release the slot: header back to INVALID, then the read index.
-                        let slot = desc.slot(index);
-                        let header = u16::from(PACKET_INVALID);
-                        let w = mem
-                            .store_u16(slot, header)
-                            .and_then(|()| mem.store_u64(desc.read_index, index + 1));
-                        if let Err(f) = w {
+                        if let Err(f) = queue::release_slot(&mem, &desc, index) {
                             let e = PacketError {
                                 queue: q,
                                 index,
@@ -172,9 +166,16 @@ impl Driver {
                                 ctx.send(p, SocMsg::Dispatch(launched));
                             }
                         }
-                        if let Err(e) =
-                            signal(&shared, &mem, &mut inner, complete, q, index, ctx.now())
-                        {
+                        if let Err(e) = signal(
+                            &shared,
+                            &mem,
+                            &mut inner,
+                            complete,
+                            q,
+                            index,
+                            ctx.now(),
+                            ctx.now(),
+                        ) {
                             if let Some(st) = inner.queues.get_mut(&q) {
                                 st.error = Some(e.clone());
                             }
@@ -204,23 +205,14 @@ impl Driver {
                 kind,
             })
         };
-        let write = match mem.load_u64(desc.write_index) {
-            Ok(w) => w,
-            Err(f) => return fail("write_index", PacketErrorKind::Memory(f)),
+        let bytes = match queue::read_head(mem, &desc, index) {
+            Ok(Some(b)) => b,
+            Ok(None) => return Step::Wait,
+            Err((field, f)) => return fail(field, PacketErrorKind::Memory(f)),
         };
-        if index >= write {
-            return Step::Wait;
-        }
         let slot = desc.slot(index);
-        let mut bytes = [0u8; 64];
-        if let Err(f) = mem.read(slot, &mut bytes) {
-            return fail("ring", PacketErrorKind::Memory(f));
-        }
         let header = u16::from_le_bytes([bytes[0], bytes[1]]);
         let ty = header as u8;
-        if ty == PACKET_INVALID {
-            return Step::Wait;
-        }
         if header & HEADER_BARRIER != 0 && st.in_flight > 0 {
             return Step::Wait;
         }
@@ -281,7 +273,9 @@ impl Driver {
     }
 }
 
-/// Completes signal `handle` of packet `index` of queue `q` (0: none), delivering its event.
+/// Completes signal `handle` of packet `index` of queue `q` (0: none), launched at
+/// `start`, with its profiling timestamps; delivers its event.
+#[allow(clippy::too_many_arguments)]
 fn signal(
     shared: &Shared,
     mem: &DeviceMemory,
@@ -289,9 +283,11 @@ fn signal(
     handle: u64,
     q: u32,
     index: u64,
+    start: Tick,
     tick: Tick,
 ) -> Result<(), PacketError> {
-    match queue::complete_signal(mem, handle, tick.0) {
+    let ts = (inner.timestamp(start.0), inner.timestamp(tick.0));
+    match queue::complete_signal(mem, handle, ts, tick.0) {
         Ok(Some(e)) => {
             shared.deliver(inner, e);
             Ok(())
@@ -365,7 +361,8 @@ impl Component<SocMsg> for Driver {
                             st.packet_scratch.remove(&d.index);
                         }
                         let h = d.packet.completion_signal;
-                        if let Err(e) = signal(&shared, &mem, &mut inner, h, d.queue, d.index, now)
+                        let (q, i) = (d.queue, d.index);
+                        if let Err(e) = signal(&shared, &mem, &mut inner, h, q, i, c.submitted, now)
                         {
                             if let Some(st) = inner.queues.get_mut(&d.queue) {
                                 st.error = Some(e.clone());

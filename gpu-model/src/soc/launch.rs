@@ -286,20 +286,37 @@ fn scratch_bytes(
     u64::from(cfg.total_cus()) * u64::from(occ.workgroups_per_cu) * per_wg
 }
 
-/// Decodes a kernel-dispatch packet read from slot `packet_address` of queue `q` (packet
-/// `index`) into a dispatch: descriptor from memory at `kernel_object`, program from the
-/// code cache, kernargs from memory, resources, scratch from the queue.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn from_packet(
+/// A kernel-dispatch packet as the packet processor reads it, before any placement
+/// decision: the packet, the descriptor at its `kernel_object`, the entry and the program
+/// containing it (from the code cache), the kernel's name where it is known and the
+/// kernarg segment read from memory. The SoC's packet processor ([`from_packet`]) and
+/// [`crate::device::Device`] both read packets with it.
+#[derive(Debug)]
+pub(crate) struct DecodedPacket {
+    pub(crate) packet: DispatchPacket,
+    pub(crate) descriptor: KernelDescriptor,
+    pub(crate) entry: u64,
+    pub(crate) program_id: u32,
+    pub(crate) program: Arc<Program>,
+    pub(crate) kernel: String,
+    pub(crate) known: Option<super::queue::KnownKernel>,
+    pub(crate) kernargs: Vec<u8>,
+    /// Work-items per workgroup.
+    pub(crate) wg_items: u32,
+}
+
+/// Reads kernel-dispatch packet `bytes` (packet `index` of queue `queue`): checks its
+/// geometry (at most `max_workgroup` work-items per workgroup), reads the descriptor at
+/// `kernel_object`, finds the program and reads the kernargs.
+pub(crate) fn decode_packet(
     mem: &DeviceMemory,
     code: &mut CodeCache,
-    cfg: &GpuConfig,
-    q: &QueueState,
+    target: Target,
+    max_workgroup: u32,
     queue: u32,
     index: u64,
-    packet_address: u64,
     bytes: &[u8; 64],
-) -> Result<Dispatch, PacketError> {
+) -> Result<DecodedPacket, PacketError> {
     let err = |field: &str, kind: PacketErrorKind| PacketError {
         queue,
         index,
@@ -345,10 +362,10 @@ pub(crate) fn from_packet(
         .iter()
         .map(|&x| u32::from(x))
         .product();
-    if wg_items > cfg.max_workgroup_size {
+    if wg_items > max_workgroup {
         return Err(inval(
             "workgroup_size",
-            format!("{wg_items} work-items (at most {})", cfg.max_workgroup_size),
+            format!("{wg_items} work-items (at most {max_workgroup})"),
         ));
     }
     let ko = packet.kernel_object;
@@ -373,7 +390,6 @@ pub(crate) fn from_packet(
             ),
         ));
     }
-    let target = cfg.target;
     let (program_id, program) = code
         .program(mem, target, entry)
         .map_err(|f| err("kernel_object", PacketErrorKind::Memory(f)))?;
@@ -390,6 +406,59 @@ pub(crate) fn from_packet(
         }
         k
     };
+    Ok(DecodedPacket {
+        packet,
+        descriptor: desc,
+        entry,
+        program_id,
+        program,
+        kernel,
+        known,
+        kernargs,
+        wg_items,
+    })
+}
+
+/// Decodes a kernel-dispatch packet read from slot `packet_address` of queue `q` (packet
+/// `index`) into a dispatch: descriptor from memory at `kernel_object`, program from the
+/// code cache, kernargs from memory, resources, scratch from the queue.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn from_packet(
+    mem: &DeviceMemory,
+    code: &mut CodeCache,
+    cfg: &GpuConfig,
+    q: &QueueState,
+    queue: u32,
+    index: u64,
+    packet_address: u64,
+    bytes: &[u8; 64],
+) -> Result<Dispatch, PacketError> {
+    let inval = |field: &str, m: String| PacketError {
+        queue,
+        index,
+        field: field.to_string(),
+        kind: PacketErrorKind::Invalid(m),
+    };
+    let target = cfg.target;
+    let DecodedPacket {
+        packet,
+        descriptor: desc,
+        entry,
+        program_id,
+        program,
+        kernel,
+        known,
+        kernargs,
+        wg_items,
+    } = decode_packet(
+        mem,
+        code,
+        target,
+        cfg.max_workgroup_size,
+        queue,
+        index,
+        bytes,
+    )?;
     let private = packet
         .private_segment_size
         .max(desc.private_segment_fixed_size);

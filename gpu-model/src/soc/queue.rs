@@ -86,6 +86,19 @@ pub const SIGNAL_VALUE: u64 = 8;
 pub const SIGNAL_EVENT_MAILBOX: u64 = 16;
 /// `amd_signal_t.event_id` offset.
 pub const SIGNAL_EVENT_ID: u64 = 24;
+/// `amd_signal_t.start_ts` offset (after `event_id` u32 and `reserved1` u32 at +24;
+/// `/usr/include/hsa/amd_hsa_signal.h` of Debian's libhsa-runtime-dev 5.2.3).
+pub const SIGNAL_START_TS: u64 = 32;
+/// `amd_signal_t.end_ts` offset (same header).
+pub const SIGNAL_END_TS: u64 = 40;
+/// Period of the GPU timestamp clock in picoseconds (10 ns, a 100 MHz clock). The
+/// timestamps the packet processor writes into signals and the GPU clock counter the
+/// emulated KFD's GET_CLOCK_COUNTERS reports (`kmd`) count the same clock: ROCr converts
+/// signal timestamps to the system domain with the ratio of two clock-counter samples,
+/// so the two must agree. 100 MHz is the fixed timestamp clock of gfx940+/gfx10+ (LLVM
+/// libc `src/time/gpu/time_utils.h`); LLVM libc gives 25 MHz for other gfx9 parts'
+/// `s_memrealtime`, which the model does not distinguish.
+pub const TIMESTAMP_PERIOD_PS: u64 = 10_000;
 /// Bytes of an `amd_signal_t`.
 pub const SIGNAL_BYTES: u64 = 64;
 /// The vendor packet's `pm4_ib_format` for an indirect buffer.
@@ -248,6 +261,57 @@ pub(crate) fn init_ring(mem: &DeviceMemory, desc: &QueueDesc) -> Result<(), MemF
     Ok(())
 }
 
+/// Publishes a packet the way a producer does (the one submission path of the SoC's
+/// submitter and of [`crate::device::Device`]): body first with an INVALID header, then
+/// the header (a packet is published by its header), then the write index `index + 1`.
+pub(crate) fn publish(
+    mem: &DeviceMemory,
+    desc: &QueueDesc,
+    index: u64,
+    packet: &[u8; 64],
+) -> Result<(), MemFault> {
+    let slot = desc.slot(index);
+    let mut bytes = *packet;
+    bytes[0..2].copy_from_slice(&u16::from(PACKET_INVALID).to_le_bytes());
+    mem.write(slot, &bytes)?;
+    mem.store_u16(slot, u16::from_le_bytes([packet[0], packet[1]]))?;
+    mem.store_u64(desc.write_index, index + 1)
+}
+
+/// The packet at `index` as the packet processor sees it: `Ok(None)` while the producer's
+/// write index is not beyond it or its header is still INVALID; `Err` names the field
+/// whose memory could not be read (`write_index`, `ring`).
+pub(crate) fn read_head(
+    mem: &DeviceMemory,
+    desc: &QueueDesc,
+    index: u64,
+) -> Result<Option<[u8; 64]>, (&'static str, MemFault)> {
+    let write = mem
+        .load_u64(desc.write_index)
+        .map_err(|f| ("write_index", f))?;
+    if index >= write {
+        return Ok(None);
+    }
+    let mut bytes = [0u8; 64];
+    mem.read(desc.slot(index), &mut bytes)
+        .map_err(|f| ("ring", f))?;
+    if bytes[0] == PACKET_INVALID {
+        return Ok(None);
+    }
+    Ok(Some(bytes))
+}
+
+/// Releases the slot of consumed packet `index`: header back to INVALID, then the read
+/// index `index + 1`.
+pub(crate) fn release_slot(
+    mem: &DeviceMemory,
+    desc: &QueueDesc,
+    index: u64,
+) -> Result<(), MemFault> {
+    mem.store_u16(desc.slot(index), u16::from(PACKET_INVALID))?;
+    mem.store_u64(desc.read_index, index + 1)
+}
+
 /// A kernel the SoC loaded itself, by descriptor address: its name and the register
 /// counts of its metadata (what occupancy is computed from; a descriptor alone only has
 /// granulated counts).
@@ -276,6 +340,39 @@ pub(crate) struct CodeCache {
 const MAX_PROGRAM_BYTES: u64 = 64 << 20;
 
 impl CodeCache {
+    /// Registers a code object loaded at `loaded`: its text range (decoded exactly, not
+    /// from its whole allocation), its kernels' names and metadata register counts, and
+    /// `program` when the caller has already decoded that text.
+    pub(crate) fn register(
+        &mut self,
+        co: &crate::loader::CodeObject,
+        loaded: &crate::memory::LoadedCodeObject,
+        program: Option<Arc<Program>>,
+    ) {
+        let start = loaded.base + co.text_address();
+        let len = co.text().len() as u64;
+        self.regions.push((start, len));
+        if let Some(p) = program {
+            let id = self.programs.len() as u32;
+            self.programs.push(Some(p));
+            self.decoded.push((start, start + len, id));
+        }
+        for k in co.kernels() {
+            let (Some(lk), Some(md)) = (loaded.kernel(&k.name), k.metadata.as_ref()) else {
+                continue;
+            };
+            self.kernels.insert(
+                lk.descriptor_address,
+                KnownKernel {
+                    name: k.name.clone(),
+                    vgprs: md.vgpr_count,
+                    agprs: md.agpr_count,
+                    sgprs: md.sgpr_count,
+                },
+            );
+        }
+    }
+
     /// The program containing `entry`, decoding it from memory if needed.
     pub(crate) fn program(
         &mut self,
@@ -352,6 +449,18 @@ pub(crate) struct Inner {
     pub(crate) code: CodeCache,
     /// Every packet error and signal event delivered so far.
     pub(crate) events: Vec<QueueEvent>,
+    /// Where GPU timestamps start: (timestamp, simulated tick) pairs the host set
+    /// ([`super::Soc::set_timestamp_origin`]); (0, 0) makes timestamps plain simulated time.
+    pub(crate) timestamp_origin: (u64, u64),
+}
+
+impl Inner {
+    /// The GPU timestamp of simulated time `tick` (picoseconds): the origin's timestamp
+    /// plus the counts of the [`TIMESTAMP_PERIOD_PS`] clock since the origin's tick.
+    pub(crate) fn timestamp(&self, tick: u64) -> u64 {
+        let (ts, at) = self.timestamp_origin;
+        ts + tick.saturating_sub(at) / TIMESTAMP_PERIOD_PS
+    }
 }
 
 /// The shared registry (see [`Inner`]) and the host's event sink.
@@ -391,16 +500,23 @@ impl Shared {
     }
 }
 
-/// Decrements signal `handle` (0: none) by one; returns the event to deliver when the
-/// signal has a mailbox. A signal in unmapped memory is reported as the fault.
+/// Writes the profiling timestamps of a completed packet into signal `handle` (0: none),
+/// then decrements its value by one (the timestamps are in place before a waiter can see
+/// the new value, as ROCr reads them after the wait); returns the event to deliver when the
+/// signal has a mailbox. `start` and `end` are GPU timestamps (when the packet was
+/// launched and when it completed); `tick` is the simulated time of the event. A signal in
+/// unmapped memory is reported as the fault.
 pub(crate) fn complete_signal(
     mem: &DeviceMemory,
     handle: u64,
+    (start, end): (u64, u64),
     tick: u64,
 ) -> Result<Option<QueueEvent>, MemFault> {
     if handle == 0 {
         return Ok(None);
     }
+    mem.store_u64(handle + SIGNAL_START_TS, start)?;
+    mem.store_u64(handle + SIGNAL_END_TS, end)?;
     let old = mem.atomic_u64(handle + SIGNAL_VALUE, AtomicOp::Sub, 1, 0)?;
     let mailbox = mem.load_u64(handle + SIGNAL_EVENT_MAILBOX)?;
     if mailbox == 0 {

@@ -44,6 +44,8 @@ struct Emu {
     kfd_file: c_int,
     render_file: c_int,
     marketing_name: CString,
+    /// When the emulation started (the process's first use of the device).
+    started: std::time::Instant,
 }
 
 static EMU: OnceLock<Option<Emu>> = OnceLock::new();
@@ -81,6 +83,7 @@ fn emu() -> Option<&'static Emu> {
             kfd_file,
             render_file,
             marketing_name,
+            started: std::time::Instant::now(),
         })
     })
     .as_ref()
@@ -94,6 +97,17 @@ extern "C" fn write_dispatches() {
             let dispatches = emu.kfd.backend().dispatches();
             if let Err(e) = kmd::report::write(root, std::process::id(), &dispatches) {
                 eprintln!("gfxsim kmd: writing the dispatch records: {e}");
+            }
+            let gpu = emu.kfd.backend().stats();
+            let ns = |d: std::time::Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+            let stats = kmd::report::ProcessStats {
+                events: gpu.events,
+                model_ns: ns(gpu.model),
+                emulation_ns: ns(emu.kfd.ioctl_time() + gpu.service),
+                wall_ns: ns(emu.started.elapsed()),
+            };
+            if let Err(e) = kmd::report::write_stats(root, std::process::id(), &stats) {
+                eprintln!("gfxsim kmd: writing the run's statistics: {e}");
             }
         }
     })
@@ -433,6 +447,51 @@ pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) ->
             // SAFETY: forwarding the caller's arguments.
             unsafe { real(fd, request, arg) }
         }
+    })
+}
+
+/// Tells the GPU that the client changes the protection of (or unmaps) `addr..addr+len`
+/// before (`closing`) or after the change: the GPU stops touching registered USERPTR
+/// pages that become inaccessible, and uses them again once they are readable and
+/// writable, as amdgpu's MMU notifier invalidates and revalidates userptr buffers. Only
+/// an emulation already started is told (this never starts one).
+fn tell_gpu(addr: *mut c_void, len: libc::size_t, accessible: bool) {
+    if let Some(emu) = EMU.get().and_then(Option::as_ref) {
+        emu.kfd
+            .backend()
+            .protect_user(addr as u64, len as u64, accessible);
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn mprotect(addr: *mut c_void, len: libc::size_t, prot: c_int) -> c_int {
+    guard(-1, || {
+        let Some(real) = real!(mprotect: fn(*mut c_void, libc::size_t, c_int) -> c_int) else {
+            return fail(libc::ENOSYS);
+        };
+        let rw = libc::PROT_READ | libc::PROT_WRITE;
+        let accessible = prot & rw == rw;
+        if !accessible {
+            tell_gpu(addr, len, false);
+        }
+        // SAFETY: forwarding the caller's arguments.
+        let r = unsafe { real(addr, len, prot) };
+        if accessible && r == 0 {
+            tell_gpu(addr, len, true);
+        }
+        r
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn munmap(addr: *mut c_void, len: libc::size_t) -> c_int {
+    guard(-1, || {
+        let Some(real) = real!(munmap: fn(*mut c_void, libc::size_t) -> c_int) else {
+            return fail(libc::ENOSYS);
+        };
+        tell_gpu(addr, len, false);
+        // SAFETY: forwarding the caller's arguments.
+        unsafe { real(addr, len) }
     })
 }
 

@@ -2,7 +2,9 @@
  * object (ROCr copies it into VRAM with its own blit kernel during hsa_executable_freeze),
  * dispatches a vector add and an LDS reduction on a user AQL queue, waits on their
  * completion signals and checks the results against the CPU. Prints "step NAME ok" per
- * step; the first failure prints "step NAME FAILED ..." and exits 1.
+ * step; the first failure prints "step NAME FAILED ..." and exits 1. The queue has
+ * profiling enabled: each dispatch prints "time NAME START END" (ns, system domain, from
+ * hsa_amd_profiling_get_dispatch_time, i.e. the completion signal's start_ts/end_ts).
  * Usage: dispatch kernels.hsaco */
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
@@ -63,8 +65,12 @@ static hsa_status_t get_kernel(hsa_executable_t exe, hsa_agent_t gpu, const char
     return HSA_STATUS_SUCCESS;
 }
 
-/* Publishes a 1-D dispatch of `grid` work-items in 64-wide groups and waits for it. */
-static int dispatch(hsa_queue_t *q, const struct kernel *k, void *kernarg, uint32_t grid) {
+static hsa_agent_t the_gpu;
+
+/* Publishes a 1-D dispatch of `grid` work-items in 64-wide groups, waits for it and
+ * prints its profiled start and end. */
+static int dispatch(hsa_queue_t *q, const struct kernel *k, void *kernarg, uint32_t grid,
+                    const char *name) {
     hsa_signal_t done;
     if (hsa_signal_create(1, 0, NULL, &done) != HSA_STATUS_SUCCESS) return 0;
     uint64_t index = hsa_queue_add_write_index_relaxed(q, 1);
@@ -86,6 +92,10 @@ static int dispatch(hsa_queue_t *q, const struct kernel *k, void *kernarg, uint3
     hsa_signal_store_screlease(q->doorbell_signal, index);
     hsa_signal_value_t v = hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_LT, 1,
                                                       UINT64_MAX, HSA_WAIT_STATE_BLOCKED);
+    hsa_amd_profiling_dispatch_time_t t = {0, 0};
+    hsa_status_t ps = hsa_amd_profiling_get_dispatch_time(the_gpu, done, &t);
+    printf("time %s %llu %llu status %d\n", name, (unsigned long long)t.start,
+           (unsigned long long)t.end, (int)ps);
     hsa_signal_destroy(done);
     return v == 0;
 }
@@ -120,6 +130,8 @@ int main(int argc, char **argv) {
 
     hsa_queue_t *q = NULL;
     STEP("queue-create", hsa_queue_create(gpu, 256, HSA_QUEUE_TYPE_SINGLE, NULL, NULL, UINT32_MAX, UINT32_MAX, &q));
+    STEP("profiling", hsa_amd_profiling_set_profiler_enabled(q, 1));
+    the_gpu = gpu;
 
     float *a, *b, *c; uint32_t *in, *out; char *ka, *kr;
     STEP("alloc", hsa_memory_allocate(kernarg_region, N * 4, (void **)&a));
@@ -136,7 +148,7 @@ int main(int argc, char **argv) {
     memset(ka, 0, vadd.kernarg_size);
     uint32_t n = N;
     memcpy(ka, &a, 8); memcpy(ka + 8, &b, 8); memcpy(ka + 16, &c, 8); memcpy(ka + 24, &n, 4);
-    if (!dispatch(q, &vadd, ka, (N + 63) / 64 * 64)) { printf("step dispatch-vadd FAILED\n"); return 1; }
+    if (!dispatch(q, &vadd, ka, (N + 63) / 64 * 64, "vadd")) { printf("step dispatch-vadd FAILED\n"); return 1; }
     printf("step dispatch-vadd ok\n");
     for (uint32_t i = 0; i < N; i++)
         if (c[i] != a[i] + b[i]) { printf("step check-vadd FAILED c[%u] = %g, want %g\n", i, c[i], a[i] + b[i]); return 1; }
@@ -144,7 +156,7 @@ int main(int argc, char **argv) {
 
     memset(kr, 0, reduce.kernarg_size);
     memcpy(kr, &in, 8); memcpy(kr + 8, &out, 8);
-    if (!dispatch(q, &reduce, kr, RN)) { printf("step dispatch-reduce FAILED\n"); return 1; }
+    if (!dispatch(q, &reduce, kr, RN, "reduce")) { printf("step dispatch-reduce FAILED\n"); return 1; }
     printf("step dispatch-reduce ok\n");
     for (uint32_t g = 0; g < RN / 64; g++) {
         uint32_t want = 0;

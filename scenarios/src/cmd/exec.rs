@@ -122,23 +122,32 @@ pub fn main(args: Args) -> Result<ExitCode, CliError> {
         let dispatches = kmd::report::collect(&root.0)
             .map_err(|e| CliError::BadInput(format!("--report: {e}")))?;
         let kernels = dispatches.iter().map(|d| kernel_report(d, &gpu)).collect();
+        let stats = kmd::report::collect_stats(&root.0)
+            .map_err(|e| CliError::BadInput(format!("--report: {e}")))?;
+        let stats = kmd::report::ProcessStats::sum(&stats);
         let report = RunReport {
             scenario: format!("exec {}", display_command(&args.command)),
             gpu: gpu.marketing_name.clone(),
             threads: 1,
-            // The program's whole run, and the sum of its dispatches' simulated times
-            // (the records carry no engine event counts).
+            // The program's whole run, the sum of its dispatches' simulated times and of
+            // its processes' engine events.
             host_seconds,
             ticks: dispatches.iter().map(|d| d.ticks).sum(),
-            events: 0,
+            events: stats.events,
             epochs: 0,
             kernels,
             checks: Vec::new(),
         };
         let text = if report_path.extension().is_some_and(|e| e == "json") {
-            report.to_json()
+            let mut v = serde_json::to_value(&report).unwrap_or_default();
+            if let Some(o) = v.as_object_mut() {
+                o.insert("time_split".into(), time_split_json(&stats));
+            }
+            serde_json::to_string_pretty(&v).unwrap_or_else(|_| report.to_json())
         } else {
-            report.to_text()
+            let mut t = report.to_text();
+            t.push_str(&time_split_text(&stats));
+            t
         };
         std::fs::write(report_path, text).map_err(io(report_path))?;
     }
@@ -181,6 +190,39 @@ fn kernel_report(d: &kmd::report::Dispatch, gpu: &kmd::GpuNode) -> KernelReport 
         stderr: String::new(),
         translated: None,
     }
+}
+
+/// The share of the emulated processes' time spent in the model and in the emulation.
+fn shares(s: &kmd::report::ProcessStats) -> (f64, f64) {
+    let wall = s.wall_ns.max(1) as f64;
+    (
+        100.0 * s.model_ns as f64 / wall,
+        100.0 * s.emulation_ns as f64 / wall,
+    )
+}
+
+fn time_split_text(s: &kmd::report::ProcessStats) -> String {
+    let (m, e) = shares(s);
+    format!(
+        "time split: {:.3} s in the emulated processes; model {:.3} s ({m:.1}%), \
+         emulation (ioctls, service thread) {:.3} s ({e:.1}%), rest (the program's own work, \
+         waits, mmap) {:.1}%\n",
+        s.wall_ns as f64 / 1e9,
+        s.model_ns as f64 / 1e9,
+        s.emulation_ns as f64 / 1e9,
+        (100.0 - m - e).max(0.0),
+    )
+}
+
+fn time_split_json(s: &kmd::report::ProcessStats) -> serde_json::Value {
+    let (m, e) = shares(s);
+    serde_json::json!({
+        "wall_seconds": s.wall_ns as f64 / 1e9,
+        "model_seconds": s.model_ns as f64 / 1e9,
+        "emulation_seconds": s.emulation_ns as f64 / 1e9,
+        "model_percent": m,
+        "emulation_percent": e,
+    })
 }
 
 fn display_command(cmd: &[OsString]) -> String {
