@@ -110,6 +110,16 @@
 //! the same source, has the high half all ones). Not reported upstream yet; reproduce with
 //! `scripts/difftest.sh --seed 3 --first 128 --count 1`.
 //!
+//! Seed 12 kernel 23 with `--features all` (f16, one word, -O1/-O3 on every target, -O0
+//! matches) is, as far as we can tell, LLVM 22's AMDGPU backend and not the executor: the
+//! source's `min_f16_t(x, 0)` is `x < 0 ? x : 0`; the IR keeps the `fcmp olt` + `select`,
+//! and instruction selection turns it into `v_min_f16 v, 0, v` (f32 the same: `v_min_f32`).
+//! For `x = -0` the source gives +0, while V_MIN_F16/F32 as the ISA guides define them
+//! (and as `exec::float::minmax32` implements them: -0 is below +0) give -0. Reproduce
+//! with `scripts/difftest.sh --seed 12 --features all --first 23 --count 1`; minimized with
+//! `--minimize 23 --builds gfx942-w64-O1`. Not reported upstream yet; the CI slices do not
+//! contain the pattern with a -0 input.
+//!
 //! Tools: `--print I` prints kernel I with its header; `--minimize I --builds B` removes
 //! body lines while the mismatch on B stays (check the result for reads of LDS whose writes
 //! it removed); `examples/probe.rs` runs a hand-edited kernel on the host and one build.
