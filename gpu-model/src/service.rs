@@ -262,6 +262,25 @@ impl ServiceTable {
         self.heap.clone()
     }
 
+    /// The first dispatch with live service buffers (a hostcall or printf buffer), if any.
+    pub fn first_live(&self) -> Option<u64> {
+        self.live.keys().next().copied()
+    }
+
+    /// The device heap's state for a checkpoint.
+    pub fn heap_image(&self) -> devmem::HeapImage {
+        self.heap.lock().unwrap_or_else(|p| p.into_inner()).image()
+    }
+
+    /// The state of a restored checkpoint: no dispatch with live services (checkpoints
+    /// are only taken without them; buffers of the state replaced went with its memory)
+    /// and the saved heap, which every holder of the shared heap sees.
+    pub fn restore(&mut self, heap: devmem::DeviceHeap) {
+        self.live.clear();
+        self.failed.clear();
+        *self.heap.lock().unwrap_or_else(|p| p.into_inner()) = heap;
+    }
+
     /// Whether any dispatch has a hostcall buffer (the sync hook's cheap check).
     pub fn is_empty(&self) -> bool {
         self.live.is_empty()

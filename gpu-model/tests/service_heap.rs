@@ -128,3 +128,57 @@ fn soc_serves_the_heap_on_any_thread_count() {
     let want: Vec<i32> = (0..items as i32).map(|i| sum_of(i, n)).collect();
     assert_eq!(got, want);
 }
+
+/// Runtime-service state in SoC checkpoints: a checkpoint taken between dispatches of a
+/// program that uses `malloc` restores into a fresh SoC (on 1 and 2 threads) and continues
+/// identically. The next dispatches free the blocks the first one kept and allocate new
+/// ones: the device libraries' allocator state is device memory, but the pool the
+/// device-memory service hands slabs out of, and which ranges of it are live, are host
+/// state (`service::devmem`); without it a restored SoC reserved a second pool and handed
+/// out other addresses.
+#[test]
+fn a_checkpoint_between_malloc_dispatches_continues_identically() {
+    let (items, n) = (128u32, 8i32);
+    let file = "heap_clang15_gfx90a_v5.hsaco";
+    let (mut soc, m) = small_soc("mi250x", 1, file);
+    let ptrs = soc.alloc(8 * u64::from(items)).unwrap();
+    let out = soc.alloc(4 * u64::from(items)).unwrap();
+    let ptrs2 = soc.alloc(8 * u64::from(items)).unwrap();
+    let nb = n.to_le_bytes().to_vec();
+    let keep = |p: u64| [p.to_le_bytes().to_vec(), nb.clone()];
+    run_one(&mut soc, m, "heap_keep", items, 64, &keep(ptrs));
+    let ckpt = soc.checkpoint().unwrap();
+    let cont = |soc: &mut gpu_model::soc::Soc| -> (Vec<u8>, Vec<u8>) {
+        let take = [
+            ptrs.to_le_bytes().to_vec(),
+            out.to_le_bytes().to_vec(),
+            nb.clone(),
+        ];
+        run_one(soc, m, "heap_take", items, 64, &take);
+        run_one(soc, m, "heap_keep", items, 64, &keep(ptrs2));
+        let mut o = vec![0u8; 4 * items as usize];
+        soc.read(out, &mut o).unwrap();
+        let mut p = vec![0u8; 8 * items as usize];
+        soc.read(ptrs2, &mut p).unwrap();
+        (o, p)
+    };
+    let want = cont(&mut soc);
+    let sums: Vec<i32> = (0..items as i32)
+        .map(|i| (0..n).fold(0i32, |s, k| s.wrapping_add(i - k)))
+        .collect();
+    assert_eq!(i32s(&want.0), sums);
+    let mut addrs: Vec<u64> = want
+        .1
+        .chunks(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert!(addrs.iter().all(|&a| a != 0), "a null block");
+    addrs.sort_unstable();
+    addrs.dedup();
+    assert_eq!(addrs.len(), items as usize, "blocks shared");
+    for threads in [1, 2] {
+        let (mut r, _) = small_soc("mi250x", threads, file);
+        r.restore(&ckpt).unwrap();
+        assert_eq!(cont(&mut r), want, "restored on {threads} threads");
+    }
+}

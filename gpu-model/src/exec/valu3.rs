@@ -286,10 +286,8 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             });
             put64(w, i.dst as usize, &r);
         }
-        VDivFixupF32 => f3(w, i, |q, d, n| {
-            fl::div_fixup(q as f64, d as f64, n as f64) as f32
-        }),
-        VDivFixupF64 => d3(w, i, fl::div_fixup),
+        VDivFixupF32 => f3(w, i, fl::div_fixup32),
+        VDivFixupF64 => d3(w, i, fl::div_fixup64),
         _ => return super::valu::exec_rare(w, i),
     }
     Ok(())

@@ -24,6 +24,7 @@
 
 use super::SetupError;
 use crate::memory::DeviceMemory;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -107,6 +108,76 @@ impl DeviceHeap {
     }
 }
 
+/// A [`DeviceHeap`] as saved in SoC checkpoints: the addresses only (the allocator state and
+/// the blocks themselves are device memory, saved with it).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeapImage {
+    state: Option<u64>,
+    pool: Option<PoolImage>,
+    no_pool: bool,
+}
+
+/// The service's pool in a [`HeapImage`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct PoolImage {
+    base: u64,
+    size: u64,
+    /// Live ranges (address, size) in address order.
+    live: Vec<(u64, u64)>,
+}
+
+impl DeviceHeap {
+    /// The heap's state for a checkpoint.
+    pub fn image(&self) -> HeapImage {
+        HeapImage {
+            state: self.state,
+            pool: self.pool.as_ref().map(|p| PoolImage {
+                base: p.base,
+                size: p.size,
+                live: p.live.iter().map(|(&a, &s)| (a, s)).collect(),
+            }),
+            no_pool: self.no_pool,
+        }
+    }
+
+    /// A heap from a checkpoint's image, checked: live ranges inside the pool, in order and
+    /// not overlapping. The error says what is wrong.
+    pub fn from_image(im: HeapImage) -> Result<DeviceHeap, String> {
+        let pool = match im.pool {
+            None => None,
+            Some(PoolImage {
+                base,
+                size,
+                live: ranges,
+            }) => {
+                let end = base
+                    .checked_add(size)
+                    .ok_or_else(|| format!("heap pool {base:#x}+{size:#x} wraps"))?;
+                let mut at = base;
+                for &(a, s) in &ranges {
+                    let e = a.checked_add(s).filter(|&e| a >= at && e <= end);
+                    at = e.ok_or_else(|| {
+                        format!(
+                            "heap block {a:#x}+{s:#x} is outside the pool \
+                             {base:#x}..{end:#x} or overlaps the block before it"
+                        )
+                    })?;
+                }
+                Some(Pool {
+                    base,
+                    size,
+                    live: ranges.into_iter().collect(),
+                })
+            }
+        };
+        Ok(DeviceHeap {
+            state: im.state,
+            pool,
+            no_pool: im.no_pool,
+        })
+    }
+}
+
 impl Pool {
     /// First fit, aligned.
     fn allocate(&mut self, size: u64, align: u64) -> Option<u64> {
@@ -156,6 +227,28 @@ mod tests {
         assert_eq!(h.request(0, 0), None);
         // Freeing an unknown pointer is ignored.
         assert_eq!(h.request(12345, 0), Some(0));
+    }
+
+    #[test]
+    fn a_heap_image_round_trips_and_bad_ones_are_refused() {
+        let mut mem = DeviceMemory::with_capacity(64 << 20);
+        let mut h = DeviceHeap::default();
+        h.state(&mut mem).unwrap();
+        h.reserve_pool(&mut mem);
+        let a = h.request(0, 100).unwrap();
+        let b = h.request(0, SLAB).unwrap();
+        let mut back = DeviceHeap::from_image(h.image()).unwrap();
+        assert_eq!(back.image(), h.image());
+        // The copy continues as the original does.
+        assert_eq!(back.request(0, 5000), h.request(0, 5000));
+        assert_eq!(back.request(a, 0), h.request(a, 0));
+        assert_eq!(back.request(0, 64), h.request(0, 64));
+        let mut bad = h.image();
+        if let Some(p) = bad.pool.as_mut() {
+            p.live.push((b, 1));
+        }
+        let e = DeviceHeap::from_image(bad).unwrap_err();
+        assert!(e.contains("overlaps"), "{e}");
     }
 
     #[test]

@@ -15,6 +15,7 @@ use crate::isa::DecodeError;
 use crate::loader::CodeObject;
 use crate::memory::coherence::CoherenceImage;
 use crate::memory::{DeviceMemory, LoadedCodeObject, MemFault};
+use crate::service::devmem::{DeviceHeap, HeapImage};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use simkit::checkpoint::{decode, encode};
 use std::collections::BTreeMap;
@@ -105,6 +106,11 @@ struct SocImage<Mem> {
     live: Vec<LiveDispatch>,
     #[serde(with = "blob")]
     sim: Vec<u8>,
+    /// The device heap behind device-side `malloc` (its addresses; the allocator state and
+    /// blocks are in `memory`). An optional section added after version 5 without a version
+    /// bump: images without it decode with `None` (a fresh heap), as before.
+    #[serde(default)]
+    heap: Option<HeapImage>,
 }
 
 /// A loaded module: the code object to parse again and where it was placed.
@@ -127,6 +133,18 @@ impl Soc {
                  host process and are not part of checkpoints"
             )));
         }
+        // Runtime services of a running dispatch (hostcall packets being served, a printf
+        // buffer not yet printed) are not saved: checkpoints are taken between dispatches.
+        let heap = {
+            let t = self.services.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(seq) = t.first_live() {
+                return Err(SocError::CheckpointMismatch(format!(
+                    "dispatch {seq} has runtime service buffers (hostcall or printf) in use: \
+                     take the checkpoint after it completes"
+                )));
+            }
+            t.heap_image()
+        };
         let sim = self.sim.checkpoint_bytes()?;
         let config = self
             .config
@@ -153,6 +171,7 @@ impl Soc {
             registry: RegistryImage::of(&self.shared.read()),
             live,
             sim,
+            heap: Some(heap),
         };
         Ok(encode(&image)?)
     }
@@ -211,6 +230,13 @@ impl Soc {
                 loaded: m.loaded,
             }));
         }
+        let heap = image
+            .heap
+            .take()
+            .map(DeviceHeap::from_image)
+            .transpose()
+            .map_err(|e| SocError::CheckpointMismatch(format!("device heap: {e}")))?
+            .unwrap_or_default();
         let registry = image.registry.build(self.config.target)?;
         // The components look dispatches up in the registry as they restore; a component
         // refusing its state gets its old one back, which names the old registry's
@@ -236,6 +262,10 @@ impl Soc {
         self.queue = image.queue;
         self.next_index.store(image.next_index, Ordering::Relaxed);
         *self.live.lock().unwrap_or_else(|p| p.into_inner()) = image.live;
+        {
+            let mut t = self.services.lock().unwrap_or_else(|p| p.into_inner());
+            t.restore(heap);
+        }
         Ok(())
     }
 

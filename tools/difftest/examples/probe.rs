@@ -9,6 +9,7 @@ fn main() {
     let k = gen::Kernel {
         name: a[2].clone(),
         wg: a[3].parse().unwrap(),
+        tail: 0,
         source: std::fs::read_to_string(&a[1]).unwrap(),
     };
     let input = gen::input(a[4].parse().unwrap(), a[5].parse().unwrap());

@@ -22,8 +22,8 @@
 //! * **Signature.** Every kernel is `k(const uint *in, uint *out, uint *atom)`: 1024 input
 //!   words ([`gen::input`]: integers, f32, f64 and f16 bit patterns with zeros, subnormals,
 //!   infinities, NaN), 8 output words per work-item, 16 u32 + 8 u64 atomic counters.
-//!   Grid: 2 full work-groups of 32, 64 or 128 work-items (wave32 and wave64 both see
-//!   several waves per group on some kernels).
+//!   Grid: 2 work-groups of 32, 64 or 128 work-items (wave32 and wave64 both see several
+//!   waves per group on some kernels); the last one partial with `Features::partial`.
 //!
 //! # What the kernels do, and why it is well defined
 //!
@@ -60,10 +60,18 @@
 //! * Atomics: global u32 add/sub/min/max/and/or/xor and u64 add/or/xor, LDS u32
 //!   add/min/max/or, anywhere (also in divergent code and loops); their return values are
 //!   never used, so the final values do not depend on the order.
+//! * Behind switches ([`gen::Features`], `--features partial,f16fma,vdiv` or `all`; off in
+//!   the seed-1 CI slice, whose kernels stay the same text, and on in the smaller
+//!   `features_slice` test): partial work-groups (the grid is not a multiple of the group;
+//!   the kernel outputs its actual group size, read on the device from the implicit
+//!   arguments as ROCm's device library does, and its LDS exchange stays inside the group),
+//!   `half`/`half2` fma (the host rounds once: to odd at f64 and f32, then to half; x86
+//!   without native f16 would compute it in float and round twice), and float-vector
+//!   division.
 //! * Not generated: sub-group (wave) operations (their results depend on the wave size and
-//!   the host has no waves; the corpus tests them), transcendental functions (not exact),
-//!   partial work-groups, f16 fma (x86 without native f16 computes it in float, which can
-//!   round twice), vector float division.
+//!   the host reference runs once for all builds; with `-nogpulib` clang-22 has no
+//!   `sub_group_*` functions for amdgcn; the corpus tests wave operations), and
+//!   transcendental functions (not exact; a ulp-bounded comparison is not built yet).
 //! * Bit casts from float types and `copysign`'s sign operand see NaN made canonical first
 //!   (x86's default NaN has the sign bit set, AMDGPU's does not).
 //!
@@ -75,13 +83,16 @@
 //!   is 2^±64 / 2^±128 by S2's exponent: f32 division by a subnormal was 2^32 too large
 //!   (seed 1 kernel 38).
 //! * `v_div_fixup` missed the guides' `S2 == 0 => ±0` case: `0 / x` was NaN (kernels 97, 53).
-//!
-//! Open, and excluded from the generator (`div_f32_t` etc. in [`gen::header`]): float
-//! division with operands more than 2^60 apart (f64: 2^600) or a divisor above 2^120 (f64:
-//! 2^1000) can give NaN or a wrong zero (the `1/S1 == DENORM` case of `v_div_scale` and the
-//! overflow/underflow cases of `v_div_fixup` are not modelled as LLVM's sequence needs).
-//! Reproducer (`examples/probe.rs`): with `x = 3.4e38f` (0x7f7fc99e), `(65504.0f - x) / x`
-//! gives -0 instead of -1 and `1.0f / x` gives 0 instead of the subnormal 0x002006ce.
+//! * Float division with extreme operands (was excluded from the generator: operands more
+//!   than 2^60 apart, f64 2^600, or a divisor above 2^120, f64 2^1000): `1.0f / 3.4e38f`
+//!   gave 0 instead of the subnormal 0x002006ce, `(65504.0f - x) / x` -0 instead of -1,
+//!   `3.4e38f / 1e-40f` NaN instead of infinity. `v_div_scale` now tests "1/S1 is DENORM"
+//!   on the reciprocal in the instruction's own format and scales the denominator down
+//!   when both reciprocal and quotient are tiny; `v_div_fixup` has the guides' underflow
+//!   and overflow cases; `v_div_fmas_f64` scaling into the subnormal range rounds once
+//!   (see `gpu_model::exec::float::div_scale32`). Regression: `tests/div_extremes.rs`
+//!   (every pair of 16 extreme f32 and f64 values and float4 lanes, 21 builds), and the
+//!   exclusion is gone from the generator.
 //!
 //! Seed 3 kernel 357 (an f32 fma whose last bit differed at -O0 on all targets) was
 //! `v_fma_mix_f32` rounding the f64 fma to nearest and then to f32: a product exactly
@@ -98,6 +109,30 @@
 //! and the executor runs that code as written (the host, compiled by the same clang from
 //! the same source, has the high half all ones). Not reported upstream yet; reproduce with
 //! `scripts/difftest.sh --seed 3 --first 128 --count 1`.
+//!
+//! Seed 12 kernel 23 with `--features all` (f16, one word, -O1/-O3 on every target, -O0
+//! matches) is, as far as we can tell, LLVM 22's AMDGPU backend and not the executor: the
+//! source's `min_f16_t(x, 0)` is `x < 0 ? x : 0`; the IR keeps the `fcmp olt` + `select`,
+//! and instruction selection turns it into `v_min_f16 v, 0, v` (f32 the same: `v_min_f32`).
+//! For `x = -0` the source gives +0, while V_MIN_F16/F32 as the ISA guides define them
+//! (and as `exec::float::minmax32` implements them: -0 is below +0) give -0. Reproduce
+//! with `scripts/difftest.sh --seed 12 --features all --first 23 --count 1`; minimized with
+//! `--minimize 23 --builds gfx942-w64-O1`. Not reported upstream yet; the CI slices do not
+//! contain the pattern with a -0 input.
+//!
+//! Open (seed 13, 100 kernels with `--features all`, 23 of 2100 dispatches differ; not yet
+//! fixed, not in the CI slices):
+//! * Kernel 37, gfx9 only, every -O level: a `half` fma is 1 ulp off where a tiny addend
+//!   breaks a tie (`fma(0x71c8, 0xc440, 0x8330)` is exactly -50320.0000486: host -50336,
+//!   0xfa25, correct; device -50304, 0xfa24, ties to even as if the addend were lost). The
+//!   default-mode `v_fma_f16` in `exec/valu3.rs` rounds the f64 fma to nearest and then to
+//!   half (twice), but making it round once did not change the result, so the executing path
+//!   is probably `fmode::round::fma16` (rustc_apfloat's fused multiply-add on half).
+//! * Kernel 43, -O1/-O3 on every target: a `half2` division whose high lane is all
+//!   constants gives -inf (device) instead of 0xa28f; the code is `v_pk_fma_f16` with an
+//!   SGPR operand, then `v_rcp_f16`/`v_fma_mix_f32 op_sel:[1,0,0]`/`v_div_fixup_f16` per
+//!   lane. Not minimized further; reproduce with `--seed 13 --features all --first 43
+//!   --count 1`.
 //!
 //! Tools: `--print I` prints kernel I with its header; `--minimize I --builds B` removes
 //! body lines while the mismatch on B stays (check the result for reads of LDS whose writes
@@ -229,6 +264,8 @@ pub struct Options {
     pub jobs: usize,
     /// Directory for sources, objects and host programs.
     pub workdir: PathBuf,
+    /// Generator switches.
+    pub features: gen::Features,
 }
 
 fn corpus_dir() -> PathBuf {
@@ -308,6 +345,7 @@ const OUT_FILL: u32 = 0xdead_beef;
 fn host_main(kernels: &[Kernel]) -> String {
     let names: Vec<&str> = kernels.iter().map(|k| k.name.as_str()).collect();
     let wgs: Vec<String> = kernels.iter().map(|k| k.wg.to_string()).collect();
+    let tails: Vec<String> = kernels.iter().map(|k| k.tail.to_string()).collect();
     let init: Vec<String> = atom_init().iter().map(|v| format!("{v}u")).collect();
     format!(
         r#"
@@ -318,14 +356,15 @@ pthread_barrier_t hc_barrier;
 typedef void (*kfn)(const u32_t *, u32_t *, u32_t *);
 static const kfn table[] = {{ {names} }};
 static const unsigned wgs[] = {{ {wgs} }};
+static const unsigned tails[] = {{ {tails} }};
 static const u32_t atom_init[{aw}] = {{ {init} }};
-struct targ {{ kfn f; const u32_t *in; u32_t *out, *atom; unsigned lid, grp, wg; }};
+struct targ {{ kfn f; const u32_t *in; u32_t *out, *atom; unsigned lid, grp, wg, grid; }};
 static void *tramp(void *p) {{
   struct targ *a = p;
   hc_wi.lid[0] = a->lid; hc_wi.lid[1] = 0; hc_wi.lid[2] = 0;
   hc_wi.gid[0] = a->grp; hc_wi.gid[1] = 0; hc_wi.gid[2] = 0;
   hc_wi.lsz[0] = a->wg; hc_wi.lsz[1] = 1; hc_wi.lsz[2] = 1;
-  hc_wi.gsz[0] = a->wg * {groups}u; hc_wi.gsz[1] = 1; hc_wi.gsz[2] = 1;
+  hc_wi.gsz[0] = a->grid; hc_wi.gsz[1] = 1; hc_wi.gsz[2] = 1;
   a->f(a->in, a->out, a->atom);
   return NULL;
 }}
@@ -344,19 +383,21 @@ int main(int argc, char **argv) {{
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, 256 * 1024);
   for (unsigned k = 0; k < n; ++k) {{
-    unsigned wg = wgs[k], grid = wg * {groups}u;
+    unsigned wg = wgs[k], grid = wg * {groups}u - tails[k];
     u32_t *out = malloc((size_t)grid * {nout} * 4);
     for (unsigned i = 0; i < grid * {nout}; ++i) out[i] = {fill}u;
     for (unsigned i = 0; i < {aw}; ++i) atom[i] = atom_init[i];
     struct targ args[256];
     pthread_t th[256];
     for (unsigned g = 0; g < {groups}u; ++g) {{
-      pthread_barrier_init(&hc_barrier, NULL, wg);
-      for (unsigned l = 0; l < wg; ++l) {{
-        args[l] = (struct targ){{ table[k], in + (size_t)k * {inw}, out, atom, l, g, wg }};
+      /* The last group is partial when the grid is not a multiple of the group. */
+      unsigned n_items = grid - g * wg < wg ? grid - g * wg : wg;
+      pthread_barrier_init(&hc_barrier, NULL, n_items);
+      for (unsigned l = 0; l < n_items; ++l) {{
+        args[l] = (struct targ){{ table[k], in + (size_t)k * {inw}, out, atom, l, g, wg, grid }};
         if (pthread_create(&th[l], &attr, tramp, &args[l])) return 5;
       }}
-      for (unsigned l = 0; l < wg; ++l) pthread_join(th[l], NULL);
+      for (unsigned l = 0; l < n_items; ++l) pthread_join(th[l], NULL);
       pthread_barrier_destroy(&hc_barrier);
     }}
     fwrite(out, 4, (size_t)grid * {nout}, fo);
@@ -369,6 +410,7 @@ int main(int argc, char **argv) {{
 "#,
         names = names.join(", "),
         wgs = wgs.join(", "),
+        tails = tails.join(", "),
         init = init.join(", "),
         aw = ATOM_WORDS,
         inw = IN_WORDS,
@@ -529,7 +571,9 @@ pub fn run(o: &Options) -> Result<Report, Error> {
     let mut i = o.first;
     while i < o.first + o.count {
         let n = o.batch.min(o.first + o.count - i);
-        let kernels: Vec<Kernel> = (i..i + n).map(|j| gen::kernel(o.seed, j)).collect();
+        let kernels: Vec<Kernel> = (i..i + n)
+            .map(|j| gen::kernel_with(o.seed, j, o.features))
+            .collect();
         let inputs: Vec<u32> = (i..i + n).flat_map(|j| gen::input(o.seed, j)).collect();
         let dir = o.workdir.join(format!("s{}-b{i}", o.seed));
         io(&dir, std::fs::create_dir_all(&dir))?;
@@ -647,10 +691,16 @@ fn still_differs(dir: &Path, k: &Kernel, input: &[u32], b: Build) -> bool {
 
 /// Minimizes kernel `index` of `seed` for build `b`: removes body lines one at a time while
 /// the mismatch stays. Returns the minimized kernel, or `None` when it does not differ.
-pub fn minimize(seed: u64, index: u64, b: Build, workdir: &Path) -> Result<Option<Kernel>, Error> {
+pub fn minimize(
+    seed: u64,
+    index: u64,
+    features: gen::Features,
+    b: Build,
+    workdir: &Path,
+) -> Result<Option<Kernel>, Error> {
     let dir = workdir.join(format!("min-s{seed}-k{index}"));
     io(&dir, std::fs::create_dir_all(&dir))?;
-    let mut k = gen::kernel(seed, index);
+    let mut k = gen::kernel_with(seed, index, features);
     let input = gen::input(seed, index);
     if !still_differs(&dir, &k, &input, b) {
         return Ok(None);

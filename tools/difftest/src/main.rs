@@ -3,6 +3,7 @@
 //! ```text
 //! difftest [--seed S] [--first I] [--count N] [--batch B] [--jobs J]
 //!          [--builds gfx942-w64-O3,...] [--workdir DIR] [--print I]
+//!          [--features partial,f16fma,vdiv|all]
 //! ```
 //! Exit status 1 when anything differed.
 
@@ -13,7 +14,7 @@ use difftest::{all_builds, gen, run, Options};
 
 fn usage(msg: &str) -> ExitCode {
     eprintln!("difftest: {msg}");
-    eprintln!("usage: difftest [--seed S] [--first I] [--count N] [--batch B] [--jobs J] [--builds LIST] [--workdir DIR] [--print I]");
+    eprintln!("usage: difftest [--seed S] [--first I] [--count N] [--batch B] [--jobs J] [--builds LIST] [--workdir DIR] [--features LIST] [--print I]");
     ExitCode::from(2)
 }
 
@@ -28,6 +29,7 @@ fn main() -> ExitCode {
             .map(|n| n.get())
             .unwrap_or(2),
         workdir: std::env::temp_dir().join("difftest"),
+        features: gen::Features::default(),
     };
     let mut print = None;
     let mut minimize = None;
@@ -49,6 +51,7 @@ fn main() -> ExitCode {
             "--jobs" => num().map(|n| o.jobs = n.max(1) as usize),
             "--print" => num().map(|n| print = Some(n)),
             "--minimize" => num().map(|n| minimize = Some(n)),
+            "--features" => gen::Features::parse(v).map(|f| o.features = f),
             "--workdir" => {
                 o.workdir = PathBuf::from(v);
                 Ok(())
@@ -75,7 +78,7 @@ fn main() -> ExitCode {
         i += 2;
     }
     if let Some(k) = print {
-        let kern = gen::kernel(o.seed, k);
+        let kern = gen::kernel_with(o.seed, k, o.features);
         println!("{}{}", gen::header(), kern.source);
         println!(
             "/* work-group {} x {} groups; input words: {:?} */",
@@ -89,7 +92,7 @@ fn main() -> ExitCode {
         let Some(&b) = o.builds.first() else {
             return usage("--minimize needs a build");
         };
-        return match difftest::minimize(o.seed, k, b, &o.workdir) {
+        return match difftest::minimize(o.seed, k, o.features, b, &o.workdir) {
             Ok(Some(m)) => {
                 println!(
                     "/* seed {} kernel {k}: differs on {b}; minimized */",

@@ -13,6 +13,7 @@ fn opts(first: u64, count: u64, dir: &str) -> Options {
         builds: all_builds(),
         jobs: 2,
         workdir: std::env::temp_dir().join(format!("difftest-{dir}-{}", std::process::id())),
+        features: Default::default(),
     }
 }
 
@@ -62,4 +63,27 @@ fn fixed_mismatches_stay_fixed() {
         );
         let _ = std::fs::remove_dir_all(&o.workdir);
     }
+}
+
+/// The constructs behind generator switches (partial work-groups, `half` fma, float-vector
+/// division): seed 11, 40 kernels with every switch on, every build (840 dispatches).
+#[test]
+fn features_slice_every_build_matches_the_host() {
+    let mut o = opts(0, 40, "features");
+    o.seed = 11;
+    o.features = difftest::gen::Features::all();
+    let rep = run(&o).expect("difftest run (needs clang-22)");
+    assert_eq!(rep.dispatches, 40 * 21);
+    let bad: Vec<String> = rep
+        .mismatches
+        .iter()
+        .map(|m| format!("kernel {} on {}: {}", m.kernel, m.build, m.detail))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{} mismatches:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+    let _ = std::fs::remove_dir_all(&o.workdir);
 }
