@@ -117,8 +117,6 @@ struct State {
     dispatches: Vec<Dispatch>,
     /// Completions of the SoC already turned into records.
     seen: usize,
-    /// Wave-instructions of every CU when the last run started.
-    instructions: u64,
     /// Host ranges of USERPTR pages the client made inaccessible (mprotect, munmap)
     /// while registered: left out of the SoC's mappings, so GPU accesses fault.
     blocked: Vec<(u64, u64)>,
@@ -191,7 +189,6 @@ impl SocGpu {
                 names: BTreeMap::new(),
                 dispatches: Vec::new(),
                 seen: 0,
-                instructions: 0,
                 blocked: Vec::new(),
                 model: Duration::ZERO,
                 service: Duration::ZERO,
@@ -252,14 +249,6 @@ fn read_u64(soc: &Soc, addr: u64) -> Option<u64> {
     let mut b = [0u8; 8];
     soc.read(addr, &mut b).ok()?;
     Some(u64::from_le_bytes(b))
-}
-
-fn total_instructions(soc: &Soc) -> u64 {
-    soc.cus()
-        .iter()
-        .filter_map(|p| soc.cu(p))
-        .map(|cu| cu.activity.instructions)
-        .sum()
 }
 
 /// The GPU clock counter: counts of the GPU timestamp clock, the one the packet processor
@@ -328,7 +317,6 @@ fn poll(shared: &Shared, st: &mut State) -> bool {
     if !rang {
         return false;
     }
-    st.instructions = total_instructions(&st.soc);
     let t = std::time::Instant::now();
     // Signal timestamps continue from the clock counter the client reads (ROCr checks
     // that they are not before its first sample); their differences are simulated time.
@@ -483,10 +471,6 @@ fn collect(shared: &Shared, st: &mut State) -> usize {
     let all = st.soc.completions();
     let new: Vec<_> = all[st.seen.min(all.len())..].to_vec();
     st.seen = all.len();
-    // Wave-instructions of the run: the model counts per CU, not per dispatch, so
-    // dispatches that completed in the same run share the count (the first one carries
-    // it; ROCr's synchronous calls run one dispatch at a time).
-    let mut instructions = total_instructions(&st.soc).saturating_sub(st.instructions);
     for c in &new {
         if let Some(f) = &c.fault {
             eprintln!("gfxsim gpu: dispatch {:#x} faulted: {f:?}", c.seq);
@@ -508,7 +492,8 @@ fn collect(shared: &Shared, st: &mut State) -> usize {
             kernel: l.kernel,
             grid: l.grid,
             workgroup: l.workgroup,
-            instructions: std::mem::take(&mut instructions),
+            // Each dispatch's own count, also when several ran at the same time.
+            instructions: c.instructions,
             ticks: c.completed.0.saturating_sub(c.submitted.0),
         });
     }

@@ -125,7 +125,7 @@ fn hip_vector_add_and_reduction() {
     assert_eq!(user.len(), 2, "{:#?}", report.kernels);
     assert_eq!(user[0].kernel, "_Z4vaddPKfS0_Pfi");
     assert_eq!(user[1].kernel, "_Z9block_sumPKjPji");
-    // Each ran alone (the program synchronizes after it), so it carries its own count.
+    // Each record carries its own dispatch's count.
     assert!(
         user.iter()
             .all(|k| k.grid == [5120, 1, 1] && k.workgroups == 20 && k.instructions["total"] > 0),
@@ -189,6 +189,22 @@ fn hip_streams_events_memset_and_1000_launches() {
         "{:#?}",
         report.kernels
     );
+    // Every record carries its own dispatch's wave-instructions, also when dispatches ran
+    // at the same time (the 1000 launches are queued without waiting): every dispatch
+    // retires at least its waves' s_endpgm, and the same kernel on the same grid and data
+    // size retires the same count each time.
+    assert!(
+        report.kernels.iter().all(|k| k.instructions["total"] > 0),
+        "{:#?}",
+        report.kernels
+    );
+    let bumps: Vec<u64> = report
+        .kernels
+        .iter()
+        .filter(|k| k.kernel == "_Z4bumpPji")
+        .map(|k| k.instructions["total"])
+        .collect();
+    assert!(bumps.iter().all(|&n| n == bumps[0]), "{bumps:?}");
 }
 
 /// rocSPARSE (Debian's librocsparse0 5.3.0, its own gfx90a code objects) computes a CSR

@@ -28,6 +28,8 @@ struct Current {
     next: u64,
     outstanding: u32,
     fault: Option<Box<Fault>>,
+    /// Wave-instructions of the share's ended workgroups.
+    instructions: u64,
 }
 
 /// [`Current`] with its dispatch named by key, for checkpoints.
@@ -37,6 +39,9 @@ struct CurrentImage {
     next: u64,
     outstanding: u32,
     fault: Option<Box<Fault>>,
+    /// Absent from images written before the count existed.
+    #[serde(default)]
+    instructions: u64,
 }
 
 /// A command processor.
@@ -137,6 +142,7 @@ impl CommandProcessor {
                         xcd: self.xcd,
                         seq: done.d.seq,
                         fault: done.fault,
+                        instructions: done.instructions,
                     },
                 );
             }
@@ -167,6 +173,7 @@ impl Component<SocMsg> for CommandProcessor {
                     d,
                     outstanding: 0,
                     fault: None,
+                    instructions: 0,
                 });
                 self.pump(ctx);
             }
@@ -180,6 +187,7 @@ impl Component<SocMsg> for CommandProcessor {
                 }
                 if let Some(cur) = self.active.iter_mut().find(|c| c.d.seq == done.seq) {
                     cur.outstanding = cur.outstanding.saturating_sub(1);
+                    cur.instructions += done.instructions;
                     if cur.fault.is_none() {
                         cur.fault = done.fault;
                     }
@@ -200,6 +208,7 @@ impl Component<SocMsg> for CommandProcessor {
                 next: c.next,
                 outstanding: c.outstanding,
                 fault: c.fault.clone(),
+                instructions: c.instructions,
             })
             .collect();
         encode(&(&self.cus, &active, self.rr))
@@ -228,6 +237,7 @@ impl Component<SocMsg> for CommandProcessor {
                 next: c.next,
                 outstanding: c.outstanding,
                 fault: c.fault,
+                instructions: c.instructions,
             });
         }
         (self.cus, self.active, self.rr) = (cus, restored, rr);

@@ -40,6 +40,9 @@ struct Group {
     fault: Option<Box<Fault>>,
     /// Clocked mode: the program's per-slot timing facts (rebuilt after a restore).
     table: Option<Arc<super::timing::SlotTable>>,
+    /// Wave-instructions its waves retired (reported with the workgroup's end, so each
+    /// dispatch's count is its own even when dispatches run at the same time).
+    retired: u64,
 }
 
 /// [`Group`] with its dispatch named by key, for checkpoints.
@@ -55,6 +58,9 @@ struct GroupImage {
     live: u32,
     scratch_slot: u32,
     fault: Option<Box<Fault>>,
+    /// Absent from images written before the count existed.
+    #[serde(default)]
+    retired: u64,
 }
 
 impl Group {
@@ -81,6 +87,7 @@ impl Group {
             live: self.live,
             scratch_slot: self.scratch_slot,
             fault: self.fault.clone(),
+            retired: self.retired,
         }
     }
 
@@ -102,6 +109,7 @@ impl Group {
             scratch_slot: g.scratch_slot,
             fault: g.fault,
             table: None,
+            retired: g.retired,
         })
     }
 }
@@ -337,6 +345,7 @@ impl ComputeUnit {
             scratch_slot: slot,
             fault: None,
             table,
+            retired: 0,
         });
         if self.clocked.is_some() {
             self.clock_at(now, ctx);
@@ -405,6 +414,7 @@ impl ComputeUnit {
                 stop = Stop::Fault(FaultReason::Budget(self.budget));
             }
             executed += r.wave.retired - before;
+            g.retired += r.wave.retired - before;
             for (a, (now, then)) in self
                 .activity
                 .classes
@@ -488,6 +498,7 @@ impl ComputeUnit {
                             waves: g.waves,
                             seq: g.dispatch.seq,
                             fault: g.fault,
+                            instructions: g.retired,
                         })),
                     );
                 }

@@ -571,6 +571,7 @@ impl ComputeUnit {
             }
             let ran = r.wave.retired - retired;
             self.activity.instructions += ran;
+            g.retired += ran;
             for (a, (n, b)) in self
                 .activity
                 .classes

@@ -38,6 +38,11 @@ pub struct Completion {
     pub completed: Tick,
     /// The first fault any XCD reported (in XCD order).
     pub fault: Option<Box<Fault>>,
+    /// Wave-instructions its waves retired, summed over the XCDs (its own, also when
+    /// other dispatches ran at the same time). Absent from images written before the
+    /// count existed.
+    #[serde(default)]
+    pub instructions: u64,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -46,6 +51,9 @@ struct Pending {
     submitted: Tick,
     remaining: u32,
     faults: Vec<(u32, Box<Fault>)>,
+    /// Absent from images written before the count existed.
+    #[serde(default)]
+    instructions: u64,
 }
 
 /// The packet processor component.
@@ -161,6 +169,7 @@ impl Driver {
                                 submitted: ctx.now(),
                                 remaining: self.xcds,
                                 faults: Vec::new(),
+                                instructions: 0,
                             });
                             for &p in &self.ports {
                                 ctx.send(p, SocMsg::Dispatch(launched));
@@ -313,7 +322,13 @@ impl Component<SocMsg> for Driver {
         match input {
             Input::External(SocMsg::Doorbell { queue }) => self.process(queue, ctx),
             Input::Message {
-                msg: SocMsg::DispatchDone { xcd, seq, fault },
+                msg:
+                    SocMsg::DispatchDone {
+                        xcd,
+                        seq,
+                        fault,
+                        instructions,
+                    },
                 ..
             } => {
                 let Some(i) = self.pending.iter().position(|p| p.seq == seq) else {
@@ -321,6 +336,7 @@ impl Component<SocMsg> for Driver {
                 };
                 let p = &mut self.pending[i];
                 p.remaining -= 1;
+                p.instructions += instructions;
                 if let Some(f) = fault {
                     p.faults.push((xcd, f));
                 }
@@ -336,6 +352,7 @@ impl Component<SocMsg> for Driver {
                         submitted: p.submitted,
                         completed: at,
                         fault: p.faults.into_iter().next().map(|(_, f)| f),
+                        instructions: p.instructions,
                     });
                     ctx.schedule(Tick(at.0 - now.0), SocMsg::Tick);
                 }

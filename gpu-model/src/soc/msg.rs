@@ -31,6 +31,10 @@ pub enum SocMsg {
         seq: u64,
         /// The first fault of the share, if any.
         fault: Option<Box<Fault>>,
+        /// Wave-instructions the share's waves retired (absent from images written
+        /// before the count existed).
+        #[serde(default)]
+        instructions: u64,
     },
     /// A CU's own quantum timer.
     Tick,
@@ -73,6 +77,10 @@ pub struct WorkgroupDone {
     pub seq: u64,
     /// Why it stopped early, if it did.
     pub fault: Option<Box<Fault>>,
+    /// Wave-instructions its waves retired (absent from images written before the count
+    /// existed).
+    #[serde(default)]
+    pub instructions: u64,
 }
 
 /// One line-sized request to the next memory level.

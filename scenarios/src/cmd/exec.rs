@@ -171,7 +171,7 @@ fn kernel_report(d: &kmd::report::Dispatch, gpu: &kmd::GpuNode) -> KernelReport 
     let items: u32 = d.workgroup.iter().product();
     KernelReport {
         kernel: d.kernel.clone(),
-        code_object: "(loaded by the program)".into(),
+        code_object: "loaded by the program".into(),
         grid: d.grid,
         workgroup: d.workgroup,
         host_seconds: 0.0,
