@@ -12,7 +12,7 @@ mod common;
 mod manifest;
 
 use common::llvm_accepts_as;
-use gpu_model::device::{ArgValue, Device, LaunchConfig};
+use gpu_model::device::ArgValue;
 use gpu_model::Target;
 use manifest::{Buf, Case, Manifest};
 use std::collections::HashMap;
@@ -405,23 +405,7 @@ amdhsa.kernels:
     assert!(k.descriptor.allocated_vgprs(Target::Gfx1201) >= 9);
     assert_eq!(k.metadata.as_ref().unwrap().agpr_count, 0);
     let run = |bytes: &[u8], target: Target| -> Vec<u32> {
-        let mut dev = Device::new(target);
-        let m = dev.load_code_object(bytes).unwrap();
-        let out = dev.alloc(64 * 8).unwrap();
-        dev.copy_in(out, &[0u8; 64 * 8]).unwrap();
-        let cfg = LaunchConfig {
-            grid: [64, 1, 1],
-            workgroup: [64, 1, 1],
-            dynamic_lds: 0,
-            extra_private: 0,
-        };
-        let id = dev.dispatch(m, "acc", &cfg, &[ArgValue::ptr(out)]).unwrap();
-        dev.wait(id).unwrap();
-        let mut b = vec![0u8; 64 * 8];
-        dev.copy_out(out, &mut b).unwrap();
-        b.chunks(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect()
+        common::run_words(bytes, target, "acc", [64, 64], None, 64 * 2, &[])
     };
     let want: Vec<u32> = (0..64u32).flat_map(|t| [t * 7 + 1, t + 5]).collect();
     assert_eq!(run(&guest, Target::Gfx950), want);
@@ -497,23 +481,7 @@ amdhsa.kernels:
     let h = gpu_model::loader::CodeObject::parse(&t.object).unwrap();
     assert_eq!(h.kernels()[0].descriptor.kernarg_preload, 0);
     let run = |bytes: &[u8], target: Target| -> Vec<u32> {
-        let mut dev = Device::new(target);
-        let m = dev.load_code_object(bytes).unwrap();
-        let out = dev.alloc(128 * 4).unwrap();
-        dev.copy_in(out, &[0u8; 128 * 4]).unwrap();
-        let cfg = LaunchConfig {
-            grid: [128, 1, 1],
-            workgroup: [64, 1, 1],
-            dynamic_lds: 0,
-            extra_private: 0,
-        };
-        let id = dev.dispatch(m, "pre", &cfg, &[ArgValue::ptr(out)]).unwrap();
-        dev.wait(id).unwrap();
-        let mut b = vec![0u8; 128 * 4];
-        dev.copy_out(out, &mut b).unwrap();
-        b.chunks(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect()
+        common::run_words(bytes, target, "pre", [128, 64], None, 128, &[])
     };
     let want: Vec<u32> = (0..128u32).map(|i| (i % 64) * 3 + i / 64).collect();
     assert_eq!(run(&guest, Target::Gfx950), want);
@@ -624,25 +592,7 @@ amdhsa.kernels:
         assert_eq!(dis.contains(wait), present, "{wait} in\n{dis}");
     }
     let run = |bytes: &[u8], target: Target| -> Vec<u32> {
-        let mut dev = Device::new(target);
-        let m = dev.load_code_object(bytes).unwrap();
-        let out = dev.alloc(384 * 4).unwrap();
-        dev.copy_in(out, &[0u8; 384 * 4]).unwrap();
-        let cfg = LaunchConfig {
-            grid: [64, 1, 1],
-            workgroup: [64, 1, 1],
-            dynamic_lds: 0,
-            extra_private: 0,
-        };
-        let id = dev
-            .dispatch(m, "edge", &cfg, &[ArgValue::ptr(out)])
-            .unwrap();
-        dev.wait(id).unwrap();
-        let mut b = vec![0u8; 384 * 4];
-        dev.copy_out(out, &mut b).unwrap();
-        b.chunks(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect()
+        common::run_words(bytes, target, "edge", [64, 64], None, 384, &[])
     };
     let v1 = |l: u32| 3 * l + 1;
     let mut want = Vec::new();
@@ -755,24 +705,8 @@ amdhsa.kernels:
         assert!(dis.contains(want), "no `{want}` in the translation");
     }
     let run = |bytes: &[u8], target: Target, n: u32| -> Vec<u32> {
-        let mut dev = Device::new(target);
-        let m = dev.load_code_object(bytes).unwrap();
-        let out = dev.alloc(64 * 4).unwrap();
-        dev.copy_in(out, &[0u8; 64 * 4]).unwrap();
-        let cfg = LaunchConfig {
-            grid: [64, 1, 1],
-            workgroup: [64, 1, 1],
-            dynamic_lds: 0,
-            extra_private: 0,
-        };
-        let args = [ArgValue::ptr(out), ArgValue::bytes(&n.to_le_bytes())];
-        let id = dev.dispatch(m, "far", &cfg, &args).unwrap();
-        dev.wait(id).unwrap();
-        let mut b = vec![0u8; 64 * 4];
-        dev.copy_out(out, &mut b).unwrap();
-        b.chunks(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect()
+        let extra = [ArgValue::bytes(&n.to_le_bytes())];
+        common::run_words(bytes, target, "far", [64, 64], None, 64, &extra)
     };
     for n in [0u32, 1, 4] {
         let want: Vec<u32> = (0..64u32).map(|l| l + 4 * n + 3).collect();

@@ -130,23 +130,8 @@ fn inputs() -> Vec<u32> {
 }
 
 fn run(bytes: &[u8], target: Target) -> Vec<u32> {
-    let mut dev = Device::new(target);
-    let m = dev.load_code_object(bytes).expect("loads");
-    let input: Vec<u8> = inputs().iter().flat_map(|w| w.to_le_bytes()).collect();
-    let ia = dev.alloc(input.len() as u64).unwrap();
-    dev.copy_in(ia, &input).unwrap();
-    let n = (BITOP_FORMS + 256 * B16_FORMS + CVT_FORMS) * LANES * 4;
-    let oa = dev.alloc(n as u64).unwrap();
-    let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
-    let id = dev
-        .dispatch(m, "rules", &cfg, &[ArgValue::ptr(ia), ArgValue::ptr(oa)])
-        .expect("dispatch");
-    dev.wait(id).expect("runs");
-    let mut out = vec![0u8; n];
-    dev.copy_out(oa, &mut out).unwrap();
-    out.chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    let n = (BITOP_FORMS + 256 * B16_FORMS + CVT_FORMS) * LANES;
+    common::run_words(bytes, target, "rules", [64, 64], Some(&inputs()), n, &[])
 }
 
 /// V_BITOP3_B32: result bit i = table[a_i << 2 | b_i << 1 | c_i].
@@ -353,22 +338,7 @@ amdhsa.kernels:
 }
 
 fn run_lds_dma(bytes: &[u8], target: Target, input: &[u32]) -> Vec<u32> {
-    let mut dev = Device::new(target);
-    let m = dev.load_code_object(bytes).expect("loads");
-    let inb: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let ia = dev.alloc(inb.len() as u64).unwrap();
-    dev.copy_in(ia, &inb).unwrap();
-    let oa = dev.alloc(4096).unwrap();
-    let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
-    let id = dev
-        .dispatch(m, "ldsdma", &cfg, &[ArgValue::ptr(ia), ArgValue::ptr(oa)])
-        .expect("dispatch");
-    dev.wait(id).expect("runs");
-    let mut out = vec![0u8; 4096];
-    dev.copy_out(oa, &mut out).unwrap();
-    out.chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    common::run_words(bytes, target, "ldsdma", [64, 64], Some(input), 1024, &[])
 }
 
 #[test]
@@ -509,24 +479,8 @@ amdhsa.kernels:
 }
 
 fn run_far(bytes: &[u8], target: Target, n: u32) -> Vec<u32> {
-    let mut dev = Device::new(target);
-    let m = dev.load_code_object(bytes).expect("loads");
-    let oa = dev.alloc(64 * 8).unwrap();
-    let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
-    let id = dev
-        .dispatch(
-            m,
-            "far",
-            &cfg,
-            &[ArgValue::ptr(oa), ArgValue::bytes(&n.to_le_bytes())],
-        )
-        .expect("dispatch");
-    dev.wait(id).expect("runs");
-    let mut out = vec![0u8; 64 * 8];
-    dev.copy_out(oa, &mut out).unwrap();
-    out.chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    let extra = [ArgValue::bytes(&n.to_le_bytes())];
+    common::run_words(bytes, target, "far", [64, 64], None, 64 * 2, &extra)
 }
 
 #[test]
@@ -655,23 +609,8 @@ amdhsa.kernels:
 }
 
 fn run_swap(bytes: &[u8], target: Target, input: &[u32]) -> Vec<u32> {
-    let mut dev = Device::new(target);
-    let m = dev.load_code_object(bytes).expect("loads");
-    let inb: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let ia = dev.alloc(inb.len() as u64).unwrap();
-    dev.copy_in(ia, &inb).unwrap();
-    let n = SWAP_FORMS.len() * LANES * 8;
-    let oa = dev.alloc(n as u64).unwrap();
-    let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
-    let id = dev
-        .dispatch(m, "swap", &cfg, &[ArgValue::ptr(ia), ArgValue::ptr(oa)])
-        .expect("dispatch");
-    dev.wait(id).expect("runs");
-    let mut out = vec![0u8; n];
-    dev.copy_out(oa, &mut out).unwrap();
-    out.chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    let n = SWAP_FORMS.len() * LANES * 2;
+    common::run_words(bytes, target, "swap", [64, 64], Some(input), n, &[])
 }
 
 #[test]
@@ -1342,22 +1281,7 @@ fn run_small(
     input: &[u32],
     out_words: usize,
 ) -> Vec<u32> {
-    let mut dev = Device::new(target);
-    let m = dev.load_code_object(bytes).expect("loads");
-    let inb: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let ia = dev.alloc(inb.len() as u64).unwrap();
-    dev.copy_in(ia, &inb).unwrap();
-    let oa = dev.alloc(4 * out_words as u64).unwrap();
-    let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
-    let id = dev
-        .dispatch(m, name, &cfg, &[ArgValue::ptr(ia), ArgValue::ptr(oa)])
-        .expect("dispatch");
-    dev.wait(id).expect("runs");
-    let mut out = vec![0u8; 4 * out_words];
-    dev.copy_out(oa, &mut out).unwrap();
-    out.chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    common::run_words(bytes, target, name, [64, 64], Some(input), out_words, &[])
 }
 
 /// CPU reference of one f32 -> bf16 conversion of `v_cvt_pk_bf16_f32` (CDNA4 guide:

@@ -94,3 +94,39 @@ pub fn assemble(src: &str, cpu: &str, tag: &str) -> Vec<u8> {
     let _ = std::fs::remove_dir_all(&dir);
     bytes
 }
+
+/// Runs `kernel` of the code object `bytes` on a `target` device over `grid` in
+/// `workgroup`s and returns its output buffer as words. Arguments: a buffer holding
+/// `input` (when given), then a zeroed output buffer of `out_words` words, then `extra`.
+pub fn run_words(
+    bytes: &[u8],
+    target: gpu_model::Target,
+    kernel: &str,
+    [grid, workgroup]: [u32; 2],
+    input: Option<&[u32]>,
+    out_words: usize,
+    extra: &[gpu_model::device::ArgValue],
+) -> Vec<u32> {
+    use gpu_model::device::{ArgValue, Device, LaunchConfig};
+    let mut dev = Device::new(target);
+    let m = dev.load_code_object(bytes).expect("loads");
+    let mut args = Vec::new();
+    if let Some(input) = input {
+        let inb: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let ia = dev.alloc(inb.len() as u64).unwrap();
+        dev.copy_in(ia, &inb).unwrap();
+        args.push(ArgValue::ptr(ia));
+    }
+    let oa = dev.alloc(4 * out_words as u64).unwrap();
+    dev.copy_in(oa, &vec![0u8; 4 * out_words]).unwrap();
+    args.push(ArgValue::ptr(oa));
+    args.extend_from_slice(extra);
+    let cfg = LaunchConfig::new([grid, 1, 1], [workgroup, 1, 1]);
+    let id = dev.dispatch(m, kernel, &cfg, &args).expect("dispatch");
+    dev.wait(id).expect("runs");
+    let mut out = vec![0u8; 4 * out_words];
+    dev.copy_out(oa, &mut out).unwrap();
+    out.chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
