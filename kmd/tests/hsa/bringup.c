@@ -4,34 +4,7 @@
  *
  * Steps that need the simulated GPU to execute packets (loading a code object, which ROCr
  * copies into VRAM with its own blit kernel, and dispatches) are in dispatch.c. */
-#include <hsa/hsa.h>
-#include <hsa/hsa_ext_amd.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define STEP(name, expr)                                                        \
-    do {                                                                        \
-        hsa_status_t s_ = (expr);                                               \
-        if (s_ != HSA_STATUS_SUCCESS) {                                         \
-            const char *m_ = "";                                                \
-            hsa_status_string(s_, &m_);                                         \
-            printf("step %s FAILED 0x%x %s\n", name, (unsigned)s_, m_);         \
-            return 1;                                                           \
-        }                                                                       \
-        printf("step %s ok\n", name);                                           \
-    } while (0)
-
-static hsa_status_t find_gpu(hsa_agent_t agent, void *data) {
-    hsa_device_type_t type;
-    if (hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type) != HSA_STATUS_SUCCESS)
-        return HSA_STATUS_ERROR;
-    if (type == HSA_DEVICE_TYPE_GPU) {
-        *(hsa_agent_t *)data = agent;
-        return HSA_STATUS_INFO_BREAK;
-    }
-    return HSA_STATUS_SUCCESS;
-}
+#include "hsa_common.h"
 
 struct pools { hsa_amd_memory_pool_t vram, kernarg; int have_vram, have_kernarg; };
 

@@ -6,51 +6,10 @@
  * profiling enabled: each dispatch prints "time NAME START END" (ns, system domain, from
  * hsa_amd_profiling_get_dispatch_time, i.e. the completion signal's start_ts/end_ts).
  * Usage: dispatch kernels.hsaco */
-#include <hsa/hsa.h>
-#include <hsa/hsa_ext_amd.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define STEP(name, expr)                                                        \
-    do {                                                                        \
-        hsa_status_t s_ = (expr);                                               \
-        if (s_ != HSA_STATUS_SUCCESS) {                                         \
-            const char *m_ = "";                                                \
-            hsa_status_string(s_, &m_);                                         \
-            printf("step %s FAILED 0x%x %s\n", name, (unsigned)s_, m_);         \
-            return 1;                                                           \
-        }                                                                       \
-        printf("step %s ok\n", name);                                           \
-        fflush(stdout);                                                         \
-    } while (0)
+#include "hsa_common.h"
 
 #define N 1000u
 #define RN 4096u
-
-static hsa_status_t find_gpu(hsa_agent_t agent, void *data) {
-    hsa_device_type_t type;
-    if (hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type) != HSA_STATUS_SUCCESS)
-        return HSA_STATUS_ERROR;
-    if (type == HSA_DEVICE_TYPE_GPU) {
-        *(hsa_agent_t *)data = agent;
-        return HSA_STATUS_INFO_BREAK;
-    }
-    return HSA_STATUS_SUCCESS;
-}
-
-static hsa_status_t find_kernarg(hsa_region_t region, void *data) {
-    hsa_region_segment_t seg;
-    uint32_t flags = 0;
-    hsa_region_get_info(region, HSA_REGION_INFO_SEGMENT, &seg);
-    if (seg != HSA_REGION_SEGMENT_GLOBAL) return HSA_STATUS_SUCCESS;
-    hsa_region_get_info(region, HSA_REGION_INFO_GLOBAL_FLAGS, &flags);
-    if (flags & HSA_REGION_GLOBAL_FLAG_KERNARG) {
-        *(hsa_region_t *)data = region;
-        return HSA_STATUS_INFO_BREAK;
-    }
-    return HSA_STATUS_SUCCESS;
-}
 
 struct kernel { uint64_t object; uint32_t kernarg_size, group_size, private_size; };
 
