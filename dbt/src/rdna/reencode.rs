@@ -1013,17 +1013,7 @@ fn buffer(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
         let reg = r + 3;
         if !cx.inplace.iter().any(|e| e.0 == reg) {
             let c = cx.known[3].constant().unwrap_or(0);
-            let mut m = build(Op::SMovB32, Format::Sop1, cx)?;
-            m.set_operand(
-                0,
-                Operand::Sgpr {
-                    first: reg,
-                    count: 1,
-                },
-            )
-            .map_err(|e| cx.enc(e))?;
-            m.set_operand(1, constant(w3)).map_err(|e| cx.enc(e))?;
-            out.push(m);
+            out.push(mov_constant(reg, w3, cx)?);
             cx.inplace.push((reg, c));
         }
         out.push(reencode_with(g, cx, Some(r))?);
@@ -1086,20 +1076,25 @@ pub(crate) fn restore(
             keep.push((reg, c));
             continue;
         }
-        let mut m = build(Op::SMovB32, Format::Sop1, cx)?;
-        m.set_operand(
-            0,
-            Operand::Sgpr {
-                first: reg,
-                count: 1,
-            },
-        )
-        .map_err(|e| cx.enc(e))?;
-        m.set_operand(1, constant(c)).map_err(|e| cx.enc(e))?;
-        out.push(m);
+        out.push(mov_constant(reg, c, cx)?);
     }
     cx.inplace = keep;
     Ok(out)
+}
+
+/// `s_mov_b32 s[reg], value`.
+fn mov_constant(reg: u16, value: u32, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
+    let mut m = build(Op::SMovB32, Format::Sop1, cx)?;
+    m.set_operand(
+        0,
+        Operand::Sgpr {
+            first: reg,
+            count: 1,
+        },
+    )
+    .map_err(|e| cx.enc(e))?;
+    m.set_operand(1, constant(value)).map_err(|e| cx.enc(e))?;
+    Ok(m)
 }
 
 /// The conversion sequence of [`buffer`].
