@@ -14,13 +14,14 @@
 //! * branches that no longer reach after the code grows take the long form through
 //!   s[104:105] (`scope::relax_for`), as on the gfx942 host;
 //! * [`desc`]: the gfx1201 kernel descriptor and the entry prologue that rebuilds the
-//!   workgroup-id SGPRs the gfx950 code expects from the GFX12 TTMP registers.
+//!   workgroup-id SGPRs the gfx950 code expects from the GFX12 TTMP registers;
+//! * [`matrix`]: the f16/bf16 MFMAs as GFX12 WMMAs with lane fix-ups.
 //!
 //! AGPRs are folded into VGPRs above the kernel's arch VGPRs (`a[n]` -> `v[arch + n]`;
 //! `v_accvgpr_*` become `v_mov_b32`), scratch VGPRs for the rules come after them.
 //!
 //! Not implemented yet (each a typed rejection naming the kernel, and for
-//! instructions the PC): MFMA -> WMMA, formatted buffer accesses and buffer loads to
+//! instructions the PC): non-f16/bf16 MFMAs, formatted buffer accesses and buffer loads to
 //! LDS, GFX9 16-bit VALU operations without a GFX12 alias (`v_add_u16`, ...),
 //! DPP wave shifts/row broadcasts, SDWA neg/abs and UNUSED_SEXT, SMEM with SGPR offsets,
 //! `v_cmpx` (GFX9 also writes VCC), kernarg preload, workgroup-info SGPRs, private
@@ -29,6 +30,7 @@
 
 pub(crate) mod desc;
 pub(crate) mod known;
+pub(crate) mod matrix;
 pub(crate) mod reencode;
 
 use crate::cfg::{Cfg, Flow};

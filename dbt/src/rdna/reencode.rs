@@ -148,7 +148,7 @@ impl Ctx<'_> {
             host: HOST,
         }
     }
-    fn enc(&self, source: isa::EncodeError) -> TranslateError {
+    pub(super) fn enc(&self, source: isa::EncodeError) -> TranslateError {
         TranslateError::Encode {
             kernel: self.kernel.to_string(),
             pc: self.pc,
@@ -196,7 +196,7 @@ fn lower_one(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
         Some(_) => return Err(cx.unsupported(g, "this VALU extension is not translated")),
     }
     if g.format == Format::Mai || g.format == Format::Vop3px2 {
-        return Err(cx.unsupported(g, "MFMA -> WMMA is not implemented"));
+        return super::matrix::lower(g, cx);
     }
     if matches!(g.op, Op::BufferWbl2 | Op::BufferInv) {
         return cache_op(g, cx);
@@ -252,7 +252,7 @@ fn lower_one(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
 }
 
 /// Builds an empty gfx1201 instruction.
-fn build(o: Op, f: Format, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
+pub(super) fn build(o: Op, f: Format, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
     Inst::build(HOST, o, f).map_err(|e| cx.enc(e))
 }
 
@@ -262,7 +262,7 @@ fn op(g: &Inst, i: usize, cx: &Ctx<'_>) -> Result<Operand, TranslateError> {
 }
 
 /// The guest operand as a gfx1201 operand.
-fn map_operand(g: &Inst, o: Operand, cx: &Ctx<'_>) -> Result<Operand, TranslateError> {
+pub(super) fn map_operand(g: &Inst, o: Operand, cx: &Ctx<'_>) -> Result<Operand, TranslateError> {
     Ok(match o {
         Operand::Sgpr { first, count } => {
             let f = match first {

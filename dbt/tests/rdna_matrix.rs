@@ -1,0 +1,193 @@
+//! gfx950 f16/bf16 MFMAs translated to gfx1201 (wave64) WMMAs with lane fix-ups
+//! (`dbt/src/rdna/matrix.rs`). One clang-22 gfx950 OpenCL object holds a kernel per MFMA
+//! shape; each does `D = A0 * B0` (C the inline constant 0) then `D = A1 * B1 + D` (C in
+//! registers) and stores its D registers lane by lane. Every kernel must translate, pass
+//! the LLVM 22 tools as gfx1201, contain WMMAs and no MFMA, and on the gfx1201 model
+//! write exactly what the original writes on the gfx950 model and what the CPU
+//! reference computes (the inputs are small multiples of 1/8, so every product and sum
+//! is exact in f32 whatever the order: a lane or register put in the wrong place
+//! cannot pass). Shapes that have no WMMA stay refused by name.
+
+mod common;
+
+use gpu_model::Target;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// (kernel, M, K, bf16). A/B per lane: `K * M / 64` values; D: `M * M / 64` registers.
+const SHAPES: &[(&str, usize, usize, bool)] = &[
+    ("m16x16x16f16", 16, 16, false),
+    ("m16x16x16bf16", 16, 16, true),
+    ("m16x16x32f16", 16, 32, false),
+    ("m16x16x32bf16", 16, 32, true),
+    ("m32x32x8f16", 32, 8, false),
+    ("m32x32x8bf16", 32, 8, true),
+    ("m32x32x16f16", 32, 16, false),
+    ("m32x32x16bf16", 32, 16, true),
+];
+
+const SRC: &str = r#"
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+typedef __bf16 bf16x8 __attribute__((ext_vector_type(8)));
+typedef short s16x4 __attribute__((ext_vector_type(4)));
+#define K(name, T, ACC, OUT, CALL)                                                  \
+  __kernel __attribute__((reqd_work_group_size(64, 1, 1))) void name(               \
+      __global const uint *in, __global float *out) {                               \
+    uint l = __builtin_amdgcn_workitem_id_x();                                      \
+    __global const T *p = (__global const T *)in;                                   \
+    T a0 = p[l], b0 = p[64 + l], a1 = p[128 + l], b1 = p[192 + l];                  \
+    ACC acc = 0.0f;                                                                 \
+    acc = CALL(a0, b0, acc, 0, 0, 0);                                               \
+    acc = CALL(a1, b1, acc, 0, 0, 0);                                               \
+    for (uint r = 0; r < OUT; r++) out[l * OUT + r] = acc[r];                       \
+  }
+K(m16x16x16f16, half4, float4, 4, __builtin_amdgcn_mfma_f32_16x16x16f16)
+K(m16x16x16bf16, s16x4, float4, 4, __builtin_amdgcn_mfma_f32_16x16x16bf16_1k)
+K(m16x16x32f16, half8, float4, 4, __builtin_amdgcn_mfma_f32_16x16x32_f16)
+K(m16x16x32bf16, bf16x8, float4, 4, __builtin_amdgcn_mfma_f32_16x16x32_bf16)
+K(m32x32x8f16, half4, float16, 16, __builtin_amdgcn_mfma_f32_32x32x8f16)
+K(m32x32x8bf16, s16x4, float16, 16, __builtin_amdgcn_mfma_f32_32x32x8bf16_1k)
+K(m32x32x16f16, half8, float16, 16, __builtin_amdgcn_mfma_f32_32x32x16_f16)
+K(m32x32x16bf16, bf16x8, float16, 16, __builtin_amdgcn_mfma_f32_32x32x16_bf16)
+"#;
+
+/// The gfx950 object, compiled by clang-22.
+fn guest() -> Vec<u8> {
+    let dir = std::env::temp_dir().join(format!("dbt-wmma-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (src, obj) = (dir.join("mfma.cl"), dir.join("mfma.hsaco"));
+    std::fs::write(&src, SRC).unwrap();
+    let out = Command::new("clang-22")
+        .args([
+            "-x",
+            "cl",
+            "-cl-std=CL2.0",
+            "-target",
+            "amdgcn-amd-amdhsa",
+            "-mcpu=gfx950",
+            "-O2",
+            "-nogpulib",
+        ])
+        .arg(&src)
+        .arg("-o")
+        .arg(&obj)
+        .output()
+        .expect("clang-22 is required (scripts/install-deps.sh)");
+    assert!(
+        out.status.success(),
+        "clang-22: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let b = std::fs::read(&obj).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    b
+}
+
+/// A small deterministic value, a multiple of 1/8 in [-2, 2) (exact in f16 and bf16).
+fn value(seed: &mut u32) -> f32 {
+    *seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+    ((*seed >> 16) % 32) as f32 / 8.0 - 2.0
+}
+
+fn bits16(x: f32, bf16: bool) -> u16 {
+    if bf16 {
+        // Exact: the values need 5 significant bits.
+        (x.to_bits() >> 16) as u16
+    } else {
+        half::f16::from_f32(x).to_bits()
+    }
+}
+
+/// Input words (A0, B0, A1, B1 per lane in the CDNA layout: lane `M * (k / kl) + i`
+/// holds `A[i][k]` as value `k % kl`, B alike with the column) and the reference D in
+/// the CDNA D layout (`out[lane * regs + reg]`).
+fn case(m: usize, k: usize, bf16: bool, seed: u32) -> (Vec<u32>, Vec<u32>) {
+    let kl = k * m / 64;
+    let mut s = seed;
+    let mut mats = Vec::new();
+    for _ in 0..2 {
+        let a: Vec<f32> = (0..m * k).map(|_| value(&mut s)).collect(); // a[i * k + kk]
+        let b: Vec<f32> = (0..k * m).map(|_| value(&mut s)).collect(); // b[kk * m + j]
+        mats.push((a, b));
+    }
+    let mut halves = vec![0u16; 4 * 64 * kl];
+    for (step, (a, b)) in mats.iter().enumerate() {
+        for i in 0..m {
+            for kk in 0..k {
+                let lane = m * (kk / kl) + i;
+                halves[(2 * step * 64 + lane) * kl + kk % kl] = bits16(a[i * k + kk], bf16);
+                halves[((2 * step + 1) * 64 + lane) * kl + kk % kl] = bits16(b[kk * m + i], bf16);
+            }
+        }
+    }
+    let words = halves
+        .chunks(2)
+        .map(|p| u32::from(p[0]) | u32::from(p[1]) << 16)
+        .collect();
+    let regs = m * m / 64;
+    let mut d = vec![0u32; 64 * regs];
+    for i in 0..m {
+        for j in 0..m {
+            let mut x = 0f64;
+            for (a, b) in &mats {
+                for kk in 0..k {
+                    x += f64::from(a[i * k + kk]) * f64::from(b[kk * m + j]);
+                }
+            }
+            let (reg, lane) = if m == 16 {
+                (i % 4, 16 * (i / 4) + j)
+            } else {
+                ((i / 8) * 4 + i % 4, 32 * ((i / 4) % 2) + j)
+            };
+            d[lane * regs + reg] = (x as f32).to_bits();
+        }
+    }
+    (words, d)
+}
+
+#[test]
+fn f16_and_bf16_mfmas_run_as_wmmas_on_gfx1201() {
+    let g = guest();
+    let t = dbt::translate(&g, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let dis = common::llvm_accepts_as(&t.object, "wmma", "gfx1201");
+    assert!(dis.contains("v_wmma_f32_16x16x16_f16"), "{dis}");
+    assert!(dis.contains("v_wmma_f32_16x16x16_bf16"), "{dis}");
+    assert!(!dis.contains("mfma"), "{dis}");
+    for (n, &(name, m, k, bf16)) in SHAPES.iter().enumerate() {
+        let rep = t.kernels.iter().find(|r| r.name == name).expect(name);
+        let (input, want) = case(m, k, bf16, 7 + n as u32);
+        let run = |bytes: &[u8], target: Target| {
+            common::run_words(bytes, target, name, [64, 64], Some(&input), want.len(), &[])
+        };
+        let native = run(&g, Target::Gfx950);
+        assert_eq!(native, want, "{name}: gfx950 against the CPU reference");
+        let host = run(&t.object, Target::Gfx1201);
+        assert_eq!(
+            host, want,
+            "{name}: gfx1201 translation against the CPU reference"
+        );
+        eprintln!(
+            "{name}: code {} -> {} bytes ({:.2}x), VGPRs {:?}",
+            rep.code_before,
+            rep.code_after,
+            rep.code_after as f64 / rep.code_before as f64,
+            rep.vgprs
+        );
+    }
+}
+
+/// MFMAs without a GFX12 WMMA counterpart (f32 inputs) stay refused, naming the
+/// instruction: the corpus's `mfma_f32` (`v_mfma_f32_16x16x4_f32`).
+#[test]
+fn f32_mfmas_stay_refused_by_name() {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/build/gfx950/mfma_f32.hsaco");
+    let b = std::fs::read(p).unwrap();
+    let t = dbt::translate(&b, Target::Gfx1201);
+    assert!(!t.translated);
+    let d = t.diagnostics[0].to_string();
+    assert!(
+        d.contains("v_mfma_f32_16x16x4_f32") && d.contains("no WMMA for this shape"),
+        "{d}"
+    );
+}
