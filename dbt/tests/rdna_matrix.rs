@@ -191,3 +191,88 @@ fn f32_mfmas_stay_refused_by_name() {
         "{d}"
     );
 }
+
+/// One gfx950 assembly kernel (llvm-mc-22) per shape whose C and D are AGPRs (as in
+/// kernels with many accumulators), stored straight from the AGPRs: the AGPRs fold into
+/// VGPRs above the arch VGPRs and the WMMA rules read and write them there.
+fn agpr_kernel(name: &str, mfma: &str, dregs: u32) -> String {
+    let top = dregs - 1;
+    let stores: String = (0..dregs / 4)
+        .map(|q| {
+            format!(
+                "  global_store_dwordx4 v10, a[{}:{}], s[2:3] offset:{}\n",
+                4 * q,
+                4 * q + 3,
+                16 * q
+            )
+        })
+        .collect();
+    format!(
+        r#"
+  .text
+  .globl {name}
+  .p2align 8
+  .type {name},@function
+{name}:
+  s_load_dwordx4 s[0:3], s[0:1], 0x0
+  v_lshlrev_b32 v1, 3, v0
+  v_lshlrev_b32 v10, {shift}, v0
+  s_waitcnt lgkmcnt(0)
+  global_load_dwordx2 v[2:3], v1, s[0:1]
+  global_load_dwordx2 v[4:5], v1, s[0:1] offset:512
+  global_load_dwordx2 v[6:7], v1, s[0:1] offset:1024
+  global_load_dwordx2 v[8:9], v1, s[0:1] offset:1536
+  s_waitcnt vmcnt(0)
+  {mfma} a[0:{top}], v[2:3], v[4:5], 0
+  {mfma} a[0:{top}], v[6:7], v[8:9], a[0:{top}]
+  s_nop 7
+  s_nop 7
+  s_nop 3
+{stores}  s_endpgm
+.L{name}_end:
+  .size {name}, .L{name}_end-{name}
+  .rodata
+  .p2align 6
+  .amdhsa_kernel {name}
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_next_free_vgpr {next}
+    .amdhsa_next_free_sgpr 4
+    .amdhsa_accum_offset 12
+  .end_amdhsa_kernel
+"#,
+        shift = if dregs == 4 { 4 } else { 6 },
+        next = 12 + dregs,
+    )
+}
+
+#[test]
+fn mfmas_with_agpr_accumulators_run_as_wmmas_on_gfx1201() {
+    let shapes = [
+        ("acc16", "v_mfma_f32_16x16x16_f16", 16usize, 16usize, 4u32),
+        ("acc32", "v_mfma_f32_32x32x8_f16", 32, 8, 16),
+    ];
+    let mut src = String::from("  .amdhsa_code_object_version 5\n");
+    for (name, mfma, _, _, dregs) in shapes {
+        src += &agpr_kernel(name, mfma, dregs);
+    }
+    src += "\n.amdgpu_metadata\n---\namdhsa.version: [ 1, 2 ]\namdhsa.target: amdgcn-amd-amdhsa--gfx950\namdhsa.kernels:\n";
+    for (name, _, _, _, dregs) in shapes {
+        src += &format!(
+            "  - {{ .name: {name}, .symbol: {name}.kd, .kernarg_segment_size: 16, .kernarg_segment_align: 8, .group_segment_fixed_size: 0, .private_segment_fixed_size: 0, .wavefront_size: 64, .sgpr_count: 4, .vgpr_count: 11, .agpr_count: {dregs}, .max_flat_workgroup_size: 64, .args: [ {{ .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }}, {{ .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }} ] }}\n"
+        );
+    }
+    src += "...\n.end_amdgpu_metadata\n";
+    let g = common::assemble(&src, "gfx950", "wmma-agpr");
+    let t = dbt::translate(&g, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    common::llvm_accepts_as(&t.object, "wmma-agpr", "gfx1201");
+    for (n, (name, _, m, k, _)) in shapes.into_iter().enumerate() {
+        let (input, want) = case(m, k, false, 40 + n as u32);
+        let run = |bytes: &[u8], target: Target| {
+            common::run_words(bytes, target, name, [64, 64], Some(&input), want.len(), &[])
+        };
+        assert_eq!(run(&g, Target::Gfx950), want, "{name}: gfx950");
+        assert_eq!(run(&t.object, Target::Gfx1201), want, "{name}: gfx1201");
+    }
+}
