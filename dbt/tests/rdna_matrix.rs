@@ -276,3 +276,30 @@ fn mfmas_with_agpr_accumulators_run_as_wmmas_on_gfx1201() {
         assert_eq!(run(&t.object, Target::Gfx1201), want, "{name}: gfx1201");
     }
 }
+
+/// An MFMA with a broadcast/permute modifier (here BLGP) is refused by name, and the
+/// original object comes back.
+#[test]
+fn mfma_modifiers_are_refused_by_name() {
+    let mut src = String::from("  .amdhsa_code_object_version 5\n");
+    src += &agpr_kernel("mods", "v_mfma_f32_16x16x16_f16", 4).replacen(
+        "v[4:5], 0\n",
+        "v[4:5], 0 blgp:1\n",
+        1,
+    );
+    src += "\n.amdgpu_metadata\n---\namdhsa.version: [ 1, 2 ]\namdhsa.target: amdgcn-amd-amdhsa--gfx950\namdhsa.kernels:\n  - { .name: mods, .symbol: mods.kd, .kernarg_segment_size: 16, .kernarg_segment_align: 8, .group_segment_fixed_size: 0, .private_segment_fixed_size: 0, .wavefront_size: 64, .sgpr_count: 4, .vgpr_count: 11, .agpr_count: 4, .max_flat_workgroup_size: 64, .args: [ { .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }, { .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global } ] }\n...\n.end_amdgpu_metadata\n";
+    let g = common::assemble(&src, "gfx950", "wmma-mods");
+    let t = dbt::translate(&g, Target::Gfx1201);
+    assert!(!t.translated);
+    assert_eq!(t.object, g);
+    let d = t.diagnostics[0].to_string();
+    assert!(
+        matches!(
+            t.diagnostics[0],
+            dbt::TranslateError::UnsupportedForm { .. }
+        ) && d.contains("kernel `mods` pc 0x")
+            && d.contains("blgp:1")
+            && d.contains("cbsz/abid/blgp"),
+        "{d}"
+    );
+}
