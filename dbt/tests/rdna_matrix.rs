@@ -145,6 +145,37 @@ fn case(m: usize, k: usize, bf16: bool, seed: u32) -> (Vec<u32>, Vec<u32>) {
     (words, d)
 }
 
+/// Runs `kernel` (arguments: a buffer holding `input`, a zeroed output of `words`
+/// words) on one wave of `target`; returns the output and the wave-instructions retired.
+fn launch(
+    bytes: &[u8],
+    target: Target,
+    kernel: &str,
+    input: &[u32],
+    words: usize,
+) -> (Vec<u32>, u64) {
+    use gpu_model::device::{ArgValue, Device, LaunchConfig};
+    let mut dev = Device::new(target);
+    let m = dev.load_code_object(bytes).expect("loads");
+    let inb: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let ia = dev.alloc(inb.len() as u64).unwrap();
+    dev.copy_in(ia, &inb).unwrap();
+    let oa = dev.alloc(4 * words as u64).unwrap();
+    dev.copy_in(oa, &vec![0u8; 4 * words]).unwrap();
+    let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
+    let id = dev
+        .dispatch(m, kernel, &cfg, &[ArgValue::ptr(ia), ArgValue::ptr(oa)])
+        .expect("dispatch");
+    let stats = dev.wait(id).expect("runs");
+    let mut out = vec![0u8; 4 * words];
+    dev.copy_out(oa, &mut out).unwrap();
+    let words = out
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    (words, stats.instructions)
+}
+
 #[test]
 fn f16_and_bf16_mfmas_run_as_wmmas_on_gfx1201() {
     let g = guest();
@@ -157,21 +188,19 @@ fn f16_and_bf16_mfmas_run_as_wmmas_on_gfx1201() {
     for (n, &(name, m, k, bf16)) in SHAPES.iter().enumerate() {
         let rep = t.kernels.iter().find(|r| r.name == name).expect(name);
         let (input, want) = case(m, k, bf16, 7 + n as u32);
-        let run = |bytes: &[u8], target: Target| {
-            common::run_words(bytes, target, name, [64, 64], Some(&input), want.len(), &[])
-        };
-        let native = run(&g, Target::Gfx950);
+        let (native, n_guest) = launch(&g, Target::Gfx950, name, &input, want.len());
         assert_eq!(native, want, "{name}: gfx950 against the CPU reference");
-        let host = run(&t.object, Target::Gfx1201);
+        let (host, n_host) = launch(&t.object, Target::Gfx1201, name, &input, want.len());
         assert_eq!(
             host, want,
             "{name}: gfx1201 translation against the CPU reference"
         );
         eprintln!(
-            "{name}: code {} -> {} bytes ({:.2}x), VGPRs {:?}",
+            "{name}: code {} -> {} bytes ({:.2}x), wave-instructions {n_guest} -> {n_host} ({:.2}x), VGPRs {:?}",
             rep.code_before,
             rep.code_after,
             rep.code_after as f64 / rep.code_before as f64,
+            n_host as f64 / n_guest as f64,
             rep.vgprs
         );
     }
