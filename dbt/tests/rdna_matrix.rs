@@ -332,3 +332,61 @@ fn mfma_modifiers_are_refused_by_name() {
         "{d}"
     );
 }
+
+/// D overlapping B (the 16x16 rule reads B from a copy, since its second WMMA still
+/// reads B's upper pair after the first wrote D) and a C that is not D: a gfx950
+/// assembly kernel (llvm-mc-22) of two `v_mfma_f32_16x16x32_f16` with D = B, the second
+/// accumulating the first's D into another register tuple.
+#[test]
+fn mfma_whose_d_overlaps_b_runs_the_same_on_gfx1201() {
+    let src = r#"
+  .amdhsa_code_object_version 5
+  .text
+  .globl ovl
+  .p2align 8
+  .type ovl,@function
+ovl:
+  s_load_dwordx4 s[0:3], s[0:1], 0x0
+  v_lshlrev_b32 v1, 4, v0
+  s_waitcnt lgkmcnt(0)
+  global_load_dwordx4 v[2:5], v1, s[0:1]
+  global_load_dwordx4 v[6:9], v1, s[0:1] offset:1024
+  global_load_dwordx4 v[10:13], v1, s[0:1] offset:2048
+  global_load_dwordx4 v[14:17], v1, s[0:1] offset:3072
+  s_waitcnt vmcnt(0)
+  v_mfma_f32_16x16x32_f16 v[6:9], v[2:5], v[6:9], 0
+  v_mfma_f32_16x16x32_f16 v[14:17], v[10:13], v[14:17], v[6:9]
+  s_nop 7
+  s_nop 3
+  global_store_dwordx4 v1, v[14:17], s[2:3]
+  s_endpgm
+.Lovl_end:
+  .size ovl, .Lovl_end-ovl
+  .rodata
+  .p2align 6
+  .amdhsa_kernel ovl
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_next_free_vgpr 20
+    .amdhsa_next_free_sgpr 4
+    .amdhsa_accum_offset 20
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - { .name: ovl, .symbol: ovl.kd, .kernarg_segment_size: 16, .kernarg_segment_align: 8, .group_segment_fixed_size: 0, .private_segment_fixed_size: 0, .wavefront_size: 64, .sgpr_count: 4, .vgpr_count: 18, .agpr_count: 0, .max_flat_workgroup_size: 64, .args: [ { .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }, { .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global } ] }
+...
+.end_amdgpu_metadata
+"#;
+    let g = common::assemble(src, "gfx950", "wmma-ovl");
+    let t = dbt::translate(&g, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    common::llvm_accepts_as(&t.object, "wmma-ovl", "gfx1201");
+    let (input, want) = case(16, 32, false, 99);
+    let (native, _) = launch(&g, Target::Gfx950, "ovl", &input, want.len());
+    assert_eq!(native, want, "gfx950");
+    let (host, _) = launch(&t.object, Target::Gfx1201, "ovl", &input, want.len());
+    assert_eq!(host, want, "gfx1201");
+}
