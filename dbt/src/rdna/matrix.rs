@@ -53,10 +53,11 @@
 //! (the expansions' carry pair, free between guest instructions: `reencode`'s module
 //! doc); scratch: 4 + 4 + 16 VGPRs.
 //!
-//! ASSUMPTION: EXEC is all ones at every MFMA. GFX12 WMMA requires it (RDNA4 ISA guide,
-//! WMMA: "EXEC must be set to all 1s") and the permutes read inactive lanes as nothing;
-//! compilers emit MFMAs in wave-uniform control flow (the LLVM intrinsics are
-//! convergent), which the corpora's kernels are.
+//! ASSUMPTION: EXEC is all ones at every MFMA. The permutes do not write inactive lanes
+//! and read inactive source lanes as nothing (the model's `exec::lane::permlane16`), so
+//! a partial EXEC would feed the WMMAs stale scratch lanes; a partial-EXEC MFMA is not
+//! matched. The LLVM MFMA intrinsics are convergent and compilers emit them in
+//! wave-uniform control flow, as in every corpus kernel.
 //!
 //! Hazard: on gfx1200/gfx1201 a WMMA whose A or B overlaps the previous WMMA's D needs
 //! one independent instruction between them (AMD rocRoller's WMMA1201 observer tests:
