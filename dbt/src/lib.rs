@@ -35,9 +35,18 @@
 //! barriers, the TTMP workgroup-id prologue, gfx1201 descriptors, AGPRs folded into VGPRs;
 //! what it refuses is in its module doc).
 //!
+//! A kernel that needs more LDS than the host has (gfx950 has 160 KiB per workgroup,
+//! gfx942 64 KiB) also gets a virtual-LDS sidecar (`vlds`): a second body and a second
+//! descriptor (after `.text`, in `.rocjitsu.kd`), named by a record of the `.rocjitsu.lds`
+//! section, which the runtime (`gpu_model::device::Device::dispatch` and the SoC's launch
+//! path) selects at dispatch time when `max(descriptor LDS, packet group_segment_size)`
+//! exceeds the device's LDS; its LDS lives in global memory the runtime allocates.
+//!
 //! Not implemented yet (each is a typed error, never a silent mistranslation): on
-//! gfx1201 MFMA -> WMMA, virtual-LDS sidecars (kernels over 64 KiB of LDS are
-//! refused), entry stubs for kernarg preload when the preload stub grows past 256 bytes
+//! gfx1201 MFMA -> WMMA and virtual-LDS sidecars (kernels over 64 KiB of LDS are
+//! refused); sidecars for kernels whose static LDS fits but whose dispatch may ask for
+//! more (dynamic LDS), for kernarg-preload kernels and for DS atomics, transposing DS
+//! reads and LDS DMA in an over-LDS kernel; entry stubs for kernarg preload when the preload stub grows past 256 bytes
 //! (its unreachable padding is refilled so the preload entry stays 256 bytes on), branch
 //! islands (a branch out of the SOPP range takes a long form through an SGPR pair above
 //! the scope's SGPRs, `scope::relax`; without a free pair the kernel is refused),
@@ -52,6 +61,7 @@ mod error;
 mod rdna;
 pub mod rules;
 pub mod scope;
+mod vlds;
 
 pub use error::TranslateError;
 
@@ -93,6 +103,9 @@ pub struct KernelReport {
     pub vgprs: (u32, u32),
     /// SGPRs allocated before/after.
     pub sgprs: (u32, u32),
+    /// Bytes of host code of the virtual-LDS sidecar, when the kernel has one (it needs
+    /// more LDS than the host has; see `vlds`).
+    pub sidecar: Option<usize>,
 }
 
 /// The result of [`translate`].
@@ -139,6 +152,7 @@ pub fn translate(guest: &[u8], host: Target) -> Translation {
 }
 
 /// One kernel's plan: descriptor, roots, report.
+#[derive(Clone)]
 struct Plan {
     name: String,
     kd_addr: u64,
@@ -146,6 +160,12 @@ struct Plan {
     roots: Vec<u64>,
     agprs: u32,
     meta_counts: Option<KernelCounts>,
+    /// Kernarg bytes the runtime lays out (metadata and descriptor sizes, at least 16).
+    kernarg_bytes: u32,
+    /// The kernel needs more LDS than the host has: it gets a virtual-LDS sidecar.
+    over_lds: bool,
+    /// For a sidecar variant: its slice-base SGPR pair and the dispatch state's offset.
+    sidecar: Option<(u16, u32)>,
 }
 
 fn check_pair(guest: Target, host: Target) -> Result<(), TranslateError> {
@@ -181,16 +201,7 @@ fn plans(co: &CodeObject, host: Target) -> Result<Vec<Plan>, TranslateError> {
             }
         }
         let d = &k.descriptor;
-        if d.group_segment_fixed_size > host.lds_bytes_per_workgroup() {
-            return Err(TranslateError::Unsupported {
-                kernel: k.name.clone(),
-                reason: format!(
-                    "needs {} bytes of LDS, {host} has {} (virtual-LDS sidecars are not implemented)",
-                    d.group_segment_fixed_size,
-                    host.lds_bytes_per_workgroup()
-                ),
-            });
-        }
+        let over_lds = d.group_segment_fixed_size > host.lds_bytes_per_workgroup();
         if d.wave_size(guest) != 64 {
             return Err(TranslateError::Unsupported {
                 kernel: k.name.clone(),
@@ -227,6 +238,12 @@ fn plans(co: &CodeObject, host: Target) -> Result<Vec<Plan>, TranslateError> {
                 sgpr: m.sgpr_count,
                 agpr: m.agpr_count,
             }),
+            kernarg_bytes: m
+                .map_or(0, |m| m.kernarg_segment_size)
+                .max(d.kernarg_size)
+                .max(16),
+            over_lds,
+            sidecar: None,
         });
     }
     Ok(out)
@@ -284,27 +301,57 @@ fn translate_inner(
             &p.name,
             preload,
             float_mode,
+            None,
         )?;
         reports[i].code_before = body.source_bytes;
         reports[i].code_after = body.code.len();
         reports[i].expanded = body.expanded;
         bodies.push(Ok(body));
     }
+    // Virtual-LDS sidecars, placed after every normal body.
+    let normal = plans.len();
+    let mut plans = plans;
+    for i in 0..normal {
+        if !plans[i].over_lds {
+            continue;
+        }
+        let (p, sc) = sidecar_body(&cfg, &plans[i], text, base, guest, host)?;
+        reports[i].sidecar = Some(sc.code.len());
+        pairs.push(Some(p.sidecar.map_or(0, |s| s.0) + 2));
+        plans.push(p);
+        bodies.push(Ok(sc));
+    }
+    let sidecars = plans.len() - normal;
+    // The report of each plan (a sidecar's is its kernel's).
+    let report_of: Vec<usize> = (0..plans.len())
+        .map(|i| {
+            if i < normal {
+                i
+            } else {
+                plans
+                    .iter()
+                    .position(|q| q.name == plans[i].name)
+                    .unwrap_or(0)
+            }
+        })
+        .collect();
     // In place when every decoded instruction (kernel scopes and unreferenced functions)
     // keeps its size; a kernel whose scope could not be formed (an unrecovered indirect
-    // transfer) can only be translated in place.
+    // transfer) can only be translated in place. Sidecars are new code: never in place.
     let scope_error = bodies.iter().find_map(|b| b.as_ref().err().cloned());
     let in_place = match translate_in_place(&cfg, text, base, host) {
-        Ok(t) => Some(t),
+        Ok(t) if sidecars == 0 => Some(t),
         // The relocating path reports anything that really is reachable.
-        Err(_) => match scope_error {
+        _ => match scope_error {
             Some(se) => return Err(se),
             None => None,
         },
     };
+    let mut tail = Vec::new();
+    let mut records = Vec::new();
     let rw_text;
     let mut descriptors = Vec::new();
-    let mut counts = Vec::new();
+    let mut counts: Vec<(String, KernelCounts)> = Vec::new();
     let text_map: BTreeMap<u64, u64>;
     if let Some(t) = in_place {
         rw_text = t;
@@ -355,15 +402,25 @@ fn translate_inner(
                 }
                 let set = mine.iter().map(|l| l.at).collect();
                 *b = scope::relax(b, &set, pair, &plans[i].name)?;
-                reports[i].code_after = b.code.len();
+                match plans[i].sidecar {
+                    Some(_) => reports[report_of[i]].sidecar = Some(b.code.len()),
+                    None => reports[i].code_after = b.code.len(),
+                }
                 relaxed[i] = true;
             }
         };
+        // Sidecar descriptors follow the text (writer::Rewrite::text_tail).
+        let tail_addr = base + (t.len() as u64).next_multiple_of(64);
         rw_text = t;
         text_map = map;
         for (i, p) in plans.iter().enumerate() {
+            let r = report_of[i];
+            let kd_addr = match p.sidecar {
+                Some(_) => tail_addr + 64 * (i - normal) as u64,
+                None => p.kd_addr,
+            };
             let mut kd = p.kd;
-            kd.kernel_code_entry_byte_offset = entries[i] as i64 - p.kd_addr as i64;
+            kd.kernel_code_entry_byte_offset = entries[i] as i64 - kd_addr as i64;
             let (first, used) = bodies[i].scratch;
             let before = kd.allocated_vgprs(guest);
             let mut vgpr_count = p.meta_counts.map_or(before, |c| c.vgpr);
@@ -400,26 +457,49 @@ fn translate_inner(
                     kd.compute_pgm_rsrc3 = (kd.compute_pgm_rsrc3 & !0x3f) | acc;
                 }
             }
+            // SGPRs above everything the kernel uses: the long-branch pair, a sidecar's
+            // four prologue SGPRs (the slice base stays in the first two); above them the
+            // extra SGPRs GFX9 allocates at the top (VCC, FLAT_SCRATCH, XNACK_MASK: LLVM
+            // `getNumExtraSGPRs`), in the 16-SGPR allocation granule of GFX8+ (encoded in
+            // units of 8).
+            let mut top = 0;
             if relaxed[i] {
-                // The long-branch pair, and above it the extra SGPRs GFX9 allocates at the
-                // top (VCC, FLAT_SCRATCH, XNACK_MASK: LLVM `getNumExtraSGPRs`), in the
-                // 16-SGPR allocation granule of GFX8+ (encoded in units of 8).
-                let need = u32::from(pairs[i].unwrap_or(0)) + 2 + 6;
-                if kd.allocated_sgprs(host).unwrap_or(0) < need {
-                    let g = need.next_multiple_of(16) / 8 - 1;
-                    kd.compute_pgm_rsrc1 = (kd.compute_pgm_rsrc1 & !(0xf << 6)) | g << 6;
-                }
-                reports[i].sgprs.1 = kd.allocated_sgprs(host).unwrap_or(0);
+                top = u32::from(pairs[i].unwrap_or(0)) + 2;
             }
-            reports[i].vgprs.1 = kd.allocated_vgprs(host);
-            reports[i].status = KernelStatus::Relocated;
-            descriptors.push((p.kd_addr, kd.to_bytes()));
-            if let Some(mut c) = p.meta_counts {
-                c.vgpr = vgpr_count;
+            if let Some((b, _)) = p.sidecar {
+                top = top.max(u32::from(b) + 4);
+            }
+            let sgpr_need = if top > 0 { top + 6 } else { 0 };
+            if kd.allocated_sgprs(host).unwrap_or(0) < sgpr_need {
+                let g = sgpr_need.next_multiple_of(16) / 8 - 1;
+                kd.compute_pgm_rsrc1 = (kd.compute_pgm_rsrc1 & !(0xf << 6)) | g << 6;
+            }
+            if let Some((_, state)) = p.sidecar {
+                // No hardware LDS; the kernarg wrapper holds the dispatch state.
+                kd.group_segment_fixed_size = 0;
+                kd.kernarg_size = state + gpu_model::loader::VIRTUAL_LDS_STATE_BYTES as u32;
+                tail.extend_from_slice(&kd.to_bytes());
+                records.push((p.name.clone(), kd_addr, state));
+            } else {
                 if relaxed[i] {
-                    c.sgpr = c.sgpr.max(u32::from(pairs[i].unwrap_or(0)) + 2 + 6);
+                    reports[r].sgprs.1 = kd.allocated_sgprs(host).unwrap_or(0);
                 }
-                counts.push((format!("{}.kd", p.name), c));
+                reports[r].vgprs.1 = kd.allocated_vgprs(host);
+                reports[r].status = KernelStatus::Relocated;
+                descriptors.push((p.kd_addr, kd.to_bytes()));
+            }
+            if let Some(mut c) = p.meta_counts {
+                // One set of counts per kernel name: the larger of both variants'.
+                c.vgpr = vgpr_count;
+                c.sgpr = c.sgpr.max(sgpr_need);
+                let key = format!("{}.kd", p.name);
+                match counts.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, o)) => {
+                        o.vgpr = o.vgpr.max(c.vgpr);
+                        o.sgpr = o.sgpr.max(c.sgpr);
+                    }
+                    None => counts.push((key, c)),
+                }
             }
         }
         // Data that points into .text cannot follow relocated code.
@@ -452,9 +532,37 @@ fn translate_inner(
             descriptors,
             e_flags: Some((co.e_flags() & !0xff) | host.elf_mach()),
             metadata,
+            text_tail: tail,
             ..Rewrite::default()
         },
     )?;
+    // The sidecar records name the normal descriptors where the rewrite put them.
+    let out = if records.is_empty() {
+        out
+    } else {
+        let placed = CodeObject::parse(&out)?;
+        let mut section = Vec::new();
+        for (name, kd, state) in &records {
+            let normal = placed
+                .kernel(name)
+                .ok_or_else(|| TranslateError::Unsupported {
+                    kernel: name.clone(),
+                    reason: "the kernel is missing from the rewritten object".into(),
+                })?;
+            section.extend_from_slice(&normal.descriptor_address.to_le_bytes());
+            section.extend_from_slice(&kd.to_le_bytes());
+            section.extend_from_slice(&state.to_le_bytes());
+            // The most LDS the sidecar serves: what the guest has.
+            section.extend_from_slice(&guest.lds_bytes_per_workgroup().to_le_bytes());
+        }
+        writer::rewrite(
+            &out,
+            &Rewrite {
+                sections: vec![(gpu_model::loader::VIRTUAL_LDS_SECTION.to_string(), section)],
+                ..Rewrite::default()
+            },
+        )?
+    };
     verify(&out, host)?;
     Ok((out, (text.len(), new_len)))
 }
@@ -523,6 +631,7 @@ fn guest_cfg(
             expanded: 0,
             vgprs: (a, a),
             sgprs: (s, s),
+            sidecar: None,
         });
     }
     let mut roots: Vec<Root> = plans
@@ -574,7 +683,7 @@ fn place(
     let mut map = BTreeMap::new();
     for (bi, (p, b)) in plans.iter().zip(bodies).enumerate() {
         let entry = p.roots[0];
-        let e_local = u64::from(b.map[&entry]);
+        let e_local = u64::from(b.entry_local.unwrap_or(b.map[&entry]));
         // start + e_local ≡ entry (mod 256), start >= out.len().
         let want = (entry - base) % 256;
         let cur = out.len() as u64;
@@ -696,7 +805,101 @@ fn verify(bytes: &[u8], host: Target) -> Result<(), TranslateError> {
             }
             v
         })
+        .chain(co.sidecars().iter().map(|s| {
+            Root {
+                address: s
+                    .descriptor_address
+                    .wrapping_add_signed(s.descriptor.kernel_code_entry_byte_offset),
+                name: "virtual-LDS sidecar".into(),
+            }
+        }))
         .collect();
     Cfg::build(host, co.text(), co.text_address(), &roots)?;
     Ok(())
+}
+
+/// The virtual-LDS sidecar of kernel `p` (which needs more LDS than `host` has): its plan
+/// and body. The slice base takes the four SGPRs above every SGPR the scope touches and
+/// every SGPR the hardware initializes (4-aligned for the `s_load_dwordx4`); the dispatch
+/// state follows the guest's kernarg bytes, 8-aligned, and the wrapper's original-pointer
+/// slot (the design's kernarg wrapper).
+fn sidecar_body(
+    cfg: &Cfg,
+    p: &Plan,
+    text: &[u8],
+    base: u64,
+    guest: Target,
+    host: Target,
+) -> Result<(Plan, Body), TranslateError> {
+    let fail = |why: &str| {
+        TranslateError::Unsupported {
+        kernel: p.name.clone(),
+        reason: format!(
+            "needs {} bytes of LDS, {host} has {}, and its virtual-LDS sidecar cannot be built: {why}",
+            p.kd.group_segment_fixed_size,
+            host.lds_bytes_per_workgroup()
+        ),
+    }
+    };
+    if p.roots.len() > 1 {
+        return Err(fail("kernarg preload entries are not handled"));
+    }
+    let Some(kernarg) = p.kd.user_sgpr_layout().kernarg_segment_ptr else {
+        return Err(fail("the kernel has no kernarg segment pointer SGPR"));
+    };
+    let sc = scope::scope(cfg, &p.roots, &p.name)?;
+    let Some(ext) = scope::sgpr_extent(cfg, &sc) else {
+        return Err(fail("the kernel indexes SGPRs through M0"));
+    };
+    // System SGPRs follow the user SGPRs: workgroup ids x, y, z as enabled.
+    let user = p.kd.user_sgpr_count() as u16;
+    let mut next = user;
+    let mut wg = [None; 3];
+    for (d, on) in [
+        p.kd.enable_workgroup_id_x(),
+        p.kd.enable_workgroup_id_y(),
+        p.kd.enable_workgroup_id_z(),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if on {
+            wg[d] = Some(next);
+            next += 1;
+        }
+    }
+    let initialized = user + p.kd.system_sgpr_count() as u16;
+    let b = ext.max(initialized).next_multiple_of(4);
+    // Four SGPRs, then the long-branch pair at b + 2 (dead after the prologue); VCC is 106.
+    if b + 4 > 102 {
+        return Err(fail("no four SGPRs are free below VCC"));
+    }
+    let state = p.kernarg_bytes.next_multiple_of(8) + 8;
+    let at = rules::At {
+        kernel: &p.name,
+        pc: p.roots[0],
+    };
+    let prologue = vlds::prologue(u16::from(kernarg), wg, state, b, &at)?;
+    let alloc = p.kd.allocated_vgprs(guest);
+    let first = scope::vgpr_extent(cfg, &sc).map_or(alloc, u32::from);
+    let float_mode = (p.kd.compute_pgm_rsrc1 >> 12 & 0xff) as u8;
+    let body = scope::emit(
+        cfg,
+        &sc,
+        text,
+        base,
+        host,
+        first as u16,
+        &p.name,
+        None,
+        float_mode,
+        Some(&scope::Sidecar {
+            base: b,
+            prologue,
+            entry: p.roots[0],
+        }),
+    )?;
+    let mut plan = p.clone();
+    plan.sidecar = Some((b, state));
+    Ok((plan, body))
 }

@@ -351,7 +351,7 @@ fn vop3(op: Op, ops: &[Operand], at: &At<'_>) -> Result<Inst, TranslateError> {
     Ok(i)
 }
 
-const fn v(r: u16) -> Operand {
+pub(crate) const fn v(r: u16) -> Operand {
     Operand::Vgpr { first: r, count: 1 }
 }
 /// Inline constant 0 (source code 128).
@@ -557,10 +557,10 @@ fn expand_cvt_pk_f16(
 
 /// `s_waitcnt vmcnt(0)` and `s_waitcnt lgkmcnt(0)` on GFX9 (llvm-mc-22 -mcpu=gfx942:
 /// `[0x70,0x0f,0x8c,0xbf]` and `[0x7f,0xc0,0x8c,0xbf]`).
-const WAIT_VM0: u32 = 0x0f70;
-const WAIT_LGKM0: u32 = 0xc07f;
+pub(crate) const WAIT_VM0: u32 = 0x0f70;
+pub(crate) const WAIT_LGKM0: u32 = 0xc07f;
 
-fn waitcnt(simm: u32, at: &At<'_>) -> Result<Inst, TranslateError> {
+pub(crate) fn waitcnt(simm: u32, at: &At<'_>) -> Result<Inst, TranslateError> {
     let enc = |source| TranslateError::Encode {
         kernel: at.kernel.to_string(),
         pc: at.pc,
@@ -571,7 +571,7 @@ fn waitcnt(simm: u32, at: &At<'_>) -> Result<Inst, TranslateError> {
 }
 
 /// A gfx942 VOP2 instruction (which, unlike GFX9 VOP3, takes a literal as src0).
-fn vop2(op: Op, ops: &[Operand], at: &At<'_>) -> Result<Inst, TranslateError> {
+pub(crate) fn vop2(op: Op, ops: &[Operand], at: &At<'_>) -> Result<Inst, TranslateError> {
     let enc = |source| TranslateError::Encode {
         kernel: at.kernel.to_string(),
         pc: at.pc,
@@ -1014,7 +1014,7 @@ fn with_field(mut i: Inst, f: F, val: u32) -> Inst {
 }
 
 /// A GFX9 VOP1 instruction `op d, s` (takes a literal, an SGPR or an inline constant).
-fn vop1(op: Op, d: Operand, s: Operand, at: &At<'_>) -> Result<Inst, TranslateError> {
+pub(crate) fn vop1(op: Op, d: Operand, s: Operand, at: &At<'_>) -> Result<Inst, TranslateError> {
     let enc = |source| TranslateError::Encode {
         kernel: at.kernel.to_string(),
         pc: at.pc,

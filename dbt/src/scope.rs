@@ -59,6 +59,20 @@ pub struct Body {
     pub expanded: usize,
     /// Source bytes covered.
     pub source_bytes: usize,
+    /// Local offset of the hardware entry when it is not the source entry's (a
+    /// virtual-LDS sidecar enters at its prologue, offset 0).
+    pub entry_local: Option<u32>,
+}
+
+/// A virtual-LDS sidecar variant of a scope (see `crate::vlds`).
+#[derive(Debug, Clone)]
+pub struct Sidecar {
+    /// First SGPR of the slice-base pair.
+    pub base: u16,
+    /// The entry prologue.
+    pub prologue: Vec<Inst>,
+    /// The source entry the prologue continues at.
+    pub entry: u64,
 }
 
 /// The instructions reachable from `roots`. Fails on an indirect transfer that was
@@ -169,8 +183,30 @@ pub fn emit(
     kernel: &str,
     preload: Option<(u64, u64)>,
     float_mode: u8,
+    sidecar: Option<&Sidecar>,
 ) -> Result<Body, TranslateError> {
     let mut body = Body::default();
+    let mut buf = [0u8; 20];
+    if let Some(sc) = sidecar {
+        for i in &sc.prologue {
+            let n = isa::encode(i, &mut buf).map_err(|source| TranslateError::Encode {
+                kernel: kernel.to_string(),
+                pc: sc.entry,
+                source,
+            })?;
+            body.code.extend_from_slice(&buf[..n]);
+        }
+        if scope.first() != Some(&sc.entry) {
+            // s_branch to the translated entry (GFX9 SOPP opcode 2), patched by placement.
+            body.fixups.push(Fixup::Relative {
+                at: body.code.len() as u32,
+                target: sc.entry,
+                pc: sc.entry,
+            });
+            body.code.extend_from_slice(&0xbf82_0000u32.to_le_bytes());
+        }
+        body.entry_local = Some(0);
+    }
     // M0-indexed VGPR access hides which registers an instruction writes.
     let indexed = scope.iter().filter_map(|pc| cfg.insts.get(pc)).any(|s| {
         matches!(
@@ -198,7 +234,6 @@ pub fn emit(
         }
     }
     let mut builder_local: BTreeMap<u64, [u32; 3]> = BTreeMap::new();
-    let mut buf = [0u8; 20];
     for &pc in scope {
         let Some(s) = cfg.insts.get(&pc) else {
             continue;
@@ -234,15 +269,26 @@ pub fn emit(
         if cfg.leaders.contains(&pc) {
             fp8.clear();
         }
-        let lowered = rules::lower_in_mode(
-            &s.inst,
-            bytes,
-            host,
-            &mut scratch,
-            &at,
-            float_mode,
-            &mut fp8,
-        )?;
+        let virtual_lds = match sidecar {
+            Some(sc) => crate::vlds::lower(&s.inst, sc.base, &mut scratch, &at)?,
+            None => None,
+        };
+        let lowered = match virtual_lds {
+            Some(seq) => {
+                // The scratch VGPRs it used may be the fp8 cache's.
+                fp8.clear();
+                Lowered::Expand(seq)
+            }
+            None => rules::lower_in_mode(
+                &s.inst,
+                bytes,
+                host,
+                &mut scratch,
+                &at,
+                float_mode,
+                &mut fp8,
+            )?,
+        };
         fp8.after(&s.inst);
         if !matches!(s.flow, Flow::Next) {
             fp8.clear();

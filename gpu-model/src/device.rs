@@ -390,6 +390,13 @@ impl Device {
             )));
         }
 
+        // A virtual-LDS sidecar serves up to its own limit.
+        let host_lds = self.target.lds_bytes_per_workgroup();
+        let sidecar = module.co.sidecar(kernel.descriptor_address).cloned();
+        let lds_limit = sidecar
+            .as_ref()
+            .map_or(host_lds, |s| s.lds_limit.max(host_lds));
+
         // Kernel arguments.
         let shape = LaunchShape {
             grid: cfg.grid,
@@ -402,7 +409,7 @@ impl Device {
             &shape,
             self.queue.queue_address,
             args.iter().map(|a| a.0.as_slice()),
-            self.target.lds_bytes_per_workgroup(),
+            lds_limit,
         )
         .map_err(|e| match e {
             KernargError::ArgCount { expected, got } => DeviceError::ArgCount {
@@ -444,12 +451,33 @@ impl Device {
         )
         .map_err(service_err)?;
 
+        // More LDS than the device has: the sidecar, its LDS in global memory.
+        let requested = built.group_segment_size.max(desc.group_segment_fixed_size);
+        let mut virtual_lds = None;
+        if requested > host_lds {
+            if let Some(sc) = &sidecar {
+                let (state, total) =
+                    kernarg::virtual_lds_state(&sc.descriptor, requested, shape.workgroup_counts())
+                        .map_err(|m| DeviceError::BadLaunch(format!("kernel `{name}`: {m}")))?;
+                let backing = self.mem.allocate(total.max(1), 256)?;
+                kernarg::write_virtual_lds_state(&mut kernargs, sc.state_offset, backing, &state);
+                virtual_lds = Some((backing, sc.descriptor_address, sc.state_offset));
+            }
+        }
+
         // The host side: kernargs in memory, the completion signal armed, the packet
         // published in the ring.
         let kernarg_addr = self
             .mem
             .allocate(kernargs.len() as u64 + KERNARG_PAD, 256)?;
         self.mem.write(kernarg_addr, &kernargs)?;
+        if let Some((_, _, at)) = virtual_lds {
+            // The wrapper's original kernarg pointer: the segment itself (this runtime
+            // builds the guest's bytes in the wrapper).
+            if let Some(p) = u64::from(at).checked_sub(8) {
+                self.mem.store_u64(kernarg_addr + p, kernarg_addr)?;
+            }
+        }
         let private = kernarg::private_bytes_per_lane(&desc, &md, cfg.extra_private);
         self.mem.store_u64(self.signal + queue::SIGNAL_VALUE, 1)?;
         let packet = DispatchPacket {
@@ -458,8 +486,14 @@ impl Device {
             workgroup_size: std::array::from_fn(|d| cfg.workgroup[d] as u16),
             grid_size: cfg.grid,
             private_segment_size: private,
-            group_segment_size: built.group_segment_size,
-            kernel_object: loaded.descriptor_address,
+            group_segment_size: if virtual_lds.is_some() {
+                0
+            } else {
+                built.group_segment_size
+            },
+            kernel_object: virtual_lds.map_or(loaded.descriptor_address, |(_, kd, _)| {
+                loaded.descriptor_address - kernel.descriptor_address + kd
+            }),
             kernarg_address: kernarg_addr,
             completion_signal: self.signal,
         };
@@ -468,6 +502,9 @@ impl Device {
         // The doorbell: the packet processor reads and runs what the ring holds.
         let result = self.process(index, services.as_mut());
         self.mem.free(kernarg_addr)?;
+        if let Some((backing, _, _)) = virtual_lds {
+            self.mem.free(backing)?;
+        }
         let id = queue::dispatch_key(0, index);
         if let Some(mut s) = services {
             // The host prints the printf buffer once the kernel has ended.

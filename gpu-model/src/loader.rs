@@ -166,6 +166,41 @@ pub struct CodeObject {
     metadata_version: Option<(u64, u64)>,
     kernels: Vec<Kernel>,
     printf: std::sync::Arc<[PrintfFormat]>,
+    sidecars: Vec<VirtualLdsSidecar>,
+}
+
+/// Name of the non-allocated section in which a binary translator (the `dbt` crate)
+/// describes its virtual-LDS sidecars (../shared/seeds/000_*-dbt-design.txt, "Sidecars
+/// and Virtual LDS": "`.rocjitsu.lds` runtime sidecar metadata").
+pub const VIRTUAL_LDS_SECTION: &str = ".rocjitsu.lds";
+
+/// Bytes of one [`VIRTUAL_LDS_SECTION`] record. ASSUMPTION: the design names the section
+/// but not its layout; this one is ours (little-endian): u64 image address of the normal
+/// descriptor, u64 image address of the sidecar descriptor, u32 offset of the
+/// [`VIRTUAL_LDS_STATE_BYTES`]-byte dispatch state in the kernarg wrapper, u32 the most
+/// LDS bytes per workgroup the sidecar serves (the guest's limit).
+pub const VIRTUAL_LDS_RECORD_BYTES: usize = 24;
+
+/// Bytes of the design's `VirtualLdsDispatchState` that the runtime writes into the
+/// kernarg wrapper: u64 backing_base, u32 stride_x, stride_y, stride_z, reserved.
+pub const VIRTUAL_LDS_STATE_BYTES: usize = 24;
+
+/// A virtual-LDS variant of a kernel: a second descriptor, not exported as a symbol, whose
+/// code keeps the workgroup's LDS in global memory the runtime provides. A runtime
+/// switches a dispatch to it when `max(descriptor LDS, packet group_segment_size)` exceeds
+/// what the device has per workgroup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VirtualLdsSidecar {
+    /// Image address of the normal (application-visible) descriptor.
+    pub normal: u64,
+    /// Image address of the sidecar's descriptor.
+    pub descriptor_address: u64,
+    /// The sidecar's descriptor.
+    pub descriptor: KernelDescriptor,
+    /// Offset in the kernarg segment at which the dispatch state goes.
+    pub state_offset: u32,
+    /// The most LDS bytes per workgroup the sidecar serves.
+    pub lds_limit: u32,
 }
 
 /// One kernel of a code object.
@@ -207,6 +242,16 @@ impl CodeObject {
     /// Parses and validates a code object.
     pub fn parse(bytes: &[u8]) -> Result<CodeObject> {
         elf::parse(bytes)
+    }
+
+    /// The virtual-LDS sidecar of the kernel whose descriptor is at image address `kd`.
+    pub fn sidecar(&self, kd: u64) -> Option<&VirtualLdsSidecar> {
+        self.sidecars.iter().find(|s| s.normal == kd)
+    }
+
+    /// Every virtual-LDS sidecar ([`VIRTUAL_LDS_SECTION`]).
+    pub fn sidecars(&self) -> &[VirtualLdsSidecar] {
+        &self.sidecars
     }
 
     /// The processor this object was built for.

@@ -277,3 +277,60 @@ mod tests {
         assert_eq!(s.workgroup_counts(), [2, 2, 3]);
     }
 }
+
+/// The design's `VirtualLdsDispatchState` for a dispatch of a virtual-LDS sidecar
+/// (`sidecar`, its descriptor) that asks for `lds` bytes per workgroup over `groups`
+/// workgroups (../shared/seeds/000_*-dbt-design.txt, "Sidecars and Virtual LDS"): the
+/// strides by which a workgroup's slice of the backing follows from its ids (0 in a
+/// singleton dimension), and the backing's size. A dimension with more than one workgroup
+/// needs the descriptor's workgroup-id SGPR for it.
+pub fn virtual_lds_state(
+    sidecar: &KernelDescriptor,
+    lds: u32,
+    groups: [u32; 3],
+) -> Result<([u32; 3], u64), String> {
+    // ASSUMPTION: slices 256-byte aligned (the design does not say; any multiple of the
+    // widest LDS access, 16 bytes, keeps every access aligned as it was).
+    let slice = u64::from(lds).next_multiple_of(256);
+    let enabled = [
+        sidecar.enable_workgroup_id_x(),
+        sidecar.enable_workgroup_id_y(),
+        sidecar.enable_workgroup_id_z(),
+    ];
+    let mut strides = [0u32; 3];
+    let mut step = slice;
+    for d in 0..3 {
+        if groups[d] > 1 {
+            if !enabled[d] {
+                return Err(format!(
+                    "the virtual-LDS sidecar has no workgroup id in dimension {d}, which has {} workgroups",
+                    groups[d]
+                ));
+            }
+            strides[d] = u32::try_from(step)
+                .map_err(|_| format!("virtual-LDS stride {step:#x} does not fit 32 bits"))?;
+        }
+        step = step.saturating_mul(u64::from(groups[d].max(1)));
+    }
+    Ok((strides, step))
+}
+
+/// Writes the dispatch state (`backing` and `strides`, see [`virtual_lds_state`]) at
+/// `offset` of the kernarg segment `kernargs`, growing it as needed.
+pub fn write_virtual_lds_state(
+    kernargs: &mut Vec<u8>,
+    offset: u32,
+    backing: u64,
+    strides: &[u32; 3],
+) {
+    let at = offset as usize;
+    let end = at + crate::loader::VIRTUAL_LDS_STATE_BYTES;
+    if kernargs.len() < end {
+        kernargs.resize(end, 0);
+    }
+    kernargs[at..at + 8].copy_from_slice(&backing.to_le_bytes());
+    for (k, s) in strides.iter().enumerate() {
+        kernargs[at + 8 + 4 * k..at + 12 + 4 * k].copy_from_slice(&s.to_le_bytes());
+    }
+    kernargs[at + 20..end].fill(0);
+}

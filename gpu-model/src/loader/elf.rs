@@ -302,6 +302,7 @@ pub(super) fn parse(bytes: &[u8]) -> Result<CodeObject> {
         check_metadata_target(t, target)?;
     }
     let kernels = kernels(&symbols, &image, note.as_ref())?;
+    let sidecars = sidecars(&elf, bytes, &image, &kernels)?;
     Ok(CodeObject {
         target,
         xnack,
@@ -318,7 +319,77 @@ pub(super) fn parse(bytes: &[u8]) -> Result<CodeObject> {
         metadata_version: note.as_ref().and_then(|n| n.version),
         kernels,
         printf: note.map(|n| n.printf).unwrap_or_default().into(),
+        sidecars,
     })
+}
+
+/// The records of the virtual-LDS section ([`super::VIRTUAL_LDS_SECTION`]), each checked:
+/// the normal descriptor is a kernel's, the sidecar's is 64-byte aligned inside the image
+/// with its entry in an executable segment.
+fn sidecars(
+    elf: &Elf<'_>,
+    bytes: &[u8],
+    image: &LoadImage,
+    kernels: &[Kernel],
+) -> Result<Vec<super::VirtualLdsSidecar>> {
+    let mut out = Vec::new();
+    for (index, s) in elf.section_headers.iter().enumerate() {
+        if elf.shdr_strtab.get_at(s.sh_name) != Some(super::VIRTUAL_LDS_SECTION) {
+            continue;
+        }
+        let bad = |reason: String| LoadError::BadTable {
+            what: "section",
+            index,
+            offset: elf.header.e_shoff + index as u64 * 64,
+            reason,
+        };
+        let data = s
+            .sh_offset
+            .checked_add(s.sh_size)
+            .and_then(|e| bytes.get(s.sh_offset as usize..e as usize))
+            .ok_or_else(|| bad("virtual-LDS records run past the file".into()))?;
+        let n = super::VIRTUAL_LDS_RECORD_BYTES;
+        if !data.len().is_multiple_of(n) {
+            return Err(bad(format!(
+                "virtual-LDS section of {} bytes is not whole {n}-byte records",
+                data.len()
+            )));
+        }
+        for r in data.chunks_exact(n) {
+            let u64_at = |o: usize| u64::from_le_bytes(r[o..o + 8].try_into().unwrap_or([0; 8]));
+            let u32_at = |o: usize| u32::from_le_bytes(r[o..o + 4].try_into().unwrap_or([0; 4]));
+            let (normal, kd) = (u64_at(0), u64_at(8));
+            if !kernels.iter().any(|k| k.descriptor_address == normal) {
+                return Err(bad(format!(
+                    "virtual-LDS record names {normal:#x}, which is no kernel's descriptor"
+                )));
+            }
+            let mut raw = [0u8; KERNEL_DESCRIPTOR_SIZE];
+            if !kd.is_multiple_of(64) || image.read(kd, &mut raw).is_none() {
+                return Err(bad(format!(
+                    "sidecar descriptor {kd:#x} is not 64-byte aligned inside the image"
+                )));
+            }
+            let descriptor = KernelDescriptor::from_bytes(&raw);
+            let entry_ok = kd
+                .checked_add_signed(descriptor.kernel_code_entry_byte_offset)
+                .and_then(|e| image.segment_at(e))
+                .is_some_and(|s| s.execute);
+            if !entry_ok {
+                return Err(bad(format!(
+                    "sidecar descriptor {kd:#x}: its entry is not in an executable segment"
+                )));
+            }
+            out.push(super::VirtualLdsSidecar {
+                normal,
+                descriptor_address: kd,
+                descriptor,
+                state_offset: u32_at(16),
+                lds_limit: u32_at(20),
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// Collects and checks the PT_LOAD segments.

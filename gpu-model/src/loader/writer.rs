@@ -73,7 +73,17 @@ pub struct Rewrite<'a> {
     pub e_flags: Option<u32>,
     /// The new NT_AMDGPU_METADATA payload (msgpack).
     pub metadata: Option<Vec<u8>>,
+    /// Loaded bytes placed right after the new `.text` (at its end rounded up to 64) in
+    /// the same LOAD segment, as a new allocated, non-executable section
+    /// [`TEXT_TAIL_SECTION`] (a binary translator's sidecar descriptors). Its image
+    /// address is `.text`'s address plus the new `.text` length rounded up to 64.
+    pub text_tail: Vec<u8>,
+    /// Non-allocated sections (name, contents) appended at the end of the file.
+    pub sections: Vec<(String, Vec<u8>)>,
 }
+
+/// Name of the section that holds [`Rewrite::text_tail`].
+pub const TEXT_TAIL_SECTION: &str = ".rocjitsu.kd";
 
 impl std::fmt::Debug for Rewrite<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -84,6 +94,8 @@ impl std::fmt::Debug for Rewrite<'_> {
             .field("descriptors", &self.descriptors.len())
             .field("e_flags", &self.e_flags)
             .field("metadata", &self.metadata.as_ref().map(Vec::len))
+            .field("text_tail", &self.text_tail.len())
+            .field("sections", &self.sections.len())
             .finish()
     }
 }
@@ -298,7 +310,14 @@ pub fn rewrite(bytes: &[u8], rw: &Rewrite<'_>) -> Result<Vec<u8>, WriteError> {
     let text_sh = &elf.section_headers[text_index];
     let (old_off, old_addr, old_len) = (text_sh.sh_offset, text_sh.sh_addr, text_sh.sh_size);
     let (end_off, end_addr) = (old_off + old_len, old_addr + old_len);
-    let new_len = rw.text.as_ref().map_or(old_len, |t| t.len() as u64);
+    let text_len = rw.text.as_ref().map_or(old_len, |t| t.len() as u64);
+    // The tail starts at the text's end rounded up to 64 bytes.
+    let tail_at = text_len.next_multiple_of(64);
+    let new_len = if rw.text_tail.is_empty() {
+        text_len
+    } else {
+        tail_at + rw.text_tail.len() as u64
+    };
     if new_len < old_len {
         return Err(WriteError::TextShrinks {
             old: old_len,
@@ -365,6 +384,10 @@ pub fn rewrite(bytes: &[u8], rw: &Rewrite<'_>) -> Result<Vec<u8>, WriteError> {
         Some(t) => out.extend_from_slice(t),
         None => out.extend_from_slice(&bytes[old_off as usize..end_off as usize]),
     }
+    if !rw.text_tail.is_empty() {
+        out.resize(old_off as usize + tail_at as usize, 0);
+        out.extend_from_slice(&rw.text_tail);
+    }
     out.resize(out.len() + (delta - grow) as usize, 0);
     out.extend_from_slice(&bytes[end_off as usize..]);
 
@@ -402,7 +425,7 @@ pub fn rewrite(bytes: &[u8], rw: &Rewrite<'_>) -> Result<Vec<u8>, WriteError> {
             wr_u64(&mut out, o + 16, shift_addr(s.sh_addr));
         }
         if i == text_index {
-            wr_u64(&mut out, o + 32, new_len);
+            wr_u64(&mut out, o + 32, text_len);
         }
     }
     // Symbols, dynamic entries and relocations, read from the original and written to
@@ -536,9 +559,103 @@ pub fn rewrite(bytes: &[u8], rw: &Rewrite<'_>) -> Result<Vec<u8>, WriteError> {
             }
         }
     }
+    if !rw.text_tail.is_empty() || !rw.sections.is_empty() {
+        append_sections(&mut out, &elf, bytes, rw, (old_off, old_addr, tail_at))?;
+    }
     CodeObject::parse(&out)
         .map_err(|e| layout(format!("the rewritten object does not load: {e}")))?;
     Ok(out)
+}
+
+/// Appends [`Rewrite::text_tail`]'s section header and [`Rewrite::sections`] at the end of
+/// `out`: their contents, a copy of the section-name table grown by their names, and a
+/// copy of the section header table grown by their headers (the ELF header then points at
+/// the copies; the old tables stay, unreferenced). `text` is `.text`'s file offset, image
+/// address and the tail's offset from them.
+fn append_sections(
+    out: &mut Vec<u8>,
+    elf: &Elf<'_>,
+    bytes: &[u8],
+    rw: &Rewrite<'_>,
+    (text_off, text_addr, tail_at): (u64, u64, u64),
+) -> Result<(), WriteError> {
+    let layout = |why: &str| WriteError::Layout(why.to_string());
+    let shnum = elf.section_headers.len();
+    let strndx = usize::from(elf.header.e_shstrndx);
+    let strsh = elf
+        .section_headers
+        .get(strndx)
+        .filter(|s| s.sh_type == sh::SHT_STRTAB)
+        .ok_or_else(|| layout("no section-name table to add sections to"))?;
+    let mut names = strsh
+        .sh_offset
+        .checked_add(strsh.sh_size)
+        .and_then(|e| bytes.get(strsh.sh_offset as usize..e as usize))
+        .ok_or_else(|| layout("the section-name table runs past the file"))?
+        .to_vec();
+    // (name offset, type, flags, address, file offset, size, alignment)
+    let mut headers: Vec<[u64; 7]> = Vec::new();
+    let name = |n: &str, names: &mut Vec<u8>| {
+        let at = names.len() as u64;
+        names.extend_from_slice(n.as_bytes());
+        names.push(0);
+        at
+    };
+    if !rw.text_tail.is_empty() {
+        let n = name(TEXT_TAIL_SECTION, &mut names);
+        headers.push([
+            n,
+            u64::from(sh::SHT_PROGBITS),
+            u64::from(sh::SHF_ALLOC),
+            text_addr + tail_at,
+            text_off + tail_at,
+            rw.text_tail.len() as u64,
+            64,
+        ]);
+    }
+    for (n, data) in &rw.sections {
+        let n = name(n, &mut names);
+        let at = out.len().next_multiple_of(8);
+        out.resize(at, 0);
+        out.extend_from_slice(data);
+        headers.push([
+            n,
+            u64::from(sh::SHT_PROGBITS),
+            0,
+            0,
+            at as u64,
+            data.len() as u64,
+            8,
+        ]);
+    }
+    let names_at = out.len() as u64;
+    out.extend_from_slice(&names);
+    let table = rd_u64(out, 0x28) as usize;
+    let old = out
+        .get(table..table + shnum * 64)
+        .ok_or_else(|| layout("the section header table runs past the file"))?
+        .to_vec();
+    let at = out.len().next_multiple_of(8);
+    out.resize(at, 0);
+    out.extend_from_slice(&old);
+    for h in &headers {
+        let o = out.len();
+        out.resize(o + 64, 0);
+        wr_u32(out, o, h[0] as u32);
+        wr_u32(out, o + 4, h[1] as u32);
+        for (k, v) in h[2..].iter().enumerate() {
+            // sh_flags, sh_addr, sh_offset, sh_size at 8..40; sh_addralign at 48.
+            let f = if k == 4 { 48 } else { 8 + 8 * k };
+            wr_u64(out, o + f, *v);
+        }
+    }
+    let count = u16::try_from(shnum + headers.len()).map_err(|_| layout("too many sections"))?;
+    wr_u64(out, 0x28, at as u64);
+    out[0x3c..0x3e].copy_from_slice(&count.to_le_bytes());
+    let s = at + strndx * 64;
+    wr_u64(out, s + 24, names_at);
+    wr_u64(out, s + 32, names.len() as u64);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -197,26 +197,49 @@ pub(crate) fn prepare(
         workgroup: req.workgroup,
         dynamic_lds: req.dynamic_lds,
     };
+    // A virtual-LDS sidecar serves up to its own limit.
+    let host_lds = cfg.xcd.cu.lds_bytes;
+    let sidecar = module.co.sidecar(kernel.descriptor_address);
+    let lds_limit = sidecar.map_or(host_lds, |s| s.lds_limit.max(host_lds));
     let built = kernarg::build_kernargs(
         md,
         &desc,
         &shape,
         queue_address,
         req.args.iter().map(Vec::as_slice),
-        cfg.xcd.cu.lds_bytes,
+        lds_limit,
     )
     .map_err(|source| SocError::Kernarg {
         kernel: name.to_string(),
         source,
     })?;
     let mut kernargs = built.bytes;
+    // More LDS than the device has: the sidecar, its LDS in global memory (the design's
+    // dispatch-time selection on max(descriptor LDS, packet group_segment_size)).
+    let requested = built.group_segment_size.max(desc.group_segment_fixed_size);
+    let virtual_lds = match sidecar.filter(|_| requested > host_lds) {
+        Some(sc) => {
+            let (strides, total) =
+                kernarg::virtual_lds_state(&sc.descriptor, requested, shape.workgroup_counts())
+                    .map_err(bad)?;
+            let backing = mem.allocate(total.max(1), 256)?;
+            kernarg::write_virtual_lds_state(&mut kernargs, sc.state_offset, backing, &strides);
+            Some((sc.descriptor_address, sc.state_offset))
+        }
+        None => None,
+    };
+    let group_segment_size = if virtual_lds.is_some() {
+        0
+    } else {
+        built.group_segment_size
+    };
     let private = kernarg::private_bytes_per_lane(&desc, md, 0);
     let res = KernelResources {
         wave_size: kernel.wave_size(target),
         vgprs: md.vgpr_count,
         agprs: md.agpr_count,
         sgprs: md.sgpr_count,
-        lds_bytes: built.group_segment_size,
+        lds_bytes: group_segment_size,
         workgroup_size: wg_items,
         scratch_bytes_per_lane: private,
     };
@@ -246,6 +269,10 @@ pub(crate) fn prepare(
     })?;
     let kernarg_address = mem.allocate(kernargs.len() as u64 + KERNARG_PAD, 256)?;
     mem.write(kernarg_address, &kernargs)?;
+    if let Some(p) = virtual_lds.and_then(|(_, at)| u64::from(at).checked_sub(8)) {
+        // The wrapper's original kernarg pointer: the segment itself.
+        mem.store_u64(kernarg_address + p, kernarg_address)?;
+    }
     // The completion signal: an amd_signal_t whose value (at +8) starts at 1.
     let signal = mem.allocate(super::queue::SIGNAL_BYTES, 64)?;
     mem.store_u64(signal + super::queue::SIGNAL_VALUE, 1)?;
@@ -255,8 +282,10 @@ pub(crate) fn prepare(
         workgroup_size: std::array::from_fn(|d| req.workgroup[d] as u16),
         grid_size: req.grid,
         private_segment_size: private,
-        group_segment_size: built.group_segment_size,
-        kernel_object: loaded.descriptor_address,
+        group_segment_size,
+        kernel_object: virtual_lds.map_or(loaded.descriptor_address, |(kd, _)| {
+            loaded.descriptor_address - kernel.descriptor_address + kd
+        }),
         kernarg_address,
         completion_signal: signal,
     };

@@ -1,0 +1,148 @@
+//! Virtual-LDS sidecars: a gfx950 kernel compiled by clang-22 that keeps 96 KiB of LDS
+//! per workgroup (gfx942 has 64 KiB) translates to gfx942 with a sidecar, which the
+//! runtime selects at dispatch time; run on the gfx942 model it writes what the original
+//! writes on the gfx950 model and what the CPU reference computes. A kernel of the same
+//! object whose LDS fits gets no sidecar and runs through its normal translation. The
+//! LLVM tools are required: a missing tool fails the test.
+
+mod common;
+
+use gpu_model::loader::CodeObject;
+use gpu_model::Target;
+use std::path::PathBuf;
+use std::process::Command;
+
+const BIG: u32 = 24576;
+const SMALL: u32 = 4096;
+const WG: u32 = 256;
+const GROUPS: u32 = 3;
+
+/// dbt/tests/sidecar/big_lds.cl built for gfx950 by clang-22 with the corpus prelude.
+fn guest() -> Vec<u8> {
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("dbt-sidecar-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("big_lds.hsaco");
+    let st = Command::new("clang-22")
+        .args([
+            "-x",
+            "cl",
+            "-cl-std=CL2.0",
+            "-target",
+            "amdgcn-amd-amdhsa",
+            "-mcpu=gfx950",
+            "-cl-kernel-arg-info",
+            "-nogpulib",
+            "-O2",
+        ])
+        .arg("-I")
+        .arg(here.join("../corpus/include"))
+        .arg(here.join("tests/sidecar/big_lds.cl"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("clang-22 is required (scripts/install-deps.sh)");
+    assert!(
+        st.status.success(),
+        "clang-22: {}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let bytes = std::fs::read(&out).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    bytes
+}
+
+/// The kernels' computation on the CPU: per workgroup `g`, `lds[i] = in[g n + i] * 3 + i`,
+/// then `out[g n + i] = lds[n - 1 - i] ^ (lds[(7 i) % n] + g)`.
+fn reference(input: &[u32], n: u32) -> Vec<u32> {
+    let mut out = vec![0u32; (n * GROUPS) as usize];
+    for g in 0..GROUPS {
+        let lds: Vec<u32> = (0..n)
+            .map(|i| input[(g * n + i) as usize].wrapping_mul(3).wrapping_add(i))
+            .collect();
+        for i in 0..n {
+            let j = i.wrapping_mul(7) % n;
+            out[(g * n + i) as usize] = lds[(n - 1 - i) as usize] ^ lds[j as usize].wrapping_add(g);
+        }
+    }
+    out
+}
+
+fn input(n: u32) -> Vec<u32> {
+    (0..n * GROUPS)
+        .map(|i| i.wrapping_mul(0x9e37_79b9) ^ i >> 3)
+        .collect()
+}
+
+fn run(bytes: &[u8], target: Target, kernel: &str, n: u32) -> Vec<u32> {
+    let input = input(n);
+    common::run_words(
+        bytes,
+        target,
+        kernel,
+        [WG * GROUPS, WG],
+        Some(&input),
+        (n * GROUPS) as usize,
+        &[],
+    )
+}
+
+#[test]
+fn a_kernel_over_the_hosts_lds_runs_through_its_sidecar() {
+    let guest = guest();
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    common::llvm_accepts(&t.object, "big_lds");
+    let co = CodeObject::parse(&t.object).unwrap();
+    let big = co.kernel("big_lds").unwrap();
+    let small = co.kernel("small_lds").unwrap();
+    // One sidecar, for the kernel over 64 KiB: no hardware LDS, its dispatch state after
+    // the 16 kernarg bytes and the wrapper's pointer slot.
+    assert_eq!(co.sidecars().len(), 1);
+    let sc = co
+        .sidecar(big.descriptor_address)
+        .expect("big_lds has a sidecar");
+    assert!(co.sidecar(small.descriptor_address).is_none());
+    assert_eq!(big.descriptor.group_segment_fixed_size, BIG * 4);
+    assert_eq!(sc.descriptor.group_segment_fixed_size, 0);
+    assert_eq!(sc.state_offset, 24);
+    assert_eq!(sc.lds_limit, Target::Gfx950.lds_bytes_per_workgroup());
+    let r = t.kernels.iter().find(|k| k.name == "big_lds").unwrap();
+    let sidecar_bytes = r.sidecar.expect("reported");
+    eprintln!(
+        "big_lds: code {} -> {} bytes, sidecar {} bytes; vgprs {:?}, sgprs {:?}",
+        r.code_before, r.code_after, sidecar_bytes, r.vgprs, r.sgprs
+    );
+    // The sidecar's code holds no LDS storage access.
+    let dis = common::llvm_accepts(&t.object, "big_lds-dis");
+    let sidecar_entry = sc
+        .descriptor_address
+        .wrapping_add_signed(sc.descriptor.kernel_code_entry_byte_offset);
+    let sidecar_text: Vec<&str> = dis
+        .lines()
+        .filter(|l| {
+            l.rsplit("// ")
+                .next()
+                .and_then(|a| u64::from_str_radix(a.split(':').next()?.trim(), 16).ok())
+                .is_some_and(|a| a >= sidecar_entry && a < sidecar_entry + sidecar_bytes as u64)
+        })
+        .collect();
+    assert!(
+        !sidecar_text.is_empty(),
+        "sidecar code at {sidecar_entry:#x} not found"
+    );
+    assert!(
+        sidecar_text
+            .iter()
+            .all(|l| !l.contains("ds_read") && !l.contains("ds_write")),
+        "the sidecar still uses hardware LDS"
+    );
+
+    for (kernel, n) in [("big_lds", BIG), ("small_lds", SMALL)] {
+        let want = reference(&input(n), n);
+        let native = run(&guest, Target::Gfx950, kernel, n);
+        assert_eq!(native, want, "{kernel}: gfx950 model vs CPU reference");
+        let got = run(&t.object, Target::Gfx942, kernel, n);
+        assert_eq!(got, want, "{kernel}: translated on the gfx942 model");
+    }
+}
