@@ -949,7 +949,9 @@ fn lds_dma_loads_become_loads_and_ds_stores_on_gfx1201() {
 /// translation clears it; `v_add_u16`/`v_sub_u16`/`v_subrev_u16` (also with clamp and
 /// a literal) become `v_add_nc_u16`/`v_sub_nc_u16`, `v_add_i16`/`v_sub_i16` the `_nc_i16`
 /// forms; `v_mad_u16` and the `_i16` ones keep the high half on both; `v_mov_b64` of a
-/// 32-bit literal (zero-extended) becomes two moves. Each operation writes a destination holding 0xdeadbeef; every lane's whole
+/// 32-bit literal (zero-extended) becomes two moves; packed f32 operations (op_sel,
+/// op_sel_hi, neg_lo/hi, clamp, SGPR and constant sources, a destination overlapping
+/// a source) become two f32 operations. Each operation writes a destination holding 0xdeadbeef; every lane's whole
 /// 32-bit result must match the gfx950 model, and for the integer operations the CPU
 /// reference computed here.
 #[test]
@@ -975,6 +977,9 @@ fn gfx9_16bit_valu_keeps_its_high_half_semantics_on_gfx1201() {
         ("v_sub_i16 v3, v1, v2", Some(|a, b| 0xdead_0000 | (a as i16).wrapping_sub(b as i16) as u16 as u32)),
         ("v_mov_b64 v[6:7], 0x7654321\n  v_xor_b32 v3, v6, v7", Some(|_, _| 0x765_4321)),
         ("v_mov_b64 v[6:7], -4.0\n  v_xor_b32 v3, v6, v7", Some(|_, _| 0xc010_0000)),
+        ("v_pk_mul_f32 v[6:7], v[4:5], v[4:5] op_sel:[0,1] op_sel_hi:[1,0] neg_lo:[1,0] neg_hi:[0,1]\n  v_xor_b32 v3, v6, v7", None),
+        ("v_pk_add_f32 v[4:5], v[4:5], s[10:11] op_sel_hi:[0,1]\n  v_xor_b32 v3, v4, v5\n  v_mov_b32 v4, v1\n  v_mov_b32 v5, v2", None),
+        ("v_pk_fma_f32 v[6:7], v[4:5], 0.5, v[4:5] clamp\n  v_sub_u32 v3, v6, v7", None),
         ("v_add_f16_e32 v3, v1, v2", None),
         ("v_mul_f16_e32 v3, v1, v2", None),
         ("v_max_f16_e32 v3, v1, v2", None),
@@ -998,6 +1003,8 @@ h16:
   s_load_dwordx4 s[4:7], s[0:1], 0x0
   v_lshlrev_b32 v9, 3, v0
   s_movk_i32 s8, 0x4321
+  s_mov_b32 s10, 0x3fc00000
+  s_mov_b32 s11, 0xc0200000
   s_waitcnt lgkmcnt(0)
   global_load_dwordx2 v[4:5], v9, s[4:5]
   v_lshlrev_b32 v9, 2, v0

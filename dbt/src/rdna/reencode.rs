@@ -374,6 +374,14 @@ fn lower_plain(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> 
     if let Some(h) = renamed16(g, cx)? {
         return Ok(vec![h]);
     }
+    if let Some(o) = match g.op {
+        Op::VPkAddF32 => Some(Op::VAddF32),
+        Op::VPkMulF32 => Some(Op::VMulF32),
+        Op::VPkFmaF32 => Some(Op::VFmaF32),
+        _ => None,
+    } {
+        return packed_f32(g, o, cx);
+    }
     if g.format == Format::Mai || g.format == Format::Vop3px2 {
         return Err(cx.unsupported(g, "MFMA -> WMMA is not implemented"));
     }
@@ -1502,5 +1510,57 @@ fn row_bcast(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
         out.push(mv);
         out.push(op_from_t(m, cx)?);
     }
+    Ok(out)
+}
+
+/// gfx90a+ packed f32 VALU (`v_pk_add_f32`, `v_pk_mul_f32`, `v_pk_fma_f32`; GFX12 has no
+/// packed f32: llvm-mc-22 refuses them for gfx1201) as two VOP3 f32 operations, one per
+/// 32-bit half of the destination pair. Semantics as the gfx950 model has them
+/// (`exec::vop3p::pk_f32`): for the low result each source's half is op_sel's bit and
+/// neg_lo negates it, for the high result op_sel_hi's bit and neg_hi; clamp on both; a
+/// constant source is the same 32-bit value for both halves. The low result goes to a
+/// scratch VGPR first and is moved into place last, so a source pair that overlaps the
+/// destination is read before it is written.
+fn packed_f32(g: &Inst, o: Op, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let n = g.num_operands();
+    let Some(Operand::Vgpr { first: d, count: 2 }) = g.operand(0) else {
+        return Err(cx.unsupported(g, "unexpected destination"));
+    };
+    let sel = [
+        g.field(F::OpSel),
+        g.field(F::OpSelHi) | g.field(F::OpSelHi2) << 2,
+    ];
+    let neg = [g.field(F::Neg), g.field(F::NegHi)];
+    let t = cx.scratch_first;
+    cx.scratch_used = cx.scratch_used.max(1);
+    let mut out = Vec::with_capacity(3);
+    for (h, dst) in [(0usize, t), (1, d + 1)] {
+        let mut ops = vec![v1(dst)];
+        for k in 1..n {
+            let src = map_operand(g, op(g, k, cx)?, cx)?;
+            let b = (sel[h] >> (k - 1) & 1) as u16;
+            ops.push(match src {
+                Operand::Vgpr { first, count: 2 } => v1(first + b),
+                Operand::Sgpr { first, count: 2 } => Operand::Sgpr {
+                    first: first + b,
+                    count: 1,
+                },
+                Operand::Inline(_) | Operand::Literal(_) => src,
+                _ => return Err(cx.unsupported(g, "unexpected packed f32 source")),
+            });
+        }
+        let mut i = vop3_host(o, &ops, cx)?;
+        for (f, v) in [(F::Neg, neg[h]), (F::Clamp, g.field(F::Clamp))] {
+            if v != 0 {
+                let fl = i.layout().field(f).ok_or_else(|| cx.no_rule(g))?;
+                i.bits = layout::put(i.bits, fl, v);
+            }
+        }
+        out.push(redecode(&i, g, cx)?);
+    }
+    let mut mv = build(Op::VMovB32, Format::Vop1, cx)?;
+    mv.set_operand(0, v1(d)).map_err(|e| cx.enc(e))?;
+    mv.set_operand(1, v1(t)).map_err(|e| cx.enc(e))?;
+    out.push(mv);
     Ok(out)
 }
