@@ -901,19 +901,41 @@ fn expand_permlane_swap(
     Ok(out)
 }
 
-/// A gfx950 LDS DMA load of 12 or 16 bytes per lane (see the module notes).
-fn expand_lds_dma(
+/// A gfx950 LDS DMA load (see the module notes): the 12- and 16-byte forms gfx942
+/// lacks, and for hosts without any LDS DMA (gfx1201, `rdna::reencode`) also the dword
+/// and sub-dword forms, whose LDS write is one dword per lane holding the zero- or
+/// sign-extended value (the model's `exec::flat::lds_dma_extend`), which the same
+/// extending load into a VGPR and `ds_write_b32` reproduce.
+pub(crate) fn expand_lds_dma(
     inst: &Inst,
     scratch: &mut Scratch,
     at: &At<'_>,
 ) -> Result<Vec<Inst>, TranslateError> {
+    let mubuf = inst.format == Format::Mubuf;
     let (load_op, dwords, global) = match inst.op {
         Op::BufferLoadDwordx3 => (Op::BufferLoadDwordx3, 3u16, false),
         Op::BufferLoadDwordx4 => (Op::BufferLoadDwordx4, 4, false),
         Op::GlobalLoadLdsDwordx3 => (Op::GlobalLoadDwordx3, 3, true),
         Op::GlobalLoadLdsDwordx4 => (Op::GlobalLoadDwordx4, 4, true),
+        Op::BufferLoadDword
+        | Op::BufferLoadUbyte
+        | Op::BufferLoadSbyte
+        | Op::BufferLoadUshort
+        | Op::BufferLoadSshort
+            if mubuf =>
+        {
+            (inst.op, 1, false)
+        }
+        Op::GlobalLoadLdsDword => (Op::GlobalLoadDword, 1, true),
+        Op::GlobalLoadLdsUbyte => (Op::GlobalLoadUbyte, 1, true),
+        Op::GlobalLoadLdsSbyte => (Op::GlobalLoadSbyte, 1, true),
+        Op::GlobalLoadLdsUshort => (Op::GlobalLoadUshort, 1, true),
+        Op::GlobalLoadLdsSshort => (Op::GlobalLoadSshort, 1, true),
         _ => return Err(unsupported(inst, at, "not an LDS DMA load")),
     };
+    if mubuf && inst.field(F::Lds) == 0 {
+        return Err(unsupported(inst, at, "not an LDS DMA load"));
+    }
     let enc = |source| TranslateError::Encode {
         kernel: at.kernel.to_string(),
         pc: at.pc,
@@ -921,7 +943,7 @@ fn expand_lds_dma(
     };
     // Data tuples start at an even VGPR on gfx90a and later.
     let data = scratch.first.next_multiple_of(2);
-    let addr = data + 4;
+    let addr = data + dwords;
     // The load: the guest's fields with the host opcode, the LDS and ACC bits cleared and
     // the data going to the scratch tuple.
     let lay = inst.layout();
@@ -982,10 +1004,10 @@ fn expand_lds_dma(
     } else {
         off as u32
     };
-    let ds_op = if dwords == 3 {
-        Op::DsWriteB96
-    } else {
-        Op::DsWriteB128
+    let ds_op = match dwords {
+        1 => Op::DsWriteB32,
+        3 => Op::DsWriteB96,
+        _ => Op::DsWriteB128,
     };
     let mut w = Inst::build(Target::Gfx942, ds_op, Format::Ds).map_err(enc)?;
     w.set_operand(0, a).map_err(enc)?;

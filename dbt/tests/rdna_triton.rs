@@ -4,7 +4,7 @@
 //! translated object passes the LLVM tools as gfx1201 and, on the gfx1201 model, writes
 //! exactly what the original writes on the gfx950 model, within the manifest's tolerance
 //! of the reference. Kernels that cannot be translated yet are listed with what their
-//! diagnostic must name (today all nine: MUBUF); a listed kernel that translates fails
+//! diagnostic must name; a listed kernel that translates fails
 //! the test, so the list cannot go stale. `vadd` (MUBUF loads and stores through
 //! descriptors Triton builds with the GFX9 dword3) runs translated; at least one kernel
 //! must; `softmax`, `layernorm` and `reduce_atomic` add the DPP row broadcasts of their
@@ -22,14 +22,15 @@ use triton_manifest::*;
 /// (case, what the diagnostic names): kernels not translated to gfx1201 yet. Triton's
 /// MUBUF buffer accesses translate (descriptors converted to the GFX12 layout at the
 /// access), and so do the reductions' DPP row broadcasts (`row_bcast:15`/`31`, gone on
-/// GFX12); what stops the rest is the matmuls' buffer loads straight to LDS (no GFX12
-/// form), after which their MFMAs would need WMMA.
+/// GFX12), the matmuls' buffer loads straight to LDS (a load into scratch VGPRs and a
+/// DS store) and their transposing LDS reads (the gfx942 rule); what stops the rest is
+/// their MFMAs, which need WMMA.
 const UNTRANSLATED: &[(&str, &str)] = &[
-    ("matmul_f16", "buffer loads to LDS"),
-    ("matmul_bf16", "buffer loads to LDS"),
-    ("matmul_fp8e4nv", "buffer loads to LDS"),
-    ("attn_fwd", "buffer loads to LDS"),
-    ("gemm1024_fp8", "buffer loads to LDS"),
+    ("matmul_f16", "MFMA -> WMMA"),
+    ("matmul_bf16", "MFMA -> WMMA"),
+    ("matmul_fp8e4nv", "MFMA -> WMMA"),
+    ("attn_fwd", "MFMA -> WMMA"),
+    ("gemm1024_fp8", "MFMA -> WMMA"),
 ];
 
 #[test]

@@ -1211,6 +1211,11 @@ amdhsa.kernels:
     let rp = reference(16, 8, EXEC);
     let want = run(&guest, Target::Gfx950);
     let got = run(&t.object, Target::Gfx942);
+    // The gfx1201 host takes the same rule, re-encoded for GFX12.
+    let t12 = dbt::translate(&guest, Target::Gfx1201);
+    assert!(t12.translated, "{:?}", t12.diagnostics);
+    common::llvm_accepts_as(&t12.object, "tr-gfx1201", "gfx1201");
+    let got12 = run(&t12.object, Target::Gfx1201);
     for l in 0..64 {
         let pair =
             |w: &[u32], i: usize| u64::from(w[6 * l + i]) | u64::from(w[6 * l + i + 1]) << 32;
@@ -1222,6 +1227,11 @@ amdhsa.kernels:
         for (f, r) in r.iter().enumerate() {
             assert_eq!(pair(&want, 2 * f), *r, "gfx950 form {f} lane {l}");
             assert_eq!(pair(&got, 2 * f), *r, "translated gfx942 form {f} lane {l}");
+            assert_eq!(
+                pair(&got12, 2 * f),
+                *r,
+                "translated gfx1201 form {f} lane {l}"
+            );
         }
     }
 }

@@ -47,7 +47,7 @@ fn untranslatable_objects_fail_with_the_kernel_and_pc() {
     let out = std::env::temp_dir().join(format!("dbt-cli-fail-{}.hsaco", std::process::id()));
     let r = Command::new(env!("CARGO_BIN_EXE_gfxsim"))
         .args(["dbt", "translate"])
-        // Buffer loads to LDS are not translated to gfx1201 (yet): refused by name.
+        // MFMAs are not translated to gfx1201 (yet, no WMMA rule): refused by name.
         .arg(corpus("triton/build/gfx950/matmul_bf16.hsaco"))
         .args(["--host", "gfx1201", "-o"])
         .arg(&out)

@@ -20,10 +20,16 @@
 //! AGPRs are folded into VGPRs above the kernel's arch VGPRs (`a[n]` -> `v[arch + n]`;
 //! `v_accvgpr_*` become `v_mov_b32`), scratch VGPRs for the rules come after them.
 //!
+//! LDS DMA loads (`buffer_load_* ... lds`, `global_load_lds_*`; GFX12 has none) become
+//! the load into scratch VGPRs and a DS store (`reencode::lds_dma`); GFX9's 16-bit VALU
+//! operations that zero the destination's high half get it cleared after their GFX12
+//! forms, which keep it (`reencode::zeroes_high16`); packed f32 VALU becomes two f32
+//! operations (`reencode::packed_f32`).
+//!
 //! Not implemented yet (each a typed rejection naming the kernel, and for
-//! instructions the PC): non-f16/bf16 MFMAs, formatted buffer accesses and buffer loads to
-//! LDS, GFX9 16-bit VALU operations without a GFX12 alias (`v_add_u16`, ...),
-//! DPP wave shifts/row broadcasts, SDWA neg/abs and UNUSED_SEXT, SMEM with SGPR offsets,
+//! instructions the PC): non-f16/bf16 MFMAs, formatted buffer accesses, gfx9 VOP3
+//! `v_add_i32`/`v_sub_i32`, 16-bit DPP operations that may leave lanes unwritten,
+//! DPP wave shifts/rotates, SDWA neg/abs and UNUSED_SEXT, SMEM with SGPR offsets,
 //! `v_cmpx` (GFX9 also writes VCC), kernarg preload, workgroup-info SGPRs, private
 //! segment buffers, unrecovered indirect calls (function pointers), branches into or
 //! fallthrough into a kernel entry that gains a prologue.

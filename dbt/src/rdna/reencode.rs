@@ -160,8 +160,13 @@ impl Ctx<'_> {
 /// The gfx1201 sequence for guest instruction `g` (decoded on gfx950 from `bytes`).
 pub(crate) fn lower(g: &Inst, bytes: &[u8], cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     // gfx950-only operations with a gfx942 semantic rule: expand for gfx942, then
-    // re-encode each gfx942 instruction for gfx1201.
-    if matches!(g.op, Op::VBitop3B32 | Op::VBitop3B16 | Op::VCvtPkF16F32) {
+    // re-encode each gfx942 instruction for gfx1201 (following the counters the
+    // sequence's own memory operations leave outstanding, for its waits). The transposing
+    // LDS reads' rule permutes with `ds_bpermute_b32` within groups of 16 lanes only.
+    if matches!(
+        g.op,
+        Op::VBitop3B32 | Op::VBitop3B16 | Op::VCvtPkF16F32 | Op::DsReadB64TrB16 | Op::DsReadB64TrB8
+    ) {
         let mut sc = rules::Scratch {
             first: cx.scratch_first,
             used: cx.scratch_used,
@@ -178,14 +183,185 @@ pub(crate) fn lower(g: &Inst, bytes: &[u8], cx: &mut Ctx<'_>) -> Result<Vec<Inst
         let mut out = Vec::new();
         for i in &seq {
             out.extend(lower_one(i, cx)?);
+            cx.pending = super::known::pending_after(i, cx.pending);
         }
         return Ok(out);
+    }
+    if is_lds_dma(g) {
+        return lds_dma(g, cx);
     }
     lower_one(g, cx)
 }
 
+/// Whether `g` is a GFX9 LDS DMA load (`buffer_load_* ... lds`, `global_load_lds_*`).
+fn is_lds_dma(g: &Inst) -> bool {
+    (g.format == Format::Mubuf && g.field(F::Lds) != 0)
+        || matches!(
+            g.op,
+            Op::GlobalLoadLdsDword
+                | Op::GlobalLoadLdsUbyte
+                | Op::GlobalLoadLdsSbyte
+                | Op::GlobalLoadLdsUshort
+                | Op::GlobalLoadLdsSshort
+                | Op::GlobalLoadLdsDwordx3
+                | Op::GlobalLoadLdsDwordx4
+        )
+}
+
+/// A GFX9 LDS DMA load: GFX12 has none (its VBUFFER/VGLOBAL loads have no LDS bit;
+/// llvm-mc-22 refuses `lds` for gfx1201), so the gfx942 rule's sequence
+/// ([`rules::expand_lds_dma`]: the same load into scratch VGPRs, `s_waitcnt vmcnt(0)`,
+/// the lane's LDS address `M0 + inst_offset + lane * bytes`, `ds_write_b{32,96,128}`,
+/// `s_waitcnt lgkmcnt(0)`) re-encoded for GFX12 one instruction at a time: the load
+/// takes the descriptor conversion of [`buffer`], M0 its GFX12 code, the waits the
+/// split counters. The counters outstanding are followed through the sequence so the
+/// sequence's own waits cover its load and LDS write.
+fn lds_dma(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let mut sc = rules::Scratch {
+        first: cx.scratch_first,
+        used: cx.scratch_used,
+    };
+    let at = rules::At {
+        kernel: cx.kernel,
+        pc: cx.pc,
+    };
+    let seq = rules::expand_lds_dma(g, &mut sc, &at)?;
+    cx.scratch_used = cx.scratch_used.max(sc.used);
+    let mut out = Vec::new();
+    for i in &seq {
+        out.extend(lower_one(i, cx)?);
+        cx.pending = super::known::pending_after(i, cx.pending);
+    }
+    Ok(out)
+}
+
 /// [`lower`] for an instruction without a gfx942 rule.
 fn lower_one(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let fix = zeroes_high16(g.op);
+    // The clearing AND writes every active lane; a DPP lane the masks leave alone, or
+    // one whose source is invalid without bound_ctrl, keeps its whole old value.
+    if fix
+        && g.ext() == Some(isa::Ext::Dpp16)
+        && (g.field(F::RowMask) != 0xf || g.field(F::BankMask) != 0xf || g.field(F::BoundCtrl) == 0)
+    {
+        return Err(cx.unsupported(
+            g,
+            "a 16-bit DPP operation that may leave lanes unwritten is not translated to GFX12",
+        ));
+    }
+    let mut out = lower_plain(g, cx)?;
+    // SDWA results are placed by `sdwa` from the plain operation, which came through here.
+    if fix && g.ext() != Some(isa::Ext::Sdwa) {
+        out.extend(zero_high16(g, cx)?);
+    }
+    Ok(out)
+}
+
+/// GFX9 VALU operations with a 16-bit result that zero the destination's high half
+/// (the GFX8-era 16-bit operations: LLVM `GCNSubtarget::zeroesHigh16BitsOfDest`, "On
+/// gfx10, all 16-bit instructions preserve the high bits"; the gfx950 model's
+/// `exec::valu::rows::put16`). Their GFX12 forms write only the low half (the gfx1201
+/// model's `put16`, True16), so the high half is cleared after them. The 16-bit
+/// operations gfx9 added with `op_sel` (`v_mad_u16`, `v_fma_f16`, ...) keep it on both.
+fn zeroes_high16(o: Op) -> bool {
+    use Op::*;
+    matches!(
+        o,
+        VCvtF16F32
+            | VCvtF16U16
+            | VCvtF16I16
+            | VCvtU16F16
+            | VCvtI16F16
+            | VRcpF16
+            | VRsqF16
+            | VSqrtF16
+            | VLogF16
+            | VExpF16
+            | VFloorF16
+            | VCeilF16
+            | VTruncF16
+            | VRndneF16
+            | VLdexpF16
+            | VLshlrevB16
+            | VLshrrevB16
+            | VAshrrevI16
+            | VAddU16
+            | VSubU16
+            | VSubrevU16
+            | VMulLoU16
+            | VAddF16
+            | VSubF16
+            | VSubrevF16
+            | VMulF16
+            | VMaxF16
+            | VMinF16
+            | VMaxU16
+            | VMinU16
+            | VMaxI16
+            | VMinI16
+    )
+}
+
+/// `v_and_b32 d, 0xffff, d` after a [`zeroes_high16`] operation, unless it wrote the
+/// high half (VOP3 `op_sel[3]`, which keeps the low half on both families) or no VGPR.
+fn zero_high16(g: &Inst, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    if g.format == Format::Vop3 && g.field(F::OpSel) & 8 != 0 {
+        return Ok(Vec::new());
+    }
+    let Some(d @ Operand::Vgpr { count: 1, .. }) = g.operand(0) else {
+        return Err(cx.unsupported(g, "unexpected destination of a 16-bit operation"));
+    };
+    let mut i = build(Op::VAndB32, Format::Vop2, cx)?;
+    for (k, o) in [d, Operand::Literal(0xffff), d].into_iter().enumerate() {
+        i.set_operand(k, o).map_err(|e| cx.enc(e))?;
+    }
+    Ok(vec![i])
+}
+
+/// GFX9 16-bit integer operations whose GFX12 operation has another name: `v_add_u16`
+/// / `v_sub_u16` / `v_subrev_u16` -> `v_add_nc_u16` / `v_sub_nc_u16` (the last with the
+/// sources swapped), `v_add_i16` / `v_sub_i16` (gfx9 VOP3, op_sel kept) ->
+/// `v_add_nc_i16` / `v_sub_nc_i16`. LLVM selects the same IR operations (`add`/`sub` on
+/// i16, the saturating forms with clamp) to the GFX9 operations and to the `_nc_` ones
+/// on GFX10+ (VOP2Instructions.td / VOP3Instructions.td), so they compute the same 16
+/// bits; the `_u16` ones' high half is [`zero_high16`]'s, the `_i16` ones keep it on
+/// both (gfx9 added them with op_sel; the models' `put16_keep`).
+fn renamed16(g: &Inst, cx: &Ctx<'_>) -> Result<Option<Inst>, TranslateError> {
+    let (o, swap) = match g.op {
+        Op::VAddU16 => (Op::VAddNcU16, false),
+        Op::VSubU16 => (Op::VSubNcU16, false),
+        Op::VSubrevU16 => (Op::VSubNcU16, true),
+        Op::VAddI16 => (Op::VAddNcI16, false),
+        Op::VSubI16 => (Op::VSubNcI16, false),
+        _ => return Ok(None),
+    };
+    let sel = if g.format == Format::Vop3 {
+        g.field(F::OpSel)
+    } else {
+        0
+    };
+    if (swap && sel != 0) || g.field(F::Omod) != 0 {
+        return Err(cx.unsupported(g, "op_sel or omod on a renamed 16-bit operation"));
+    }
+    let (d, a, b) = (op(g, 0, cx)?, op(g, 1, cx)?, op(g, 2, cx)?);
+    let (a, b) = if swap { (b, a) } else { (a, b) };
+    let ops = [
+        map_operand(g, d, cx)?,
+        map_operand(g, a, cx)?,
+        map_operand(g, b, cx)?,
+    ];
+    let mut h = vop3_host(o, &ops, cx)?;
+    for (f, v) in [(F::Clamp, g.field(F::Clamp)), (F::OpSel, sel)] {
+        if v != 0 {
+            let fl = h.layout().field(f).ok_or_else(|| cx.no_rule(g))?;
+            h.bits = layout::put(h.bits, fl, v);
+        }
+    }
+    Ok(Some(redecode(&h, g, cx)?))
+}
+
+/// [`lower_one`] before the 16-bit high-half fix-up.
+fn lower_plain(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     match g.ext() {
         None => {}
         Some(isa::Ext::Dpp16) if matches!(g.field(F::DppCtrl), 0x142 | 0x143) => {
@@ -194,6 +370,17 @@ fn lower_one(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
         Some(isa::Ext::Dpp16) => return dpp(g, cx).map(|h| vec![h]),
         Some(isa::Ext::Sdwa) => return sdwa(g, cx),
         Some(_) => return Err(cx.unsupported(g, "this VALU extension is not translated")),
+    }
+    if let Some(h) = renamed16(g, cx)? {
+        return Ok(vec![h]);
+    }
+    if let Some(o) = match g.op {
+        Op::VPkAddF32 => Some(Op::VAddF32),
+        Op::VPkMulF32 => Some(Op::VMulF32),
+        Op::VPkFmaF32 => Some(Op::VFmaF32),
+        _ => None,
+    } {
+        return packed_f32(g, o, cx);
     }
     if g.format == Format::Mai || g.format == Format::Vop3px2 {
         return super::matrix::lower(g, cx);
@@ -234,6 +421,24 @@ fn lower_one(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
         _ if cmpk(g.op).is_some() => return cmpk_rule(g, cx),
         Op::VMovB64 => {
             let (d, s) = (op(g, 0, cx)?, op(g, 1, cx)?);
+            // A 32-bit literal as a 64-bit integer operand: taken only with bit 31 clear,
+            // where zero- and sign-extension agree (the gfx950 model zero-extends:
+            // `Wave::sread64`; ASSUMPTION: which one the hardware does is not
+            // established here, so a negative literal is refused).
+            if let Operand::Literal(l) = s {
+                if l >> 31 != 0 {
+                    return Err(cx.unsupported(g, "a 64-bit literal with bit 31 set"));
+                }
+                return two_movs(g, d, [Operand::Literal(l), Operand::Inline(128)], cx);
+            }
+            // A float inline constant as a 64-bit operand is the f64 of that value (the
+            // gfx950 model's `Wave::sread64`); 0.5, 1, 2, 4 and their negations have a
+            // zero low word.
+            if let Operand::Inline(c @ 240..=247) = s {
+                let f = [0.5f64, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0][usize::from(c - 240)];
+                let hi = (f.to_bits() >> 32) as u32;
+                return two_movs(g, d, [Operand::Inline(128), Operand::Literal(hi)], cx);
+            }
             return two_movs(g, d, [half(g, s, 0, cx)?, half(g, s, 1, cx)?], cx);
         }
         Op::VPkMovB32 => {
@@ -1005,6 +1210,7 @@ fn buffer(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
         ));
     }
     if g.field(F::Lds) != 0 {
+        // Handled by [`lds_dma`] before this is reached.
         return Err(cx.unsupported(g, "buffer loads to LDS are not translated to gfx1201"));
     }
     let r = (g.field(F::Srsrc) * 4) as u16;
@@ -1304,5 +1510,57 @@ fn row_bcast(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
         out.push(mv);
         out.push(op_from_t(m, cx)?);
     }
+    Ok(out)
+}
+
+/// gfx90a+ packed f32 VALU (`v_pk_add_f32`, `v_pk_mul_f32`, `v_pk_fma_f32`; GFX12 has no
+/// packed f32: llvm-mc-22 refuses them for gfx1201) as two VOP3 f32 operations, one per
+/// 32-bit half of the destination pair. Semantics as the gfx950 model has them
+/// (`exec::vop3p::pk_f32`): for the low result each source's half is op_sel's bit and
+/// neg_lo negates it, for the high result op_sel_hi's bit and neg_hi; clamp on both; a
+/// constant source is the same 32-bit value for both halves. The low result goes to a
+/// scratch VGPR first and is moved into place last, so a source pair that overlaps the
+/// destination is read before it is written.
+fn packed_f32(g: &Inst, o: Op, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let n = g.num_operands();
+    let Some(Operand::Vgpr { first: d, count: 2 }) = g.operand(0) else {
+        return Err(cx.unsupported(g, "unexpected destination"));
+    };
+    let sel = [
+        g.field(F::OpSel),
+        g.field(F::OpSelHi) | g.field(F::OpSelHi2) << 2,
+    ];
+    let neg = [g.field(F::Neg), g.field(F::NegHi)];
+    let t = cx.scratch_first;
+    cx.scratch_used = cx.scratch_used.max(1);
+    let mut out = Vec::with_capacity(3);
+    for (h, dst) in [(0usize, t), (1, d + 1)] {
+        let mut ops = vec![v1(dst)];
+        for k in 1..n {
+            let src = map_operand(g, op(g, k, cx)?, cx)?;
+            let b = (sel[h] >> (k - 1) & 1) as u16;
+            ops.push(match src {
+                Operand::Vgpr { first, count: 2 } => v1(first + b),
+                Operand::Sgpr { first, count: 2 } => Operand::Sgpr {
+                    first: first + b,
+                    count: 1,
+                },
+                Operand::Inline(_) | Operand::Literal(_) => src,
+                _ => return Err(cx.unsupported(g, "unexpected packed f32 source")),
+            });
+        }
+        let mut i = vop3_host(o, &ops, cx)?;
+        for (f, v) in [(F::Neg, neg[h]), (F::Clamp, g.field(F::Clamp))] {
+            if v != 0 {
+                let fl = i.layout().field(f).ok_or_else(|| cx.no_rule(g))?;
+                i.bits = layout::put(i.bits, fl, v);
+            }
+        }
+        out.push(redecode(&i, g, cx)?);
+    }
+    let mut mv = build(Op::VMovB32, Format::Vop1, cx)?;
+    mv.set_operand(0, v1(d)).map_err(|e| cx.enc(e))?;
+    mv.set_operand(1, v1(t)).map_err(|e| cx.enc(e))?;
+    out.push(mv);
     Ok(out)
 }
