@@ -9,8 +9,12 @@
 //!                       v0 = x | y << 10 | z << 20 (packed work-item ids)
 //!                       run waves round-robin in quanta; s_barrier waits for all live waves
 //! ```
+//!
+//! When a workgroup has ended and when its barrier opens is decided by one rule
+//! ([`schedule`]), which the SoC's compute units apply too.
 
 pub mod kernarg;
+pub(crate) mod schedule;
 
 use crate::exec::{describe, ExecCtx, FaultReason, Program, Stop, Wave, WaveState, WorkgroupSync};
 use crate::loader::KernelDescriptor;
@@ -392,46 +396,27 @@ fn run_workgroup(
         group: Some(&mut sync),
     };
     loop {
-        let mut live = 0;
-        let mut waiting = 0;
         for (k, w) in waves.iter_mut().enumerate() {
-            if w.state == WaveState::Ended {
+            if matches!(w.state, WaveState::Ended | WaveState::Barrier) {
                 continue;
             }
-            if w.state != WaveState::Barrier {
-                let before = w.retired;
-                let stop = w.run(&mut ctx, opts.quantum);
-                stats.instructions += w.retired - before;
-                if let Stop::Fault(r) = stop {
-                    return Err((k, r));
-                }
-                if services_on && stop == Stop::Sleep {
-                    if let Some(s) = services.as_deref_mut() {
-                        s.serve(mem).map_err(|e| (k, FaultReason::Service(e)))?;
-                    }
-                }
-                if stats.instructions > opts.budget {
-                    return Err((k, FaultReason::Budget(opts.budget)));
+            let before = w.retired;
+            let stop = w.run(&mut ctx, opts.quantum);
+            stats.instructions += w.retired - before;
+            if let Stop::Fault(r) = stop {
+                return Err((k, r));
+            }
+            if services_on && stop == Stop::Sleep {
+                if let Some(s) = services.as_deref_mut() {
+                    s.serve(mem).map_err(|e| (k, FaultReason::Service(e)))?;
                 }
             }
-            match w.state {
-                WaveState::Ended => {}
-                WaveState::Barrier => {
-                    live += 1;
-                    waiting += 1;
-                }
-                // A direct memory view never defers atomics.
-                WaveState::Ready | WaveState::SyncWait => live += 1,
+            if stats.instructions > opts.budget {
+                return Err((k, FaultReason::Budget(opts.budget)));
             }
         }
-        if live == 0 {
+        if schedule::settle_group(waves, |w| Some(&mut w.state)) == schedule::GroupState::Ended {
             return Ok(waves.len() as u64);
-        }
-        if waiting == live {
-            // Every live wave reached the barrier: release them.
-            for w in waves.iter_mut().filter(|w| w.state == WaveState::Barrier) {
-                w.state = WaveState::Ready;
-            }
         }
     }
 }

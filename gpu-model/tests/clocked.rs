@@ -1099,3 +1099,110 @@ fn same_line_atomics_serialize_at_the_l2() {
         "spread atomics ({spread:.3} cycles per extra add) should be far cheaper than same-line ({one:.3})"
     );
 }
+
+/// What a run of a `drain.cl` kernel gives: the completion, the last memory response and
+/// the last wave end over every CU, and the output words.
+#[derive(Debug, PartialEq)]
+struct Drain {
+    completion: gpu_model::soc::Completion,
+    last_response: u64,
+    last_wave_end: u64,
+    out: Vec<u32>,
+}
+
+/// Runs `kernel` of `ubench/drain_gfx942.hsaco` over `items` work-items (workgroups of
+/// 64) on the corpus config with an output of `words` words.
+fn drain_run(mode: ExecMode, threads: usize, kernel: &str, items: u32, words: u32) -> Drain {
+    let opts = SocOptions {
+        threads,
+        trace: true,
+        ..SocOptions::default()
+    };
+    let mut soc = Soc::new(&corpus_config(mode), &opts).unwrap();
+    let m = soc
+        .load_code_object(&object("ubench/drain_gfx942.hsaco"))
+        .unwrap();
+    let out = soc.alloc(4 * u64::from(words)).unwrap();
+    let args = match kernel {
+        "store_only" => vec![p64(out)],
+        _ => vec![p64(out), u32b(words)],
+    };
+    soc.submit(
+        m,
+        &LaunchRequest {
+            kernel,
+            grid: [items, 1, 1],
+            workgroup: [64, 1, 1],
+            dynamic_lds: 0,
+            args: &args,
+        },
+    )
+    .unwrap();
+    soc.run().unwrap();
+    let completion = soc.completions().last().cloned().expect("a completion");
+    assert!(
+        completion.fault.is_none(),
+        "{kernel}: {:?}",
+        completion.fault
+    );
+    let cus: Vec<_> = soc.cus().iter().map(|p| soc.cu(p).unwrap()).collect();
+    let last_response = cus
+        .iter()
+        .filter_map(|c| c.clocked_stats())
+        .map(|s| s.last_response.0)
+        .max()
+        .unwrap_or(0);
+    let last_wave_end = cus
+        .iter()
+        .flat_map(|c| c.records.iter().map(|r| r.end.0))
+        .max()
+        .expect("traced waves");
+    let mut bytes = vec![0u8; 4 * words as usize];
+    soc.read(out, &mut bytes).unwrap();
+    let out = bytes
+        .chunks(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    Drain {
+        completion,
+        last_response,
+        last_wave_end,
+        out,
+    }
+}
+
+/// A dispatch completes only after its no-return stores and atomics are acknowledged:
+/// `store_only` and `add_only` end each wave right after the store (atomic) with nothing
+/// waiting for it, so the responses come back after the last wave ended, and the
+/// completion is not before the last of them. Results equal the CPU reference and
+/// functional mode's, and the run is the same on 1 and 2 threads.
+#[test]
+fn dispatch_end_waits_for_stores_and_atomics_to_drain() {
+    let items = 1024u32;
+    let stores: Vec<u32> = (0..items).map(|g| g * 3 + 1).collect();
+    let n = 8u32;
+    let mut adds = vec![0u32; n as usize];
+    for g in 0..items {
+        adds[(g % n) as usize] += g + 1;
+    }
+    for (kernel, words, want) in [("store_only", items, &stores), ("add_only", n, &adds)] {
+        let one = drain_run(ExecMode::Clocked, 1, kernel, items, words);
+        assert_eq!(&one.out, want, "{kernel}: against the CPU reference");
+        assert!(
+            one.last_response > one.last_wave_end,
+            "{kernel}: the last response ({}) comes after the last wave ended ({})",
+            one.last_response,
+            one.last_wave_end
+        );
+        assert!(
+            one.completion.completed.0 >= one.last_response,
+            "{kernel}: completed at {} before the last response at {}",
+            one.completion.completed.0,
+            one.last_response
+        );
+        let two = drain_run(ExecMode::Clocked, 2, kernel, items, words);
+        assert_eq!(one, two, "{kernel}: 1 and 2 threads");
+        let functional = drain_run(ExecMode::Functional, 1, kernel, items, words);
+        assert_eq!(functional.out, one.out, "{kernel}: functional mode");
+    }
+}

@@ -26,6 +26,8 @@ struct Current {
     d: Arc<Dispatch>,
     /// Next linear workgroup index of this XCD's share.
     next: u64,
+    /// Workgroups placed and not done: running, or ended with memory operations still in
+    /// flight (clocked mode, [`SocMsg::Drained`]).
     outstanding: u32,
     fault: Option<Box<Fault>>,
     /// Wave-instructions of the share's ended workgroups.
@@ -186,11 +188,21 @@ impl Component<SocMsg> for CommandProcessor {
                     r.release_workgroup(&done.alloc);
                 }
                 if let Some(cur) = self.active.iter_mut().find(|c| c.d.seq == done.seq) {
-                    cur.outstanding = cur.outstanding.saturating_sub(1);
+                    if !done.draining {
+                        cur.outstanding = cur.outstanding.saturating_sub(1);
+                    }
                     cur.instructions += done.instructions;
                     if cur.fault.is_none() {
                         cur.fault = done.fault;
                     }
+                }
+                self.pump(ctx);
+            }
+            SocMsg::Drained {
+                seq, workgroups, ..
+            } => {
+                if let Some(cur) = self.active.iter_mut().find(|c| c.d.seq == seq) {
+                    cur.outstanding = cur.outstanding.saturating_sub(workgroups);
                 }
                 self.pump(ctx);
             }

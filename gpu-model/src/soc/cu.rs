@@ -1,6 +1,7 @@
 //! A compute unit: runs its resident waves in quanta and reschedules itself by the work done.
 
 use crate::cache::Cache;
+use crate::dispatch::schedule::{settle_group, GroupState};
 use crate::dispatch::{init_wave, Fault};
 use crate::exec::{describe, ExecCtx, FaultReason, Stop, Wave, WaveState, WorkgroupSync};
 use crate::memory::coherence::Coherence;
@@ -482,13 +483,25 @@ impl ComputeUnit {
                 }
             }
         }
+        // The workgroup rule of every runner (`dispatch::schedule`): a group without live
+        // waves is done; one whose live waves all wait at the barrier is released.
         for gi in 0..self.groups.len() {
-            let done = matches!(&self.groups[gi], Some(g) if g.live == 0);
-            if done {
+            if self.groups[gi].is_none() {
+                continue;
+            }
+            let state = settle_group(&mut self.waves, |r| {
+                (r.group == gi).then_some(&mut r.wave.state)
+            });
+            if state == GroupState::Ended {
                 let Some(g) = self.groups[gi].take() else {
                     continue;
                 };
                 self.scratch_slots &= !(1u64.checked_shl(g.scratch_slot).unwrap_or(0));
+                // Clocked mode: its memory instructions may still be in flight.
+                let draining = self
+                    .clocked
+                    .as_mut()
+                    .is_some_and(|c| c.drain(g.dispatch.seq));
                 if let Some(p) = self.cp {
                     ctx.send(
                         p,
@@ -499,28 +512,28 @@ impl ComputeUnit {
                             seq: g.dispatch.seq,
                             fault: g.fault,
                             instructions: g.retired,
+                            draining,
                         })),
                     );
                 }
             }
         }
-        // Barriers: a group whose live waves all wait is released.
-        let mut runnable = false;
-        for gi in 0..self.groups.len() {
-            let Some(g) = self.groups[gi].as_ref() else {
-                continue;
-            };
-            let waiting = self
-                .waves
-                .iter()
-                .filter(|r| r.group == gi && r.wave.state == WaveState::Barrier)
-                .count() as u32;
-            if waiting > 0 && waiting == g.live {
-                for r in self.waves.iter_mut().filter(|r| r.group == gi) {
-                    r.wave.state = WaveState::Ready;
+        // Clocked mode: workgroups whose memory instructions are all acknowledged now.
+        if let Some(c) = self.clocked.as_mut() {
+            while let Some((seq, workgroups)) = c.take_drained() {
+                if let Some(p) = self.cp {
+                    ctx.send(
+                        p,
+                        SocMsg::Drained {
+                            cu: self.index,
+                            seq,
+                            workgroups,
+                        },
+                    );
                 }
             }
         }
+        let mut runnable = false;
         for r in &self.waves {
             runnable |= r.wave.state == WaveState::Ready;
         }

@@ -29,8 +29,17 @@
 //! dependencies the program does not announce is not modelled (on the CDNA presets the
 //! VALU latency equals the 4-cycle issue cadence, so it would never wait there).
 //!
-//! Checkpoints keep the pipelines, MSHRs, the instructions in flight and the pending
-//! clock edge ([`ClockedImage`]); the line requests themselves are simkit messages.
+//! The end of a workgroup: `s_endpgm` frees a wave's slot at once, and a workgroup whose
+//! waves all ended gives its resources back to the command processor at once; but its
+//! stores, no-return atomics and other memory instructions may still be in flight (the
+//! compiler does not wait for them before `s_endpgm`). The dispatch must not complete
+//! before the memory system has acknowledged them (the end-of-kernel release waits for
+//! outstanding memory), so such a workgroup is reported `draining`, and the CU sends
+//! [`SocMsg::Drained`] once no memory instruction of its dispatch is in flight on the CU.
+//!
+//! Checkpoints keep the pipelines, MSHRs, the instructions in flight, the workgroups
+//! draining and the pending clock edge ([`ClockedImage`]); the line requests themselves
+//! are simkit messages.
 
 use super::*;
 use crate::cache::{mtype_for, MemOp};
@@ -121,6 +130,8 @@ fn push<const N: usize>(ring: &mut [Tick; N], t: Tick) {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct Pend {
     serial: u64,
+    /// The dispatch of its wave (what a draining workgroup waits for).
+    seq: u64,
     /// The counters it incremented ([`Counters::bits`]).
     counters: u16,
     left: u32,
@@ -170,6 +181,8 @@ pub struct ClockedStats {
     pub l2_requests: u64,
     /// Extra LDS cycles spent on bank conflicts.
     pub lds_conflict_cycles: u64,
+    /// When the last memory response (L2 answer or local completion) arrived.
+    pub last_response: Tick,
 }
 
 /// The clocked state of a CU.
@@ -188,6 +201,9 @@ pub(super) struct Clocked {
     free: Vec<u32>,
     local: BinaryHeap<Reverse<(Tick, u32)>>,
     tick_at: Option<Tick>,
+    /// Workgroups that ended with memory instructions in flight, per dispatch: (dispatch,
+    /// workgroups), in the order they ended.
+    draining: Vec<(u64, u32)>,
     cap: Box<Capture>,
     pub(super) stats: ClockedStats,
 }
@@ -208,6 +224,7 @@ pub(super) struct ClockedImage {
     /// `local` in pop order.
     local: Vec<(Tick, u32)>,
     tick_at: Option<Tick>,
+    draining: Vec<(u64, u32)>,
     stats: ClockedStats,
 }
 
@@ -236,6 +253,7 @@ impl Clocked {
             free: Vec::new(),
             local: BinaryHeap::new(),
             tick_at: None,
+            draining: Vec::new(),
             cap: Box::new(Capture {
                 has: false,
                 kind: XKind::Load,
@@ -277,6 +295,7 @@ impl Clocked {
             free: self.free.clone(),
             local,
             tick_at: self.tick_at,
+            draining: self.draining.clone(),
             stats: self.stats,
         }
     }
@@ -304,6 +323,7 @@ impl Clocked {
         self.free = i.free;
         self.local = i.local.into_iter().map(Reverse).collect();
         self.tick_at = i.tick_at;
+        self.draining = i.draining;
         self.stats = i.stats;
         Ok(())
     }
@@ -311,6 +331,31 @@ impl Clocked {
     /// Memory instructions in flight.
     pub(super) fn in_flight(&self) -> usize {
         self.pending.len() - self.free.len()
+    }
+
+    /// Whether a memory instruction of dispatch `seq` is in flight on this CU.
+    fn busy(&self, seq: u64) -> bool {
+        self.pending.iter().any(|p| p.left > 0 && p.seq == seq)
+    }
+
+    /// A workgroup of dispatch `seq` ended: whether its memory instructions are still in
+    /// flight (then it is counted as draining until [`Clocked::take_drained`] reports it).
+    pub(super) fn drain(&mut self, seq: u64) -> bool {
+        if !self.busy(seq) {
+            return false;
+        }
+        match self.draining.iter_mut().find(|d| d.0 == seq) {
+            Some(d) => d.1 += 1,
+            None => self.draining.push((seq, 1)),
+        }
+        true
+    }
+
+    /// Takes one dispatch whose draining workgroups have nothing left in flight: (dispatch,
+    /// workgroups).
+    pub(super) fn take_drained(&mut self) -> Option<(u64, u32)> {
+        let i = self.draining.iter().position(|d| !self.busy(d.0))?;
+        Some(self.draining.remove(i))
     }
 
     fn alloc(&mut self, p: Pend) -> u32 {
@@ -362,12 +407,13 @@ impl ComputeUnit {
                 c.mshrs = c.mshrs.saturating_sub(1);
             }
         }
-        self.complete(q.tag);
         let now = ctx.now();
+        self.complete(q.tag, now);
         self.clock_at(now, ctx);
     }
 
-    fn complete(&mut self, tag: u32) {
+    /// One line of the memory instruction `tag` is back at `now`.
+    fn complete(&mut self, tag: u32, now: Tick) {
         let Some(c) = self.clocked.as_mut() else {
             return;
         };
@@ -380,6 +426,7 @@ impl ComputeUnit {
         }
         let p = *p;
         c.free.push(tag);
+        c.stats.last_response = c.stats.last_response.max(now);
         if let Some(r) = self.waves.iter_mut().find(|r| r.serial == p.serial) {
             bump(&mut r.t.out, Counters::from_bits(p.counters), false);
         }
@@ -408,7 +455,7 @@ impl ComputeUnit {
                 Some(Reverse((t, tag))) if *t <= now => {
                     let tag = *tag;
                     c.local.pop();
-                    self.complete(tag);
+                    self.complete(tag, now);
                 }
                 _ => break,
             }
@@ -540,6 +587,7 @@ impl ComputeUnit {
                 i += 1;
                 continue;
             };
+            let seq = g.dispatch.seq;
             if slot.class == IssueClass::Lds {
                 if let Ok(x) = g.dispatch.program.fetch(r.wave.pc) {
                     let exec = r.wave.exec();
@@ -649,6 +697,7 @@ impl ComputeUnit {
                 let mut left = 0u32;
                 let tag = c.alloc(Pend {
                     serial,
+                    seq,
                     counters: slot.counters.bits(),
                     left: u32::MAX,
                 });

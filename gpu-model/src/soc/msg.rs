@@ -23,6 +23,17 @@ pub enum SocMsg {
     Workgroup(Box<WorkgroupAssign>),
     /// CU -> command processor: the workgroup ended; free its resources.
     WorkgroupDone(Box<WorkgroupDone>),
+    /// CU -> command processor (clocked mode): the memory instructions of `workgroups`
+    /// workgroups of dispatch `seq` that ended [`WorkgroupDone::draining`] are all
+    /// acknowledged; they count as done now.
+    Drained {
+        /// Index of the CU in its XCD.
+        cu: u32,
+        /// Dispatch sequence number.
+        seq: u64,
+        /// Workgroups drained.
+        workgroups: u32,
+    },
     /// Command processor -> driver: this XCD's share of the dispatch is complete.
     DispatchDone {
         /// The XCD.
@@ -81,6 +92,11 @@ pub struct WorkgroupDone {
     /// existed).
     #[serde(default)]
     pub instructions: u64,
+    /// Clocked mode: its stores, atomics or loads are still in flight; its resources are
+    /// free, but it counts as done for its dispatch only when a [`SocMsg::Drained`] says
+    /// so (a dispatch completes after its memory operations are acknowledged).
+    #[serde(default)]
+    pub draining: bool,
 }
 
 /// One line-sized request to the next memory level.

@@ -17,3 +17,9 @@ for cpu in gfx942 gfx1201; do
         -mcode-object-version=5 -nogpulib -O2 -I../../../corpus/include \
         hazard.cl -o hazard_$cpu.hsaco
 done
+# The memory drain at the end of a dispatch (drain.cl).
+for cpu in gfx942; do
+    clang-22 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=$cpu \
+        -mcode-object-version=5 -nogpulib -O2 -I../../../corpus/include \
+        drain.cl -o drain_$cpu.hsaco
+done
