@@ -23,3 +23,5 @@ cargo test --release -p simkit --features mpi --lib mpi::
 cargo test --release -p simkit --features mpi --test mpi
 # Device memory replicated over MPI ranks (gpu-model feature `mpi`) against one process.
 cargo test --release -p gpu-model --features mpi --test mpi_memory
+# `gfxsim run` under mpirun (scenarios feature `mpi`): reports and outputs of one process.
+cargo test --release -p scenarios --features mpi --test mpi_run

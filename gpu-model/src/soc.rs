@@ -56,6 +56,7 @@
 pub(crate) mod checkpoint;
 mod cp;
 mod cu;
+mod distributed;
 mod driver;
 pub(crate) mod launch;
 mod memsys;
@@ -65,6 +66,8 @@ pub mod timing;
 
 pub use cp::CommandProcessor;
 pub use cu::{ClockedStats, ComputeUnit, CuActivity, WaveRecord};
+#[cfg(feature = "mpi")]
+pub use distributed::DistributedRun;
 pub use driver::{Completion, Driver};
 pub use launch::{Dispatch, LaunchRequest};
 pub use memsys::{Iod, L2};
@@ -123,6 +126,16 @@ pub enum SocError {
     /// A launch that cannot be dispatched.
     #[error("bad launch: {0}")]
     BadLaunch(String),
+    /// A run spread over MPI ranks failed (every rank gets the same error). Fatal for the
+    /// run.
+    #[cfg(feature = "mpi")]
+    #[error("distributed run: {0}")]
+    Distributed(#[from] simkit::mpi::DistError),
+    /// The device memory replicas of the ranks could not be kept identical. Fatal for the
+    /// run.
+    #[cfg(feature = "mpi")]
+    #[error("distributed run: {0}")]
+    Replica(#[from] crate::memory::replica::ReplicaError),
     /// A launch whose arguments do not fit the kernel's metadata, or whose static and
     /// dynamic LDS exceed a workgroup's. Fatal for that launch only.
     #[error("bad launch: kernel `{kernel}`: {source}")]
@@ -249,6 +262,8 @@ pub struct Soc {
     period: Tick,
     /// The CUs' buffered writes and atomics (see [`crate::memory::coherence`]).
     coherence: Arc<Coherence>,
+    /// How the sync hook publishes them (replicated over MPI ranks or not).
+    publisher: distributed::Publisher,
     /// Queues, dispatches in flight, decoded programs, events.
     shared: Arc<queue::Shared>,
     /// Runtime services of live dispatches, served at sync points.
@@ -571,7 +586,15 @@ impl Soc {
             let n_cus = config.xcd.active_cus;
             let cp = b.add(
                 &format!("soc.xcd[{x}].cp"),
-                CommandProcessor::new(x, config.xcds, n_cus, &config.xcd.cu, shared.clone()),
+                CommandProcessor::new(
+                    x,
+                    config.xcds,
+                    n_cus,
+                    &config.xcd.cu,
+                    shared.clone(),
+                    mem.clone(),
+                    config_arc.clone(),
+                ),
             )?;
             part.push(p);
             let mut l2c = L2::new(
@@ -671,9 +694,15 @@ impl Soc {
         let (coh, hook_mem) = (coherence.clone(), mem.clone());
         let services = Services::default();
         let (table, handle) = (services.clone(), sim.handle());
+        let publisher = distributed::Publisher::default();
+        let hook_publisher = publisher.clone();
         sim.set_sync_points(sync_period, move |_| {
             let mem = hook_mem.read().unwrap_or_else(|p| p.into_inner());
-            coh.sync(&mem);
+            if !hook_publisher.publish(&coh, &mem) {
+                // The replicas of the ranks can no longer agree: every rank stops.
+                handle.request_exit("device memory replicas could not be exchanged", 1);
+                return;
+            }
             // Runtime services (hostcall) after the CUs' stores and atomics are published:
             // the requests waves made are visible, and the answers are visible to every CU
             // from here on (crate::service).
@@ -697,6 +726,7 @@ impl Soc {
             live: Live::default(),
             period,
             coherence,
+            publisher,
             shared,
             services,
             outputs: std::collections::HashMap::new(),

@@ -136,6 +136,26 @@ fn phold_gives_the_single_process_results_on_1_2x1_2x2_3x1() {
 }
 
 #[test]
+fn a_borrowed_simulation_gives_the_single_process_results_and_is_handed_back() {
+    let one = results(&single(MODEL));
+    for (np, threads) in [(2, "1"), (2, "2"), (3, "1")] {
+        let args = with(&["--threads", threads, "--borrowed"]);
+        let got = results(&mpirun(np, &[], &args));
+        let what = format!("borrowed, {np} ranks x {threads} threads");
+        assert_same(&got, &one, SAME, &what);
+        // Every rank's owner gets its simulation back at the end of the run.
+        for r in 0..np {
+            assert_eq!(
+                got.get(&format!("borrowed_now_rank{r}"))
+                    .map(String::as_str),
+                Some("200000"),
+                "{what}: rank {r}: {got:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn exits_and_primaries_are_the_single_process_ones() {
     for stop in [["--exit-at", "90000"], ["--release-at", "120000"]] {
         let args = with(&stop);

@@ -6,15 +6,16 @@
 //! the CP keeps the resource state of each CU (wave slots, VGPR/SGPR blocks, LDS, barriers)
 //! and places a workgroup on the next CU in round-robin order that has room.
 
-use crate::config::CuSpec;
+use crate::config::{CuSpec, GpuConfig};
 use crate::dispatch::Fault;
+use crate::memory::DeviceMemory;
 use crate::occupancy::{CuResources, WaveAlloc};
 use serde::{Deserialize, Serialize};
 use simkit::checkpoint::{decode, encode, CheckpointError};
 use simkit::component::{Component, Ctx, Input};
 use simkit::port::PortId;
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use super::launch::Dispatch;
 use super::msg::{SocMsg, WorkgroupAssign};
@@ -59,6 +60,9 @@ pub struct CommandProcessor {
     rr: usize,
     scratch: Vec<WaveAlloc>,
     shared: Arc<Shared>,
+    /// For dispatches decoded again on a rank without the packet processor.
+    mem: Arc<RwLock<DeviceMemory>>,
+    config: Arc<GpuConfig>,
 }
 
 impl CommandProcessor {
@@ -68,6 +72,8 @@ impl CommandProcessor {
         cus: u32,
         spec: &CuSpec,
         shared: Arc<Shared>,
+        mem: Arc<RwLock<DeviceMemory>>,
+        config: Arc<GpuConfig>,
     ) -> CommandProcessor {
         CommandProcessor {
             xcd,
@@ -79,6 +85,8 @@ impl CommandProcessor {
             rr: 0,
             scratch: Vec::new(),
             shared,
+            mem,
+            config,
         }
     }
 
@@ -166,8 +174,13 @@ impl Component<SocMsg> for CommandProcessor {
         };
         match msg {
             SocMsg::Dispatch(seq) => {
-                // The packet processor registered it before sending.
-                let Some(d) = self.shared.dispatch(seq) else {
+                // The packet processor registered it before sending; on another MPI
+                // rank it is decoded from this rank's replica of the ring.
+                let d = {
+                    let mem = self.mem.read().unwrap_or_else(|p| p.into_inner());
+                    self.shared.dispatch_or_decode(seq, &mem, &self.config)
+                };
+                let Some(d) = d else {
                     return;
                 };
                 self.active.push_back(Current {

@@ -490,6 +490,45 @@ impl Shared {
         self.read().dispatches.get(&seq).cloned()
     }
 
+    /// The dispatch with key `seq`, decoded again from its packet in the ring when this
+    /// registry does not have it: on an MPI rank other than the packet processor's (which
+    /// registered it in its own process), where the ring of this process's memory replica
+    /// still holds the packet (the host wrote it on every rank, and the packet processor's
+    /// release of the slot is only in its own replica until the run ends). The same packet
+    /// and memory decode to the same dispatch. `None`: no such packet.
+    pub(crate) fn dispatch_or_decode(
+        &self,
+        seq: u64,
+        mem: &DeviceMemory,
+        cfg: &crate::config::GpuConfig,
+    ) -> Option<Arc<Dispatch>> {
+        if let Some(d) = self.dispatch(seq) {
+            return Some(d);
+        }
+        // The inverse of `dispatch_key`.
+        let (queue, index) = ((seq >> 44) as u32, (seq & ((1 << 44) - 1)).checked_sub(1)?);
+        let mut inner = self.write();
+        let st = inner.queues.get(&queue)?.clone();
+        let bytes = read_head(mem, &st.desc, index).ok()??;
+        if bytes[0] != PACKET_KERNEL_DISPATCH {
+            return None;
+        }
+        let d = super::launch::from_packet(
+            mem,
+            &mut inner.code,
+            cfg,
+            &st,
+            queue,
+            index,
+            st.desc.slot(index),
+            &bytes,
+        )
+        .ok()?;
+        let d = Arc::new(d);
+        inner.dispatches.insert(seq, d.clone());
+        Some(d)
+    }
+
     /// Records `e` and hands it to the sink.
     pub(crate) fn deliver(&self, inner: &mut Inner, e: QueueEvent) {
         let sink = self.sink.lock().unwrap_or_else(|p| p.into_inner()).clone();

@@ -257,7 +257,10 @@ fn progress() -> (mpsc::Sender<Option<String>>, std::thread::JoinHandle<()>) {
 
 /// Runs `gfxsim run`.
 pub fn main(a: Args) -> Result<(), CliError> {
-    crate::launcher::refuse_for_scenario("run")?;
+    let ranks = crate::launcher::from_env();
+    if ranks.is_some() {
+        crate::launcher::refuse_without_mpi()?;
+    }
     let (scenario, origin, base) = match (&a.kernel, &a.scenario) {
         (Some(_), Some(_)) => return Err(bad("give a scenario file or --kernel, not both")),
         (Some(k), None) => {
@@ -289,22 +292,38 @@ pub fn main(a: Args) -> Result<(), CliError> {
         .resolve_embedded(&origin, &base, embedded)
         .map_err(|e| bad(e.to_string()))?;
     if a.checkpoint.checkpoint_at.is_some() || a.checkpoint.restore.is_some() {
+        if let Some(r) = ranks {
+            return Err(crate::launcher::MultiProcessError::Unsupported {
+                what: "--checkpoint-at / --restore",
+                rank: r.rank,
+            }
+            .into());
+        }
         return checkpointed(&a, &w);
     }
     let opts = RunOptions {
         threads: a.threads,
         trace: a.trace.is_some(),
     };
-    let (tx, h) = progress();
-    let result = w.run(&opts, &mut |i, k| {
-        let _ = tx.send(Some(format!("launch {i}: {k}")));
-    });
-    let _ = tx.send(None);
-    let _ = h.join();
-    let out = result.map_err(|e| match e {
-        RunError::Fault { .. } => CliError::KernelFault(e.to_string()),
-        other => bad(other.to_string()),
-    })?;
+    let (out, root) = match ranks {
+        None => {
+            let (tx, h) = progress();
+            let result = w.run(&opts, &mut |i, k| {
+                let _ = tx.send(Some(format!("launch {i}: {k}")));
+            });
+            let _ = tx.send(None);
+            let _ = h.join();
+            (result.map_err(run_error)?, true)
+        }
+        Some(_) => distributed(&a, &w, &opts)?,
+    };
+    if !root {
+        // Rank 0 writes the report and the trace; the others end as it does.
+        return match out.report.all_passed() {
+            true => Ok(()),
+            false => Err(CliError::CheckFailed("(rank 0 says which)".into())),
+        };
+    }
     if let Some(path) = &a.trace {
         let names: Vec<String> = w.launches.iter().map(|l| l.kernel.clone()).collect();
         let max_se = (0..w.config.xcd.shader_engines)
@@ -350,6 +369,68 @@ pub fn main(a: Args) -> Result<(), CliError> {
         return Err(CliError::CheckFailed(failed.join(", ")));
     }
     Ok(())
+}
+
+fn run_error(e: RunError) -> CliError {
+    match e {
+        RunError::Fault { .. } => CliError::KernelFault(e.to_string()),
+        other => bad(other.to_string()),
+    }
+}
+
+/// The run as one of several MPI processes: the outcome (the same on every rank) and
+/// whether this is rank 0. Each rank says on stderr where its time went.
+#[cfg(feature = "mpi")]
+fn distributed(
+    a: &Args,
+    w: &Workload,
+    opts: &RunOptions,
+) -> Result<(crate::scenario::RunOutcome, bool), CliError> {
+    use crate::launcher::MultiProcessError;
+    let cluster = simkit::mpi::Cluster::init().map_err(MultiProcessError::from)?;
+    // What the ranks must agree on: the scenario as resolved (its file and options) and
+    // every code object's bytes.
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut fold = |bytes: &[u8]| {
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    fold(format!("{a:?}").as_bytes());
+    if let Some(p) = &a.scenario {
+        fold(&std::fs::read(p).map_err(|e| CliError::Io {
+            path: p.display().to_string(),
+            source: e,
+        })?);
+    }
+    for l in &w.launches {
+        fold(&l.code_object_bytes);
+    }
+    let t0 = std::time::Instant::now();
+    let (out, exchange) = w
+        .run_distributed(opts, &cluster, h, &mut |_, _| {})
+        .map_err(run_error)?;
+    let wall = t0.elapsed().as_secs_f64();
+    eprintln!(
+        "gfxsim: rank {} of {}: {wall:.3} s, of which {:.3} s exchanging with the other ranks \
+         (waiting for them included)",
+        cluster.rank(),
+        cluster.size(),
+        exchange.as_secs_f64()
+    );
+    Ok((out, cluster.is_root()))
+}
+
+#[cfg(not(feature = "mpi"))]
+fn distributed(
+    _: &Args,
+    _: &Workload,
+    _: &RunOptions,
+) -> Result<(crate::scenario::RunOutcome, bool), CliError> {
+    // Refused at the start of `main` (`refuse_without_mpi`).
+    Err(bad(
+        "gfxsim run: this build cannot run across MPI processes",
+    ))
 }
 
 /// `--checkpoint-at` / `--restore`: the scenario's launches submitted together (one

@@ -126,6 +126,44 @@ impl Workload {
         on_kernel: &mut dyn FnMut(usize, &str),
     ) -> Result<RunOutcome, RunError> {
         let threads = opts.threads.unwrap_or(self.threads).max(1);
+        self.run_with(threads, opts, true, on_kernel, &mut |soc| {
+            soc.run().map(|_| ())
+        })
+    }
+
+    /// As [`Workload::run`], as one of the ranks of `cluster` (every rank calls it): the
+    /// SoC's partitions (`opts.threads`, 1 when unset, on each rank) are placed round-robin
+    /// on the ranks; each kernel runs with [`Soc::run_distributed`]. Every rank gets the
+    /// same outcome; only rank 0 writes output files. `config` is the caller's hash of the
+    /// scenario, compared between ranks before the first kernel runs. Also gives the time
+    /// this rank spent exchanging with the others.
+    #[cfg(feature = "mpi")]
+    pub fn run_distributed(
+        &self,
+        opts: &RunOptions,
+        cluster: &simkit::mpi::Cluster,
+        config: u64,
+        on_kernel: &mut dyn FnMut(usize, &str),
+    ) -> Result<(RunOutcome, std::time::Duration), RunError> {
+        let threads = opts.threads.unwrap_or(1).max(1) * cluster.size();
+        let mut exchange = std::time::Duration::ZERO;
+        let out = self.run_with(threads, opts, cluster.is_root(), on_kernel, &mut |soc| {
+            let r = soc.run_distributed(cluster, &simkit::mpi::Placement::RoundRobin, config)?;
+            exchange += r.exchange;
+            Ok(())
+        })?;
+        Ok((out, exchange))
+    }
+
+    /// Runs every launch, running the SoC with `run_soc`; writes output files if `writer`.
+    fn run_with(
+        &self,
+        threads: usize,
+        opts: &RunOptions,
+        writer: bool,
+        on_kernel: &mut dyn FnMut(usize, &str),
+        run_soc: &mut dyn FnMut(&mut Soc) -> Result<(), SocError>,
+    ) -> Result<RunOutcome, RunError> {
         let soc_opts = SocOptions {
             threads,
             partition: match self.partition {
@@ -156,7 +194,7 @@ impl Workload {
                     args: &args,
                 },
             )?;
-            soc.run()?;
+            run_soc(&mut soc)?;
             let host = t0.elapsed().as_secs_f64();
             if let Some((_, e)) = soc.service_failure() {
                 return Err(RunError::Fault {
@@ -295,7 +333,7 @@ impl Workload {
         let mut checks = Vec::new();
         for o in &self.outputs {
             let b = &self.buffers[o.buffer];
-            if let Some(path) = &o.write {
+            if let Some(path) = o.write.as_ref().filter(|_| writer) {
                 std::fs::write(path, &buffers[o.buffer])
                     .map_err(|e| super::ScenarioError::io(path, e))?;
             }

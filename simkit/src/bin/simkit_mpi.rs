@@ -115,6 +115,10 @@ struct Args {
     /// This rank panics in the driver itself (outside any component) before running.
     #[arg(long)]
     panic_outside_on_rank: Option<usize>,
+    /// Spread a simulation this driver keeps owning (`DistSim::over`, as a GPU model that
+    /// builds its own does) and print each rank's time in it after the run.
+    #[arg(long)]
+    borrowed: bool,
 }
 
 /// A component with statistics and the stops the tests need; it only uses timers.
@@ -431,6 +435,9 @@ fn distributed(a: &Args, cluster: &Cluster) -> Result<(), Error> {
     )
     .bytes()
     .fold(0, |h, b| fold(h, b as u64));
+    if a.borrowed {
+        return borrowed(a, cluster, &mut sim, config);
+    }
     let mut ds = DistSim::new(sim, cluster, &a.placement, config)?;
     if let Some(dir) = &a.restore {
         ds.restore_checkpoint(dir)?;
@@ -480,6 +487,28 @@ fn distributed(a: &Args, cluster: &Cluster) -> Result<(), Error> {
         print(a, &status, ds.sim(), c.trace_hash, &c.report, wall);
         println!("ranks={} threads_per_rank={}", cluster.size(), a.threads);
     }
+    Ok(())
+}
+
+/// The run over a borrowed simulation: the same results, and the simulation is back with
+/// its owner afterwards, at the time the run reached.
+fn borrowed(
+    a: &Args,
+    cluster: &Cluster,
+    sim: &mut Simulation<Msg>,
+    config: u64,
+) -> Result<(), Error> {
+    let t0 = Instant::now();
+    {
+        let mut ds = DistSim::over(sim, cluster, &a.placement, config)?;
+        let status = ds.run_until(Tick(a.end_tick))?;
+        let wall = t0.elapsed().as_secs_f64();
+        if let Some(c) = ds.collect()? {
+            print(a, &status, ds.sim(), c.trace_hash, &c.report, wall);
+            println!("ranks={} threads_per_rank={}", cluster.size(), a.threads);
+        }
+    }
+    println!("borrowed_now_rank{}={}", cluster.rank(), sim.now().0);
     Ok(())
 }
 

@@ -357,6 +357,10 @@ impl SyncExchange {
             .collect();
         let mut all = vec![0u8; total as usize];
         if total > 0 {
+            // Not an empty slice: its dangling pointer, 0x1, is OpenMPI's MPI_IN_PLACE.
+            let mut owned = Vec::with_capacity(mine.len().max(1));
+            owned.extend_from_slice(mine);
+            let mine = &owned[..];
             let mut part = mpi::datatype::PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
             mpi::request::scope(|sc| {
                 wait_gently(world.immediate_all_gather_varcount_into(sc, mine, &mut part))
@@ -446,9 +450,35 @@ impl Placement {
     }
 }
 
+/// The simulation a [`DistSim`] runs: its own ([`DistSim::new`]) or one borrowed from a
+/// model that built it and keeps using it afterwards ([`DistSim::over`]).
+pub(crate) enum Held<'c, M> {
+    Owned(Box<Simulation<M>>),
+    Borrowed(&'c mut Simulation<M>),
+}
+
+impl<M> std::ops::Deref for Held<'_, M> {
+    type Target = Simulation<M>;
+    fn deref(&self) -> &Simulation<M> {
+        match self {
+            Held::Owned(s) => s,
+            Held::Borrowed(s) => s,
+        }
+    }
+}
+
+impl<M> std::ops::DerefMut for Held<'_, M> {
+    fn deref_mut(&mut self) -> &mut Simulation<M> {
+        match self {
+            Held::Owned(s) => s,
+            Held::Borrowed(s) => s,
+        }
+    }
+}
+
 /// A simulation spread over the ranks of a [`Cluster`]: this rank's view of it.
 pub struct DistSim<'c, M> {
-    pub(crate) sim: Simulation<M>,
+    pub(crate) sim: Held<'c, M>,
     pub(crate) cluster: &'c Cluster,
     /// By partition: its rank.
     pub(crate) rank_of: Vec<usize>,
@@ -484,7 +514,29 @@ where
     /// components' state (those that can [`save`](crate::component::Component::save) it).
     /// Collective: every rank calls it.
     pub fn new(
-        mut sim: Simulation<M>,
+        sim: Simulation<M>,
+        cluster: &'c Cluster,
+        placement: &Placement,
+        config: u64,
+    ) -> Result<DistSim<'c, M>, DistError> {
+        DistSim::spread(Held::Owned(Box::new(sim)), cluster, placement, config)
+    }
+
+    /// As [`DistSim::new`], over a simulation that a model built and owns (a GPU's SoC):
+    /// the model gets it back, as this rank left it, when the `DistSim` is dropped. The
+    /// other ranks' partitions are dormant in it from here on (their queues are emptied);
+    /// on rank 0 [`DistSim::collect`] brings their state back.
+    pub fn over(
+        sim: &'c mut Simulation<M>,
+        cluster: &'c Cluster,
+        placement: &Placement,
+        config: u64,
+    ) -> Result<DistSim<'c, M>, DistError> {
+        DistSim::spread(Held::Borrowed(sim), cluster, placement, config)
+    }
+
+    fn spread(
+        mut sim: Held<'c, M>,
         cluster: &'c Cluster,
         placement: &Placement,
         config: u64,

@@ -303,6 +303,10 @@ impl<M> Shared<'_, M> {
         }
         recv.clear();
         recv.resize(r_at as usize, 0);
+        // An empty Vec's pointer is dangling, 0x1 for bytes: OpenMPI's MPI_IN_PLACE, which
+        // MPI_Ialltoallv refuses (a rank that sends or receives nothing while others do).
+        send.reserve(1);
+        recv.reserve(1);
         {
             let sbuf = Partition::new(&send[..], &scounts[..], &sdispls[..]);
             let mut rbuf = PartitionMut::new(&mut recv[..], &rcounts[..], &rdispls[..]);
@@ -579,7 +583,7 @@ where
     };
     let cluster = ds.cluster;
     let me = cluster.rank;
-    let sim = &mut ds.sim;
+    let sim: &mut Simulation<M> = &mut ds.sim;
     sim.handle.rearm();
     // Events injected between runs: every rank made the same injections (each runs the
     // same driver program), so each places them as one process would, at the same time

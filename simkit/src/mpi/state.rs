@@ -55,6 +55,27 @@ fn part_file(dir: &Path, rank: usize, ranks: usize) -> PathBuf {
     dir.join(format!("rank-{rank}-of-{ranks}.simkit"))
 }
 
+/// MPI counts and displacements for parts of `lens` bytes (32-bit, as MPI's are).
+fn layout(lens: &[u64]) -> Result<(Vec<i32>, Vec<i32>), String> {
+    let counts = lens
+        .iter()
+        .map(|&l| i32::try_from(l))
+        .collect::<Result<Vec<i32>, _>>()
+        .map_err(|_| "a rank's state is over 2 GiB".to_owned())?;
+    if lens.iter().sum::<u64>() > i32::MAX as u64 {
+        return Err("the ranks' states are over 2 GiB together".to_owned());
+    }
+    let displs = counts
+        .iter()
+        .scan(0i32, |at, &c| {
+            let d = *at;
+            *at += c;
+            Some(d)
+        })
+        .collect();
+    Ok((counts, displs))
+}
+
 impl Cluster {
     /// Whether every rank succeeded: `mine` is this rank's failure, if any; returns the
     /// lowest failing rank and its failure word (`what`), the same on every rank.
@@ -79,6 +100,75 @@ where
     pub fn collect(&mut self) -> Result<Option<Collected>, DistError> {
         let me = self.cluster.rank;
         let wire = |rank: usize, e: String| DistError::Wire { rank, msg: e };
+        let bytes = self.my_part()?;
+        let root = self.cluster.world.process_at_rank(0);
+        let len = [bytes.len() as u64];
+        if me != 0 {
+            root.gather_into(&len[..]);
+            root.gather_varcount_into(&bytes[..]);
+            return Ok(None);
+        }
+        let mut lens = vec![0u64; self.cluster.size];
+        root.gather_into_root(&len[..], &mut lens[..]);
+        let (counts, displs) = layout(&lens).map_err(|e| wire(me, e))?;
+        let total: u64 = lens.iter().sum();
+        let mut buf = vec![0u8; total as usize];
+        {
+            let mut part = PartitionMut::new(&mut buf[..], &counts[..], &displs[..]);
+            root.gather_varcount_into_root(&bytes[..], &mut part);
+        }
+        self.apply_all(&buf, &counts, &displs)?;
+        Ok(Some(Collected {
+            report: self.sim.report(),
+            trace_hash: self.sim.trace_hash(),
+        }))
+    }
+
+    /// As [`DistSim::collect`], onto every rank: afterwards each rank's
+    /// [`sim`](DistSim::sim) holds every component's state and statistics, so the ranks
+    /// agree about all of it again (a model that runs its simulation again, spread anew
+    /// with [`DistSim::over`], passes the start check). Collective (between runs).
+    pub fn collect_everywhere(&mut self) -> Result<Collected, DistError> {
+        use mpi::collective::CommunicatorCollectives;
+        let me = self.cluster.rank;
+        let bytes = self.my_part()?;
+        let len = [bytes.len() as u64];
+        let mut lens = vec![0u64; self.cluster.size];
+        self.cluster.world.all_gather_into(&len[..], &mut lens[..]);
+        // Every rank has every length: all fail alike.
+        let (counts, displs) = layout(&lens).map_err(|msg| DistError::Wire { rank: me, msg })?;
+        let total: u64 = lens.iter().sum();
+        let mut buf = vec![0u8; total as usize];
+        {
+            let mut part = PartitionMut::new(&mut buf[..], &counts[..], &displs[..]);
+            self.cluster
+                .world
+                .all_gather_varcount_into(&bytes[..], &mut part);
+        }
+        self.apply_all(&buf, &counts, &displs)?;
+        Ok(Collected {
+            report: self.sim.report(),
+            trace_hash: self.sim.trace_hash(),
+        })
+    }
+
+    /// Every other rank's part in `buf` (at `displs`, `counts` bytes each), applied here.
+    fn apply_all(&mut self, buf: &[u8], counts: &[i32], displs: &[i32]) -> Result<(), DistError> {
+        for r in (0..self.cluster.size).filter(|&r| r != self.cluster.rank) {
+            let (at, n) = (displs[r] as usize, counts[r] as usize);
+            let theirs: RankPart =
+                rmp_serde::from_slice(&buf[at..at + n]).map_err(|e| DistError::Wire {
+                    rank: r,
+                    msg: e.to_string(),
+                })?;
+            self.apply(r, theirs)?;
+        }
+        Ok(())
+    }
+
+    /// This rank's partitions' engine state, statistics and model state, encoded.
+    fn my_part(&self) -> Result<Vec<u8>, DistError> {
+        let me = self.cluster.rank;
         let mut mine = RankPart {
             parts: Vec::new(),
             comps: Vec::new(),
@@ -97,50 +187,15 @@ where
                 });
             }
         }
-        let bytes = rmp_serde::to_vec(&mine).map_err(|e| wire(me, e.to_string()))?;
-        let root = self.cluster.world.process_at_rank(0);
-        let len = [bytes.len() as u64];
-        if me != 0 {
-            root.gather_into(&len[..]);
-            root.gather_varcount_into(&bytes[..]);
-            return Ok(None);
-        }
-        let mut lens = vec![0u64; self.cluster.size];
-        root.gather_into_root(&len[..], &mut lens[..]);
-        let counts = lens
-            .iter()
-            .map(|&l| i32::try_from(l))
-            .collect::<Result<Vec<i32>, _>>()
-            .map_err(|_| wire(me, "a rank's state is over 2 GiB".to_owned()))?;
-        let displs: Vec<i32> = counts
-            .iter()
-            .scan(0i32, |at, &c| {
-                let d = *at;
-                *at = at.saturating_add(c);
-                Some(d)
-            })
-            .collect();
-        let total: u64 = lens.iter().sum();
-        let mut buf = vec![0u8; total as usize];
-        {
-            let mut part = PartitionMut::new(&mut buf[..], &counts[..], &displs[..]);
-            root.gather_varcount_into_root(&bytes[..], &mut part);
-        }
-        for r in 1..self.cluster.size {
-            let (at, n) = (displs[r] as usize, counts[r] as usize);
-            let theirs: RankPart =
-                rmp_serde::from_slice(&buf[at..at + n]).map_err(|e| wire(r, e.to_string()))?;
-            self.apply(r, theirs)?;
-        }
-        Ok(Some(Collected {
-            report: self.sim.report(),
-            trace_hash: self.sim.trace_hash(),
-        }))
+        rmp_serde::to_vec(&mine).map_err(|e| DistError::Wire {
+            rank: me,
+            msg: e.to_string(),
+        })
     }
 
     fn apply(&mut self, rank: usize, theirs: RankPart) -> Result<(), DistError> {
         let bad = |msg: String| DistError::Wire { rank, msg };
-        let sim = &mut self.sim;
+        let sim: &mut crate::engine::Simulation<M> = &mut self.sim;
         for (p, events, cross, wait) in theirs.parts {
             let core = &mut sim
                 .parts
