@@ -375,3 +375,17 @@ fn triton_softmax_scenario_passes_and_gemm_scenarios_resolve() {
         .unwrap_err();
     assert!(err.to_string().contains("null pointer"), "{err}");
 }
+
+/// An IREE 3.13 dispatch from corpus/iree, launched as IREE's HIP HAL launches it (binding
+/// pointers only, static LDS): its output matches the numpy reference.
+#[test]
+fn iree_matmul_scenario_passes() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/iree/scenarios");
+    let w = Scenario::load(&dir.join("matmul_f16_mi300x.ron"))
+        .unwrap()
+        .resolve("matmul_f16_mi300x.ron", &dir)
+        .unwrap();
+    let out = w.run(&RunOptions::default(), &mut |_, _| {}).unwrap();
+    assert_eq!(out.report.checks.len(), 1);
+    assert!(out.report.all_passed(), "{:?}", out.report.checks);
+}

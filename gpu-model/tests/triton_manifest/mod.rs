@@ -1,22 +1,21 @@
 //! The Triton corpus manifest (corpus/triton/manifest.ron, written by corpus/triton/build.py):
 //! its types and reader, shared by the tests that run the corpus (gpu-model/tests/triton_run.rs,
 //! dbt/tests/triton.rs and dbt/tests/rdna_triton.rs, which include this file by path), and the
-//! launch of one case.
+//! launch of one case. The IREE corpus (corpus/iree/manifest.ron, gpu-model/tests/iree_run.rs)
+//! writes its cases in the same form, with `abi: IreeHip`.
 
 use gpu_model::device::{ArgValue, Device, LaunchConfig};
 use gpu_model::Target;
 use serde::Deserialize;
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Deserialize)]
+#[allow(dead_code)] // The IREE tests read `IreeManifest` instead.
 pub struct Manifest {
-    #[allow(dead_code)]
     pub triton: String,
-    #[allow(dead_code)]
     pub sources_sha256: String,
     pub cases: Vec<Case>,
-    #[allow(dead_code)]
     pub files: Vec<(String, String)>,
 }
 
@@ -26,6 +25,9 @@ pub struct Case {
     pub target: String,
     pub object: String,
     pub kernel: String,
+    /// The launcher whose kernel-argument convention the object follows.
+    #[serde(default)]
+    pub abi: Abi,
     #[allow(dead_code)]
     pub wave_size: u32,
     #[allow(dead_code)]
@@ -34,14 +36,28 @@ pub struct Case {
     pub grid: (u32, u32, u32),
     pub workgroup: (u32, u32, u32),
     pub shared: u32,
+    #[serde(default)]
     pub global_scratch: Scratch,
+    #[serde(default)]
     pub profile_scratch: Scratch,
     pub buffers: Vec<Buffer>,
     pub args: Vec<Arg>,
     pub checks: Vec<Check>,
 }
 
-#[derive(Debug, Deserialize)]
+/// Which launcher's kernel arguments a case's object expects after its own `args`.
+#[derive(Debug, Deserialize, Default, Clone, Copy, PartialEq)]
+pub enum Abi {
+    /// Triton 3.9's HIP launcher: the `global_scratch` and `profile_scratch` pointers follow.
+    #[default]
+    Triton,
+    /// IREE's HIP HAL: the binding pointers then the push constants as i32, nothing after
+    /// (IREE's samples/custom_dispatch/hip: "a dense list of ([ordered bindings...], [push
+    /// constants...])"); the objects carry only these in their kernel-argument metadata.
+    IreeHip,
+}
+
+#[derive(Debug, Deserialize, Default)]
 pub struct Scratch {
     pub size: u64,
     #[allow(dead_code)]
@@ -113,6 +129,30 @@ pub fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/triton")
 }
 
+/// The IREE corpus manifest (corpus/iree/manifest.ron, written by corpus/iree/build.py): its
+/// cases have this file's form.
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)] // Only the IREE tests read it.
+pub struct IreeManifest {
+    pub iree: String,
+    pub sources_sha256: String,
+    pub cases: Vec<Case>,
+    pub files: Vec<(String, String)>,
+}
+
+/// The directory of the IREE corpus.
+#[allow(dead_code)] // Only the IREE tests read it.
+pub fn iree_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/iree")
+}
+
+#[allow(dead_code)] // Only the IREE tests read it.
+pub fn iree_manifest() -> IreeManifest {
+    let text = std::fs::read_to_string(iree_dir().join("manifest.ron")).expect("manifest.ron");
+    ron::from_str(&text).expect("corpus/iree/manifest.ron parses")
+}
+
+#[allow(dead_code)] // The IREE tests read `iree_manifest` instead.
 pub fn manifest() -> Manifest {
     let text = std::fs::read_to_string(dir().join("manifest.ron")).expect("manifest.ron");
     ron::from_str(&text).expect("manifest.ron parses")
@@ -133,13 +173,23 @@ pub fn run_counted(
     bytes: &[u8],
     target: Target,
 ) -> Result<(Vec<Vec<u8>>, u64), String> {
+    run_counted_in(&dir(), case, bytes, target)
+}
+
+/// [`run_counted`] for a case of the corpus in `root` (its data files are relative to it).
+pub fn run_counted_in(
+    root: &Path,
+    case: &Case,
+    bytes: &[u8],
+    target: Target,
+) -> Result<(Vec<Vec<u8>>, u64), String> {
     let mut dev = Device::new(target);
     let module = dev.load_code_object(bytes).map_err(|e| e.to_string())?;
     let mut addrs = HashMap::new();
     for b in &case.buffers {
         let data = match &b.init {
             Init::Zeros => vec![0u8; b.len * b.elem.size()],
-            Init::File(f) => std::fs::read(dir().join(f)).map_err(|e| format!("{f}: {e}"))?,
+            Init::File(f) => std::fs::read(root.join(f)).map_err(|e| format!("{f}: {e}"))?,
         };
         if data.len() != b.len * b.elem.size() {
             return Err(format!(
@@ -161,9 +211,13 @@ pub fn run_counted(
             Arg::F32(v) => ArgValue::bytes(&v.to_le_bytes()),
         });
     }
-    // global_scratch, profile_scratch: null when unused, else programs * size bytes.
+    // Triton: global_scratch, profile_scratch: null when unused, else programs * size bytes.
     let programs = case.programs.0 as u64 * case.programs.1 as u64 * case.programs.2 as u64;
-    for s in [&case.global_scratch, &case.profile_scratch] {
+    let scratch = match case.abi {
+        Abi::Triton => [&case.global_scratch, &case.profile_scratch].to_vec(),
+        Abi::IreeHip => Vec::new(),
+    };
+    for s in scratch {
         if s.size == 0 {
             args.push(ArgValue::u64(0));
         } else {
@@ -186,7 +240,7 @@ pub fn run_counted(
         let (addr, elem, len) = *addrs.get(&c.buffer).ok_or("no such buffer")?;
         let mut got = vec![0u8; len * elem.size()];
         dev.copy_out(addr, &mut got).map_err(|e| e.to_string())?;
-        let want = std::fs::read(dir().join(&c.reference)).map_err(|e| e.to_string())?;
+        let want = std::fs::read(root.join(&c.reference)).map_err(|e| e.to_string())?;
         if want.len() != len * c.ref_elem.size() {
             return Err(format!("{}: reference has the wrong size", c.reference));
         }
