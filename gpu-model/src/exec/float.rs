@@ -98,10 +98,15 @@ pub(crate) fn f2h(x: f32) -> u32 {
     f16::from_f32(x).to_bits() as u32
 }
 
-/// f64 to f16 bits (one rounding).
+/// f64 to f16 bits, rounded once to nearest even. Not `half::f16::from_f64`: with F16C
+/// it converts to f32 first (`f as f32`, a rounding to nearest) and its fallback truncates
+/// the low 32 mantissa bits, so a value just off an f16 tie became the tie and rounded to
+/// even (`v_fma_f16(0x71c8, 0xc440, 0x8330)` = -50320.0000486 gave -50304 instead of
+/// -50336: tools/difftest seed 13 kernel 37). Rounding to odd at f32 precision keeps the
+/// sticky bit, and the one rounding to f16 after it is then correct.
 #[inline(always)]
 pub(crate) fn d2h(x: f64) -> u32 {
-    f16::from_f64(x).to_bits() as u32
+    f2h(odd_f32(x))
 }
 
 /// `v_min_f32`/`v_max_f32` (`max` selects the latter) as the Vega / CDNA3 ISA guides
@@ -501,8 +506,10 @@ pub(crate) fn fma_odd(a: f64, b: f64, c: f64) -> f64 {
     f64::from_bits(bits | 1)
 }
 
-/// `x` (already rounded to odd at 53 bits) rounded to odd at f32 precision, so that a
-/// further rounding to f16 is correct.
+/// `x` rounded to odd at f32 precision (truncated toward zero, the last bit set when
+/// anything was lost), so that a further rounding to f16 is correct; `x` may itself be
+/// rounded to odd at 53 bits. A finite `x` beyond f32's range gives infinity (it rounds
+/// to infinity in f16 too).
 pub(crate) fn odd_f32(x: f64) -> f32 {
     let t = x as f32;
     if !t.is_finite() || t as f64 == x {

@@ -137,8 +137,20 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             put(w, i, &r, en)
         }
         VPackB32F16 => {
-            let (a, en) = src(w, i, 0);
-            let (b, _) = src(w, i, 1);
+            // Its operands are f16: an inline float constant is the f16 value (-1.0 is
+            // 0xbc00), not the f32 pattern whose low half is 0 (clang-22 builds a `half2`
+            // with a constant lane as `v_pack_b32_f16 v5, v44, -1.0`; reading 0xbf800000
+            // made the lane 0: tools/difftest seed 13 kernel 43).
+            let f16src = |n: usize| {
+                let c = i.src[n];
+                if c < 256 {
+                    ([w.sread16(c, i.lit); LANES], u64::MAX)
+                } else {
+                    src(w, i, n)
+                }
+            };
+            let (a, en) = f16src(0);
+            let (b, _) = f16src(1);
             let sel = |x: u32, n: u8| {
                 if i.op_sel >> n & 1 != 0 {
                     x >> 16

@@ -60,18 +60,23 @@
 //! * Atomics: global u32 add/sub/min/max/and/or/xor and u64 add/or/xor, LDS u32
 //!   add/min/max/or, anywhere (also in divergent code and loops); their return values are
 //!   never used, so the final values do not depend on the order.
-//! * Behind switches ([`gen::Features`], `--features partial,f16fma,vdiv` or `all`; off in
+//! * Behind switches ([`gen::Features`], `--features partial,f16fma,vdiv,subgroup` or `all`; off in
 //!   the seed-1 CI slice, whose kernels stay the same text, and on in the smaller
 //!   `features_slice` test): partial work-groups (the grid is not a multiple of the group;
 //!   the kernel outputs its actual group size, read on the device from the implicit
 //!   arguments as ROCm's device library does, and its LDS exchange stays inside the group),
 //!   `half`/`half2` fma (the host rounds once: to odd at f64 and f32, then to half; x86
-//!   without native f16 would compute it in float and round twice), and float-vector
-//!   division.
-//! * Not generated: sub-group (wave) operations (their results depend on the wave size and
-//!   the host reference runs once for all builds; with `-nogpulib` clang-22 has no
-//!   `sub_group_*` functions for amdgcn; the corpus tests wave operations), and
-//!   transcendental functions (not exact; a ulp-bounded comparison is not built yet).
+//!   without native f16 would compute it in float and round twice), float-vector
+//!   division, and sub-group operations (cl_khr_subgroups' reduce add/min/max on u32 and
+//!   i32, broadcast, sub-group id and size, at the top level of the kernel; on the device
+//!   the `__builtin_amdgcn_wave_reduce_*` / `readlane` builtins, as clang-22 with
+//!   `-nogpulib` has no `sub_group_*` functions; their results depend on the wave size, so
+//!   with this switch the host reference runs twice, with sub-groups of 64 and of 32
+//!   work-items, and each build is compared with the run of its wave size; not in `all`
+//!   yet: see `gen::Features::subgroup` for its open mismatches).
+//! * Not generated: transcendental functions (not exact; a ulp-bounded comparison is not
+//!   built yet: the outputs are folded hashes of many values, so a per-value ulp bound needs
+//!   output slots of their own).
 //! * Bit casts from float types and `copysign`'s sign operand see NaN made canonical first
 //!   (x86's default NaN has the sign bit set, AMDGPU's does not).
 //!
@@ -110,29 +115,31 @@
 //! the same source, has the high half all ones). Not reported upstream yet; reproduce with
 //! `scripts/difftest.sh --seed 3 --first 128 --count 1`.
 //!
-//! Seed 12 kernel 23 with `--features all` (f16, one word, -O1/-O3 on every target, -O0
-//! matches) is, as far as we can tell, LLVM 22's AMDGPU backend and not the executor: the
-//! source's `min_f16_t(x, 0)` is `x < 0 ? x : 0`; the IR keeps the `fcmp olt` + `select`,
-//! and instruction selection turns it into `v_min_f16 v, 0, v` (f32 the same: `v_min_f32`).
-//! For `x = -0` the source gives +0, while V_MIN_F16/F32 as the ISA guides define them
-//! (and as `exec::float::minmax32` implements them: -0 is below +0) give -0. Reproduce
-//! with `scripts/difftest.sh --seed 12 --features all --first 23 --count 1`; minimized with
-//! `--minimize 23 --builds gfx942-w64-O1`. Not reported upstream yet; the CI slices do not
-//! contain the pattern with a -0 input.
+//! Seed 12 kernel 23 with `--features all` (f16, one word, -O1/-O3 on
+//! every target, -O0 matches) is LLVM 22's AMDGPU backend, not the executor: the source's
+//! `min_f16_t(x, 0)` is `x < 0 ? x : 0`; the IR keeps the `fcmp olt` + `select` (no `nsz`),
+//! and instruction selection turns it into `v_min_f16 v, 0, v` (f32 the same: `v_min_f32`;
+//! `llc-22 -O2` on `select (fcmp olt float %x, 0.0), %x, 0.0` alone shows it; with a
+//! non-constant second operand it keeps `v_cmp` + `v_cndmask`). For `x = -0` the source
+//! gives +0, while V_MIN_F16/F32 with +0 as S0 give -0 under both readings of the ISA
+//! guides (-0 below +0, as `exec::float::minmax32` implements; or `S0 < S1 ? S0 : S1`).
+//! Not reported upstream yet. The generator's float min/max now write a zero result as +0
+//! (the sign of a zero min/max result is not compared; OpenCL's fmin/fmax leave it open
+//! too), see `gen::header`.
 //!
-//! Open (seed 13, 100 kernels with `--features all`, 23 of 2100 dispatches differ; not yet
-//! fixed, not in the CI slices):
-//! * Kernel 37, gfx9 only, every -O level: a `half` fma is 1 ulp off where a tiny addend
-//!   breaks a tie (`fma(0x71c8, 0xc440, 0x8330)` is exactly -50320.0000486: host -50336,
-//!   0xfa25, correct; device -50304, 0xfa24, ties to even as if the addend were lost). The
-//!   default-mode `v_fma_f16` in `exec/valu3.rs` rounds the f64 fma to nearest and then to
-//!   half (twice), but making it round once did not change the result, so the executing path
-//!   is probably `fmode::round::fma16` (rustc_apfloat's fused multiply-add on half).
-//! * Kernel 43, -O1/-O3 on every target: a `half2` division whose high lane is all
-//!   constants gives -inf (device) instead of 0xa28f; the code is `v_pk_fma_f16` with an
-//!   SGPR operand, then `v_rcp_f16`/`v_fma_mix_f32 op_sel:[1,0,0]`/`v_div_fixup_f16` per
-//!   lane. Not minimized further; reproduce with `--seed 13 --features all --first 43
-//!   --count 1`.
+//! Seed 13 (100 kernels, `--features all`: 23 of 2100 dispatches differed),
+//! both fixed in gpu-model (regression: `tests/f16_regressions.rs`, minimized, and
+//! `fixed_mismatches_stay_fixed`):
+//! * Kernel 37, gfx9, every -O level: `v_fma_f16` computes the fma exactly in f64, but
+//!   `exec::float::d2h` used `half::f16::from_f64`, which with F16C converts to f32 first
+//!   (rounding to nearest), so a product on an f16 tie whose tiny addend should break it
+//!   (`fma(0x71c8, 0xc440, 0x8330)` = -50320.0000486: 0xfa25) tied to even (0xfa24). `d2h`
+//!   now rounds to odd at f32 first (`exec::float::odd_f32`); this also fixes every other
+//!   f64-to-f16 rounding (`v_fma_mixlo/hi_f16`, `v_sin/cos_f16`, `v_ldexp_f16`, ...).
+//! * Kernel 43, -O1/-O3 on every target: clang builds a `half2` with a constant lane as
+//!   `v_pack_b32_f16 v5, v44, -1.0`; the executor read the inline constant as the f32
+//!   pattern 0xbf800000 (low half 0) instead of the f16 0xbc00, so the lane was 0 and a
+//!   division by it gave -inf.
 //!
 //! Tools: `--print I` prints kernel I with its header; `--minimize I --builds B` removes
 //! body lines while the mismatch on B stays (check the result for reads of LDS whose writes
@@ -353,6 +360,7 @@ fn host_main(kernels: &[Kernel]) -> String {
 #include <stdlib.h>
 __thread hc_wi_t hc_wi;
 pthread_barrier_t hc_barrier;
+unsigned hc_wave = 64;
 typedef void (*kfn)(const u32_t *, u32_t *, u32_t *);
 static const kfn table[] = {{ {names} }};
 static const unsigned wgs[] = {{ {wgs} }};
@@ -369,7 +377,9 @@ static void *tramp(void *p) {{
   return NULL;
 }}
 int main(int argc, char **argv) {{
-  if (argc != 3) return 2;
+  if (argc != 3 && argc != 4) return 2;
+  if (argc == 4) hc_wave = (unsigned)atoi(argv[3]);
+  if (hc_wave == 0) return 2;
   unsigned n = sizeof(wgs) / sizeof(wgs[0]);
   u32_t *in = malloc((size_t)n * {inw} * 4);
   FILE *fi = fopen(argv[1], "rb");
@@ -430,12 +440,25 @@ fn from_bytes(b: &[u8]) -> Vec<u32> {
         .collect()
 }
 
-/// Runs a batch on the host: per kernel, its out words then its atom words.
+/// Runs a batch on the host: per kernel, its out words then its atom words (sub-groups of
+/// 64 work-items; see [`host_reference_wave`]).
 pub fn host_reference(
     dir: &Path,
     src: &str,
     kernels: &[Kernel],
     inputs: &[u32],
+) -> Result<Vec<Vec<u32>>, Error> {
+    host_reference_wave(dir, src, kernels, inputs, 64)
+}
+
+/// [`host_reference`] with sub-groups of `wave` work-items (the device build's wave size:
+/// the only thing in a kernel whose result depends on it is a sub-group operation).
+pub fn host_reference_wave(
+    dir: &Path,
+    src: &str,
+    kernels: &[Kernel],
+    inputs: &[u32],
+    wave: u32,
 ) -> Result<Vec<Vec<u32>>, Error> {
     let c = dir.join("host.c");
     io(
@@ -458,8 +481,14 @@ pub fn host_reference(
     )?;
     let inp = dir.join("in.bin");
     io(&inp, std::fs::write(&inp, to_bytes(inputs)))?;
-    let outp = dir.join("host.out");
-    run_tool("host run", Command::new(&exe).arg(&inp).arg(&outp))?;
+    let outp = dir.join(format!("host-w{wave}.out"));
+    run_tool(
+        "host run",
+        Command::new(&exe)
+            .arg(&inp)
+            .arg(&outp)
+            .arg(wave.to_string()),
+    )?;
     let words = from_bytes(&io(&outp, std::fs::read(&outp))?);
     let mut res = Vec::new();
     let mut at = 0;
@@ -565,7 +594,9 @@ pub fn run(o: &Options) -> Result<Report, Error> {
         first: u64,
         kernels: Vec<Kernel>,
         inputs: Vec<u32>,
-        host: Vec<Vec<u32>>,
+        /// Host results with sub-groups of 64 and of 32 work-items (the same run when no
+        /// kernel uses sub-groups).
+        host: [Vec<Vec<u32>>; 2],
     }
     let mut batches = Vec::new();
     let mut i = o.first;
@@ -585,13 +616,13 @@ pub fn run(o: &Options) -> Result<Report, Error> {
             first: i,
             kernels,
             inputs,
-            host: Vec::new(),
+            host: Default::default(),
         });
         i += n;
     }
     // Host references, in parallel.
     let next = AtomicUsize::new(0);
-    type HostResult = (usize, Result<Vec<Vec<u32>>, Error>);
+    type HostResult = (usize, Result<[Vec<Vec<u32>>; 2], Error>);
     let host_res: Mutex<Vec<HostResult>> = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..o.jobs.max(1) {
@@ -599,7 +630,15 @@ pub fn run(o: &Options) -> Result<Report, Error> {
                 let j = next.fetch_add(1, Ordering::Relaxed);
                 let Some(b) = batches.get(j) else { break };
                 let src = batch_source(&b.kernels);
-                let r = host_reference(&b.dir, &src, &b.kernels, &b.inputs);
+                let r =
+                    host_reference_wave(&b.dir, &src, &b.kernels, &b.inputs, 64).and_then(|h64| {
+                        let h32 = if o.features.subgroup {
+                            host_reference_wave(&b.dir, &src, &b.kernels, &b.inputs, 32)?
+                        } else {
+                            h64.clone()
+                        };
+                        Ok([h64, h32])
+                    });
                 host_res
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
@@ -645,7 +684,7 @@ pub fn run(o: &Options) -> Result<Report, Error> {
                     let kernel = bt.first + ki as u64;
                     let detail = match r {
                         Err(e) => Some(format!("device error: {e}")),
-                        Ok(d) => describe(&bt.kernels[ki], &bt.host[ki], &d),
+                        Ok(d) => describe(&bt.kernels[ki], &bt.host[!b.wave64 as usize][ki], &d),
                     };
                     if let Some(detail) = detail {
                         rep.mismatches.push(Mismatch {
@@ -672,7 +711,7 @@ pub fn run(o: &Options) -> Result<Report, Error> {
 fn still_differs(dir: &Path, k: &Kernel, input: &[u32], b: Build) -> bool {
     let ks = std::slice::from_ref(k);
     let src = batch_source(ks);
-    let Ok(host) = host_reference(dir, &src, ks, input) else {
+    let Ok(host) = host_reference_wave(dir, &src, ks, input, if b.wave64 { 64 } else { 32 }) else {
         return false;
     };
     let p = dir.join("min.cl");

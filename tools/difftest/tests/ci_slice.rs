@@ -48,12 +48,26 @@ fn seed1_200_kernels_every_build_match_the_host() {
 /// every build: seed 1 kernel 38 (f32 division by a subnormal: v_div_fmas scaled by 2^32
 /// instead of 2^-64), kernel 97 (0 / x gave NaN: v_div_fixup ignored a zero numerator) and
 /// kernel 53 (the same in f64); seed 3 kernel 357 (`v_fma_mix_f32` rounded the f64 fma to
-/// nearest and then to f32, losing a tie-breaking addend).
+/// nearest and then to f32, losing a tie-breaking addend). With every generator switch on:
+/// seed 13 kernel 37 (`v_fma_f16` rounded to f32 on the way to f16), kernel 43
+/// (`v_pack_b32_f16` read an inline constant as f32), and seed 12 kernel 23 (LLVM turns a
+/// compare-select with +0 into `v_min`; the generator no longer compares a zero min/max
+/// result's sign). Minimized forms: `tests/f16_regressions.rs`.
 #[test]
 fn fixed_mismatches_stay_fixed() {
-    for (seed, k) in [(1, 38), (1, 53), (1, 97), (3, 357)] {
+    let all = difftest::gen::Features::all();
+    for (seed, k, f) in [
+        (1, 38, Default::default()),
+        (1, 53, Default::default()),
+        (1, 97, Default::default()),
+        (3, 357, Default::default()),
+        (13, 37, all),
+        (13, 43, all),
+        (12, 23, all),
+    ] {
         let mut o = opts(k, 1, &format!("fixed{seed}-{k}"));
         o.seed = seed;
+        o.features = f;
         let rep = run(&o).expect("difftest run");
         assert_eq!(rep.dispatches, 21);
         assert!(
@@ -66,7 +80,7 @@ fn fixed_mismatches_stay_fixed() {
 }
 
 /// The constructs behind generator switches (partial work-groups, `half` fma, float-vector
-/// division): seed 11, 40 kernels with every switch on, every build (840 dispatches).
+/// division): seed 11, 40 kernels with those switches on, every build (840 dispatches).
 #[test]
 fn features_slice_every_build_matches_the_host() {
     let mut o = opts(0, 40, "features");
