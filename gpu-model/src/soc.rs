@@ -262,7 +262,9 @@ pub struct Soc {
     period: Tick,
     /// The CUs' buffered writes and atomics (see [`crate::memory::coherence`]).
     coherence: Arc<Coherence>,
-    /// How the sync hook publishes them (replicated over MPI ranks or not).
+    /// How the sync hook publishes them (replicated over MPI ranks or not); read back
+    /// only by `run_distributed` (feature `mpi`).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     publisher: distributed::Publisher,
     /// Queues, dispatches in flight, decoded programs, events.
     shared: Arc<queue::Shared>,

@@ -47,8 +47,8 @@ fn untranslatable_objects_fail_with_the_kernel_and_pc() {
     let out = std::env::temp_dir().join(format!("dbt-cli-fail-{}.hsaco", std::process::id()));
     let r = Command::new(env!("CARGO_BIN_EXE_gfxsim"))
         .args(["dbt", "translate"])
-        // MFMAs are not translated to gfx1201 (yet, no WMMA rule): refused by name.
-        .arg(corpus("triton/build/gfx950/matmul_bf16.hsaco"))
+        // f8f6f4 MFMAs have no gfx1201 WMMA rule (yet): refused by name.
+        .arg(corpus("triton/build/gfx950/matmul_fp8e4nv.hsaco"))
         .args(["--host", "gfx1201", "-o"])
         .arg(&out)
         .output()

@@ -255,29 +255,6 @@ fn put(buf: &mut [u8], off: u32, v: &[u8]) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dims_and_counts_follow_the_packet_rules() {
-        let s = LaunchShape {
-            grid: [100, 1, 1],
-            workgroup: [64, 1, 1],
-            dynamic_lds: 0,
-        };
-        assert_eq!(s.dims(), 1);
-        assert_eq!(s.workgroup_counts(), [2, 1, 1]);
-        let s = LaunchShape {
-            grid: [8, 8, 3],
-            workgroup: [4, 4, 1],
-            dynamic_lds: 0,
-        };
-        assert_eq!(s.dims(), 3);
-        assert_eq!(s.workgroup_counts(), [2, 2, 3]);
-    }
-}
-
 /// The design's `VirtualLdsDispatchState` for a dispatch of a virtual-LDS sidecar
 /// (`sidecar`, its descriptor) that asks for `lds` bytes per workgroup over `groups`
 /// workgroups (../shared/seeds/000_*-dbt-design.txt, "Sidecars and Virtual LDS"): the
@@ -333,4 +310,27 @@ pub fn write_virtual_lds_state(
         kernargs[at + 8 + 4 * k..at + 12 + 4 * k].copy_from_slice(&s.to_le_bytes());
     }
     kernargs[at + 20..end].fill(0);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dims_and_counts_follow_the_packet_rules() {
+        let s = LaunchShape {
+            grid: [100, 1, 1],
+            workgroup: [64, 1, 1],
+            dynamic_lds: 0,
+        };
+        assert_eq!(s.dims(), 1);
+        assert_eq!(s.workgroup_counts(), [2, 1, 1]);
+        let s = LaunchShape {
+            grid: [8, 8, 3],
+            workgroup: [4, 4, 1],
+            dynamic_lds: 0,
+        };
+        assert_eq!(s.dims(), 3);
+        assert_eq!(s.workgroup_counts(), [2, 2, 3]);
+    }
 }
