@@ -9,14 +9,16 @@ manifest.ron, which the Rust test gpu-model/tests/triton_run.rs runs.
                            ones the manifest was built from (CI)
     build.py --rebuild-check   with Triton: rebuild into a temp dir and compare byte for byte
 """
-import hashlib
 import os
-import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+import pinned  # noqa: E402  (corpus/pinned.py: the manifest check both corpora share)
+
+sha256 = pinned.sha256
 TRITON_VERSION = "3.9.0"
 TARGETS = [("gfx90a", 64), ("gfx942", 64), ("gfx950", 64), ("gfx1200", 32), ("gfx1201", 32)]
 # fp8 dot operands the target runs natively (Triton 3.9 HIPOptions: "native support for OCP
@@ -26,15 +28,8 @@ FP8 = {"gfx942": "fp8e4b8", "gfx950": "fp8e4nv", "gfx1200": "fp8e4nv", "gfx1201"
 SOURCES = ["kernels.py", "build.py"]
 
 
-def sha256(path):
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 def sources_hash():
-    h = hashlib.sha256()
-    for s in SOURCES:
-        h.update(s.encode() + b"\0" + (HERE / s).read_bytes())
-    return h.hexdigest()
+    return pinned.sources_hash(HERE, SOURCES)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -354,59 +349,8 @@ def build_into(dest):
         write_manifest(dest, compile_all(dest))
 
 
-def listed_files(manifest_text):
-    import re
-    files = re.findall(r'^\s*\("((?:build|data)/[^"]+)", "([0-9a-f]{64})"\),$', manifest_text, re.M)
-    m = re.search(r'sources_sha256: "([0-9a-f]{64})"', manifest_text)
-    return dict(files), (m.group(1) if m else None)
-
-
-def check():
-    text = (HERE / "manifest.ron").read_text()
-    files, src = listed_files(text)
-    bad = []
-    if src != sources_hash():
-        bad.append("kernels.py or build.py changed since manifest.ron was built: run build.py")
-    present = {str(p.relative_to(HERE)) for d in ("build", "data") for p in (HERE / d).rglob("*") if p.is_file()}
-    for f in sorted(present - files.keys()):
-        bad.append(f"{f}: not listed in manifest.ron")
-    for f, h in sorted(files.items()):
-        if f not in present:
-            bad.append(f"{f}: listed in manifest.ron but missing")
-        elif sha256(HERE / f) != h:
-            bad.append(f"{f}: sha256 differs from manifest.ron")
-    for b in bad:
-        print("triton corpus:", b, file=sys.stderr)
-    if bad:
-        sys.exit(1)
-    print(f"triton corpus: {len(files)} files match manifest.ron, sources unchanged")
-
-
 def main():
-    arg = sys.argv[1] if len(sys.argv) > 1 else ""
-    if arg == "--check":
-        check()
-    elif arg == "--rebuild-check":
-        with tempfile.TemporaryDirectory() as tmp:
-            build_into(Path(tmp))
-            a = (Path(tmp) / "manifest.ron").read_text()
-            b = (HERE / "manifest.ron").read_text()
-            if a != b:
-                print("triton corpus: a fresh build differs from the committed one", file=sys.stderr)
-                sys.exit(1)
-        check()
-        print("triton corpus: a fresh build is byte for byte the committed one")
-    elif arg == "":
-        with tempfile.TemporaryDirectory() as tmp:
-            build_into(Path(tmp))
-            for d in ("build", "data"):
-                shutil.rmtree(HERE / d, ignore_errors=True)
-                shutil.move(str(Path(tmp) / d), str(HERE / d))
-            shutil.copy(Path(tmp) / "manifest.ron", HERE / "manifest.ron")
-        check()
-    else:
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
+    pinned.main(HERE, "triton", SOURCES, build_into, __doc__)
 
 
 if __name__ == "__main__":
