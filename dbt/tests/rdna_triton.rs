@@ -27,10 +27,8 @@ use triton_manifest::*;
 /// (WMMAs, `rdna/matrix.rs`); what stops the rest is `v_permlane32_swap_b32` and
 /// `v_cvt_pk_bf16_f32` (no gfx1201 rule yet) and the f8f6f4 MFMAs (no WMMA rule yet).
 const UNTRANSLATED: &[(&str, &str)] = &[
-    ("matmul_f16", "v_permlane32_swap_b32"),
     ("matmul_bf16", "v_cvt_pk_bf16_f32"),
     ("matmul_fp8e4nv", "MFMA -> WMMA"),
-    ("attn_fwd", "v_permlane32_swap_b32"),
     ("gemm1024_fp8", "MFMA -> WMMA"),
 ];
 

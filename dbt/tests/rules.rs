@@ -541,7 +541,7 @@ const SWAP_FORMS: [(usize, u64, bool, bool); 7] = [
     (16, u64::MAX, false, true),
 ];
 
-fn permlane_source() -> String {
+fn permlane_source(forms: &[(usize, u64, bool, bool)]) -> String {
     let mut s = String::from(
         "  .amdhsa_code_object_version 6\n  .text\n  .globl swap\n  .p2align 8\n  .type swap,@function\nswap:\n\
   s_load_dwordx4 s[4:7], s[0:1], 0x0\n\
@@ -550,7 +550,7 @@ fn permlane_source() -> String {
   global_load_dwordx2 v[2:3], v1, s[4:5]\n\
   s_waitcnt vmcnt(0)\n",
     );
-    for (half, exec, same, vop3) in SWAP_FORMS {
+    for &(half, exec, same, vop3) in forms {
         let _ = writeln!(s, "  v_mov_b32_e32 v10, v2");
         let _ = writeln!(s, "  v_mov_b32_e32 v11, v3");
         if exec != u64::MAX {
@@ -608,30 +608,26 @@ amdhsa.kernels:
     s
 }
 
-fn run_swap(bytes: &[u8], target: Target, input: &[u32]) -> Vec<u32> {
-    let n = SWAP_FORMS.len() * LANES * 2;
-    common::run_words(bytes, target, "swap", [64, 64], Some(input), n, &[])
+fn run_swap(forms: &[(usize, u64, bool, bool)], bytes: &[u8], target: Target) -> Vec<u32> {
+    let n = forms.len() * LANES * 2;
+    common::run_words(bytes, target, "swap", [64, 64], Some(&swap_input()), n, &[])
 }
 
-#[test]
-fn permlane_swaps_expand_to_bpermutes_with_the_same_results() {
-    let guest = common::assemble(&permlane_source(), "gfx950", "swap");
-    let t = dbt::translate(&guest, Target::Gfx942);
-    assert!(t.translated, "{:?}", t.diagnostics);
-    assert_eq!(t.kernels[0].expanded, SWAP_FORMS.len());
-    let dis = common::llvm_accepts(&t.object, "swap");
-    assert!(!dis.contains("permlane") && dis.contains("ds_bpermute_b32"));
-    let input: Vec<u32> = (0..128u32)
+fn swap_input() -> Vec<u32> {
+    (0..128u32)
         .map(|i| i.wrapping_mul(0x2545_f491) ^ 0x1f)
-        .collect();
-    let want = run_swap(&guest, Target::Gfx950, &input);
-    let got = run_swap(&t.object, Target::Gfx942, &input);
+        .collect()
+}
+
+/// Every word of `runs` (name, output) that differs from the CPU reference of `forms`.
+fn swap_mismatches(forms: &[(usize, u64, bool, bool)], runs: &[(&str, &[u32])]) -> Vec<String> {
+    let input = swap_input();
     let mut bad = Vec::new();
-    for (f, (half, exec, same, _)) in SWAP_FORMS.iter().enumerate() {
+    for (f, &(half, exec, same, _)) in forms.iter().enumerate() {
         // CPU reference: lane `hi` of d and lane `lo` of s trade values when both lanes
         // are active (d and s the same register: its halves trade).
         let mut d: Vec<u32> = (0..LANES).map(|l| input[2 * l]).collect();
-        let mut s: Vec<u32> = if *same {
+        let mut s: Vec<u32> = if same {
             d.clone()
         } else {
             (0..LANES).map(|l| input[2 * l + 1]).collect()
@@ -640,7 +636,7 @@ fn permlane_swaps_expand_to_bpermutes_with_the_same_results() {
         for lo in (0..LANES).filter(|l| l & half == 0) {
             let hi = lo + half;
             if exec >> lo & 1 != 0 && exec >> hi & 1 != 0 {
-                if *same {
+                if same {
                     d[hi] = od[lo];
                     d[lo] = od[hi];
                 } else {
@@ -649,21 +645,58 @@ fn permlane_swaps_expand_to_bpermutes_with_the_same_results() {
                 }
             }
         }
-        if *same {
+        if same {
             s = (0..LANES).map(|l| input[2 * l + 1]).collect();
         }
         for l in 0..LANES {
             for (k, r) in [d[l], s[l]].into_iter().enumerate() {
                 let i = (f * LANES + l) * 2 + k;
-                if want[i] != r || got[i] != r {
-                    bad.push(format!(
-                        "form {f} lane {l} reg {k}: gfx950 {:#x} gfx942 {:#x} ref {r:#x}",
-                        want[i], got[i]
-                    ));
+                for (name, out) in runs {
+                    if out[i] != r {
+                        bad.push(format!(
+                            "form {f} lane {l} reg {k}: {name} {:#x} ref {r:#x}",
+                            out[i]
+                        ));
+                    }
                 }
             }
         }
     }
+    bad
+}
+
+#[test]
+fn permlane_swaps_expand_to_bpermutes_with_the_same_results() {
+    let guest = common::assemble(&permlane_source(&SWAP_FORMS), "gfx950", "swap");
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    assert_eq!(t.kernels[0].expanded, SWAP_FORMS.len());
+    let dis = common::llvm_accepts(&t.object, "swap");
+    assert!(!dis.contains("permlane") && dis.contains("ds_bpermute_b32"));
+    let want = run_swap(&SWAP_FORMS, &guest, Target::Gfx950);
+    let got = run_swap(&SWAP_FORMS, &t.object, Target::Gfx942);
+    let bad = swap_mismatches(&SWAP_FORMS, &[("gfx950", &want), ("gfx942", &got)]);
+    assert!(
+        bad.is_empty(),
+        "{} mismatches:\n{}",
+        bad.len(),
+        bad[..bad.len().min(20)].join("\n")
+    );
+}
+
+/// On gfx1201 (wave64) `v_permlane32_swap_b32` goes through GFX12's `v_permlane64_b32`
+/// (`rdna::reencode::permlane32_swap`); the 16-lane form has no gfx1201 rule yet.
+#[test]
+fn permlane32_swaps_run_through_permlane64_on_gfx1201() {
+    let forms: Vec<_> = SWAP_FORMS.iter().copied().filter(|f| f.0 == 32).collect();
+    let guest = common::assemble(&permlane_source(&forms), "gfx950", "swap32");
+    let t = dbt::translate(&guest, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let dis = common::llvm_accepts_as(&t.object, "swap32-gfx1201", "gfx1201");
+    assert!(dis.contains("v_permlane64_b32") && !dis.contains("permlane32_swap"));
+    let want = run_swap(&forms, &guest, Target::Gfx950);
+    let got = run_swap(&forms, &t.object, Target::Gfx1201);
+    let bad = swap_mismatches(&forms, &[("gfx950", &want), ("gfx1201", &got)]);
     assert!(
         bad.is_empty(),
         "{} mismatches:\n{}",

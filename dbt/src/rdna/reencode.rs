@@ -385,6 +385,9 @@ fn lower_plain(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> 
     if g.format == Format::Mai || g.format == Format::Vop3px2 {
         return super::matrix::lower(g, cx);
     }
+    if g.op == Op::VPermlane32SwapB32 {
+        return permlane32_swap(g, cx);
+    }
     if matches!(g.op, Op::BufferWbl2 | Op::BufferInv) {
         return cache_op(g, cx);
     }
@@ -1563,4 +1566,49 @@ fn packed_f32(g: &Inst, o: Op, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateE
     mv.set_operand(1, v1(t)).map_err(|e| cx.enc(e))?;
     out.push(mv);
     Ok(out)
+}
+
+/// gfx950 `v_permlane32_swap_b32 vdst, vsrc` (the upper 32 lanes of vdst exchanged with
+/// the lower 32 lanes of vsrc; a lane whose partner lane is inactive keeps its value, the
+/// model's `exec::lane::permlane_swap` without FI/BOUND_CTRL) on gfx1201 wave64 through
+/// GFX12's `v_permlane64_b32` (every active lane reads lane `l ^ 32`): both registers'
+/// partner values go to scratch first (so vdst may equal vsrc), then `v_cndmask_b32`
+/// takes them where the partner is active: `{exec_lo, 0}` as the mask for vdst's upper
+/// lanes, `{0, exec_hi}` for vsrc's lower ones, built with `s_mov_b32` in s[104:105]
+/// (free between guest instructions) so SCC is untouched.
+fn permlane32_swap(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    if g.format == Format::Vop3 && g.field(F::OpSel) != 0 {
+        return Err(cx.unsupported(g, "fi/bound_ctrl are not handled"));
+    }
+    let (Some(Operand::Vgpr { first: d, .. }), Some(Operand::Vgpr { first: src, .. })) = (
+        map_operand(g, op(g, 0, cx)?, cx).ok(),
+        map_operand(g, op(g, 1, cx)?, cx).ok(),
+    ) else {
+        return Err(cx.unsupported(g, "unexpected operands"));
+    };
+    let (ts, td) = (cx.scratch_first, cx.scratch_first + 1);
+    cx.scratch_used = cx.scratch_used.max(2);
+    let s1 = |first: u16| Operand::Sgpr { first, count: 1 };
+    let mask = Operand::Sgpr {
+        first: CARRY,
+        count: 2,
+    };
+    let one = |o: Op, f: Format, ops: &[Operand]| -> Result<Inst, TranslateError> {
+        let mut i = build(o, f, cx)?;
+        for (k, x) in ops.iter().enumerate() {
+            i.set_operand(k, *x).map_err(|e| cx.enc(e))?;
+        }
+        Ok(i)
+    };
+    let (exec_lo, exec_hi, zero) = (s1(126), s1(127), Operand::Inline(128));
+    Ok(vec![
+        one(Op::VPermlane64B32, Format::Vop1, &[v1(ts), v1(src)])?,
+        one(Op::VPermlane64B32, Format::Vop1, &[v1(td), v1(d)])?,
+        one(Op::SMovB32, Format::Sop1, &[s1(CARRY), zero])?,
+        one(Op::SMovB32, Format::Sop1, &[s1(CARRY + 1), exec_lo])?,
+        vop3_host(Op::VCndmaskB32, &[v1(d), v1(d), v1(ts), mask], cx)?,
+        one(Op::SMovB32, Format::Sop1, &[s1(CARRY), exec_hi])?,
+        one(Op::SMovB32, Format::Sop1, &[s1(CARRY + 1), zero])?,
+        vop3_host(Op::VCndmaskB32, &[v1(src), v1(src), v1(td), mask], cx)?,
+    ])
 }
