@@ -8,40 +8,18 @@
 //! (AQL grid in work-items), no dynamic LDS, and the kernel arguments are the binding pointers
 //! in order followed by the push constants (none in these cases).
 
-use gpu_model::Target;
-
 mod triton_manifest;
 
-use triton_manifest::{iree_dir, iree_manifest, run_counted_in, Abi, Case};
-
-fn run_case(case: &Case) -> Result<(), String> {
-    let target = Target::from_name(&case.target).ok_or("unknown target")?;
-    let bytes = std::fs::read(iree_dir().join(&case.object)).map_err(|e| e.to_string())?;
-    run_counted_in(&iree_dir(), case, &bytes, target).map(|_| ())
-}
+use triton_manifest::{iree_dir, iree_manifest, run_target_cases, Abi};
 
 fn run_target(target: &str) {
     let m = iree_manifest();
-    let mut problems = Vec::new();
-    let mut ran = 0;
     for case in m.cases.iter().filter(|c| c.target == target) {
         assert_eq!(case.abi, Abi::IreeHip, "{}: not an IREE case", case.name);
         assert!(!case.checks.is_empty(), "{}: no checks", case.name);
-        ran += 1;
-        let r = std::panic::catch_unwind(|| run_case(case))
-            .unwrap_or_else(|_| Err("host panic".to_string()));
-        if let Err(e) = r {
-            problems.push(format!("{}@{target}: {e}", case.name));
-        }
     }
-    eprintln!(
-        "{target}: {ran} IREE dispatches run, {} problems",
-        problems.len()
-    );
-    assert!(ran >= 4, "{target}: only {ran} cases in the manifest");
-    assert!(problems.is_empty(), "{target}:\n{}", problems.join("\n"));
+    run_target_cases(&iree_dir(), &m.cases, target, "IREE dispatches", 4);
 }
-
 #[test]
 fn iree_gfx90a() {
     run_target("gfx90a");

@@ -12,48 +12,13 @@
 //!
 //! Cases without checks (the 1024^3 GEMMs of the speed anchor) are only loaded here.
 
-use gpu_model::device::Device;
-use gpu_model::Target;
-
 mod triton_manifest;
 
-use triton_manifest::*;
-
-fn run_case(case: &Case) -> Result<(), String> {
-    let target = Target::from_name(&case.target).ok_or("unknown target")?;
-    let bytes = std::fs::read(dir().join(&case.object)).map_err(|e| e.to_string())?;
-    run(case, &bytes, target).map(|_| ())
-}
+use triton_manifest::{dir, manifest, run_target_cases};
 
 fn run_target(target: &str) {
-    let m = manifest();
-    let mut problems = Vec::new();
-    let mut ran = 0;
-    for case in m.cases.iter().filter(|c| c.target == target) {
-        if case.checks.is_empty() {
-            // Speed-anchor objects: only check that they load.
-            let bytes = std::fs::read(dir().join(&case.object)).expect("object");
-            let mut dev = Device::new(Target::from_name(target).unwrap());
-            if let Err(e) = dev.load_code_object(&bytes) {
-                problems.push(format!("{}@{target}: load: {e}", case.name));
-            }
-            continue;
-        }
-        ran += 1;
-        let r = std::panic::catch_unwind(|| run_case(case))
-            .unwrap_or_else(|_| Err("host panic".to_string()));
-        if let Err(e) = r {
-            problems.push(format!("{}@{target}: {e}", case.name));
-        }
-    }
-    eprintln!(
-        "{target}: {ran} Triton kernels run, {} problems",
-        problems.len()
-    );
-    assert!(ran >= 7, "{target}: only {ran} cases in the manifest");
-    assert!(problems.is_empty(), "{target}:\n{}", problems.join("\n"));
+    run_target_cases(&dir(), &manifest().cases, target, "Triton kernels", 7);
 }
-
 #[test]
 fn triton_gfx90a() {
     run_target("gfx90a");

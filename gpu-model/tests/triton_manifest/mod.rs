@@ -273,3 +273,41 @@ pub fn run_counted_in(
     }
     Ok((out, stats.instructions))
 }
+
+/// Runs every case of `cases` built for `target` (objects and data relative to `root`) on
+/// that target and checks its outputs; a case without checks (the speed anchor's GEMMs) is
+/// only loaded. A host panic counts as that case's failure. Fails listing every case that
+/// did not pass, or when fewer than `at_least` cases ran.
+#[allow(dead_code)] // Only the tests that run a whole corpus use it.
+pub fn run_target_cases(root: &Path, cases: &[Case], target: &str, what: &str, at_least: usize) {
+    let t = Target::from_name(target).expect("a target the model knows");
+    let mut problems = Vec::new();
+    let mut ran = 0;
+    for case in cases.iter().filter(|c| c.target == target) {
+        let bytes = match std::fs::read(root.join(&case.object)) {
+            Ok(b) => b,
+            Err(e) => {
+                problems.push(format!("{}@{target}: {}: {e}", case.name, case.object));
+                continue;
+            }
+        };
+        if case.checks.is_empty() {
+            if let Err(e) = Device::new(t).load_code_object(&bytes) {
+                problems.push(format!("{}@{target}: load: {e}", case.name));
+            }
+            continue;
+        }
+        ran += 1;
+        let r = std::panic::catch_unwind(|| run_counted_in(root, case, &bytes, t).map(|_| ()))
+            .unwrap_or_else(|_| Err("host panic".to_string()));
+        if let Err(e) = r {
+            problems.push(format!("{}@{target}: {e}", case.name));
+        }
+    }
+    eprintln!("{target}: {ran} {what} run, {} problems", problems.len());
+    assert!(
+        ran >= at_least,
+        "{target}: only {ran} cases in the manifest"
+    );
+    assert!(problems.is_empty(), "{target}:\n{}", problems.join("\n"));
+}
