@@ -286,11 +286,26 @@ fn generated_kernels_on_gfx1201_run_the_same_or_are_refused_by_name() {
         for (i, k) in kernels.iter().enumerate() {
             match (&want[i], &got[i]) {
                 (Ok(w), Ok(g)) if w == g && *g == host[i] => compared += 1,
+                (Ok(w), Ok(g)) => {
+                    // The first word that differs from the host, and how many do.
+                    let bad: Vec<usize> = (0..w.len().max(g.len()))
+                        .filter(|&j| w.get(j) != g.get(j) || g.get(j) != host[i].get(j))
+                        .collect();
+                    let j = bad.first().copied().unwrap_or(0);
+                    problems.push(format!(
+                        "{} -O{opt}: {} words differ, first word {j}: gfx950 {:x?} gfx1201 {:x?} host {:x?}",
+                        k.name,
+                        bad.len(),
+                        w.get(j),
+                        g.get(j),
+                        host[i].get(j),
+                    ));
+                }
                 (w, g) => problems.push(format!(
                     "{} -O{opt}: gfx950 {:?} vs gfx1201 {:?}",
                     k.name,
-                    w.as_ref().map(|v| v.len()),
-                    g.as_ref().map(|v| v.len()),
+                    w.as_ref().err(),
+                    g.as_ref().err(),
                 )),
             }
         }
