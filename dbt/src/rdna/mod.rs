@@ -30,8 +30,8 @@
 //! gfx942 rule's integer rounding, re-encoded.
 //!
 //! Not implemented yet (each a typed rejection naming the kernel, and for
-//! instructions the PC): non-f16/bf16 MFMAs, formatted buffer accesses, gfx9 VOP3
-//! `v_add_i32`/`v_sub_i32`, 16-bit DPP operations that may leave lanes unwritten,
+//! instructions the PC): non-f16/bf16 MFMAs, formatted buffer accesses, 16-bit DPP
+//! operations that may leave lanes unwritten,
 //! DPP wave shifts/rotates, SDWA neg/abs and UNUSED_SEXT, SMEM with SGPR offsets,
 //! `v_cmpx` (GFX9 also writes VCC), kernarg preload, workgroup-info SGPRs, private
 //! segment buffers, unrecovered indirect calls (function pointers), branches into or

@@ -343,7 +343,10 @@ fn zero_high16(g: &Inst, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
 /// i16, the saturating forms with clamp) to the GFX9 operations and to the `_nc_` ones
 /// on GFX10+ (VOP2Instructions.td / VOP3Instructions.td), so they compute the same 16
 /// bits; the `_u16` ones' high half is [`zero_high16`]'s, the `_i16` ones keep it on
-/// both (gfx9 added them with op_sel; the models' `put16_keep`).
+/// both (gfx9 added them with op_sel; the models' `put16_keep`). Likewise gfx9's VOP3
+/// `v_add_i32` / `v_sub_i32` (signed, saturating with clamp; clamp is VOP3 bit 15 on
+/// both, llvm-mc-22) -> GFX12 `v_add_nc_i32` / `v_sub_nc_i32` (LLVM selects
+/// `saddsat`/`ssubsat` on i32 to each; one rule in the models, `exec::valu::half`).
 fn renamed_nc(g: &Inst, cx: &Ctx<'_>) -> Result<Option<Inst>, TranslateError> {
     let (o, swap) = match g.op {
         Op::VAddU16 => (Op::VAddNcU16, false),
@@ -351,6 +354,8 @@ fn renamed_nc(g: &Inst, cx: &Ctx<'_>) -> Result<Option<Inst>, TranslateError> {
         Op::VSubrevU16 => (Op::VSubNcU16, true),
         Op::VAddI16 => (Op::VAddNcI16, false),
         Op::VSubI16 => (Op::VSubNcI16, false),
+        Op::VAddI32 => (Op::VAddNcI32, false),
+        Op::VSubI32 => (Op::VSubNcI32, false),
         _ => return Ok(None),
     };
     let sel = if g.format == Format::Vop3 {
@@ -1098,11 +1103,19 @@ fn sdwa(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     if partial.is_some() {
         ops[0] = v1(tr);
     }
-    if vopc && g.field(F::SdwaSd) == 0 {
-        ops[0] = Operand::Sgpr {
-            first: 106,
-            count: 2,
+    // An SDWA compare writes VCC, or with SD the SGPR pair in its SDST field, which the
+    // decoded operand list does not show (it prints `vcc` for the VOPC syntax either way).
+    if vopc {
+        let first = if g.field(F::SdwaSd) == 0 {
+            106
+        } else {
+            let c = g.field(F::Sdst);
+            if c & 1 != 0 {
+                return Err(cx.unsupported(g, "an SDWA compare's SDST is not an SGPR pair"));
+            }
+            c as u16
         };
+        ops[0] = map_operand(g, Operand::Sgpr { first, count: 2 }, cx)?;
     }
     let mut plain = None;
     for fm in [Format::Vop3, Format::Vop3b] {
