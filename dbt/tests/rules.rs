@@ -685,7 +685,7 @@ fn permlane_swaps_expand_to_bpermutes_with_the_same_results() {
 }
 
 /// On gfx1201 (wave64) `v_permlane32_swap_b32` goes through GFX12's `v_permlane64_b32`
-/// (`rdna::reencode::permlane32_swap`); the 16-lane form has no gfx1201 rule yet.
+/// (`rdna::reencode::permlane32_swap`).
 #[test]
 fn permlane32_swaps_run_through_permlane64_on_gfx1201() {
     let forms: Vec<_> = SWAP_FORMS.iter().copied().filter(|f| f.0 == 32).collect();
@@ -694,6 +694,28 @@ fn permlane32_swaps_run_through_permlane64_on_gfx1201() {
     assert!(t.translated, "{:?}", t.diagnostics);
     let dis = common::llvm_accepts_as(&t.object, "swap32-gfx1201", "gfx1201");
     assert!(dis.contains("v_permlane64_b32") && !dis.contains("permlane32_swap"));
+    let want = run_swap(&forms, &guest, Target::Gfx950);
+    let got = run_swap(&forms, &t.object, Target::Gfx1201);
+    let bad = swap_mismatches(&forms, &[("gfx950", &want), ("gfx1201", &got)]);
+    assert!(
+        bad.is_empty(),
+        "{} mismatches:\n{}",
+        bad.len(),
+        bad[..bad.len().min(20)].join("\n")
+    );
+}
+
+/// On gfx1201 `v_permlane16_swap_b32` goes through GFX12's `v_permlanex16_b32`
+/// (`rdna::reencode::permlane16_swap`): full and partial EXEC, vdst = vsrc, the VOP3
+/// form.
+#[test]
+fn permlane16_swaps_run_through_permlanex16_on_gfx1201() {
+    let forms: Vec<_> = SWAP_FORMS.iter().copied().filter(|f| f.0 == 16).collect();
+    let guest = common::assemble(&permlane_source(&forms), "gfx950", "swap16");
+    let t = dbt::translate(&guest, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let dis = common::llvm_accepts_as(&t.object, "swap16-gfx1201", "gfx1201");
+    assert!(dis.contains("v_permlanex16_b32") && !dis.contains("permlane16_swap"));
     let want = run_swap(&forms, &guest, Target::Gfx950);
     let got = run_swap(&forms, &t.object, Target::Gfx1201);
     let bad = swap_mismatches(&forms, &[("gfx950", &want), ("gfx1201", &got)]);
@@ -1408,6 +1430,13 @@ fn cvt_pk_bf16_f32_rounds_like_the_guest() {
         assert!(!dis.contains("v_cvt_pk_bf16") && dis.contains("v_perm_b32"));
         let want = run_small(&guest, Target::Gfx950, "pk", &input, 256);
         let got = run_small(&t.object, Target::Gfx942, "pk", &input, 256);
+        // gfx1201 (no bf16 conversion either): the same rule re-encoded for GFX12.
+        let t12 = dbt::translate(&guest, Target::Gfx1201);
+        assert!(t12.translated, "{:?}", t12.diagnostics);
+        let dis =
+            common::llvm_accepts_as(&t12.object, &format!("cvt-pk-bf16-{mode}-12"), "gfx1201");
+        assert!(!dis.contains("v_cvt_pk_bf16") && dis.contains("v_perm_b32"));
+        let got12 = run_small(&t12.object, Target::Gfx1201, "pk", &input, 256);
         for l in 0..64 {
             let (a, b) = (input[2 * l], input[2 * l + 1]);
             let pk = |lo: u32, hi: u32| bf16_ref(lo, mode) | bf16_ref(hi, mode) << 16;
@@ -1426,6 +1455,11 @@ fn cvt_pk_bf16_f32_rounds_like_the_guest() {
                 &got[4 * l..4 * l + 4],
                 &r,
                 "translated mode {mode} lane {l} in {a:#x} {b:#x}"
+            );
+            assert_eq!(
+                &got12[4 * l..4 * l + 4],
+                &r,
+                "gfx1201 mode {mode} lane {l} in {a:#x} {b:#x}"
             );
         }
     }

@@ -24,11 +24,14 @@
 //! the load into scratch VGPRs and a DS store (`reencode::lds_dma`); GFX9's 16-bit VALU
 //! operations that zero the destination's high half get it cleared after their GFX12
 //! forms, which keep it (`reencode::zeroes_high16`); packed f32 VALU becomes two f32
-//! operations (`reencode::packed_f32`).
+//! operations (`reencode::packed_f32`); `v_permlane16_swap_b32` goes through
+//! `v_permlanex16_b32` and `v_permlane32_swap_b32` through `v_permlane64_b32`
+//! (`reencode::permlane16_swap` / `permlane32_swap`); `v_cvt_pk_bf16_f32` takes the
+//! gfx942 rule's integer rounding, re-encoded.
 //!
 //! Not implemented yet (each a typed rejection naming the kernel, and for
-//! instructions the PC): non-f16/bf16 MFMAs, formatted buffer accesses, gfx9 VOP3
-//! `v_add_i32`/`v_sub_i32`, 16-bit DPP operations that may leave lanes unwritten,
+//! instructions the PC): non-f16/bf16 MFMAs, formatted buffer accesses, 16-bit DPP
+//! operations that may leave lanes unwritten,
 //! DPP wave shifts/rotates, SDWA neg/abs and UNUSED_SEXT, SMEM with SGPR offsets,
 //! `v_cmpx` (GFX9 also writes VCC), kernarg preload, workgroup-info SGPRs, private
 //! segment buffers, unrecovered indirect calls (function pointers), branches into or
@@ -262,6 +265,7 @@ fn emit(
         inplace: Vec::new(),
         inplace_ok: extent.is_some(),
         pending: u8::MAX,
+        float_mode: (p.kd.compute_pgm_rsrc1 >> 12 & 0xff) as u8,
     };
     let known = known::analyse(cfg, sc, &p.roots);
     let pending = known::pending(cfg, sc, &p.roots);

@@ -85,6 +85,8 @@ pub(crate) struct Ctx<'a> {
     /// GFX12 counters that may have operations outstanding before the current
     /// instruction (`known::LOAD | STORE | DS | KM` bits, [`super::known::pending`]).
     pub pending: u8,
+    /// The kernel's initial MODE bits 7:0 (the descriptor's FLOAT_MODE).
+    pub float_mode: u8,
 }
 
 /// The 4-aligned SGPR quads above everything the kernel scope names (GFX12 has 106
@@ -162,10 +164,17 @@ pub(crate) fn lower(g: &Inst, bytes: &[u8], cx: &mut Ctx<'_>) -> Result<Vec<Inst
     // gfx950-only operations with a gfx942 semantic rule: expand for gfx942, then
     // re-encode each gfx942 instruction for gfx1201 (following the counters the
     // sequence's own memory operations leave outstanding, for its waits). The transposing
-    // LDS reads' rule permutes with `ds_bpermute_b32` within groups of 16 lanes only.
+    // LDS reads' rule permutes with `ds_bpermute_b32` within groups of 16 lanes only;
+    // `v_cvt_pk_bf16_f32`'s (GFX12 has no f32 -> bf16 conversion) is integer only, its
+    // flushing decided by the kernel's FLOAT_MODE, which the gfx1201 descriptor keeps.
     if matches!(
         g.op,
-        Op::VBitop3B32 | Op::VBitop3B16 | Op::VCvtPkF16F32 | Op::DsReadB64TrB16 | Op::DsReadB64TrB8
+        Op::VBitop3B32
+            | Op::VBitop3B16
+            | Op::VCvtPkF16F32
+            | Op::VCvtPkBf16F32
+            | Op::DsReadB64TrB16
+            | Op::DsReadB64TrB8
     ) {
         let mut sc = rules::Scratch {
             first: cx.scratch_first,
@@ -175,7 +184,16 @@ pub(crate) fn lower(g: &Inst, bytes: &[u8], cx: &mut Ctx<'_>) -> Result<Vec<Inst
             kernel: cx.kernel,
             pc: cx.pc,
         };
-        let seq = match rules::lower(g, bytes, Target::Gfx942, &mut sc, &at)? {
+        let mut fp8 = rules::Fp8Cache::default();
+        let seq = match rules::lower_in_mode(
+            g,
+            bytes,
+            Target::Gfx942,
+            &mut sc,
+            &at,
+            cx.float_mode,
+            &mut fp8,
+        )? {
             rules::Lowered::Expand(seq) => seq,
             _ => return Err(cx.no_rule(g)),
         };
@@ -325,14 +343,19 @@ fn zero_high16(g: &Inst, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
 /// i16, the saturating forms with clamp) to the GFX9 operations and to the `_nc_` ones
 /// on GFX10+ (VOP2Instructions.td / VOP3Instructions.td), so they compute the same 16
 /// bits; the `_u16` ones' high half is [`zero_high16`]'s, the `_i16` ones keep it on
-/// both (gfx9 added them with op_sel; the models' `put16_keep`).
-fn renamed16(g: &Inst, cx: &Ctx<'_>) -> Result<Option<Inst>, TranslateError> {
+/// both (gfx9 added them with op_sel; the models' `put16_keep`). Likewise gfx9's VOP3
+/// `v_add_i32` / `v_sub_i32` (signed, saturating with clamp; clamp is VOP3 bit 15 on
+/// both, llvm-mc-22) -> GFX12 `v_add_nc_i32` / `v_sub_nc_i32` (LLVM selects
+/// `saddsat`/`ssubsat` on i32 to each; one rule in the models, `exec::valu::half`).
+fn renamed_nc(g: &Inst, cx: &Ctx<'_>) -> Result<Option<Inst>, TranslateError> {
     let (o, swap) = match g.op {
         Op::VAddU16 => (Op::VAddNcU16, false),
         Op::VSubU16 => (Op::VSubNcU16, false),
         Op::VSubrevU16 => (Op::VSubNcU16, true),
         Op::VAddI16 => (Op::VAddNcI16, false),
         Op::VSubI16 => (Op::VSubNcI16, false),
+        Op::VAddI32 => (Op::VAddNcI32, false),
+        Op::VSubI32 => (Op::VSubNcI32, false),
         _ => return Ok(None),
     };
     let sel = if g.format == Format::Vop3 {
@@ -371,7 +394,7 @@ fn lower_plain(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> 
         Some(isa::Ext::Sdwa) => return sdwa(g, cx),
         Some(_) => return Err(cx.unsupported(g, "this VALU extension is not translated")),
     }
-    if let Some(h) = renamed16(g, cx)? {
+    if let Some(h) = renamed_nc(g, cx)? {
         return Ok(vec![h]);
     }
     if let Some(o) = match g.op {
@@ -387,6 +410,9 @@ fn lower_plain(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> 
     }
     if g.op == Op::VPermlane32SwapB32 {
         return permlane32_swap(g, cx);
+    }
+    if g.op == Op::VPermlane16SwapB32 {
+        return permlane16_swap(g, cx);
     }
     if matches!(g.op, Op::BufferWbl2 | Op::BufferInv) {
         return cache_op(g, cx);
@@ -1077,11 +1103,19 @@ fn sdwa(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     if partial.is_some() {
         ops[0] = v1(tr);
     }
-    if vopc && g.field(F::SdwaSd) == 0 {
-        ops[0] = Operand::Sgpr {
-            first: 106,
-            count: 2,
+    // An SDWA compare writes VCC, or with SD the SGPR pair in its SDST field, which the
+    // decoded operand list does not show (it prints `vcc` for the VOPC syntax either way).
+    if vopc {
+        let first = if g.field(F::SdwaSd) == 0 {
+            106
+        } else {
+            let c = g.field(F::Sdst);
+            if c & 1 != 0 {
+                return Err(cx.unsupported(g, "an SDWA compare's SDST is not an SGPR pair"));
+            }
+            c as u16
         };
+        ops[0] = map_operand(g, Operand::Sgpr { first, count: 2 }, cx)?;
     }
     let mut plain = None;
     for fm in [Format::Vop3, Format::Vop3b] {
@@ -1610,5 +1644,72 @@ fn permlane32_swap(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateErr
         one(Op::SMovB32, Format::Sop1, &[s1(CARRY), exec_hi])?,
         one(Op::SMovB32, Format::Sop1, &[s1(CARRY + 1), zero])?,
         vop3_host(Op::VCndmaskB32, &[v1(src), v1(src), v1(td), mask], cx)?,
+    ])
+}
+
+/// gfx950 `v_permlane16_swap_b32 vdst, vsrc` (the odd 16-lane rows of vdst exchanged with
+/// the even rows of vsrc, lane `l` of an odd row pairing with lane `l - 16`; the model's
+/// `exec::lane::permlane_swap` without FI/BOUND_CTRL, which are refused) on gfx1201
+/// through GFX12's `v_permlanex16_b32` with the identity selects `{0xfedcba98,
+/// 0x76543210}` (every active lane reads lane `l ^ 16`, its partner, and without
+/// FI/BOUND_CTRL an inactive partner leaves the lane unwritten: the model's
+/// `exec::lane::permlane16`; RDNA4 ISA guide V_PERMLANEX16_B32). Each permute writes a scratch VGPR seeded with the register it
+/// stands for, so a lane whose partner is inactive (no FI, no BOUND_CTRL) keeps its old
+/// value as on gfx950; both permutes read the old registers (vdst may be vsrc); then
+/// `v_cndmask_b32` under the constant row mask 0xffff0000ffff0000 takes the odd rows for
+/// vdst and the even rows for vsrc. The selects and the mask go through s[104:105] with
+/// `s_mov_b32` (SCC untouched).
+fn permlane16_swap(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    if g.format == Format::Vop3 && g.field(F::OpSel) != 0 {
+        return Err(cx.unsupported(g, "fi/bound_ctrl are not handled"));
+    }
+    let (Some(Operand::Vgpr { first: d, .. }), Some(Operand::Vgpr { first: src, .. })) = (
+        map_operand(g, op(g, 0, cx)?, cx).ok(),
+        map_operand(g, op(g, 1, cx)?, cx).ok(),
+    ) else {
+        return Err(cx.unsupported(g, "unexpected operands"));
+    };
+    let (td, ts) = (cx.scratch_first, cx.scratch_first + 1);
+    cx.scratch_used = cx.scratch_used.max(2);
+    let s1 = |first: u16| Operand::Sgpr { first, count: 1 };
+    let one = |o: Op, f: Format, ops: &[Operand]| -> Result<Inst, TranslateError> {
+        let mut i = build(o, f, cx)?;
+        for (k, x) in ops.iter().enumerate() {
+            i.set_operand(k, *x).map_err(|e| cx.enc(e))?;
+        }
+        Ok(i)
+    };
+    let permx = |dst: u16, from: u16| {
+        vop3_host(
+            Op::VPermlanex16B32,
+            &[v1(dst), v1(from), s1(CARRY), s1(CARRY + 1)],
+            cx,
+        )
+    };
+    let mask = Operand::Sgpr {
+        first: CARRY,
+        count: 2,
+    };
+    let rows = Operand::Literal(0xffff_0000);
+    Ok(vec![
+        one(
+            Op::SMovB32,
+            Format::Sop1,
+            &[s1(CARRY), Operand::Literal(0x7654_3210)],
+        )?,
+        one(
+            Op::SMovB32,
+            Format::Sop1,
+            &[s1(CARRY + 1), Operand::Literal(0xfedc_ba98)],
+        )?,
+        one(Op::VMovB32, Format::Vop1, &[v1(td), v1(d)])?,
+        permx(td, src)?,
+        one(Op::VMovB32, Format::Vop1, &[v1(ts), v1(src)])?,
+        permx(ts, d)?,
+        one(Op::SMovB32, Format::Sop1, &[s1(CARRY), rows])?,
+        one(Op::SMovB32, Format::Sop1, &[s1(CARRY + 1), rows])?,
+        // Odd rows of vdst: the partner's vsrc; even rows of vsrc: the partner's vdst.
+        vop3_host(Op::VCndmaskB32, &[v1(d), v1(d), v1(td), mask], cx)?,
+        vop3_host(Op::VCndmaskB32, &[v1(src), v1(ts), v1(src), mask], cx)?,
     ])
 }
