@@ -247,3 +247,20 @@ fn dpp_and_sdwa_fields_are_exposed() {
         })
     ));
 }
+
+/// An SDWA compare with the `sd` bit writes the SGPR pair its sdst names; without it, VCC
+/// (encodings from llvm-mc-22 for gfx942: `v_cmp_eq_u32_sdwa s[2:3], v1, v2
+/// src0_sel:BYTE_1 src1_sel:DWORD` and the same with `vcc`).
+#[test]
+fn sdwa_compare_destination_is_the_sdst_pair() {
+    let sd = [0xf9, 0x04, 0x94, 0x7d, 0x01, 0x82, 0x01, 0x06];
+    let i = isa::decode(Target::Gfx942, &sd, true).unwrap();
+    assert_eq!(
+        i.to_string(),
+        "v_cmp_eq_u32_sdwa s[2:3], v1, v2 src0_sel:BYTE_1 src1_sel:DWORD"
+    );
+    assert_eq!(i.operand(0), Some(Operand::Sgpr { first: 2, count: 2 }));
+    let vcc = [0xf9, 0x04, 0x94, 0x7d, 0x01, 0x00, 0x01, 0x06];
+    let i = isa::decode(Target::Gfx942, &vcc, true).unwrap();
+    assert_eq!(i.operand(0), Some(Operand::Fixed("vcc")));
+}

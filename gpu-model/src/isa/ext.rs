@@ -274,6 +274,29 @@ impl Inst {
             )
     }
 
+    /// The destination of an SDWA compare whose `sd` bit names an SGPR pair instead of
+    /// VCC (`None` for any other instruction): what [`Inst::operand`] gives for it.
+    pub(crate) fn sdwa_sdst_operand(&self) -> Option<super::Operand> {
+        if self.format != Format::Vopc
+            || self.ext() != Some(Ext::Sdwa)
+            || self.field(F::SdwaSd) == 0
+        {
+            return None;
+        }
+        let count = if self.wave32 { 1 } else { 2 };
+        Some(match sdwa_sdst_name(self.field(F::Sdst))? {
+            SdstName::Text(t) => super::Operand::Fixed(t),
+            SdstName::Sgpr(n) => super::Operand::Sgpr {
+                first: n as u16,
+                count,
+            },
+            SdstName::Ttmp(n) => super::Operand::Sgpr {
+                first: 108 + n as u16,
+                count,
+            },
+        })
+    }
+
     /// The SDWA VOPC destination text (`vcc` unless the sd bit names an SGPR pair; the
     /// pair is the code rounded down to even, as LLVM prints it).
     pub(crate) fn write_sdwa_sdst(&self, w: &mut dyn Write) -> fmt::Result {

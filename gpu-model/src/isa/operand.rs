@@ -68,7 +68,11 @@ impl Inst {
         let o = *syntax.get(i)?;
         let lay = self.layout();
         Some(match o {
-            Opnd::Text(t) => Operand::Fixed(t),
+            // An SDWA compare with `sd` writes the SGPR pair its sdst names, not VCC.
+            Opnd::Text(t) => match i {
+                0 => self.sdwa_sdst_operand().unwrap_or(Operand::Fixed(t)),
+                _ => Operand::Fixed(t),
+            },
             Opnd::KLit => Operand::Literal(self.literal.unwrap_or(0)),
             Opnd::Imm { field, .. } => Operand::Imm(self.field(field)),
             Opnd::Reg {
