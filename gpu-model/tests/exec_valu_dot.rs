@@ -708,3 +708,99 @@ fn vopd_dot2acc_gfx12() {
         );
     }
 }
+
+/// Inline float constants in packed 16-bit float sources are the operand type's values:
+/// "for F16 instructions: corresponding half-precision float values in the LSBs, 0 in the
+/// MSBs" (LLVM 22 `AMDGPUBaseInfo.cpp`, `getInlineEncodingV216`), the bf16 values for BF16
+/// instructions (`getInlineEncodingV2BF16`: 1.0 is 0x3F80). The executor read the f32
+/// pattern in the VOP2 `v_dot2c_f32_f16` (low half 0) and the f16 one for the bf16 dot
+/// (0x3C00 read as bf16 is 0.0078125).
+#[test]
+fn dot_inline_float_constants_follow_the_operand_type() {
+    // (LLVM spelling, f16 value, bf16 value).
+    const K: [(&str, u32, u32); 9] = [
+        ("0.5", 0x3800, 0x3f00),
+        ("-0.5", 0xb800, 0xbf00),
+        ("1.0", 0x3c00, 0x3f80),
+        ("-1.0", 0xbc00, 0xbf80),
+        ("2.0", 0x4000, 0x4000),
+        ("-2.0", 0xc000, 0xc000),
+        ("4.0", 0x4400, 0x4080),
+        ("-4.0", 0xc400, 0xc080),
+        ("0.15915494", 0x3118, 0x3e22),
+    ];
+    let cases: Vec<[u32; 2]> = (0..64)
+        .map(|k| {
+            [
+                pick16(k) | pick16(k + 3) << 16,
+                F32[(rnd(7 * k) % 8) as usize],
+            ]
+        })
+        .collect();
+    let bfcases: Vec<[u32; 2]> = cases
+        .iter()
+        .map(|&[b, c]| [b & 0x7fff_7fff | 0x3f00_3e00, c])
+        .collect();
+    let mut ran = 0;
+    for (name, kh, kb) in K {
+        // VOP2: D = D + dot(K, S1); the constant's high element is +0.
+        for (t, wave) in targets_with(Op::VDot2cF32F16) {
+            let src = format!("v_dot2c_f32_f16_e32 v2, {name}, v1");
+            sweep(
+                t,
+                wave,
+                &src,
+                0xf0,
+                &cases,
+                |w, l, &[b, c]| {
+                    w.set_vgpr(1, l, b);
+                    w.set_vgpr(2, l, c);
+                },
+                |w, l, &[b, c], ctx| {
+                    let p = |x: u32, y: u32| h2f(ftz16(x)) * h2f(ftz16(y & 0xffff));
+                    let want = ftz((ftz(f32::from_bits(c)) + p(kh, b)) + p(0, b >> 16));
+                    assert!(
+                        same(w.vgpr(2, l), want),
+                        "{ctx} `{src}` {b:#x} {c:#x}: {:#x} want {:#x}",
+                        w.vgpr(2, l),
+                        want.to_bits()
+                    );
+                },
+            );
+            ran += 1;
+        }
+        // VOP3P bf16: S0 = K (op_sel_hi 1: the high element reads the constant's +0 half).
+        for (t, wave) in targets_with(Op::VDot2F32Bf16) {
+            let gfx12 = t.family() == Family::Gfx12;
+            let src = format!("v_dot2_f32_bf16 v10, {name}, v1, v2");
+            sweep(
+                t,
+                wave,
+                &src,
+                0xf0,
+                &bfcases,
+                |w, l, &[b, c]| {
+                    w.set_vgpr(1, l, b);
+                    w.set_vgpr(2, l, c);
+                },
+                |w, l, &[b, c], ctx| {
+                    let p = |x: u32, y: u32| bf(ftzb(x)) * bf(ftzb(y & 0xffff));
+                    let (p0, p1, s2) = (p(kb, b), p(0, b >> 16), ftz(f32::from_bits(c)));
+                    let want = ftz(if gfx12 {
+                        (s2 + p0) + p1
+                    } else {
+                        (p0 + p1) + s2
+                    });
+                    assert!(
+                        same(w.vgpr(10, l), want),
+                        "{ctx} `{src}` {b:#x} {c:#x}: {:#x} want {:#x}",
+                        w.vgpr(10, l),
+                        want.to_bits()
+                    );
+                },
+            );
+            ran += 1;
+        }
+    }
+    assert!(ran >= 9 * 3, "ran {ran}");
+}

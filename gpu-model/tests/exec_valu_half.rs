@@ -235,6 +235,84 @@ fn pk_fmac_f16() {
     }
 }
 
+/// The float inline constants (LLVM's spelling) and their f16 values.
+const FCONSTS: [(&str, u32, u32); 9] = [
+    ("0.5", 240, 0x3800),
+    ("-0.5", 241, 0xb800),
+    ("1.0", 242, 0x3c00),
+    ("-1.0", 243, 0xbc00),
+    ("2.0", 244, 0x4000),
+    ("-2.0", 245, 0xc000),
+    ("4.0", 246, 0x4400),
+    ("-4.0", 247, 0xc400),
+    ("0.15915494", 248, 0x3118),
+];
+
+/// `v_pk_fmac_f16` with an inline float constant: "for F16 instructions: corresponding
+/// half-precision float values in the LSBs, 0 in the MSBs" (LLVM 22 `AMDGPUBaseInfo.cpp`,
+/// `getInlineEncodingV216`; llvm-mc-22 encodes `v_pk_fmac_f16 v2, 2.0, v1` on GFX9 with
+/// the inline code 244 and, on GFX12, as the literal 0x00004000: the same value). The
+/// executor read the f32 pattern (0x40000000: low half 0), so the low lane got `0 * b + d`
+/// (the bug class of `v_pack_b32_f16`, tools/difftest seed 13 kernel 43). GFX12's inline
+/// form is checked from its bytes (VOP2 src0 = 244), which llvm-mc-22 disassembles as
+/// `v_pk_fmac_f16 v2, 2.0, v1` on gfx1200.
+#[test]
+fn pk_fmac_f16_inline_float_constants_are_f16() {
+    let cases: Vec<[u32; 2]> = (0..64u32)
+        .map(|k| {
+            let p = |j: u32| A16[(rnd(j) % A16.len() as u32) as usize];
+            [p(k) | p(k + 5) << 16, p(k + 11) | p(k + 17) << 16]
+        })
+        .collect();
+    let mut ran = 0;
+    for (t, wave) in targets_with(Op::VPkFmacF16) {
+        for (name, code, k) in FCONSTS {
+            let mut forms = vec![asm::assemble_wave(
+                t,
+                wave,
+                &format!("v_pk_fmac_f16 v2, {name}, v1"),
+            )];
+            if t.family() == Family::Gfx12 {
+                // The inline form: `v_pk_fmac_f16 v2, v0, v1` with src0 (bits 8:0) = code.
+                let mut b = asm::assemble_wave(t, wave, "v_pk_fmac_f16 v2, v0, v1");
+                let w0 = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & !0x1ff | code;
+                b[..4].copy_from_slice(&w0.to_le_bytes());
+                forms.push(b);
+            } else {
+                // VOP3: the constant as src1.
+                forms.push(asm::assemble_wave(
+                    t,
+                    wave,
+                    &format!("v_pk_fmac_f16_e64 v2, v1, {name}"),
+                ));
+            }
+            for bytes in &forms {
+                let w = asm::run(t, wave, bytes, |w| {
+                    w.mode = 0xf0;
+                    for (l, &[b, d]) in cases.iter().take(wave as usize).enumerate() {
+                        w.set_vgpr(1, l, b);
+                        w.set_vgpr(2, l, d);
+                    }
+                });
+                for (l, &[b, d]) in cases.iter().take(wave as usize).enumerate() {
+                    let h = |x: u32, s: u32| (x >> s) & 0xffff;
+                    // The constant's high half is +0: D.hi = fma(0, S1.hi, D.hi).
+                    let want = mad16(k, h(b, 0), h(d, 0), true, 0xf0)
+                        | mad16(0, h(b, 16), h(d, 16), true, 0xf0) << 16;
+                    assert_eq!(
+                        w.vgpr(2, l),
+                        want,
+                        "{} wave{wave} v_pk_fmac_f16 {name}: b {b:#x} d {d:#x}",
+                        t.name()
+                    );
+                }
+                ran += 1;
+            }
+        }
+    }
+    assert!(ran >= 9 * 2 * 3, "ran {ran}");
+}
+
 /// V_DIV_FIXUP_F16 pseudocode on bits (quotient `q`, denominator `d`, numerator `n`).
 fn div_fixup(q: u32, d: u32, n: u32) -> u32 {
     let nan = |x: u32| x & 0x7fff > 0x7c00;

@@ -41,14 +41,31 @@ fn mnemonic(op: Op) -> &'static str {
     }
 }
 
+/// `x` rounded to f32 with round to odd: a later rounding to f16 or bf16 (24 bits >=
+/// 11 + 2) is then the one rounding of `x`. `half`'s `from_f64` rounds twice (through f32
+/// with F16C) or ignores the low 32 mantissa bits as a sticky bit (its fallbacks and
+/// `bf16::from_f64`); harmless for one addition of two 16-bit values, but the
+/// conversion is written to be right for any f64.
+fn odd_f32(x: f64) -> f32 {
+    let t = x as f32;
+    if !t.is_finite() || t as f64 == x {
+        return t;
+    }
+    let mut bits = t.to_bits();
+    if (t as f64).abs() > x.abs() {
+        bits -= 1;
+    }
+    f32::from_bits(bits | 1)
+}
+
 fn f16_add(a: u16, b: u16) -> u16 {
     let f = |x: u16| half::f16::from_bits(x).to_f64();
-    half::f16::from_f64(f(a) + f(b)).to_bits()
+    half::f16::from_f32(odd_f32(f(a) + f(b))).to_bits()
 }
 
 fn bf16_add(a: u16, b: u16) -> u16 {
     let f = |x: u16| half::bf16::from_bits(x).to_f64();
-    half::bf16::from_f64(f(a) + f(b)).to_bits()
+    half::bf16::from_f32(odd_f32(f(a) + f(b))).to_bits()
 }
 
 fn f32_min_max(old: u32, src: u32, max: bool) -> u32 {

@@ -13,16 +13,39 @@ use crate::Target;
 
 type Row = [u32; LANES];
 
-/// Raw 32-bit source row (inline float constants use the f16 pattern in both halves'
-/// low half, as the hardware does for packed operands).
-pub(crate) fn raw(w: &Wave, i: &Inst, n: usize, f16_consts: bool) -> Row {
+/// What a packed source's inline float constants are. "The actual HW behavior is: integer
+/// encodings (-16 .. 64) are always produced as sign-extended 32-bit values; float
+/// encodings are produced as: for F16 instructions: corresponding half-precision float
+/// values in the LSBs, 0 in the MSBs; for UI16 instructions: corresponding
+/// single-precision float value" (LLVM 22 `AMDGPUBaseInfo.cpp`, `getInlineEncodingV216`;
+/// `getInlineEncodingV2BF16` gives the bf16 values for BF16 instructions).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Consts {
+    /// f32 patterns (integer and f32 operands).
+    Bits,
+    /// The f16 value in the low half.
+    F16,
+    /// The bf16 value in the low half.
+    Bf16,
+}
+
+/// A scalar source code (SGPR, constant, literal) as a packed source of kind `k`.
+#[inline(always)]
+pub(crate) fn sread_pk(w: &Wave, c: u16, lit: u32, k: Consts) -> u32 {
+    match k {
+        Consts::Bits => w.sread(c, lit),
+        Consts::F16 => w.sread16(c, lit),
+        Consts::Bf16 => w.sread_bf16(c, lit),
+    }
+}
+
+/// Raw 32-bit source row (inline float constants as `k` says).
+pub(crate) fn raw(w: &Wave, i: &Inst, n: usize, k: Consts) -> Row {
     let c = i.src[n];
     if c >= 256 {
         w.v[(c - 256) as usize]
-    } else if f16_consts {
-        [w.sread16(c, i.lit); LANES]
     } else {
-        [w.sread(c, i.lit); LANES]
+        [sread_pk(w, c, i.lit, k); LANES]
     }
 }
 
@@ -45,7 +68,7 @@ pub(crate) fn write(w: &mut Wave, dst: usize, r: &Row) {
 
 /// Packed f16 op over `N` sources.
 fn pk_f16<const N: usize>(w: &mut Wave, i: &Inst, f: impl Fn([f32; N]) -> f32) {
-    let srcs: [Row; N] = std::array::from_fn(|n| raw(w, i, n, true));
+    let srcs: [Row; N] = std::array::from_fn(|n| raw(w, i, n, Consts::F16));
     let r: Row = std::array::from_fn(|l| {
         let mut out = 0;
         for h in 0..2 {
@@ -70,7 +93,7 @@ fn pk_f16<const N: usize>(w: &mut Wave, i: &Inst, f: impl Fn([f32; N]) -> f32) {
 /// representable value", CDNA4 guide 6.5; LLVM selects `v_pk_add_u16 ... clamp` for
 /// `uaddsat`).
 fn pk_i16<const N: usize>(w: &mut Wave, i: &Inst, signed: bool, f: impl Fn([i64; N]) -> i64) {
-    let srcs: [Row; N] = std::array::from_fn(|n| raw(w, i, n, false));
+    let srcs: [Row; N] = std::array::from_fn(|n| raw(w, i, n, Consts::Bits));
     let r: Row = std::array::from_fn(|l| {
         let mut out = 0;
         for h in 0..2 {
@@ -206,7 +229,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, target: Target) -> Result<(), FaultRe
             // op_sel_hi bit n: source n is f16 (op_sel bit n picks its half); else f32.
             let srcs: [Row; 3] = std::array::from_fn(|n| {
                 let is16 = i.op_sel_hi >> n & 1 != 0;
-                raw(w, i, n, is16)
+                raw(w, i, n, if is16 { Consts::F16 } else { Consts::Bits })
             });
             let r: Row = std::array::from_fn(|l| {
                 let args: [f64; 3] = std::array::from_fn(|n| {
@@ -233,7 +256,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, target: Target) -> Result<(), FaultRe
             write(w, i.dst as usize, &r);
         }
         VAccvgprWriteB32 => {
-            let r = raw(w, i, 0, false);
+            let r = raw(w, i, 0, Consts::Bits);
             write(w, AGPR_BASE + i.dst as usize, &r);
         }
         _ => {

@@ -305,6 +305,26 @@ impl Wave {
         }
     }
 
+    /// Inline constant or register as a bf16 operand pattern (low 16 bits): the float
+    /// constants are the bf16 values (LLVM 22 `AMDGPUBaseInfo.cpp`,
+    /// `getInlineEncodingV2BF16`: 0x3F80 is 1.0, 0x3E22 is 1/(2*pi)); integer constants and
+    /// registers as [`Wave::sread`].
+    #[inline(always)]
+    pub(crate) fn sread_bf16(&self, c: u16, lit: u32) -> u32 {
+        match c {
+            240 => 0x3f00,
+            241 => 0xbf00,
+            242 => 0x3f80,
+            243 => 0xbf80,
+            244 => 0x4000,
+            245 => 0xc000,
+            246 => 0x4080,
+            247 => 0xc080,
+            248 => 0x3e22,
+            _ => self.sread(c, lit),
+        }
+    }
+
     /// Inline constant or register as an f16 operand pattern (low 16 bits).
     #[inline(always)]
     pub(crate) fn sread16(&self, c: u16, lit: u32) -> u32 {

@@ -221,9 +221,27 @@ fn int_to_raw(elem: Elem, v: i128) -> u64 {
         }
 }
 
+/// `x` rounded once to the nearest f16 (ties to even). Not `half::f16::from_f64`: with
+/// F16C it converts through f32, rounding twice, and its fallback ignores the low 32
+/// mantissa bits as a sticky bit (an f16 tie made by the first rounding
+/// goes to even; gpu-model's `exec::float::d2h` had the same bug: tools/difftest seed 13
+/// kernel 37). Rounding to odd at f32 first keeps the information the second rounding
+/// needs (24 bits >= 11 + 2).
+pub fn f16_once(x: f64) -> half::f16 {
+    let t = x as f32;
+    if !t.is_finite() || t as f64 == x {
+        return half::f16::from_f32(t);
+    }
+    let mut b = t.to_bits();
+    if (t as f64).abs() > x.abs() {
+        b -= 1;
+    }
+    half::f16::from_f32(f32::from_bits(b | 1))
+}
+
 pub fn float_to_raw(elem: Elem, v: f64) -> u64 {
     match elem {
-        Elem::F16 => half::f16::from_f64(v).to_bits() as u64,
+        Elem::F16 => f16_once(v).to_bits() as u64,
         Elem::F32 => (v as f32).to_bits() as u64,
         Elem::F64 => v.to_bits(),
         _ => int_to_raw(elem, v as i128),

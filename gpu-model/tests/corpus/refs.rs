@@ -32,8 +32,9 @@ fn fma32(a: f32, b: f32, c: f32) -> f32 {
     a.mul_add(b, c)
 }
 
+/// `x` rounded once to f16 (see [`crate::manifest::f16_once`]).
 fn h(x: f64) -> f64 {
-    half::f16::from_f64(x).to_f64()
+    crate::manifest::f16_once(x).to_f64()
 }
 
 /// The reference of case `name`, or `None` when there is none.
@@ -889,7 +890,7 @@ pub fn reference(name: &str, i: &Inputs, got: &HashMap<String, Buf>) -> Option<O
         "asm_t16" => {
             let x = i.u32s("in");
             let f = |bits: u32| half::f16::from_bits(bits as u16).to_f64();
-            let b16 = |v: f64| half::f16::from_f64(v).to_bits() as u32;
+            let b16 = |v: f64| crate::manifest::f16_once(v).to_bits() as u32;
             let mut o = vec![0u32; 8 * 256];
             for k in 0..256usize {
                 let j = k ^ 1;

@@ -3,7 +3,7 @@
 //! ```text
 //! difftest [--seed S] [--first I] [--count N] [--batch B] [--jobs J]
 //!          [--builds gfx942-w64-O3,...] [--workdir DIR] [--print I]
-//!          [--features partial,f16fma,vdiv|all]
+//!          [--features partial,f16fma,vdiv,subgroup|all]
 //! ```
 //! Exit status 1 when anything differed.
 

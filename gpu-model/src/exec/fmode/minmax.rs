@@ -6,7 +6,7 @@ use super::{flush16, flush32, Env};
 use crate::exec::float as fl;
 use crate::exec::inst::Inst;
 use crate::exec::valu::{fsrc, ieee_mode, put, put16, src16, Row};
-use crate::exec::vop3p::{half, raw, write};
+use crate::exec::vop3p::{half, raw, write, Consts};
 use crate::exec::wave::Wave;
 use crate::isa::Op;
 
@@ -55,7 +55,7 @@ pub(crate) fn minmax_f16(w: &mut Wave, i: &Inst) {
 /// VOP3P operand selects and per-half negation.
 pub(crate) fn pk_minmax_f16(w: &mut Wave, i: &Inst) {
     let (e, ieee, max) = (Env::of(w.mode, true), ieee_mode(w), i.op == Op::VPkMaxF16);
-    let (a, b) = (raw(w, i, 0, true), raw(w, i, 1, true));
+    let (a, b) = (raw(w, i, 0, Consts::F16), raw(w, i, 1, Consts::F16));
     let r: Row = std::array::from_fn(|l| {
         let mut out = 0;
         for hf in 0..2 {

@@ -4,7 +4,7 @@
 use super::{arith32, flush16, flush32, fma_odd, ftz, h, quad, s, Env};
 use crate::exec::float as fl;
 use crate::exec::inst::Inst;
-use crate::exec::vop3p::{half, pk_f32, raw, write, write_mix};
+use crate::exec::vop3p::{half, pk_f32, raw, write, write_mix, Consts};
 use crate::exec::wave::{Wave, LANES};
 use crate::exec::FaultReason;
 use crate::isa::Op;
@@ -35,7 +35,7 @@ pub(crate) fn exec_vop3p(w: &mut Wave, i: &Inst) -> Option<Result<(), FaultReaso
 
 /// Packed f16 `op` (0 add, 1 mul, 2 fma) over `N` sources, each half rounded once in `e`.
 fn pk16<const N: usize>(w: &mut Wave, i: &Inst, e: Env, op: u8) {
-    let srcs: [Row; N] = std::array::from_fn(|n| raw(w, i, n, true));
+    let srcs: [Row; N] = std::array::from_fn(|n| raw(w, i, n, Consts::F16));
     let r: Row = std::array::from_fn(|l| {
         let mut out = 0;
         for hf in 0..2 {
@@ -94,7 +94,10 @@ fn pk32<const N: usize>(w: &mut Wave, i: &Inst, e: Env, op: u8) {
 /// `a * b + c` rounded once into the result format in that format's direction.
 fn mix(w: &mut Wave, i: &Inst, e32: Env, e16: Env) {
     use Op::*;
-    let srcs: [Row; 3] = std::array::from_fn(|n| raw(w, i, n, i.op_sel_hi >> n & 1 != 0));
+    let srcs: [Row; 3] = std::array::from_fn(|n| {
+        let is16 = i.op_sel_hi >> n & 1 != 0;
+        raw(w, i, n, if is16 { Consts::F16 } else { Consts::Bits })
+    });
     let r: Row = std::array::from_fn(|l| {
         let mut host = [0f64; 3];
         let q: [_; 3] = std::array::from_fn(|n| {

@@ -30,12 +30,12 @@
 //! into f32 are read the same way as the f16 one (nearest even, denormals flushed):
 //! documented choice, the guides say nothing more for them.
 
-use super::rows::{put, put16, src, src16, Row};
+use super::rows::{put, put16, src, src16, src_pk, Row};
 use crate::exec::fmode::{flush16, flush32};
 use crate::exec::inst::Inst;
 use crate::exec::mfma::f8_value;
-use crate::exec::vop3p::{half, raw, write};
-use crate::exec::wave::Wave;
+use crate::exec::vop3p::{half, raw, write, Consts};
+use crate::exec::wave::{Wave, LANES};
 use crate::exec::FaultReason;
 use crate::isa::Op;
 use rustc_apfloat::ieee::{BFloat, Half};
@@ -118,8 +118,15 @@ fn int_dot(a: u32, b: u32, bits: u32, sa: bool, sb: bool) -> i64 {
 /// Executes a VOP3P dot product; `None` for other operations. `gfx12`: the RDNA4 rules.
 pub(crate) fn exec_vop3p(w: &mut Wave, i: &Inst, gfx12: bool) -> Option<Result<(), FaultReason>> {
     use Op::*;
-    let (a, b) = (raw(w, i, 0, true), raw(w, i, 1, true));
-    let c = raw(w, i, 2, false);
+    // Packed 16-bit sources: f16 or bf16 values for the float dots, f32 patterns for
+    // the integer ones (see `Consts`).
+    let k = match i.op {
+        VDot2F32F16 => Consts::F16,
+        VDot2F32Bf16 => Consts::Bf16,
+        _ => Consts::Bits,
+    };
+    let (a, b) = (raw(w, i, 0, k), raw(w, i, 1, k));
+    let c = raw(w, i, 2, Consts::Bits);
     let r: Row = match i.op {
         VDot2F32F16 | VDot2F32Bf16 => {
             let bf16 = i.op == VDot2F32Bf16;
@@ -183,7 +190,7 @@ pub(crate) fn exec_vop3p(w: &mut Wave, i: &Inst, gfx12: bool) -> Option<Result<(
                 _ => (true, true),
             };
             // GFX12 8-bit floats are the OCP formats (RDNA4 guide, FP8/BF8 data types).
-            let (a, b) = (raw(w, i, 0, false), raw(w, i, 1, false));
+            let (a, b) = (raw(w, i, 0, Consts::Bits), raw(w, i, 1, Consts::Bits));
             std::array::from_fn(|l| {
                 let mut t = f32::from_bits(flush32(acc_mods(i, c[l]), false));
                 for k in 0..4 {
@@ -207,8 +214,9 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Option<Result<(), FaultReason>> {
     match i.op {
         VDot2cF32F16 | VDot2cF32Bf16 | VDot2accF32F16 | VDot2accF32Bf16 => {
             let bf16 = matches!(i.op, VDot2cF32Bf16 | VDot2accF32Bf16);
-            let (a, en) = src(w, i, 0);
-            let (b, _) = src(w, i, 1);
+            let k = if bf16 { Consts::Bf16 } else { Consts::F16 };
+            let (a, en) = src_pk(w, i, 0, k);
+            let (b, _) = src_pk(w, i, 1, k);
             let d = w.v[i.dst as usize % w.v.len()];
             // VOP3 abs/neg apply to both elements of a packed source.
             let m = |x: u32, n: usize| {
@@ -260,9 +268,21 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Option<Result<(), FaultReason>> {
 /// operands (`op_sel[2]`, `op_sel[3]` pick their halves).
 fn dot2_16(w: &mut Wave, i: &Inst) {
     let bf16 = i.op == Op::VDot2Bf16Bf16;
-    let (a, en) = src(w, i, 0);
-    let (b, _) = src(w, i, 1);
-    let (c, _) = src16(w, i, 2);
+    let k = if bf16 { Consts::Bf16 } else { Consts::F16 };
+    let (a, en) = src_pk(w, i, 0, k);
+    let (b, _) = src_pk(w, i, 1, k);
+    let (c, _) = if bf16 && i.src[2] < 256 {
+        // S2 is a bf16 operand: a float constant is its bf16 value.
+        let v = w.sread_bf16(i.src[2], i.lit);
+        let v = if i.op_sel & 4 != 0 {
+            v >> 16
+        } else {
+            v & 0xffff
+        };
+        ([v; LANES], u64::MAX)
+    } else {
+        src16(w, i, 2)
+    };
     let m = |x: u32, n: usize| {
         let x = if i.abs >> n & 1 != 0 {
             x & 0x7fff_7fff

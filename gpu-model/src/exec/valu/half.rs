@@ -17,10 +17,11 @@
 //! MODE: f16 arithmetic rounds in the direction of MODE[3:2] and flushes operands and
 //! results per MODE[7:6] ([`super::super::fmode`]'s table lists each operation).
 
-use super::rows::{put, put16, put16_keep, src, src16, Row};
+use super::rows::{put, put16, put16_keep, src, src16, src_pk, Row};
 use crate::exec::float::{self as fl, mod16};
 use crate::exec::fmode::{flush16, h, Env};
 use crate::exec::inst::Inst;
+use crate::exec::vop3p::Consts;
 use crate::exec::wave::{Wave, LANES};
 use crate::exec::FaultReason;
 use crate::isa::Op;
@@ -146,9 +147,11 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Option<Result<(), FaultReason>> {
             put_h(w, i, &r, en);
         }
         VPkFmacF16 => {
-            // Per half: D.h = fma(S0.h, S1.h, D.h); VOP3 (GFX9) abs/neg on both halves.
-            let (a, en) = src(w, i, 0);
-            let (b, _) = src(w, i, 1);
+            // Per half: D.h = fma(S0.h, S1.h, D.h); VOP3 (GFX9) abs/neg on both halves. An
+            // inline float constant is the f16 value in the low half and 0 in the high one
+            // (`src_pk`), not the f32 pattern (whose low half is 0 for 1.0, 2.0, ...).
+            let (a, en) = src_pk(w, i, 0, Consts::F16);
+            let (b, _) = src_pk(w, i, 1, Consts::F16);
             let d = w.v[i.dst as usize % w.v.len()];
             let m = |x: u32, n: usize| {
                 let x = if i.abs >> n & 1 != 0 {

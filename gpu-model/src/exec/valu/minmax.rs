@@ -25,7 +25,7 @@ use crate::exec::float::{self as fl, mod16, mod32, mod64};
 use crate::exec::fmode::Env;
 use crate::exec::inst::Inst;
 use crate::exec::valu::ieee_mode;
-use crate::exec::vop3p::{half, raw, write};
+use crate::exec::vop3p::{half, raw, write, Consts};
 use crate::exec::wave::Wave;
 use crate::exec::FaultReason;
 use crate::isa::Op;
@@ -324,7 +324,7 @@ fn pk(w: &mut Wave, i: &Inst) {
     let max = matches!(i.op, Op::VPkMaximumF16 | Op::VPkMaximum3F16);
     let three = matches!(i.op, Op::VPkMinimum3F16 | Op::VPkMaximum3F16);
     let e = Env::of(w.mode, true);
-    let srcs: [Row; 3] = std::array::from_fn(|n| raw(w, i, n, true));
+    let srcs: [Row; 3] = std::array::from_fn(|n| raw(w, i, n, Consts::F16));
     let r: Row = std::array::from_fn(|l| {
         let mut out = 0;
         for hf in 0..2 {

@@ -231,6 +231,23 @@ pub(crate) fn src(w: &Wave, i: &Inst, n: usize) -> (Row, u64) {
     (r, en)
 }
 
+/// Source `n` of a packed 16-bit float operand of a VOP2/VOP3 operation (`v_pk_fmac_f16`,
+/// the `v_dot2c`/`v_dot2acc` forms, GFX12 `v_dot2_f16_f16`): an SGPR, literal or integer
+/// constant as [`src`], a float inline constant as `k` says (the f16 or bf16 value in the
+/// low half: [`crate::exec::vop3p::Consts`]).
+#[inline(always)]
+pub(crate) fn src_pk(w: &Wave, i: &Inst, n: usize, k: crate::exec::vop3p::Consts) -> (Row, u64) {
+    let c = i.src[n];
+    if (240..=248).contains(&c) {
+        (
+            [crate::exec::vop3p::sread_pk(w, c, i.lit, k); LANES],
+            u64::MAX,
+        )
+    } else {
+        src(w, i, n)
+    }
+}
+
 /// Source `n` as a 16-bit row (op_sel picks the high half: VOP3, or any GFX12 encoding).
 #[inline(always)]
 pub(crate) fn src16(w: &Wave, i: &Inst, n: usize) -> (Row, u64) {
