@@ -10,8 +10,9 @@
 //!                       run waves round-robin in quanta; s_barrier waits for all live waves
 //! ```
 //!
-//! When a workgroup has ended and when its barrier opens is decided by one rule
-//! ([`schedule`]), which the SoC's compute units apply too.
+//! Which wave runs when, when a workgroup has ended and when its barrier opens are decided
+//! by one scheduler ([`schedule`]), which the SoC's compute units use too, in functional and
+//! clocked mode; each runner gives it only its own timing policy.
 
 pub mod kernarg;
 pub(crate) mod schedule;
@@ -384,39 +385,87 @@ fn run_workgroup(
     lds: &mut [u8],
     opts: &RunOptions,
     stats: &mut DispatchStats,
-    mut services: Option<&mut DispatchServices>,
+    services: Option<&mut DispatchServices>,
 ) -> Result<u64, (usize, FaultReason)> {
     let services_on = services.as_ref().is_some_and(|s| s.has_hostcall());
     let mut sync = WorkgroupSync::new(waves.len() as u32);
-    let mut ctx = ExecCtx {
-        prog,
-        mem: mem.into(),
-        lds,
-        observer: None,
-        group: Some(&mut sync),
+    let mut turn = Standalone {
+        waves,
+        ctx: ExecCtx {
+            prog,
+            mem: mem.into(),
+            lds,
+            observer: None,
+            group: Some(&mut sync),
+        },
+        mem,
+        opts,
+        stats,
+        services: services.filter(|_| services_on),
     };
     loop {
-        for (k, w) in waves.iter_mut().enumerate() {
-            if matches!(w.state, WaveState::Ended | WaveState::Barrier) {
-                continue;
-            }
-            let before = w.retired;
-            let stop = w.run(&mut ctx, opts.quantum);
-            stats.instructions += w.retired - before;
-            if let Stop::Fault(r) = stop {
-                return Err((k, r));
-            }
-            if services_on && stop == Stop::Sleep {
-                if let Some(s) = services.as_deref_mut() {
-                    s.serve(mem).map_err(|e| (k, FaultReason::Service(e)))?;
-                }
-            }
-            if stats.instructions > opts.budget {
-                return Err((k, FaultReason::Budget(opts.budget)));
+        schedule::issue_round(&mut turn)?;
+        if schedule::settle_group(&mut *turn.waves, |w| Some(&mut w.state))
+            == schedule::GroupState::Ended
+        {
+            return Ok(turn.waves.len() as u64);
+        }
+    }
+}
+
+/// The standalone runner's side of the scheduler: one workgroup, functional timing (a
+/// quantum per turn), a budget for the whole dispatch, hostcalls served at `s_sleep`.
+struct Standalone<'a, 'c> {
+    waves: &'a mut [Wave],
+    ctx: ExecCtx<'c>,
+    mem: &'a DeviceMemory,
+    opts: &'a RunOptions,
+    stats: &'a mut DispatchStats,
+    services: Option<&'a mut DispatchServices>,
+}
+
+impl schedule::IssuePolicy for Standalone<'_, '_> {
+    type Error = (usize, FaultReason);
+
+    fn waves(&self) -> usize {
+        self.waves.len()
+    }
+
+    fn wave(&self, i: usize) -> &Wave {
+        &self.waves[i]
+    }
+
+    fn admit(&mut self, i: usize) -> Option<u64> {
+        (self.waves[i].state == WaveState::Ready).then_some(self.opts.quantum)
+    }
+
+    fn spent(&self, _: usize) -> (u64, u64) {
+        (self.stats.instructions, self.opts.budget)
+    }
+
+    fn execute(&mut self, i: usize, n: u64) -> Stop {
+        self.waves[i].run(&mut self.ctx, n)
+    }
+
+    fn account(&mut self, _: usize, ran: u64, _: &[u64; crate::exec::InstClass::COUNT]) {
+        self.stats.instructions += ran;
+    }
+
+    fn issued(&mut self, i: usize, stop: &Stop, _: u64) -> Result<bool, Self::Error> {
+        if *stop == Stop::Sleep {
+            if let Some(s) = self.services.as_deref_mut() {
+                s.serve(self.mem)
+                    .map_err(|e| (i, FaultReason::Service(e)))?;
             }
         }
-        if schedule::settle_group(waves, |w| Some(&mut w.state)) == schedule::GroupState::Ended {
-            return Ok(waves.len() as u64);
-        }
+        Ok(false)
+    }
+
+    fn ended(&mut self, _: usize) -> bool {
+        false
+    }
+
+    fn faulted(&mut self, i: usize, reason: FaultReason) -> Result<(), Self::Error> {
+        Err((i, reason))
     }
 }

@@ -1,10 +1,15 @@
-//! A compute unit: runs its resident waves in quanta and reschedules itself by the work done.
+//! A compute unit: runs its resident waves through the shared scheduler
+//! (`dispatch::schedule`): in quanta in functional mode, rescheduling itself by the work
+//! done, or per SIMD on clock edges in clocked mode.
 
 use crate::cache::Cache;
-use crate::dispatch::schedule::{settle_group, GroupState};
+use crate::dispatch::schedule::{issue_round, settle_group, GroupState, IssuePolicy};
 use crate::dispatch::{init_wave, Fault};
-use crate::exec::{describe, ExecCtx, FaultReason, Stop, Wave, WaveState, WorkgroupSync};
+use crate::exec::{
+    describe, ExecCtx, FaultReason, InstClass, Stop, Wave, WaveState, WorkgroupSync,
+};
 use crate::memory::coherence::Coherence;
+use crate::memory::coherence::Domain;
 use crate::memory::{DeviceMemory, MemView};
 use crate::occupancy::{WaveAlloc, WorkgroupAlloc};
 use serde::{Deserialize, Serialize};
@@ -12,6 +17,8 @@ use simkit::checkpoint::{decode, encode, CheckpointError};
 use simkit::component::{Component, Ctx, Input};
 use simkit::port::PortId;
 use simkit::time::Tick;
+use std::cell::RefCell;
+use std::convert::Infallible;
 use std::sync::{Arc, RwLock};
 
 use super::launch::Dispatch;
@@ -387,60 +394,45 @@ impl ComputeUnit {
                 d.retain_results(|w| waves.iter().any(|r| r.serial == w));
             }
         }
-        let mut executed = 0;
-        let mut i = 0;
-        while i < self.waves.len() {
-            let r = &mut self.waves[i];
-            let Some(g) = self.groups[r.group].as_mut() else {
-                i += 1;
-                continue;
-            };
-            if r.wave.state != WaveState::Ready || g.fault.is_some() {
-                i += 1;
-                continue;
-            }
-            let before = r.wave.retired;
-            let classes_before = r.wave.classes;
-            let mut ectx = ExecCtx {
-                prog: &g.dispatch.program,
-                mem: MemView::buffered(&mem, domain, r.serial, now.0),
-                lds: &mut g.lds,
-                observer: Some(&mut self.l1),
-                group: Some(&mut g.sync),
-            };
-            // Never run past the wave's budget; exceeding it is a fault.
-            let left = self.budget.saturating_sub(r.wave.retired);
-            let mut stop = r.wave.run(&mut ectx, self.quantum.min(left.max(1)));
-            if r.wave.retired > self.budget && !matches!(stop, Stop::Fault(_)) {
-                stop = Stop::Fault(FaultReason::Budget(self.budget));
-            }
-            executed += r.wave.retired - before;
-            g.retired += r.wave.retired - before;
-            for (a, (now, then)) in self
-                .activity
-                .classes
-                .iter_mut()
-                .zip(r.wave.classes.iter().zip(classes_before))
-            {
-                *a += now - then;
-            }
-            match stop {
-                Stop::Endpgm => {
-                    // 1 CPI: the wave ends once the instructions run so far this
-                    // quantum have issued.
-                    let end = Tick(now.0.saturating_add(self.period.0.saturating_mul(executed)));
-                    let r = self.waves.swap_remove(i);
-                    self.end_wave(r, end);
-                    continue;
-                }
-                Stop::Fault(reason) => g.fault_wave(r.index, r.wave.pc, reason),
-                Stop::Barrier | Stop::Sleep | Stop::Quantum | Stop::SyncWait => {}
-            }
-            i += 1;
+        let mut turn = Functional {
+            cu: self,
+            mem: &mem,
+            domain,
+            now,
+            executed: 0,
+        };
+        if let Err(never) = issue_round(&mut turn) {
+            match never {}
         }
+        let executed = turn.executed;
         drop(mem);
         self.activity.instructions += executed;
         executed
+    }
+
+    /// Wave `i` retired `ran` instructions; `classes` were its class counts before.
+    #[inline]
+    fn account(&mut self, i: usize, ran: u64, classes: &[u64; InstClass::COUNT]) {
+        let r = &self.waves[i];
+        if let Some(g) = self.groups[r.group].as_mut() {
+            g.retired += ran;
+        }
+        for (a, (now, then)) in self
+            .activity
+            .classes
+            .iter_mut()
+            .zip(r.wave.classes.iter().zip(classes))
+        {
+            *a += now - then;
+        }
+    }
+
+    /// Wave `i` faulted: its workgroup stops.
+    fn fault_wave(&mut self, i: usize, reason: FaultReason) {
+        let r = &self.waves[i];
+        if let Some(g) = self.groups[r.group].as_mut() {
+            g.fault_wave(r.index, r.wave.pc, reason);
+        }
     }
 
     fn end_wave(&mut self, r: Resident, now: Tick) {
@@ -538,6 +530,80 @@ impl ComputeUnit {
             runnable |= r.wave.state == WaveState::Ready;
         }
         runnable
+    }
+}
+
+/// The functional side of the scheduler on a CU: every ready wave of a workgroup that has
+/// not faulted runs a quantum, with no timing (1 CPI: the CU reschedules itself by the
+/// instructions run), its memory accesses observed by the L1s and buffered in the CU's
+/// memory domain, its budget its own.
+struct Functional<'a> {
+    cu: &'a mut ComputeUnit,
+    mem: &'a DeviceMemory,
+    domain: &'a RefCell<Domain>,
+    now: Tick,
+    /// Wave-instructions run this round.
+    executed: u64,
+}
+
+impl IssuePolicy for Functional<'_> {
+    type Error = Infallible;
+
+    fn waves(&self) -> usize {
+        self.cu.waves.len()
+    }
+
+    fn wave(&self, i: usize) -> &Wave {
+        &self.cu.waves[i].wave
+    }
+
+    fn admit(&mut self, i: usize) -> Option<u64> {
+        let r = &self.cu.waves[i];
+        let g = self.cu.groups[r.group].as_ref()?;
+        (r.wave.state == WaveState::Ready && g.fault.is_none()).then_some(self.cu.quantum)
+    }
+
+    fn spent(&self, i: usize) -> (u64, u64) {
+        (self.cu.waves[i].wave.retired, self.cu.budget)
+    }
+
+    fn execute(&mut self, i: usize, n: u64) -> Stop {
+        let cu = &mut *self.cu;
+        let r = &mut cu.waves[i];
+        let Some(g) = cu.groups[r.group].as_mut() else {
+            return Stop::Quantum;
+        };
+        let mut ectx = ExecCtx {
+            prog: &g.dispatch.program,
+            mem: MemView::buffered(self.mem, self.domain, r.serial, self.now.0),
+            lds: &mut g.lds,
+            observer: Some(&mut cu.l1),
+            group: Some(&mut g.sync),
+        };
+        r.wave.run(&mut ectx, n)
+    }
+
+    fn account(&mut self, i: usize, ran: u64, classes: &[u64; InstClass::COUNT]) {
+        self.executed += ran;
+        self.cu.account(i, ran, classes);
+    }
+
+    fn issued(&mut self, _: usize, _: &Stop, _: u64) -> Result<bool, Infallible> {
+        Ok(false)
+    }
+
+    fn ended(&mut self, i: usize) -> bool {
+        // 1 CPI: the wave ends once the instructions run so far this round have issued.
+        let p = self.cu.period.0;
+        let end = Tick(self.now.0.saturating_add(p.saturating_mul(self.executed)));
+        let r = self.cu.waves.swap_remove(i);
+        self.cu.end_wave(r, end);
+        true
+    }
+
+    fn faulted(&mut self, i: usize, reason: FaultReason) -> Result<(), Infallible> {
+        self.cu.fault_wave(i, reason);
+        Ok(())
     }
 }
 

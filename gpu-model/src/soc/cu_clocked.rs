@@ -1,4 +1,5 @@
-//! The clocked mode of a compute unit: per-SIMD issue on clock edges.
+//! The clocked mode of a compute unit: per-SIMD issue on clock edges, the clocked timing
+//! policy of the shared scheduler (`dispatch::schedule`, which also runs functional mode).
 //!
 //! Every cycle at most one SIMD of a CDNA CU may issue (the sequencer visits the SIMDs
 //! round-robin: `issue_period` = 4), every SIMD every cycle on RDNA (`issue_period` = 1).
@@ -50,7 +51,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::super::memsys::cpol;
-use super::super::timing::{lds_cycles, Server, SlotTable, TimedReq, COUNTERS, NO_WAIT};
+use super::super::timing::{lds_cycles, Server, Slot, SlotTable, TimedReq, COUNTERS, NO_WAIT};
 
 /// Timing state of one resident wave.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
@@ -514,14 +515,12 @@ impl ComputeUnit {
         Some((slot, blocked))
     }
 
+    /// Issues this clock edge's instructions through the scheduler ([`ClockedTurn`]).
     fn issue(&mut self, ctx: &mut Ctx<'_, SocMsg>) {
         let now = ctx.now();
         let Some(mut c) = self.clocked.take() else {
             return;
         };
-        let period = c.period.0.max(1);
-        let cycle = now.0 / period;
-        let tp = u64::from(c.spec.issue_period.max(1));
         let shared = self.mem.clone();
         let mem = match shared.read() {
             Ok(g) => g,
@@ -532,240 +531,27 @@ impl ComputeUnit {
             self.clocked = Some(c);
             return;
         };
-        let domain = &*domain;
-        // Classes issued this cycle, per SIMD.
-        let mut used = [0u32; 8];
-        let mut i = 0;
-        while i < self.waves.len() {
-            let r = &self.waves[i];
-            let simd = (r.slot / self.slots_per_simd.max(1)) as usize % c.simds;
-            if tp > 1 && (simd as u64) % tp != cycle % tp {
-                i += 1;
-                continue;
-            }
-            let Some((slot, blocked)) = Self::candidate(r, &self.groups, now, period) else {
-                i += 1;
-                continue;
-            };
-            let slot = *slot;
-            if blocked {
-                c.stats.wait_stalls += 1;
-                i += 1;
-                continue;
-            }
-            let bit = 1u32 << (slot.class as u32);
-            if used[simd] & bit != 0 {
-                i += 1;
-                continue;
-            }
-            let free = match slot.class {
-                IssueClass::VectorAlu | IssueClass::Transcendental => c.valu_free[simd] <= now,
-                IssueClass::Matrix => c.mfma_free[simd] <= now,
-                IssueClass::Lds => c.lds_free <= now,
-                IssueClass::VectorLoad
-                | IssueClass::VectorStore
-                | IssueClass::VectorAtomic
-                | IssueClass::ScalarMemory => {
-                    let ok = c.mshrs < c.spec.l1_mshrs;
-                    if !ok {
-                        c.stats.mshr_stalls += 1;
-                    }
-                    ok
-                }
-                _ => true,
-            };
-            if !free {
-                i += 1;
-                continue;
-            }
-            used[simd] |= bit;
-            // LDS: the lanes' addresses before the instruction runs (it may overwrite
-            // its address register).
-            let mut lds_busy = 0u32;
-            let r = &mut self.waves[i];
-            let Some(g) = self.groups[r.group].as_mut() else {
-                i += 1;
-                continue;
-            };
-            let seq = g.dispatch.seq;
-            if slot.class == IssueClass::Lds {
-                if let Ok(x) = g.dispatch.program.fetch(r.wave.pc) {
-                    let exec = r.wave.exec();
-                    let off = x.mem.offset as u64 & 0xffff;
-                    let mut addrs = [0u64; LANES];
-                    for (l, a) in addrs.iter_mut().enumerate() {
-                        if exec >> l & 1 != 0 {
-                            *a = u64::from(r.wave.vgpr(x.mem.vaddr as usize, l)) + off;
-                        }
-                    }
-                    lds_busy =
-                        lds_cycles(&addrs, exec, c.spec.lds_banks, c.spec.lds_lanes_per_cycle);
-                }
-            }
-            let retired = r.wave.retired;
-            let classes_before = r.wave.classes;
-            c.cap.has = false;
-            c.cap.maint = None;
-            let mut ectx = ExecCtx {
-                prog: &g.dispatch.program,
-                mem: MemView::buffered(&mem, domain, r.serial, now.0),
-                lds: &mut g.lds,
-                observer: Some(&mut *c.cap),
-                group: Some(&mut g.sync),
-            };
-            let mut stop = r.wave.run(&mut ectx, 1);
-            if r.wave.retired > self.budget && !matches!(stop, Stop::Fault(_)) {
-                stop = Stop::Fault(FaultReason::Budget(self.budget));
-            }
-            let ran = r.wave.retired - retired;
-            self.activity.instructions += ran;
-            g.retired += ran;
-            for (a, (n, b)) in self
-                .activity
-                .classes
-                .iter_mut()
-                .zip(r.wave.classes.iter().zip(classes_before))
-            {
-                *a += n - b;
-            }
-            c.stats.issued += 1;
-            // When the wave may issue again, what its pipeline is busy with, and when its
-            // result is ready for a dependent ALU instruction. An ALU instruction holds
-            // its wave only for its issue passes (a wave64 takes 2 on a SIMD32, 4 on a
-            // SIMD16); its latency is what a dependent instruction waits for, as an
-            // `s_delay_alu` names it (GFX12). On the CDNA presets the VALU latency equals
-            // the issue cadence (4 cycles), so a dependent VALU never waits longer there;
-            // MAI hazards are the compiler's `s_nop`s (N + 1 wait states each).
-            let s = c.spec;
-            let passes = u64::from(r.wave.wave_size.div_ceil(s.simd_lanes.max(1)));
-            let result = |lat: u32| Tick(now.0 + (u64::from(lat) + passes - 1) * period);
-            let latency = match slot.class {
-                IssueClass::ScalarAlu => {
-                    r.t.salu = now;
-                    u64::from(s.salu_latency)
-                }
-                IssueClass::VectorAlu => {
-                    c.valu_free[simd] = Tick(now.0 + passes * period);
-                    push(&mut r.t.valu, result(s.valu_latency));
-                    passes
-                }
-                IssueClass::Transcendental => {
-                    c.valu_free[simd] = Tick(now.0 + passes * period);
-                    push(&mut r.t.trans, result(s.trans_latency));
-                    passes
-                }
-                IssueClass::Matrix => {
-                    let busy = u64::from(slot.passes.max(1)) * u64::from(s.matrix_pass_cycles);
-                    c.mfma_free[simd] = Tick(now.0 + busy * period);
-                    // LLVM's AMDGPUInsertDelayAlu counts WMMA as a VALU producer.
-                    push(&mut r.t.valu, c.mfma_free[simd]);
-                    1
-                }
-                IssueClass::Branch => u64::from(s.branch_latency),
-                IssueClass::Control => u64::from(slot.nops) + 1,
-                _ => 1,
-            };
-            // Wait instructions are resolved by the sequencer without an issue slot (the
-            // GCN/CDNA ISA guides list s_waitcnt with the internal instructions that need
-            // no functional unit): the wave may issue its next instruction this cycle.
-            // `s_delay_alu` is taken the same way (ASSUMPTION: no ISA guide gives it a
-            // cost); it arms the waits of the instructions it names, and neither it nor a
-            // wait counts as one of the instructions its SKIP passes over.
-            let internal = slot.class == IssueClass::Wait || slot.delay.is_some();
-            if let Some(d) = slot.delay {
-                r.t.delay = [(0, d.id0), (d.skip, d.id1)];
-            } else if !internal {
-                r.t.count_delay();
-            }
-            r.t.ready = if internal {
-                now
-            } else {
-                Tick(now.0 + latency.max(tp) * period)
-            };
-            if let Stop::Sleep = stop {
-                // s_sleep: about 64 cycles per unit (CDNA3 ISA guide, S_SLEEP).
-                r.t.ready = Tick(now.0 + 64 * period);
-            }
-            // Memory: counters and requests. An atomic deferred to the sync point (not
-            // retired, its access shown to the observer) is issued now; its re-execution
-            // after the sync point only takes the old values.
-            let serial = r.serial;
-            let deferred = stop == Stop::SyncWait && ran == 0 && c.cap.has;
-            let replayed = ran > 0 && std::mem::take(&mut r.t.replay);
-            r.t.replay |= deferred;
-            if !slot.counters.is_empty() && ((ran > 0 && !replayed) || deferred) {
-                let mut left = 0u32;
-                let tag = c.alloc(Pend {
-                    serial,
-                    seq,
-                    counters: slot.counters.bits(),
-                    left: u32::MAX,
-                });
-                if c.cap.has {
-                    left = Self::requests(
-                        &mut c,
-                        &mut self.l1,
-                        tag,
-                        now,
-                        (self.xcd, self.index),
-                        self.l2,
-                        ctx,
-                    );
-                }
-                if left == 0 {
-                    // No request left the CU (LDS, messages, an access of no lane): the
-                    // instruction completes after its pipeline's latency.
-                    let lat = match slot.class {
-                        IssueClass::Lds => {
-                            let start = c.lds_free.max(now);
-                            c.lds_free = Tick(start.0 + u64::from(lds_busy.max(1)) * period);
-                            c.stats.lds_conflict_cycles += u64::from(lds_busy.saturating_sub(
-                                if c.spec.lds_lanes_per_cycle >= 64 {
-                                    1
-                                } else {
-                                    64 / c.spec.lds_lanes_per_cycle.max(1)
-                                },
-                            ));
-                            Tick(
-                                start.0
-                                    + (u64::from(s.lds_latency) + u64::from(lds_busy.max(1)) - 1)
-                                        * period,
-                            )
-                        }
-                        IssueClass::ScalarMemory => {
-                            Tick(now.0 + u64::from(s.scalar_l1_latency) * period)
-                        }
-                        _ => Tick(now.0 + u64::from(s.vector_l1_latency) * period),
-                    };
-                    left = 1;
-                    c.local.push(Reverse((lat, tag)));
-                }
-                c.pending[tag as usize].left = left;
-                let r = &mut self.waves[i];
-                bump(&mut r.t.out, slot.counters, true);
-            }
-            if let Some((m, p)) = c.cap.maint.take() {
-                self.l1.maintenance(m, p);
-            }
-            let r = &mut self.waves[i];
-            if internal && stop == Stop::Quantum {
-                // The same wave again, this cycle.
-                continue;
-            }
-            match stop {
-                Stop::Endpgm => {
-                    let r = self.waves.swap_remove(i);
-                    self.end_wave(r, now);
-                    continue;
-                }
-                Stop::Fault(reason) => {
-                    if let Some(g) = self.groups[r.group].as_mut() {
-                        g.fault_wave(r.index, r.wave.pc, reason);
-                    }
-                }
-                _ => {}
-            }
-            i += 1;
+        let period = c.period.0.max(1);
+        let mut turn = ClockedTurn {
+            now,
+            period,
+            cycle: now.0 / period,
+            tp: u64::from(c.spec.issue_period.max(1)),
+            cu: self,
+            c: &mut c,
+            mem: &mem,
+            domain: &domain,
+            ctx,
+            used: [0; 8],
+            pick: Pick {
+                slot: Slot::NONE,
+                simd: 0,
+                lds_busy: 0,
+                seq: 0,
+            },
+        };
+        if let Err(never) = issue_round(&mut turn) {
+            match never {}
         }
         drop(mem);
         self.clocked = Some(c);
@@ -913,5 +699,284 @@ impl ComputeUnit {
         } else if !in_flight && !self.waves.is_empty() {
             self.fail_deadlocked(ctx);
         }
+    }
+}
+
+/// The instruction the clocked policy admitted: its slot's facts, SIMD, the LDS cycles its
+/// lanes' addresses cost, and its wave's dispatch.
+struct Pick {
+    slot: Slot,
+    simd: usize,
+    lds_busy: u32,
+    seq: u64,
+}
+
+/// The clocked side of the scheduler on a CU, for one clock edge: a wave issues one
+/// instruction when its SIMD's turn has come, it is ready, no wait counter holds it, its
+/// class has not issued on its SIMD this cycle and its pipeline (or an L1 MSHR) is free;
+/// the issue then sets when the wave, its pipeline and its result are ready again, and
+/// turns its memory access into requests (see the module docs).
+struct ClockedTurn<'a, 'c> {
+    cu: &'a mut ComputeUnit,
+    c: &'a mut Clocked,
+    mem: &'a DeviceMemory,
+    domain: &'a RefCell<Domain>,
+    ctx: &'a mut Ctx<'c, SocMsg>,
+    now: Tick,
+    period: u64,
+    cycle: u64,
+    /// Cycles between two issues of one SIMD.
+    tp: u64,
+    /// Classes issued this cycle, per SIMD.
+    used: [u32; 8],
+    pick: Pick,
+}
+
+impl IssuePolicy for ClockedTurn<'_, '_> {
+    type Error = Infallible;
+
+    fn waves(&self) -> usize {
+        self.cu.waves.len()
+    }
+
+    fn wave(&self, i: usize) -> &Wave {
+        &self.cu.waves[i].wave
+    }
+
+    #[inline]
+    fn admit(&mut self, i: usize) -> Option<u64> {
+        let (c, now) = (&mut *self.c, self.now);
+        let r = &self.cu.waves[i];
+        let simd = (r.slot / self.cu.slots_per_simd.max(1)) as usize % c.simds;
+        if self.tp > 1 && (simd as u64) % self.tp != self.cycle % self.tp {
+            return None;
+        }
+        let (slot, blocked) = ComputeUnit::candidate(r, &self.cu.groups, now, self.period)?;
+        let slot = *slot;
+        if blocked {
+            c.stats.wait_stalls += 1;
+            return None;
+        }
+        let bit = 1u32 << (slot.class as u32);
+        if self.used[simd] & bit != 0 {
+            return None;
+        }
+        let free = match slot.class {
+            IssueClass::VectorAlu | IssueClass::Transcendental => c.valu_free[simd] <= now,
+            IssueClass::Matrix => c.mfma_free[simd] <= now,
+            IssueClass::Lds => c.lds_free <= now,
+            IssueClass::VectorLoad
+            | IssueClass::VectorStore
+            | IssueClass::VectorAtomic
+            | IssueClass::ScalarMemory => {
+                let ok = c.mshrs < c.spec.l1_mshrs;
+                if !ok {
+                    c.stats.mshr_stalls += 1;
+                }
+                ok
+            }
+            _ => true,
+        };
+        if !free {
+            return None;
+        }
+        self.used[simd] |= bit;
+        // `candidate` found the group.
+        let g = self.cu.groups[r.group].as_ref()?;
+        // LDS: the lanes' addresses before the instruction runs (it may overwrite its
+        // address register).
+        let mut lds_busy = 0u32;
+        if slot.class == IssueClass::Lds {
+            if let Ok(x) = g.dispatch.program.fetch(r.wave.pc) {
+                let exec = r.wave.exec();
+                let off = x.mem.offset as u64 & 0xffff;
+                let mut addrs = [0u64; LANES];
+                for (l, a) in addrs.iter_mut().enumerate() {
+                    if exec >> l & 1 != 0 {
+                        *a = u64::from(r.wave.vgpr(x.mem.vaddr as usize, l)) + off;
+                    }
+                }
+                lds_busy = lds_cycles(&addrs, exec, c.spec.lds_banks, c.spec.lds_lanes_per_cycle);
+            }
+        }
+        self.pick = Pick {
+            slot,
+            simd,
+            lds_busy,
+            seq: g.dispatch.seq,
+        };
+        Some(1)
+    }
+
+    fn spent(&self, i: usize) -> (u64, u64) {
+        (self.cu.waves[i].wave.retired, self.cu.budget)
+    }
+
+    #[inline]
+    fn execute(&mut self, i: usize, n: u64) -> Stop {
+        let cu = &mut *self.cu;
+        let r = &mut cu.waves[i];
+        let Some(g) = cu.groups[r.group].as_mut() else {
+            return Stop::Quantum;
+        };
+        let c = &mut *self.c;
+        c.cap.has = false;
+        c.cap.maint = None;
+        let mut ectx = ExecCtx {
+            prog: &g.dispatch.program,
+            mem: MemView::buffered(self.mem, self.domain, r.serial, self.now.0),
+            lds: &mut g.lds,
+            observer: Some(&mut *c.cap),
+            group: Some(&mut g.sync),
+        };
+        r.wave.run(&mut ectx, n)
+    }
+
+    fn account(&mut self, i: usize, ran: u64, classes: &[u64; InstClass::COUNT]) {
+        self.cu.activity.instructions += ran;
+        self.cu.account(i, ran, classes);
+    }
+
+    #[inline]
+    fn issued(&mut self, i: usize, stop: &Stop, ran: u64) -> Result<bool, Infallible> {
+        let (now, period, tp) = (self.now, self.period, self.tp);
+        let Pick {
+            slot,
+            simd,
+            lds_busy,
+            seq,
+        } = self.pick;
+        let c = &mut *self.c;
+        let r = &mut self.cu.waves[i];
+        c.stats.issued += 1;
+        // When the wave may issue again, what its pipeline is busy with, and when its
+        // result is ready for a dependent ALU instruction. An ALU instruction holds
+        // its wave only for its issue passes (a wave64 takes 2 on a SIMD32, 4 on a
+        // SIMD16); its latency is what a dependent instruction waits for, as an
+        // `s_delay_alu` names it (GFX12). On the CDNA presets the VALU latency equals
+        // the issue cadence (4 cycles), so a dependent VALU never waits longer there;
+        // MAI hazards are the compiler's `s_nop`s (N + 1 wait states each).
+        let s = c.spec;
+        let passes = u64::from(r.wave.wave_size.div_ceil(s.simd_lanes.max(1)));
+        let result = |lat: u32| Tick(now.0 + (u64::from(lat) + passes - 1) * period);
+        let latency = match slot.class {
+            IssueClass::ScalarAlu => {
+                r.t.salu = now;
+                u64::from(s.salu_latency)
+            }
+            IssueClass::VectorAlu => {
+                c.valu_free[simd] = Tick(now.0 + passes * period);
+                push(&mut r.t.valu, result(s.valu_latency));
+                passes
+            }
+            IssueClass::Transcendental => {
+                c.valu_free[simd] = Tick(now.0 + passes * period);
+                push(&mut r.t.trans, result(s.trans_latency));
+                passes
+            }
+            IssueClass::Matrix => {
+                let busy = u64::from(slot.passes.max(1)) * u64::from(s.matrix_pass_cycles);
+                c.mfma_free[simd] = Tick(now.0 + busy * period);
+                // LLVM's AMDGPUInsertDelayAlu counts WMMA as a VALU producer.
+                push(&mut r.t.valu, c.mfma_free[simd]);
+                1
+            }
+            IssueClass::Branch => u64::from(s.branch_latency),
+            IssueClass::Control => u64::from(slot.nops) + 1,
+            _ => 1,
+        };
+        // Wait instructions are resolved by the sequencer without an issue slot (the
+        // GCN/CDNA ISA guides list s_waitcnt with the internal instructions that need
+        // no functional unit): the wave may issue its next instruction this cycle.
+        // `s_delay_alu` is taken the same way (ASSUMPTION: no ISA guide gives it a
+        // cost); it arms the waits of the instructions it names, and neither it nor a
+        // wait counts as one of the instructions its SKIP passes over.
+        let internal = slot.class == IssueClass::Wait || slot.delay.is_some();
+        if let Some(d) = slot.delay {
+            r.t.delay = [(0, d.id0), (d.skip, d.id1)];
+        } else if !internal {
+            r.t.count_delay();
+        }
+        r.t.ready = if internal {
+            now
+        } else {
+            Tick(now.0 + latency.max(tp) * period)
+        };
+        if let Stop::Sleep = stop {
+            // s_sleep: about 64 cycles per unit (CDNA3 ISA guide, S_SLEEP).
+            r.t.ready = Tick(now.0 + 64 * period);
+        }
+        // Memory: counters and requests. An atomic deferred to the sync point (not
+        // retired, its access shown to the observer) is issued now; its re-execution
+        // after the sync point only takes the old values.
+        let serial = r.serial;
+        let deferred = *stop == Stop::SyncWait && ran == 0 && c.cap.has;
+        let replayed = ran > 0 && std::mem::take(&mut r.t.replay);
+        r.t.replay |= deferred;
+        if !slot.counters.is_empty() && ((ran > 0 && !replayed) || deferred) {
+            let mut left = 0u32;
+            let tag = c.alloc(Pend {
+                serial,
+                seq,
+                counters: slot.counters.bits(),
+                left: u32::MAX,
+            });
+            let cu = &mut *self.cu;
+            if c.cap.has {
+                left = ComputeUnit::requests(
+                    c,
+                    &mut cu.l1,
+                    tag,
+                    now,
+                    (cu.xcd, cu.index),
+                    cu.l2,
+                    self.ctx,
+                );
+            }
+            if left == 0 {
+                // No request left the CU (LDS, messages, an access of no lane): the
+                // instruction completes after its pipeline's latency.
+                let lat = match slot.class {
+                    IssueClass::Lds => {
+                        let start = c.lds_free.max(now);
+                        c.lds_free = Tick(start.0 + u64::from(lds_busy.max(1)) * period);
+                        c.stats.lds_conflict_cycles +=
+                            u64::from(lds_busy.saturating_sub(if s.lds_lanes_per_cycle >= 64 {
+                                1
+                            } else {
+                                64 / s.lds_lanes_per_cycle.max(1)
+                            }));
+                        Tick(
+                            start.0
+                                + (u64::from(s.lds_latency) + u64::from(lds_busy.max(1)) - 1)
+                                    * period,
+                        )
+                    }
+                    IssueClass::ScalarMemory => {
+                        Tick(now.0 + u64::from(s.scalar_l1_latency) * period)
+                    }
+                    _ => Tick(now.0 + u64::from(s.vector_l1_latency) * period),
+                };
+                left = 1;
+                c.local.push(Reverse((lat, tag)));
+            }
+            c.pending[tag as usize].left = left;
+            bump(&mut cu.waves[i].t.out, slot.counters, true);
+        }
+        if let Some((m, p)) = c.cap.maint.take() {
+            self.cu.l1.maintenance(m, p);
+        }
+        Ok(internal)
+    }
+
+    fn ended(&mut self, i: usize) -> bool {
+        let r = self.cu.waves.swap_remove(i);
+        self.cu.end_wave(r, self.now);
+        true
+    }
+
+    fn faulted(&mut self, i: usize, reason: FaultReason) -> Result<(), Infallible> {
+        self.cu.fault_wave(i, reason);
+        Ok(())
     }
 }

@@ -37,7 +37,8 @@ pub(crate) struct Slot {
 }
 
 impl Slot {
-    const NONE: Slot = Slot {
+    /// A control slot that waits for nothing (what an undecodable slot gets).
+    pub(crate) const NONE: Slot = Slot {
         class: IssueClass::Control,
         counters: Counters::NONE,
         passes: 0,
