@@ -40,24 +40,34 @@
 //! descriptor (after `.text`, in `.rocjitsu.kd`), named by a record of the `.rocjitsu.lds`
 //! section, which the runtime (`gpu_model::device::Device::dispatch` and the SoC's launch
 //! path) selects at dispatch time when `max(descriptor LDS, packet group_segment_size)`
-//! exceeds the device's LDS; its LDS lives in global memory the runtime allocates.
+//! exceeds the device's LDS; its LDS lives in global memory the runtime allocates (and
+//! frees when the dispatch completes). A kernel whose metadata says it takes LDS sized at
+//! dispatch (a `dynamic_shared_pointer` or `hidden_dynamic_lds_size` argument) gets one
+//! too when it can be built (`KernelReport::no_sidecar` says why not otherwise).
+//!
+//! EXPAND rules take scratch VGPRs from guest registers that are dead at the instruction
+//! (`live`) when there are enough, otherwise above the kernel's highest, and the
+//! descriptor grows.
 //!
 //! Not implemented yet (each is a typed error, never a silent mistranslation): on
 //! gfx1201 MFMA -> WMMA and virtual-LDS sidecars (kernels over 64 KiB of LDS are
-//! refused); sidecars for kernels whose static LDS fits but whose dispatch may ask for
-//! more (dynamic LDS), for kernarg-preload kernels and for DS atomics, transposing DS
+//! refused); sidecars for kernels whose dispatch asks for more LDS without their metadata
+//! saying so, for kernarg-preload kernels and for DS atomics, transposing DS
 //! reads and LDS DMA in an over-LDS kernel; entry stubs for kernarg preload when the preload stub grows past 256 bytes
 //! (its unreachable padding is refilled so the preload entry stays 256 bytes on), branch
 //! islands (a branch out of the SOPP range takes a long form through an SGPR pair above
-//! the scope's SGPRs, `scope::relax`; without a free pair the kernel is refused),
-//! liveness-based scratch reuse (rules always take VGPRs above the kernel's highest), and
+//! the scope's SGPRs, `scope::relax`; without a free pair the kernel is refused), and
 //! the gfx950-only instructions without a rule: the scaled and f8f6f4 MFMAs,
-//! `ds_read_b64_tr_b4`/`ds_read_b96_tr_b6`, `v_dot2_f32_bf16`, bf16 and f8/f6/f4
+//! `ds_read_b64_tr_b4`/`ds_read_b96_tr_b6`, bf16 and f8/f6/f4
 //! conversions. Hazard padding (`s_nop`s that the host's pipeline needs and the guest's
+//! did not) is not inserted: the model does not check hazards, hardware would (scratch
+//! VGPRs reused from dead guest registers add VALU writes after MFMAs and stores that
+//! read them, which CDNA3 orders only with such wait states).
 //! did not) is not inserted: the model does not check hazards, hardware would.
 
 pub mod cfg;
 mod error;
+mod live;
 mod rdna;
 pub mod rules;
 pub mod scope;
@@ -67,7 +77,7 @@ pub use error::TranslateError;
 
 use cfg::{Cfg, Root};
 use gpu_model::loader::writer::{self, KernelCounts, Rewrite};
-use gpu_model::loader::{CodeObject, SymbolKind, KERNEL_DESCRIPTOR_SIZE};
+use gpu_model::loader::{CodeObject, SymbolKind, ValueKind, KERNEL_DESCRIPTOR_SIZE};
 use gpu_model::{Family, Target};
 use scope::{Body, Fixup};
 use std::collections::BTreeMap;
@@ -99,13 +109,19 @@ pub struct KernelReport {
     pub code_after: usize,
     /// Guest instructions that needed a semantic EXPAND rule.
     pub expanded: usize,
+    /// Of those, how many took their scratch VGPRs from guest registers dead at the
+    /// instruction (liveness) rather than above the kernel's.
+    pub scratch_reused: usize,
     /// VGPRs allocated before/after (descriptor granules, AGPRs included).
     pub vgprs: (u32, u32),
     /// SGPRs allocated before/after.
     pub sgprs: (u32, u32),
-    /// Bytes of host code of the virtual-LDS sidecar, when the kernel has one (it needs
-    /// more LDS than the host has; see `vlds`).
+    /// Bytes of host code of the virtual-LDS sidecar, when the kernel has one (it needs,
+    /// or with dynamic LDS may need, more LDS than the host has; see `vlds`).
     pub sidecar: Option<usize>,
+    /// Why a kernel that may take dynamic LDS got no sidecar (its dispatches over the
+    /// host's LDS are then refused by the runtime).
+    pub no_sidecar: Option<String>,
 }
 
 /// The result of [`translate`].
@@ -164,6 +180,9 @@ struct Plan {
     kernarg_bytes: u32,
     /// The kernel needs more LDS than the host has: it gets a virtual-LDS sidecar.
     over_lds: bool,
+    /// The kernel takes LDS sized at dispatch, which may exceed the host's: it gets a
+    /// sidecar when one can be built (otherwise only its normal body).
+    dynamic_lds: bool,
     /// For a sidecar variant: its slice-base SGPR pair and the dispatch state's offset.
     sidecar: Option<(u16, u32)>,
 }
@@ -202,6 +221,19 @@ fn plans(co: &CodeObject, host: Target) -> Result<Vec<Plan>, TranslateError> {
         }
         let d = &k.descriptor;
         let over_lds = d.group_segment_fixed_size > host.lds_bytes_per_workgroup();
+        // LDS sized at dispatch: an OpenCL `__local` pointer argument
+        // (`dynamic_shared_pointer`) or HIP `extern __shared__`, for which LLVM emits the
+        // `hidden_dynamic_lds_size` argument (AMDGPUUsage, code object V5 implicit
+        // arguments). A kernel with neither can still be given dynamic LDS by a packet's
+        // group_segment_size; the runtime then refuses a dispatch over the host's LDS.
+        let dynamic_lds = k.metadata.as_ref().is_some_and(|m| {
+            m.args.iter().any(|a| {
+                matches!(
+                    a.value_kind,
+                    ValueKind::DynamicSharedPointer | ValueKind::HiddenDynamicLdsSize
+                )
+            })
+        });
         if d.wave_size(guest) != 64 {
             return Err(TranslateError::Unsupported {
                 kernel: k.name.clone(),
@@ -243,6 +275,7 @@ fn plans(co: &CodeObject, host: Target) -> Result<Vec<Plan>, TranslateError> {
                 .max(d.kernarg_size)
                 .max(16),
             over_lds,
+            dynamic_lds,
             sidecar: None,
         });
     }
@@ -306,16 +339,24 @@ fn translate_inner(
         reports[i].code_before = body.source_bytes;
         reports[i].code_after = body.code.len();
         reports[i].expanded = body.expanded;
+        reports[i].scratch_reused = body.reused;
         bodies.push(Ok(body));
     }
     // Virtual-LDS sidecars, placed after every normal body.
     let normal = plans.len();
     let mut plans = plans;
     for i in 0..normal {
-        if !plans[i].over_lds {
+        if !plans[i].over_lds && !plans[i].dynamic_lds {
             continue;
         }
-        let (p, sc) = sidecar_body(&cfg, &plans[i], text, base, guest, host)?;
+        let (p, sc) = match sidecar_body(&cfg, &plans[i], text, base, guest, host) {
+            Ok(x) => x,
+            Err(e) if !plans[i].over_lds => {
+                reports[i].no_sidecar = Some(e.to_string());
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         reports[i].sidecar = Some(sc.code.len());
         pairs.push(Some(p.sidecar.map_or(0, |s| s.0) + 2));
         plans.push(p);
@@ -339,8 +380,21 @@ fn translate_inner(
     // keeps its size; a kernel whose scope could not be formed (an unrecovered indirect
     // transfer) can only be translated in place. Sidecars are new code: never in place.
     let scope_error = bodies.iter().find_map(|b| b.as_ref().err().cloned());
+    // Sidecars that only dynamic LDS asks for give way to a translation in place that
+    // another kernel needs.
+    let optional = plans[..normal].iter().all(|p| !p.over_lds);
     let in_place = match translate_in_place(&cfg, text, base, host) {
         Ok(t) if sidecars == 0 => Some(t),
+        Ok(t) if optional && scope_error.is_some() => {
+            for r in reports.iter_mut().filter(|r| r.sidecar.is_some()) {
+                r.sidecar = None;
+                r.no_sidecar = Some("another kernel's code cannot move".into());
+            }
+            plans.truncate(normal);
+            bodies.truncate(normal);
+            pairs.truncate(normal);
+            Some(t)
+        }
         // The relocating path reports anything that really is reachable.
         _ => match scope_error {
             Some(se) => return Err(se),
@@ -629,9 +683,11 @@ fn guest_cfg(
             code_before: 0,
             code_after: 0,
             expanded: 0,
+            scratch_reused: 0,
             vgprs: (a, a),
             sgprs: (s, s),
             sidecar: None,
+            no_sidecar: None,
         });
     }
     let mut roots: Vec<Root> = plans
@@ -835,8 +891,9 @@ fn sidecar_body(
         TranslateError::Unsupported {
         kernel: p.name.clone(),
         reason: format!(
-            "needs {} bytes of LDS, {host} has {}, and its virtual-LDS sidecar cannot be built: {why}",
+            "needs {} bytes of LDS{}, {host} has {}, and its virtual-LDS sidecar cannot be built: {why}",
             p.kd.group_segment_fixed_size,
+            if p.dynamic_lds { " and more at dispatch" } else { "" },
             host.lds_bytes_per_workgroup()
         ),
     }

@@ -63,8 +63,10 @@
 //!   its k `4g .. 4g + 3`, for A and B alike. So `D = mfma(A[0:1], B[0:1], C)` then
 //!   `D = mfma(A[2:3], B[2:3], D)` adds every product once; only the order of the f32
 //!   additions differs (the model's notes bound that by `K * 2^-24 * (|C| + sum |a*b|)`).
-//!   The second reads the first's result as C (same size, exact overlap); a D that
-//!   overlaps the upper A or B pair, and CBSZ/ABID/BLGP, are refused.
+//!   The second reads the first's result as C (same size, exact overlap). When D overlaps
+//!   the upper A or B pair (IREE's `v_mfma_f32_16x16x32_f16 v[0:3], v[76:79], v[0:3], 0`),
+//!   that pair is first copied into scratch VGPRs, which the second MFMA reads; an AGPR
+//!   pair that D overlaps, and CBSZ/ABID/BLGP, are refused.
 //! * `ds_read_b64_tr_b{16,8} d, addr offset:o` (the model's `exec::ds::transpose`, from
 //!   AMD rocRoller's gfx950 transpose-load tests): in each group of 16 lanes, lane `t`'s
 //!   element `k` (of `n` = 4 or 8) is element `(16k + t) % n` of the 64 bits that lane
@@ -103,8 +105,11 @@ pub enum Lowered {
     Expand(Vec<Inst>),
 }
 
-/// Scratch VGPRs for EXPAND rules: registers above everything the kernel uses (the
-/// descriptor grows to cover them; see `plan`).
+/// Scratch VGPRs for EXPAND rules: registers from `first` on, which are either above
+/// everything the kernel uses (the descriptor grows to cover them) or guest registers
+/// that liveness found dead at the instruction (`scope::emit`). A rule uses them at
+/// offsets from `first` that depend only on `first` modulo 4, so it can be lowered again
+/// at another base with the same alignment.
 #[derive(Debug, Clone, Copy)]
 pub struct Scratch {
     /// The first scratch VGPR.
@@ -174,7 +179,7 @@ pub fn lower_in_mode(
     r
 }
 
-fn is_fp8_mfma(op: Op) -> bool {
+pub(crate) fn is_fp8_mfma(op: Op) -> bool {
     matches!(
         op,
         Op::VMfmaF3232x32x64F8f6f4
@@ -231,16 +236,16 @@ fn lower_one(
         Op::DsReadB64TrB16 => return expand_read_tr(inst, 16, scratch, at).map(Lowered::Expand),
         Op::DsReadB64TrB8 => return expand_read_tr(inst, 8, scratch, at).map(Lowered::Expand),
         Op::VMfmaF3232x32x16F16 => {
-            return split_mfma(inst, Op::VMfmaF3232x32x8F16, 16, at).map(Lowered::Expand)
+            return split_mfma(inst, Op::VMfmaF3232x32x8F16, 16, scratch, at).map(Lowered::Expand)
         }
         Op::VMfmaF3232x32x16Bf16 => {
-            return split_mfma(inst, Op::VMfmaF3232x32x8Bf16, 16, at).map(Lowered::Expand)
+            return split_mfma(inst, Op::VMfmaF3232x32x8Bf16, 16, scratch, at).map(Lowered::Expand)
         }
         Op::VMfmaF3216x16x32F16 => {
-            return split_mfma(inst, Op::VMfmaF3216x16x16F16, 4, at).map(Lowered::Expand)
+            return split_mfma(inst, Op::VMfmaF3216x16x16F16, 4, scratch, at).map(Lowered::Expand)
         }
         Op::VMfmaF3216x16x32Bf16 => {
-            return split_mfma(inst, Op::VMfmaF3216x16x16Bf16, 4, at).map(Lowered::Expand)
+            return split_mfma(inst, Op::VMfmaF3216x16x16Bf16, 4, scratch, at).map(Lowered::Expand)
         }
         Op::VCvtF32Bf16 => return expand_cvt_f32_bf16(inst, at).map(Lowered::Expand),
         Op::VPermlane16SwapB32 => {
@@ -662,6 +667,7 @@ fn split_mfma(
     inst: &Inst,
     narrow: Op,
     dregs: u32,
+    scratch: &mut Scratch,
     at: &At<'_>,
 ) -> Result<Vec<Inst>, TranslateError> {
     let lay = inst.layout();
@@ -686,11 +692,15 @@ fn split_mfma(
     let (acc, acc_cd) = (inst.field(F::Acc), inst.field(F::AccCd));
     let overlaps =
         |first: u32, agpr: bool| agpr == (acc_cd != 0) && first + 2 > d && d + dregs > first;
-    if overlaps(a - 256 + 2, acc & 1 != 0) || overlaps(b - 256 + 2, acc & 2 != 0) {
+    let (save_a, save_b) = (
+        overlaps(a - 256 + 2, acc & 1 != 0),
+        overlaps(b - 256 + 2, acc & 2 != 0),
+    );
+    if (save_a && acc & 1 != 0) || (save_b && acc & 2 != 0) {
         return Err(unsupported(
             inst,
             at,
-            "D overlaps the upper halves of A or B, which the second MFMA still reads",
+            "D overlaps the upper halves of A or B in AGPRs (only VGPR halves are saved)",
         ));
     }
     let enc = |source| TranslateError::Encode {
@@ -698,13 +708,31 @@ fn split_mfma(
         pc: at.pc,
         source,
     };
+    let mut out = Vec::with_capacity(6);
+    // An upper half that D overwrites is copied to scratch VGPRs first (an even pair: gfx90a
+    // and later read VGPR tuples only from even registers, LLVM's aligned VGPR classes)
+    // and the second MFMA reads the copy. ASSUMPTION: EXEC is all ones at an MFMA (the
+    // copies honour EXEC, the MFMA does not); compilers issue MFMAs in uniform code.
+    let pair = scratch.first.next_multiple_of(2);
+    let mut upper = [a + 2, b + 2];
+    for (k, save) in [save_a, save_b].into_iter().enumerate() {
+        if !save {
+            continue;
+        }
+        let to = pair + 2 * k as u16;
+        let from = (upper[k] - 256) as u16;
+        for j in 0..2 {
+            out.push(vop1(Op::VMovB32, v(to + j), v(from + j), at)?);
+        }
+        upper[k] = 256 + u32::from(to);
+        scratch.used = scratch.used.max(to + 2 - scratch.first);
+    }
     let built = Inst::build(Target::Gfx942, narrow, inst.format).map_err(enc)?;
     let m = field_mask(opf.lo, opf.bits);
     let first = inst.bits & !m | built.bits & m;
     let put = gpu_model::isa::layout::put;
-    let second = put(put(put(first, s0, a + 2), s1, b + 2), s2, 256 + d);
+    let second = put(put(put(first, s0, upper[0]), s1, upper[1]), s2, 256 + d);
     let n = usize::from(inst.len);
-    let mut out = Vec::with_capacity(2);
     for bits in [first, second] {
         let h = isa::decode(Target::Gfx942, &bits.to_le_bytes()[..n], false)
             .ok()

@@ -12,6 +12,7 @@
 
 use crate::cfg::{Cfg, Flow};
 use crate::error::TranslateError;
+use crate::live::Liveness;
 use crate::rules::{self, At, Lowered, Scratch};
 use gpu_model::isa::layout::{Format, F};
 use gpu_model::isa::{self, Inst, Op, Operand};
@@ -57,6 +58,9 @@ pub struct Body {
     pub scratch: (u16, u16),
     /// Instructions that needed an EXPAND rule.
     pub expanded: usize,
+    /// Of those, how many took their scratch VGPRs from guest registers dead there
+    /// (liveness) instead of above the kernel's.
+    pub reused: usize,
     /// Source bytes covered.
     pub source_bytes: usize,
     /// Local offset of the hardware entry when it is not the source entry's (a
@@ -220,6 +224,7 @@ pub fn emit(
     });
     let mut fp8 = rules::Fp8Cache::default();
     fp8.disabled = indexed;
+    let mut liveness: Option<Liveness<'_>> = None;
     let mut scratch = Scratch {
         first: scratch_first,
         used: 0,
@@ -279,15 +284,46 @@ pub fn emit(
                 fp8.clear();
                 Lowered::Expand(seq)
             }
-            None => rules::lower_in_mode(
-                &s.inst,
-                bytes,
-                host,
-                &mut scratch,
-                &at,
-                float_mode,
-                &mut fp8,
-            )?,
+            None => {
+                let mut own = Scratch {
+                    first: scratch.first,
+                    used: 0,
+                };
+                let mut r = rules::lower_in_mode(
+                    &s.inst, bytes, host, &mut own, &at, float_mode, &mut fp8,
+                )?;
+                // Scratch from liveness: the same rule again on guest VGPRs that are dead
+                // here, when there are enough; otherwise above the kernel's (the
+                // descriptor grows). The fp8 MFMAs keep their cached slots above.
+                let free = if own.used > 0 && !indexed && !rules::is_fp8_mfma(s.inst.op) {
+                    let live = liveness.get_or_insert_with(|| Liveness::new(cfg, scope));
+                    live.free_run(pc, own.used, scratch.first, scratch.first)
+                } else {
+                    None
+                };
+                if let Some(start) = free {
+                    let mut moved = Scratch {
+                        first: start,
+                        used: 0,
+                    };
+                    r = rules::lower_in_mode(
+                        &s.inst, bytes, host, &mut moved, &at, float_mode, &mut fp8,
+                    )?;
+                    if moved.used != own.used {
+                        return Err(TranslateError::UnsupportedForm {
+                            kernel: kernel.to_string(),
+                            pc,
+                            text: s.inst.to_string(),
+                            reason:
+                                "a rule used another number of scratch registers at another base",
+                        });
+                    }
+                    body.reused += 1;
+                } else {
+                    scratch.used = scratch.used.max(own.used);
+                }
+                r
+            }
         };
         fp8.after(&s.inst);
         if !matches!(s.flow, Flow::Next) {

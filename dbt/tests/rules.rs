@@ -952,31 +952,43 @@ amdhsa.kernels:
 }
 
 /// The wide-K f16/bf16 MFMAs split into two gfx942 MFMAs: 32x32x16 f16 (C = 0), 32x32x16
-/// bf16 (C = the first result), 16x16x32 f16 and bf16. Results must match a CPU reference
-/// (f64) and the gfx950 run within the f32 reordering bound of the model's notes.
+/// bf16 (C = the first result), 16x16x32 f16 and bf16, and two whose D overlaps the upper
+/// half of A or B (IREE's `v_mfma_f32_16x16x32_f16 v[0:3], v[76:79], v[0:3], 0`: D = B;
+/// and D over A's upper and B's lower half), whose overwritten halves are saved in scratch
+/// VGPRs that liveness finds dead (v0 and v1 once the addresses are formed, v11..v15 and
+/// v56..v59 never used; the rest are loaded, MFMA results or read later), so the VGPR
+/// count does not grow. Results must match
+/// a CPU reference (f64) and the gfx950 run within the f32 reordering bound of the model's
+/// notes.
 #[test]
 fn wide_k_mfmas_split_into_two_gfx942_mfmas() {
     let mut s = String::from(
         "  .amdhsa_code_object_version 6\n  .text\n  .globl mm\n  .p2align 8\n  .type mm,@function\nmm:\n\
   s_load_dwordx4 s[4:7], s[0:1], 0x0\n\
   v_lshlrev_b32_e32 v1, 5, v0\n\
-  v_mul_u32_u24_e32 v10, 0xa0, v0\n\
+  v_mul_u32_u24_e32 v10, 0xc0, v0\n\
   s_waitcnt lgkmcnt(0)\n\
   global_load_dwordx4 v[2:5], v1, s[4:5]\n\
   global_load_dwordx4 v[6:9], v1, s[4:5] offset:16\n\
+  global_load_dwordx4 v[60:63], v1, s[4:5]\n\
+  global_load_dwordx4 v[64:67], v1, s[4:5] offset:16\n\
+  global_load_dwordx4 v[68:71], v1, s[4:5]\n\
+  global_load_dwordx4 v[72:75], v1, s[4:5] offset:16\n\
   s_waitcnt vmcnt(0)\n\
   v_mfma_f32_32x32x16_f16 v[16:31], v[2:5], v[6:9], 0\n\
   v_mfma_f32_32x32x16_bf16 v[32:47], v[2:5], v[6:9], v[16:31]\n\
   v_mfma_f32_16x16x32_f16 v[48:51], v[2:5], v[6:9], 0\n\
   v_mfma_f32_16x16x32_bf16 v[52:55], v[6:9], v[2:5], 0\n\
+  v_mfma_f32_16x16x32_f16 v[64:67], v[60:63], v[64:67], 0\n\
+  v_mfma_f32_16x16x32_bf16 v[70:73], v[68:71], v[72:75], 0\n\
   s_nop 15\n",
     );
-    for k in 0..10 {
+    for (k, first) in (16..56).step_by(4).chain([64, 70]).enumerate() {
         let _ = writeln!(
             s,
             "  global_store_dwordx4 v10, v[{}:{}], s[6:7] offset:{}",
-            16 + 4 * k,
-            19 + 4 * k,
+            first,
+            first + 3,
             16 * k
         );
     }
@@ -992,9 +1004,9 @@ fn wide_k_mfmas_split_into_two_gfx942_mfmas() {
     .amdhsa_kernarg_size 16
     .amdhsa_user_sgpr_kernarg_segment_ptr 1
     .amdhsa_user_sgpr_count 2
-    .amdhsa_next_free_vgpr 56
+    .amdhsa_next_free_vgpr 76
     .amdhsa_next_free_sgpr 8
-    .amdhsa_accum_offset 56
+    .amdhsa_accum_offset 76
   .end_amdhsa_kernel
 .amdgpu_metadata
 ---
@@ -1009,7 +1021,7 @@ amdhsa.kernels:
     .private_segment_fixed_size: 0
     .wavefront_size: 64
     .sgpr_count: 14
-    .vgpr_count: 56
+    .vgpr_count: 76
     .agpr_count: 0
     .max_flat_workgroup_size: 64
     .uses_dynamic_stack: false
@@ -1023,7 +1035,11 @@ amdhsa.kernels:
     let guest = common::assemble(&s, "gfx950", "mm");
     let t = dbt::translate(&guest, Target::Gfx942);
     assert!(t.translated, "{:?}", t.diagnostics);
-    assert_eq!(t.kernels[0].expanded, 4);
+    let k = &t.kernels[0];
+    assert_eq!(k.expanded, 6);
+    // Both overlapping MFMAs saved their halves in dead guest VGPRs.
+    assert_eq!(k.scratch_reused, 2, "{k:?}");
+    assert_eq!(k.vgprs.0, k.vgprs.1, "the VGPR count grew: {k:?}");
     let dis = common::llvm_accepts(&t.object, "mm");
     assert!(dis.contains("v_mfma_f32_32x32x8_f16") && dis.contains("v_mfma_f32_16x16x16_bf16"));
     // Per lane 8 halves of A (v[2:5]) and 8 of B (v[6:9]): f16 bits of small values, which
@@ -1043,13 +1059,13 @@ amdhsa.kernels:
         let m = dev.load_code_object(bytes).expect("loads");
         let ia = dev.alloc(input.len() as u64).unwrap();
         dev.copy_in(ia, &input).unwrap();
-        let oa = dev.alloc(64 * 160).unwrap();
+        let oa = dev.alloc(64 * 192).unwrap();
         let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
         let id = dev
             .dispatch(m, "mm", &cfg, &[ArgValue::ptr(ia), ArgValue::ptr(oa)])
             .expect("dispatch");
         dev.wait(id).expect("runs");
-        let mut out = vec![0u8; 64 * 160];
+        let mut out = vec![0u8; 64 * 192];
         dev.copy_out(oa, &mut out).unwrap();
         out.chunks(4)
             .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -1094,7 +1110,7 @@ amdhsa.kernels:
     };
     let want = run(&guest, Target::Gfx950);
     let got = run(&t.object, Target::Gfx942);
-    let at = |out: &[f32], first: usize, reg: usize, lane: usize| out[lane * 40 + first + reg];
+    let at = |out: &[f32], first: usize, reg: usize, lane: usize| out[lane * 48 + first + reg];
     let d1 = mfma(32, false, 0, &|_, _| 0.0);
     let d1_model = |i: usize, j: usize| {
         let (r, l) = slot(32, i, j);
@@ -1103,12 +1119,15 @@ amdhsa.kernels:
     let d2 = mfma(32, true, 0, &d1_model);
     let d3 = mfma(16, false, 0, &|_, _| 0.0);
     let d4 = mfma(16, true, 1, &|_, _| 0.0);
+    let d5 = mfma(16, true, 0, &|_, _| 0.0);
     let mut bad = Vec::new();
     for (name, m, first, d) in [
         ("32x32x16_f16", 32, 0, &d1),
         ("32x32x16_bf16", 32, 16, &d2),
         ("16x16x32_f16", 16, 32, &d3),
         ("16x16x32_bf16", 16, 36, &d4),
+        ("16x16x32_f16 D = B", 16, 40, &d3),
+        ("16x16x32_bf16 D over A and B", 16, 44, &d5),
     ] {
         for i in 0..m {
             for j in 0..m {
@@ -1134,6 +1153,56 @@ amdhsa.kernels:
         bad.len(),
         bad[..bad.len().min(20)].join("\n")
     );
+}
+
+/// A wide-K MFMA whose D is its B (IREE's form) in a kernel where no VGPR is free (every
+/// one is loaded or an MFMA result, so a load may still be writing it): the saved half
+/// takes VGPRs above the kernel's and the descriptor grows. The inputs are small
+/// multiples of 1/4, so every sum is exact and the gfx942 run must equal the gfx950 run
+/// bit for bit.
+#[test]
+fn overlapping_split_mfma_grows_the_descriptor_when_no_vgpr_is_dead() {
+    let body = "  s_load_dwordx4 s[4:7], s[0:1], 0x0\n\
+  v_lshlrev_b32_e32 v4, 5, v0\n\
+  s_waitcnt lgkmcnt(0)\n\
+  global_load_dwordx4 v[0:3], v4, s[4:5]\n\
+  global_load_dwordx4 v[4:7], v4, s[4:5] offset:16\n\
+  s_waitcnt vmcnt(0)\n\
+  v_mfma_f32_16x16x32_f16 v[4:7], v[0:3], v[4:7], 0\n\
+  s_nop 15\n\
+  v_mbcnt_lo_u32_b32 v0, -1, 0\n\
+  v_mbcnt_hi_u32_b32 v0, -1, v0\n\
+  v_lshlrev_b32_e32 v0, 4, v0\n\
+  global_store_dwordx4 v0, v[4:7], s[6:7]\n\
+  s_endpgm\n";
+    let guest = common::assemble(&small_kernel("mmg", body, 8, 3), "gfx950", "mmg");
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let k = &t.kernels[0];
+    assert_eq!((k.expanded, k.scratch_reused), (1, 0), "{k:?}");
+    assert!(k.vgprs.1 > k.vgprs.0, "the VGPR count did not grow: {k:?}");
+    let dis = common::llvm_accepts(&t.object, "mmg");
+    assert!(dis.contains("v_mfma_f32_16x16x16_f16"), "{dis}");
+    let mut x = 0x9e37_79b9u32;
+    let input: Vec<u32> = (0..64 * 8)
+        .map(|_| {
+            let mut h = [0u16; 2];
+            for e in &mut h {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                *e = half::f16::from_f32(((x % 8) as f32 - 4.0) / 4.0).to_bits();
+            }
+            u32::from(h[0]) | u32::from(h[1]) << 16
+        })
+        .collect();
+    let want = run_small(&guest, Target::Gfx950, "mmg", &input, 64 * 4);
+    let got = run_small(&t.object, Target::Gfx942, "mmg", &input, 64 * 4);
+    assert!(
+        want.iter().filter(|&&w| w != 0).count() > 64,
+        "degenerate run"
+    );
+    assert_eq!(want, got);
 }
 
 /// `ds_read_b64_tr_b16` (with an offset, full and partial EXEC) and `ds_read_b64_tr_b8`

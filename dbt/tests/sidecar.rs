@@ -19,10 +19,19 @@ const GROUPS: u32 = 3;
 
 /// dbt/tests/sidecar/big_lds.cl built for gfx950 by clang-22 with the corpus prelude.
 fn guest() -> Vec<u8> {
+    build("big_lds")
+}
+
+/// dbt/tests/sidecar/`stem`.cl built for gfx950 by clang-22 with the corpus prelude.
+fn build(stem: &str) -> Vec<u8> {
+    // One directory per build: tests of this binary run in parallel and each removes its
+    // own.
+    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = std::env::temp_dir().join(format!("dbt-sidecar-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("dbt-sidecar-{}-{stem}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let out = dir.join("big_lds.hsaco");
+    let out = dir.join(format!("{stem}.hsaco"));
     let st = Command::new("clang-22")
         .args([
             "-x",
@@ -37,7 +46,7 @@ fn guest() -> Vec<u8> {
         ])
         .arg("-I")
         .arg(here.join("../corpus/include"))
-        .arg(here.join("tests/sidecar/big_lds.cl"))
+        .arg(here.join(format!("tests/sidecar/{stem}.cl")))
         .arg("-o")
         .arg(&out)
         .output()
@@ -145,4 +154,109 @@ fn a_kernel_over_the_hosts_lds_runs_through_its_sidecar() {
         let got = run(&t.object, Target::Gfx942, kernel, n);
         assert_eq!(got, want, "{kernel}: translated on the gfx942 model");
     }
+}
+
+/// A kernel whose LDS is a `__local` pointer argument (no static LDS: its descriptor fits
+/// gfx942) gets a sidecar too; dispatched with 96 KiB of LDS on the gfx942 model it runs
+/// through it and writes what the gfx950 run and the CPU reference write, and with 16 KiB
+/// it runs through its normal translation.
+#[test]
+fn a_kernel_with_dynamic_lds_gets_a_sidecar_for_dispatches_over_the_hosts_lds() {
+    use gpu_model::device::ArgValue;
+    let guest = build("dyn_lds");
+    let t = dbt::translate(&guest, Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    common::llvm_accepts(&t.object, "dyn_lds");
+    let co = CodeObject::parse(&t.object).unwrap();
+    let k = co.kernel("dyn_lds").unwrap();
+    assert_eq!(k.descriptor.group_segment_fixed_size, 0);
+    let sc = co
+        .sidecar(k.descriptor_address)
+        .expect("dyn_lds has a sidecar");
+    assert_eq!(sc.descriptor.group_segment_fixed_size, 0);
+    let r = &t.kernels[0];
+    assert!(r.sidecar.is_some() && r.no_sidecar.is_none(), "{r:?}");
+    for n in [BIG, SMALL] {
+        let input = input(n);
+        let run = |bytes: &[u8], target| {
+            common::run_words(
+                bytes,
+                target,
+                "dyn_lds",
+                [WG * GROUPS, WG],
+                Some(&input),
+                (n * GROUPS) as usize,
+                &[ArgValue::u32(n), ArgValue::lds(4 * n)],
+            )
+        };
+        let want = reference(&input, n);
+        assert_eq!(
+            run(&guest, Target::Gfx950),
+            want,
+            "{n} words: gfx950 model vs CPU reference"
+        );
+        assert_eq!(
+            run(&t.object, Target::Gfx942),
+            want,
+            "{n} words: translated on the gfx942 model"
+        );
+    }
+}
+
+/// The SoC's launch path frees a sidecar dispatch's virtual-LDS backing (96 KiB per
+/// workgroup here) when the dispatch completes: repeated dispatches leave the device
+/// memory in use where the first left it, and each computes the reference.
+#[test]
+fn repeated_sidecar_dispatches_on_the_soc_do_not_grow_device_memory() {
+    use gpu_model::config::GpuConfig;
+    use gpu_model::soc::{LaunchRequest, Soc, SocOptions};
+    let t = dbt::translate(&guest(), Target::Gfx942);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let cfg = GpuConfig::preset("mi300x").unwrap();
+    assert_eq!(cfg.target, Target::Gfx942);
+    let mut soc = Soc::new(&cfg, &SocOptions::default()).unwrap();
+    let m = soc.load_code_object(&t.object).unwrap();
+    let input = input(BIG);
+    let bytes = 4 * u64::from(BIG * GROUPS);
+    let (ia, oa) = (soc.alloc(bytes).unwrap(), soc.alloc(bytes).unwrap());
+    let words: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
+    soc.write(ia, &words).unwrap();
+    let args = vec![ia.to_le_bytes().to_vec(), oa.to_le_bytes().to_vec()];
+    let want = reference(&input, BIG);
+    let mut in_use = Vec::new();
+    for _ in 0..3 {
+        soc.write(oa, &vec![0u8; bytes as usize]).unwrap();
+        soc.submit(
+            m,
+            &LaunchRequest {
+                kernel: "big_lds",
+                grid: [WG * GROUPS, 1, 1],
+                workgroup: [WG, 1, 1],
+                dynamic_lds: 0,
+                args: &args,
+            },
+        )
+        .unwrap();
+        let status = soc.run().unwrap();
+        let c = soc.completions().last().cloned().unwrap_or_else(|| {
+            panic!(
+                "no completion ({status:?}): {:?} {:?}",
+                soc.queue_error(gpu_model::soc::QueueId(0)),
+                soc.events()
+            )
+        });
+        assert!(c.fault.is_none(), "{:?}", c.fault);
+        let mut out = vec![0u8; bytes as usize];
+        soc.read(oa, &mut out).unwrap();
+        let got: Vec<u32> = out
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        assert_eq!(got, want, "translated big_lds on the SoC");
+        in_use.push(soc.memory_in_use());
+    }
+    assert!(
+        in_use.windows(2).all(|w| w[0] == w[1]),
+        "device memory in use grew across dispatches: {in_use:?}"
+    );
 }

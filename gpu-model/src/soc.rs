@@ -282,11 +282,11 @@ type Services = Arc<std::sync::Mutex<ServiceTable>>;
 type Live = Arc<std::sync::Mutex<Vec<LiveDispatch>>>;
 
 /// A dispatch not yet retired: its key and the device allocations (kernargs, completion
-/// signal, scratch; 0 for none) to free when it completes.
+/// signal, scratch, virtual-LDS backing; 0 for none) to free when it completes.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct LiveDispatch {
     seq: u64,
-    allocations: [u64; 3],
+    allocations: [u64; 4],
 }
 
 /// Submits dispatches from any thread, also while another thread runs the simulation
@@ -371,6 +371,7 @@ impl Submitter {
                     p.packet.kernarg_address,
                     p.packet.completion_signal,
                     p.scratch,
+                    p.virtual_lds,
                 ],
             });
         self.ring_doorbell(Some(QueueId(0)))?;
@@ -788,6 +789,12 @@ impl Soc {
         Ok(self.mem_read().read(addr, out)?)
     }
 
+    /// Bytes of device memory the live allocations take (whole pages): what the host and
+    /// the dispatches not yet retired hold.
+    pub fn memory_in_use(&self) -> u64 {
+        self.mem_read().in_use()
+    }
+
     /// Loads a code object for this GPU's target.
     pub fn load_code_object(&mut self, bytes: &[u8]) -> Result<ModuleId, SocError> {
         let co = CodeObject::parse(bytes)?;
@@ -868,7 +875,8 @@ impl Soc {
         Ok(status)
     }
 
-    /// Frees the kernargs, completion signal and scratch of completed dispatches.
+    /// Frees the kernargs, completion signal, scratch and virtual-LDS backing of completed
+    /// dispatches.
     fn retire(&mut self) -> Result<(), SocError> {
         let done: Vec<u64> = self.completions().iter().map(|c| c.seq).collect();
         let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());

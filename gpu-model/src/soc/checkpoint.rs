@@ -28,7 +28,7 @@ use super::queue::{CodeCache, Inner, KnownKernel, QueueEvent, QueueState};
 use super::{LiveDispatch, Soc, SocError};
 
 /// Format version of [`SocImage`]; bump when the layout of any saved state changes.
-const VERSION: u32 = 7;
+const VERSION: u32 = 8;
 
 /// The registry shared by the packet processor, command processors and CUs.
 #[derive(Serialize, Deserialize)]

@@ -155,6 +155,9 @@ pub(crate) struct Prepared {
     pub(crate) packet: DispatchPacket,
     /// Scratch allocated for the dispatch (0: none needed).
     pub(crate) scratch: u64,
+    /// The virtual-LDS backing of a sidecar dispatch (0: none), freed with the kernargs
+    /// when the dispatch completes.
+    pub(crate) virtual_lds: u64,
     /// The runtime service buffers the kernel asked for (see [`crate::service`]).
     pub(crate) services: Option<DispatchServices>,
 }
@@ -224,7 +227,7 @@ pub(crate) fn prepare(
                     .map_err(bad)?;
             let backing = mem.allocate(total.max(1), 256)?;
             kernarg::write_virtual_lds_state(&mut kernargs, sc.state_offset, backing, &strides);
-            Some((sc.descriptor_address, sc.state_offset))
+            Some((sc.descriptor_address, sc.state_offset, backing))
         }
         None => None,
     };
@@ -269,7 +272,7 @@ pub(crate) fn prepare(
     })?;
     let kernarg_address = mem.allocate(kernargs.len() as u64 + KERNARG_PAD, 256)?;
     mem.write(kernarg_address, &kernargs)?;
-    if let Some(p) = virtual_lds.and_then(|(_, at)| u64::from(at).checked_sub(8)) {
+    if let Some(p) = virtual_lds.and_then(|(_, at, _)| u64::from(at).checked_sub(8)) {
         // The wrapper's original kernarg pointer: the segment itself.
         mem.store_u64(kernarg_address + p, kernarg_address)?;
     }
@@ -283,7 +286,7 @@ pub(crate) fn prepare(
         grid_size: req.grid,
         private_segment_size: private,
         group_segment_size,
-        kernel_object: virtual_lds.map_or(loaded.descriptor_address, |(kd, _)| {
+        kernel_object: virtual_lds.map_or(loaded.descriptor_address, |(kd, _, _)| {
             loaded.descriptor_address - kernel.descriptor_address + kd
         }),
         kernarg_address,
@@ -298,6 +301,7 @@ pub(crate) fn prepare(
     Ok(Prepared {
         packet,
         scratch,
+        virtual_lds: virtual_lds.map_or(0, |(_, _, b)| b),
         services,
     })
 }

@@ -361,15 +361,22 @@ impl CodeCache {
             let (Some(lk), Some(md)) = (loaded.kernel(&k.name), k.metadata.as_ref()) else {
                 continue;
             };
-            self.kernels.insert(
-                lk.descriptor_address,
-                KnownKernel {
-                    name: k.name.clone(),
-                    vgprs: md.vgpr_count,
-                    agprs: md.agpr_count,
-                    sgprs: md.sgpr_count,
-                },
-            );
+            let known = KnownKernel {
+                name: k.name.clone(),
+                vgprs: md.vgpr_count,
+                agprs: md.agpr_count,
+                sgprs: md.sgpr_count,
+            };
+            // A virtual-LDS sidecar is the same kernel (the translator gives both
+            // variants the larger counts): a dispatch of its descriptor is known too.
+            if let Some(sc) = co.sidecar(k.descriptor_address) {
+                let at = lk
+                    .descriptor_address
+                    .wrapping_sub(k.descriptor_address)
+                    .wrapping_add(sc.descriptor_address);
+                self.kernels.insert(at, known.clone());
+            }
+            self.kernels.insert(lk.descriptor_address, known);
         }
     }
 
