@@ -506,6 +506,8 @@ pub struct DistSim<'c, M> {
     pub(crate) config: u64,
     /// Time this rank's leaders spent in MPI exchanges, over all runs.
     pub(crate) mpi_time: std::time::Duration,
+    /// Time this rank's leaders spent in the sync-point hook, over all runs.
+    pub(crate) sync_time: std::time::Duration,
 }
 
 impl<M> fmt::Debug for DistSim<'_, M> {
@@ -627,6 +629,7 @@ where
             local,
             config,
             mpi_time: std::time::Duration::ZERO,
+            sync_time: std::time::Duration::ZERO,
         })
     }
 
@@ -641,6 +644,12 @@ where
     /// Its workers' time at the rank's own barrier is in the report's `barrier_wait`.
     pub fn exchange_time(&self) -> std::time::Duration {
         self.mpi_time
+    }
+
+    /// Wall-clock time this rank has spent in the sync-point hook (with the model's own
+    /// exchanges there, [`SyncExchange`]), over all runs: the rank's workers wait for it.
+    pub fn sync_point_time(&self) -> std::time::Duration {
+        self.sync_time
     }
 
     /// Runs `f` between runs with [`SyncExchange`] allowed, as at a sync point: for a

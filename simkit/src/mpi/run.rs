@@ -124,6 +124,8 @@ struct Leader {
     epochs: u64,
     /// Time spent in the MPI exchanges (waiting for the other ranks included).
     mpi_time: Duration,
+    /// Time spent in the sync-point hook (its own exchanges included).
+    sync_time: Duration,
     outcome: Option<Outcome>,
     sync: Option<SyncPoints>,
     synced: Tick,
@@ -490,9 +492,11 @@ impl<M> Shared<'_, M> {
         }
         if let Some(sp) = st.sync.as_mut() {
             let synced = &mut st.synced;
+            let t0 = Instant::now();
             let hooked = catch_unwind(AssertUnwindSafe(|| {
                 super::at_sync_point(|| sp.before(lbts, synced))
             }));
+            st.sync_time += t0.elapsed();
             match hooked {
                 Ok(t) => window_end = window_end.min(t),
                 // The other ranks have moved on: nothing to agree on any more.
@@ -674,6 +678,7 @@ where
                 frontier: *frontier,
                 epochs: 0,
                 mpi_time: Duration::ZERO,
+                sync_time: Duration::ZERO,
                 outcome: None,
                 sync,
                 synced,
@@ -717,7 +722,7 @@ where
         (
             st.outcome.take(),
             st.epochs,
-            st.mpi_time,
+            (st.mpi_time, st.sync_time),
             st.frontier,
             st.sync.take(),
             st.synced,
@@ -727,7 +732,8 @@ where
     });
     drop(sh);
     let (outcome, epochs, mpi_time, leader_frontier, sync, synced, reached, request) = st;
-    ds.mpi_time += mpi_time;
+    ds.mpi_time += mpi_time.0;
+    ds.sync_time += mpi_time.1;
     (sim.sync, sim.synced) = (sync, synced);
     sim.epochs += epochs;
     sim.merge_outboxes();
