@@ -67,7 +67,7 @@ pub mod timing;
 pub use cp::CommandProcessor;
 pub use cu::{ClockedStats, ComputeUnit, CuActivity, WaveRecord};
 #[cfg(feature = "mpi")]
-pub use distributed::DistributedRun;
+pub use distributed::{DistributedRun, RankTimes};
 pub use driver::{Completion, Driver};
 pub use launch::{Dispatch, LaunchRequest};
 pub use memsys::{Iod, L2};

@@ -101,7 +101,7 @@ fn same_as_one_process(name: &str) {
         // Every rank says where its time went (the ranks' stderr lines can interleave).
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(
-            err.matches("exchanging with the other ranks").count(),
+            err.matches("state collection").count(),
             np,
             "{what}: not every rank said where its time went:\n{err}"
         );

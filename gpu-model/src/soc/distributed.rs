@@ -71,9 +71,41 @@ pub struct DistributedRun {
     pub status: ExitStatus,
     /// The engine report and trace hash over every rank (the same on every rank).
     pub collected: Collected,
-    /// Wall-clock time this rank spent in the epoch exchanges with the others (waiting
-    /// included), in this run.
+    /// Where this rank's wall-clock time went, in this run (not part of the results: it
+    /// differs from rank to rank and run to run).
+    pub times: RankTimes,
+}
+
+/// Where a rank's wall-clock time went in [`Soc::run_distributed`]. `run` includes
+/// `exchange` and `sync_points`; the rest of `run` is simulating (and waiting at the rank's
+/// own epoch barrier).
+#[cfg(feature = "mpi")]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RankTimes {
+    /// Spreading the simulation: the digests that check every rank has the same model.
+    pub start: std::time::Duration,
+    /// The run.
+    pub run: std::time::Duration,
+    /// Of `run`: the epoch exchanges with the other ranks (waiting for them included).
     pub exchange: std::time::Duration,
+    /// Of `run`: the memory sync points (replicas' shipments exchanged and applied).
+    pub sync_points: std::time::Duration,
+    /// Bringing every rank's component state and statistics to every rank after the run.
+    pub collect: std::time::Duration,
+    /// Copying the packet processor's writes from its rank to the others.
+    pub driver_writes: std::time::Duration,
+}
+
+#[cfg(feature = "mpi")]
+impl std::ops::AddAssign for RankTimes {
+    fn add_assign(&mut self, o: RankTimes) {
+        self.start += o.start;
+        self.run += o.run;
+        self.exchange += o.exchange;
+        self.sync_points += o.sync_points;
+        self.collect += o.collect;
+        self.driver_writes += o.driver_writes;
+    }
 }
 
 #[cfg(feature = "mpi")]
@@ -101,10 +133,16 @@ impl Soc {
             .unwrap_or_else(|p| p.into_inner()) = Some(cluster.sync_exchange());
         let (mem, shared, live, driver) = (&self.mem, &self.shared, &self.live, self.driver);
         let run = (|| {
+            let t = std::time::Instant::now();
             let mut ds = DistSim::over(&mut self.sim, cluster, placement, config)?;
+            let start = t.elapsed();
+            let t = std::time::Instant::now();
             let status = ds.run()?;
+            let run = t.elapsed();
+            let t = std::time::Instant::now();
             let collected = ds.collect_everywhere()?;
-            let exchange = ds.exchange_time();
+            let collect = t.elapsed();
+            let t = std::time::Instant::now();
             let home = ds
                 .sim()
                 .partition_of(driver)
@@ -128,10 +166,18 @@ impl Soc {
                 apply_driver_writes(mem, theirs)
                     .map_err(|msg| DistError::Wire { rank: home, msg })?;
             }
+            let times = RankTimes {
+                start,
+                run,
+                exchange: ds.exchange_time(),
+                sync_points: ds.sync_point_time(),
+                collect,
+                driver_writes: t.elapsed(),
+            };
             Ok::<_, DistError>(DistributedRun {
                 status,
                 collected,
-                exchange,
+                times,
             })
         })();
         *self

@@ -407,16 +407,26 @@ fn distributed(
         fold(&l.code_object_bytes);
     }
     let t0 = std::time::Instant::now();
-    let (out, exchange) = w
+    let (out, t) = w
         .run_distributed(opts, &cluster, h, &mut |_, _| {})
         .map_err(run_error)?;
     let wall = t0.elapsed().as_secs_f64();
+    let s = |d: std::time::Duration| d.as_secs_f64();
     eprintln!(
-        "gfxsim: rank {} of {}: {wall:.3} s, of which {:.3} s exchanging with the other ranks \
-         (waiting for them included)",
+        "gfxsim: rank {} of {}: {wall:.3} s: start digests {:.3} s, run {:.3} s (epoch \
+         exchanges {:.3} s and memory sync points {:.3} s, waiting for the other ranks \
+         included; simulating {:.3} s), state collection {:.3} s, packet processor writes \
+         {:.3} s, the rest (setup, checks) {:.3} s",
         cluster.rank(),
         cluster.size(),
-        exchange.as_secs_f64()
+        s(t.start),
+        s(t.run),
+        s(t.exchange),
+        s(t.sync_points),
+        s(t.run.saturating_sub(t.exchange + t.sync_points)),
+        s(t.collect),
+        s(t.driver_writes),
+        (wall - s(t.start + t.run + t.collect + t.driver_writes)).max(0.0),
     );
     Ok((out, cluster.is_root()))
 }

@@ -135,8 +135,8 @@ impl Workload {
     /// SoC's partitions (`opts.threads`, 1 when unset, on each rank) are placed round-robin
     /// on the ranks; each kernel runs with [`Soc::run_distributed`]. Every rank gets the
     /// same outcome; only rank 0 writes output files. `config` is the caller's hash of the
-    /// scenario, compared between ranks before the first kernel runs. Also gives the time
-    /// this rank spent exchanging with the others.
+    /// scenario, compared between ranks before the first kernel runs. Also gives where this
+    /// rank's time went, summed over the launches.
     #[cfg(feature = "mpi")]
     pub fn run_distributed(
         &self,
@@ -144,15 +144,15 @@ impl Workload {
         cluster: &simkit::mpi::Cluster,
         config: u64,
         on_kernel: &mut dyn FnMut(usize, &str),
-    ) -> Result<(RunOutcome, std::time::Duration), RunError> {
+    ) -> Result<(RunOutcome, gpu_model::soc::RankTimes), RunError> {
         let threads = opts.threads.unwrap_or(1).max(1) * cluster.size();
-        let mut exchange = std::time::Duration::ZERO;
+        let mut times = gpu_model::soc::RankTimes::default();
         let out = self.run_with(threads, opts, cluster.is_root(), on_kernel, &mut |soc| {
             let r = soc.run_distributed(cluster, &simkit::mpi::Placement::RoundRobin, config)?;
-            exchange += r.exchange;
+            times += r.times;
             Ok(())
         })?;
-        Ok((out, exchange))
+        Ok((out, times))
     }
 
     /// Runs every launch, running the SoC with `run_soc`; writes output files if `writer`.

@@ -9,9 +9,11 @@
 //! * within a rank, workers meet at the usual epoch barrier; its last arrival (the leader)
 //!   speaks for the rank;
 //! * the leaders of all ranks exchange their rank's contribution (lower bound on future
-//!   timestamps, exits, primaries, errors, and how many bytes they send to each rank) with one
-//!   `MPI_Allgather`, then the messages sent across ranks during the epoch with one
-//!   `MPI_Alltoallv` (skipped when nobody sends), buffered per destination rank;
+//!   timestamps, exits, primaries, errors) and the messages sent across ranks during the
+//!   epoch in one round: each sends every other rank one point-to-point message, its
+//!   contribution followed by the records for that rank (buffered per destination rank,
+//!   buffers reused from epoch to epoch). The LBTS reduction thus travels with the messages;
+//!   an earlier `MPI_Allgather` + `MPI_Alltoallv` pair took 1.6 times as long per epoch;
 //! * every rank then makes the same decision from the same gathered data (the decision is a
 //!   pure function of it), so they all run the same windows, call sync-point hooks at the
 //!   same points and stop at the same place, with no further round.
@@ -230,27 +232,43 @@ impl Cluster {
     }
 }
 
-/// Waits for `req` without holding on to a core. MPI's blocking calls poll at full speed
-/// while they wait, which on a machine with more ranks than free cores takes the CPU from the
-/// very rank being waited for; this polls (`MPI_Test`, which also drives progress) a little,
-/// then yields, then naps between polls.
+/// Waits for `req` without holding on to a core (see [`Gentle`]).
 pub(crate) fn wait_gently<'a, D: ?Sized, S: mpi::request::Scope<'a>>(
     mut req: mpi::request::Request<'a, D, S>,
 ) {
-    let mut round = 0u32;
+    let mut gentle = Gentle::default();
     loop {
         match req.test() {
             Ok(_) => return,
             Err(r) => req = r,
         }
-        if round < 64 {
+        gentle.pause();
+    }
+}
+
+/// The pause between two polls of something MPI is doing. MPI's blocking calls poll at full
+/// speed while they wait, which on a machine with more ranks than free cores takes the CPU
+/// from the very rank being waited for; polling (`MPI_Test`, `MPI_Improbe`, which also drive
+/// progress) a little, then yielding, then napping between polls leaves it the core.
+#[derive(Debug, Default)]
+pub(crate) struct Gentle {
+    round: u32,
+}
+
+impl Gentle {
+    /// Pauses before the next poll, longer the longer the wait has been.
+    pub(crate) fn pause(&mut self) {
+        // Measured on the 2-core machine under load 12 (an exchange-bound PHOLD, 20 thousand
+        // epochs): dropping the yields doubles the wait; more spinning or longer naps change
+        // little.
+        if self.round < 64 {
             std::hint::spin_loop();
-        } else if round < 128 {
+        } else if self.round < 128 {
             std::thread::yield_now();
         } else {
             std::thread::sleep(std::time::Duration::from_micros(20));
         }
-        round = round.saturating_add(1);
+        self.round = self.round.saturating_add(1);
     }
 }
 
@@ -488,6 +506,8 @@ pub struct DistSim<'c, M> {
     pub(crate) config: u64,
     /// Time this rank's leaders spent in MPI exchanges, over all runs.
     pub(crate) mpi_time: std::time::Duration,
+    /// Time this rank's leaders spent in the sync-point hook, over all runs.
+    pub(crate) sync_time: std::time::Duration,
 }
 
 impl<M> fmt::Debug for DistSim<'_, M> {
@@ -609,6 +629,7 @@ where
             local,
             config,
             mpi_time: std::time::Duration::ZERO,
+            sync_time: std::time::Duration::ZERO,
         })
     }
 
@@ -623,6 +644,12 @@ where
     /// Its workers' time at the rank's own barrier is in the report's `barrier_wait`.
     pub fn exchange_time(&self) -> std::time::Duration {
         self.mpi_time
+    }
+
+    /// Wall-clock time this rank has spent in the sync-point hook (with the model's own
+    /// exchanges there, [`SyncExchange`]), over all runs: the rank's workers wait for it.
+    pub fn sync_point_time(&self) -> std::time::Duration {
+        self.sync_time
     }
 
     /// Runs `f` between runs with [`SyncExchange`] allowed, as at a sync point: for a

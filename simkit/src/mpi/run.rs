@@ -2,9 +2,10 @@
 //!
 //! Within a rank this is `engine::parallel` (same contribution, same windows, the same
 //! double-buffered slots between local partitions). The barrier's decision function is where
-//! the ranks meet: it sums up this rank's workers into one row, gathers every rank's row
-//! (`MPI_Allgather`), exchanges the epoch's cross-rank messages (`MPI_Alltoallv`), and then
-//! decides exactly as the threaded leader does, from data that is the same on every rank.
+//! the ranks meet: it sums up this rank's workers into one row, sends every other rank that
+//! row with the epoch's messages for it and receives theirs (one point-to-point message each
+//! way), and then decides exactly as the threaded leader does, from data that is the same on
+//! every rank.
 
 use super::{wire, Cluster, DistError, DistSim};
 use crate::engine::parallel::EPOCH_BUDGET;
@@ -20,8 +21,9 @@ use crate::event::{Entry, EventKey};
 use crate::handle::{Request, SimHandle};
 use crate::sync::{lock, run_threads, Job, Mutex};
 use crate::time::Tick;
-use mpi::collective::CommunicatorCollectives;
-use mpi::datatype::{Partition, PartitionMut};
+use mpi::datatype::Equivalence;
+use mpi::point_to_point::{Destination, Source};
+use mpi::topology::Communicator;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -73,7 +75,7 @@ impl Contrib {
     }
 }
 
-// A rank's row in the allgather: these words, then the bytes it sends to each rank.
+// A rank's row, at the head of its epoch message to every other rank.
 const NEXT: usize = 0;
 const FLAGS: usize = 1;
 const HELD: usize = 2;
@@ -82,7 +84,7 @@ const EXIT: usize = 4; // and 5
 const RELEASED: usize = 6; // and 7
 const ERROR_PART: usize = 8;
 const PANIC_PART: usize = 9;
-const COUNTS: usize = 10;
+const ROW: usize = 10;
 
 const F_EXIT: u64 = 1;
 const F_RELEASED: u64 = 2;
@@ -90,6 +92,13 @@ const F_REQUEST: u64 = 4;
 const F_INJECTED: u64 = 8;
 const F_BROKEN: u64 = 16;
 const F_HOLDS: u64 = 32;
+/// More than MPI's 32-bit count for one rank: nothing sent, every rank stops.
+const F_TOO_BIG: u64 = 64;
+
+/// The tag of the epoch messages (the only point-to-point traffic on the world
+/// communicator; MPI keeps messages between two ranks with one tag in order, so epoch `e`'s
+/// is the `e`-th).
+const EPOCH_TAG: mpi::Tag = 0x51e7;
 
 #[derive(Debug, Clone)]
 enum Outcome {
@@ -115,6 +124,8 @@ struct Leader {
     epochs: u64,
     /// Time spent in the MPI exchanges (waiting for the other ranks included).
     mpi_time: Duration,
+    /// Time spent in the sync-point hook (its own exchanges included).
+    sync_time: Duration,
     outcome: Option<Outcome>,
     sync: Option<SyncPoints>,
     synced: Tick,
@@ -125,13 +136,12 @@ struct Leader {
     /// Messages this rank received could not be handed over (reported at the next barrier).
     broken: bool,
     row: Vec<u64>,
+    /// Every rank's row, in rank order.
     all: Vec<u64>,
-    send: Vec<u8>,
-    recv: Vec<u8>,
-    scounts: Vec<i32>,
-    sdispls: Vec<i32>,
-    rcounts: Vec<i32>,
-    rdispls: Vec<i32>,
+    /// By rank: the epoch message for it (this rank's row, then its records).
+    send: Vec<Vec<u8>>,
+    /// By rank: its epoch message to this rank.
+    recv: Vec<Vec<u8>>,
 }
 
 /// The cluster, for the barrier leader's decision function only.
@@ -184,9 +194,9 @@ impl<M> Shared<'_, M> {
         }
     }
 
-    /// This rank's row from its workers' contributions and its handle.
+    /// This rank's row from its workers' contributions and its handle, and what it sends to
+    /// each other rank: the row, then every worker's records for that rank, in worker order.
     fn fill_row(&self, st: &mut Leader, cs: &[Contrib]) {
-        let size = self.size;
         let mut flags = 0;
         let (mut next, mut now, mut held) = (Tick::MAX, Tick::ZERO, 0u64);
         let (mut exit, mut released) = (None::<EventKey>, None::<EventKey>);
@@ -226,14 +236,19 @@ impl<M> Shared<'_, M> {
         if st.broken {
             flags |= F_BROKEN;
         }
+        // MPI counts are 32-bit: a rank with more for one rank sends none of it and says so,
+        // and every rank stops at the decision.
+        let mut outs: Vec<_> = self.wire_out.iter().map(lock).collect();
+        let limit = i32::MAX as usize - ROW * 8;
+        if (0..self.size).any(|r| outs.iter().map(|o| o[r].len()).sum::<usize>() > limit) {
+            flags |= F_TOO_BIG;
+        }
         let (exit_w, released_w) = (
             exit.map_or((0, 0), EventKey::to_words),
             released.map_or((0, 0), EventKey::to_words),
         );
         flags |= if exit.is_some() { F_EXIT } else { 0 };
         flags |= if released.is_some() { F_RELEASED } else { 0 };
-        // What goes to each rank: every worker's records for it, in worker order.
-        st.send.clear();
         st.row.clear();
         st.row.extend_from_slice(&[
             next.0,
@@ -247,120 +262,147 @@ impl<M> Shared<'_, M> {
             error_part,
             panic_part,
         ]);
-        for r in 0..size {
-            let start = st.send.len();
-            for o in &self.wire_out {
-                let mut o = lock(o);
-                st.send.extend_from_slice(&o[r]);
+        debug_assert_eq!(st.row.len(), ROW);
+        for (r, send) in st.send.iter_mut().enumerate() {
+            send.clear();
+            if r == self.rank {
+                continue;
+            }
+            for w in &st.row {
+                send.extend_from_slice(&w.to_le_bytes());
+            }
+            for o in outs.iter_mut() {
+                if flags & F_TOO_BIG == 0 {
+                    send.extend_from_slice(&o[r]);
+                }
                 o[r].clear();
             }
-            st.row.push((st.send.len() - start) as u64);
         }
     }
 
-    /// Sends and receives the epoch's cross-rank messages and hands them to the workers.
-    fn exchange(&self, st: &mut Leader) -> Result<(), Outcome> {
+    /// The epoch's one round with the other ranks: every rank sends every other rank its
+    /// row and the messages for it (one point-to-point message each way, so the LBTS
+    /// reduction travels with the messages), takes the rows into `st.all` and hands the
+    /// messages to the workers.
+    fn exchange(&self, st: &mut Leader) {
         let (size, me) = (self.size, self.rank);
-        let width = COUNTS + size;
-        let too_big = |rank| {
-            Outcome::Failed(DistError::Unsupported {
-                rank,
-                what: "exchanging more than 2 GiB in one epoch",
-            })
-        };
-        // MPI counts are 32-bit. Every rank checks every rank, so all of them stop together.
-        for r in 0..size {
-            let sent: u64 = st.all[r * width + COUNTS..(r + 1) * width].iter().sum();
-            let received: u64 = (0..size).map(|s| st.all[s * width + COUNTS + r]).sum();
-            if sent.max(received) > i32::MAX as u64 {
-                return Err(too_big(r));
-            }
-        }
         let Leader {
+            row,
             all,
             send,
             recv,
-            scounts,
-            sdispls,
-            rcounts,
-            rdispls,
             ..
         } = st;
-        scounts.clear();
-        sdispls.clear();
-        rcounts.clear();
-        rdispls.clear();
-        let (mut s_at, mut r_at) = (0u64, 0u64);
-        for r in 0..size {
-            let (s, rc) = (all[me * width + COUNTS + r], all[r * width + COUNTS + me]);
-            // In range: checked above.
-            sdispls.push(s_at as i32);
-            rdispls.push(r_at as i32);
-            scounts.push(s as i32);
-            rcounts.push(rc as i32);
-            s_at += s;
-            r_at += rc;
-        }
-        recv.clear();
-        recv.resize(r_at as usize, 0);
-        // An empty Vec's pointer is dangling, 0x1 for bytes: OpenMPI's MPI_IN_PLACE, which
-        // MPI_Ialltoallv refuses (a rank that sends or receives nothing while others do).
-        send.reserve(1);
-        recv.reserve(1);
-        {
-            let sbuf = Partition::new(&send[..], &scounts[..], &sdispls[..]);
-            let mut rbuf = PartitionMut::new(&mut recv[..], &rcounts[..], &rdispls[..]);
-            mpi::request::scope(|sc| {
-                super::wait_gently(
-                    self.comm
-                        .0
-                        .world
-                        .immediate_all_to_all_varcount_into(sc, &sbuf, &mut rbuf),
-                )
-            });
-        }
-        let mut bad = None;
-        let split = wire::split(recv, |part, record| {
-            match self.widx.get(part as usize).copied() {
-                Some(w) if w != usize::MAX => lock(&self.wire_in[w]).extend_from_slice(record),
-                _ => bad = Some(part),
+        all.clear();
+        all.resize(size * ROW, 0);
+        all[me * ROW..(me + 1) * ROW].copy_from_slice(row);
+        let world = &self.comm.0.world;
+        let mut malformed = None;
+        mpi::request::scope(|sc| {
+            // One request a peer, per epoch: no per-message allocation.
+            let mut sends: Vec<_> = (0..size)
+                .filter(|&r| r != me)
+                .map(|r| {
+                    Some(
+                        world
+                            .process_at_rank(r as mpi::Rank)
+                            .immediate_send_with_tag(sc, &send[r][..], EPOCH_TAG),
+                    )
+                })
+                .collect();
+            let mut waiting = size - 1;
+            let mut done = vec![false; size];
+            done[me] = true;
+            let mut gentle = super::Gentle::default();
+            while waiting > 0 || sends.iter().any(Option::is_some) {
+                let mut moved = false;
+                for r in 0..size {
+                    if done[r] {
+                        continue;
+                    }
+                    let src = world.process_at_rank(r as mpi::Rank);
+                    if let Some((msg, status)) = src.immediate_matched_probe_with_tag(EPOCH_TAG) {
+                        let n = status.count(u8::equivalent_datatype()).max(0) as usize;
+                        let buf = &mut recv[r];
+                        buf.clear();
+                        buf.resize(n, 0);
+                        msg.matched_receive_into(&mut buf[..]);
+                        done[r] = true;
+                        waiting -= 1;
+                        moved = true;
+                    }
+                }
+                for s in sends.iter_mut() {
+                    if let Some(req) = s.take() {
+                        if let Err(req) = req.test() {
+                            *s = Some(req);
+                        } else {
+                            moved = true;
+                        }
+                    }
+                }
+                if moved {
+                    gentle = super::Gentle::default();
+                } else {
+                    gentle.pause();
+                }
             }
         });
-        let err = match (split, bad) {
-            (Err(e), _) => Some(e),
-            (Ok(()), Some(p)) => Some(format!(
-                "received messages for partition {p}, not on this rank"
-            )),
-            _ => None,
-        };
+        for r in (0..size).filter(|&r| r != me) {
+            let buf = &recv[r];
+            if buf.len() < ROW * 8 {
+                malformed = Some(r);
+                continue;
+            }
+            for (i, w) in buf[..ROW * 8].chunks_exact(8).enumerate() {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(w);
+                all[r * ROW + i] = u64::from_le_bytes(b);
+            }
+        }
+        if let Some(r) = malformed {
+            // The rows are what every rank decides from: without one, no common decision.
+            self.comm
+                .0
+                .abort(&format!("the epoch message from rank {r} has no row"));
+        }
+        let mut bad = None;
+        let mut err = None;
+        for r in (0..size).filter(|&r| r != me) {
+            let split = wire::split(&recv[r][ROW * 8..], |part, record| {
+                match self.widx.get(part as usize).copied() {
+                    Some(w) if w != usize::MAX => lock(&self.wire_in[w]).extend_from_slice(record),
+                    _ => bad = Some(part),
+                }
+            });
+            if let Err(e) = split {
+                err = Some(e);
+            }
+        }
+        let err =
+            err.or(bad.map(|p| format!("received messages for partition {p}, not on this rank")));
         if let Some(e) = err {
             // Only this rank knows: it says why, and every rank stops at the next barrier.
             eprintln!("simkit-mpi: rank {me}: {e}");
             st.broken = true;
         }
-        Ok(())
     }
 
     fn decide_inner(&self, st: &mut Leader, cs: &[Contrib]) -> Result<Tick, Outcome> {
         let size = self.size;
-        let width = COUNTS + size;
+        let width = ROW;
         self.fill_row(st, cs);
         let t0 = Instant::now();
-        let row = std::mem::take(&mut st.row);
-        self.comm.0.all_gather(&row, &mut st.all);
-        st.row = row;
-        let sends = |r: usize| {
-            st.all[r * width + COUNTS..(r + 1) * width]
-                .iter()
-                .any(|&c| c != 0)
-        };
-        let exchanged = if (0..size).any(sends) {
-            self.exchange(st)
-        } else {
-            Ok(())
-        };
+        self.exchange(st);
         st.mpi_time += t0.elapsed();
-        exchanged?;
+        for r in 0..size {
+            if st.all[r * width + FLAGS] & F_TOO_BIG != 0 {
+                return Err(Outcome::Failed(DistError::Unsupported {
+                    rank: r,
+                    what: "exchanging more than 2 GiB in one epoch",
+                }));
+            }
+        }
         let all = &st.all;
         let at = |r: usize, i: usize| all[r * width + i];
         // Failures first, lowest rank first: every rank picks the same.
@@ -450,9 +492,11 @@ impl<M> Shared<'_, M> {
         }
         if let Some(sp) = st.sync.as_mut() {
             let synced = &mut st.synced;
+            let t0 = Instant::now();
             let hooked = catch_unwind(AssertUnwindSafe(|| {
                 super::at_sync_point(|| sp.before(lbts, synced))
             }));
+            st.sync_time += t0.elapsed();
             match hooked {
                 Ok(t) => window_end = window_end.min(t),
                 // The other ranks have moved on: nothing to agree on any more.
@@ -634,6 +678,7 @@ where
                 frontier: *frontier,
                 epochs: 0,
                 mpi_time: Duration::ZERO,
+                sync_time: Duration::ZERO,
                 outcome: None,
                 sync,
                 synced,
@@ -642,12 +687,8 @@ where
                 broken: false,
                 row: Vec::new(),
                 all: Vec::new(),
-                send: Vec::new(),
-                recv: Vec::new(),
-                scounts: Vec::new(),
-                sdispls: Vec::new(),
-                rcounts: Vec::new(),
-                rdispls: Vec::new(),
+                send: vec![Vec::new(); cluster.size],
+                recv: vec![Vec::new(); cluster.size],
             },
         ),
         slots: (0..2 * nl * nl).map(|_| Mutex::new(Vec::new())).collect(),
@@ -681,7 +722,7 @@ where
         (
             st.outcome.take(),
             st.epochs,
-            st.mpi_time,
+            (st.mpi_time, st.sync_time),
             st.frontier,
             st.sync.take(),
             st.synced,
@@ -691,7 +732,8 @@ where
     });
     drop(sh);
     let (outcome, epochs, mpi_time, leader_frontier, sync, synced, reached, request) = st;
-    ds.mpi_time += mpi_time;
+    ds.mpi_time += mpi_time.0;
+    ds.sync_time += mpi_time.1;
     (sim.sync, sim.synced) = (sync, synced);
     sim.epochs += epochs;
     sim.merge_outboxes();
