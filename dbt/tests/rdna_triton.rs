@@ -23,14 +23,10 @@ use triton_manifest::*;
 /// MUBUF buffer accesses translate (descriptors converted to the GFX12 layout at the
 /// access), and so do the reductions' DPP row broadcasts (`row_bcast:15`/`31`, gone on
 /// GFX12), the matmuls' buffer loads straight to LDS (a load into scratch VGPRs and a
-/// DS store), their transposing LDS reads (the gfx942 rule) and their f16/bf16 MFMAs
-/// (WMMAs, `rdna/matrix.rs`); what stops the rest is `v_permlane32_swap_b32` and
-/// `v_cvt_pk_bf16_f32` (no gfx1201 rule yet) and the f8f6f4 MFMAs (no WMMA rule yet).
-const UNTRANSLATED: &[(&str, &str)] = &[
-    ("matmul_bf16", "v_cvt_pk_bf16_f32"),
-    ("matmul_fp8e4nv", "MFMA -> WMMA"),
-    ("gemm1024_fp8", "MFMA -> WMMA"),
-];
+/// DS store), their transposing LDS reads (the gfx942 rule) and their f16/bf16 and fp8
+/// (`f8f6f4`) MFMAs (WMMAs, `rdna/matrix.rs`); what stops the
+/// rest is `v_cvt_pk_bf16_f32` (no gfx1201 rule yet).
+const UNTRANSLATED: &[(&str, &str)] = &[("matmul_bf16", "v_cvt_pk_bf16_f32")];
 
 #[test]
 fn triton_gfx950_kernels_translate_to_gfx1201_and_run_the_same() {

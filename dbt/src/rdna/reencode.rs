@@ -85,6 +85,8 @@ pub(crate) struct Ctx<'a> {
     /// GFX12 counters that may have operations outstanding before the current
     /// instruction (`known::LOAD | STORE | DS | KM` bits, [`super::known::pending`]).
     pub pending: u8,
+    /// The scope's 32x32 MFMA chains, whose tiles live below `scratch_first`.
+    pub chains: super::matrix::Chains,
 }
 
 /// The 4-aligned SGPR quads above everything the kernel scope names (GFX12 has 106
