@@ -461,6 +461,103 @@ fn mfmas_with_agpr_accumulators_run_as_wmmas_on_gfx1201() {
     }
 }
 
+/// A chain of 32x32 MFMAs broken by a read of its accumulator: `D = A0 B0`, `D += A1 B1`,
+/// `v11 = a5` (must see `A0 B0 + A1 B1`: the chain's tiles go back into D before it),
+/// then `D += A0 B0`, `D += A1 B1` (a second chain whose first C is the registers the
+/// first chain wrote). gfx950 assembly (llvm-mc-22), AGPR accumulators; the gfx1201 run
+/// must match the gfx950 run and the CPU reference (`2 (A0 B0 + A1 B1)`, and the
+/// first half in v11).
+#[test]
+fn a_read_between_chained_mfmas_sees_the_accumulator() {
+    let mfma = "v_mfma_f32_32x32x8_f16";
+    let stores: String = (0..4)
+        .map(|q| {
+            format!(
+                "  global_store_dwordx4 v10, a[{}:{}], s[2:3] offset:{}\n",
+                4 * q,
+                4 * q + 3,
+                16 * q
+            )
+        })
+        .collect();
+    let src = format!(
+        r#"
+  .amdhsa_code_object_version 5
+  .text
+  .globl brk
+  .p2align 8
+  .type brk,@function
+brk:
+  s_load_dwordx4 s[0:3], s[0:1], 0x0
+  v_lshlrev_b32 v1, 3, v0
+  v_lshlrev_b32 v10, 6, v0
+  v_lshlrev_b32 v12, 2, v0
+  v_add_u32 v12, 0x1000, v12
+  s_waitcnt lgkmcnt(0)
+  global_load_dwordx2 v[2:3], v1, s[0:1]
+  global_load_dwordx2 v[4:5], v1, s[0:1] offset:512
+  global_load_dwordx2 v[6:7], v1, s[0:1] offset:1024
+  global_load_dwordx2 v[8:9], v1, s[0:1] offset:1536
+  s_waitcnt vmcnt(0)
+  {mfma} a[0:15], v[2:3], v[4:5], 0
+  {mfma} a[0:15], v[6:7], v[8:9], a[0:15]
+  s_nop 7
+  s_nop 7
+  s_nop 3
+  v_accvgpr_read_b32 v11, a5
+  {mfma} a[0:15], v[2:3], v[4:5], a[0:15]
+  {mfma} a[0:15], v[6:7], v[8:9], a[0:15]
+  s_nop 7
+  s_nop 7
+  s_nop 3
+{stores}  global_store_dword v12, v11, s[2:3]
+  s_endpgm
+.Lbrk_end:
+  .size brk, .Lbrk_end-brk
+  .rodata
+  .p2align 6
+  .amdhsa_kernel brk
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_next_free_vgpr 32
+    .amdhsa_next_free_sgpr 4
+    .amdhsa_accum_offset 16
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - {{ .name: brk, .symbol: brk.kd, .kernarg_segment_size: 16, .kernarg_segment_align: 8, .group_segment_fixed_size: 0, .private_segment_fixed_size: 0, .wavefront_size: 64, .sgpr_count: 4, .vgpr_count: 13, .agpr_count: 16, .max_flat_workgroup_size: 64, .args: [ {{ .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }}, {{ .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }} ] }}
+...
+.end_amdgpu_metadata
+"#
+    );
+    let g = common::assemble(&src, "gfx950", "wmma-brk");
+    let t = dbt::translate(&g, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    common::llvm_accepts_as(&t.object, "wmma-brk", "gfx1201");
+    let (input, half) = case(32, 8, false, 123);
+    let mut want: Vec<u32> = half
+        .iter()
+        .map(|&x| (2.0 * f32::from_bits(x)).to_bits())
+        .collect();
+    want.extend((0..64).map(|l| half[l * 16 + 5]));
+    let run = |bytes: &[u8], target: Target| {
+        common::run_words(
+            bytes,
+            target,
+            "brk",
+            [64, 64],
+            Some(&input),
+            want.len(),
+            &[],
+        )
+    };
+    assert_eq!(run(&g, Target::Gfx950), want, "gfx950");
+    assert_eq!(run(&t.object, Target::Gfx1201), want, "gfx1201");
+}
+
 /// An MFMA with a broadcast/permute modifier (here BLGP) is refused by name, and the
 /// original object comes back.
 #[test]
