@@ -53,10 +53,15 @@ K(m32x32x16bf16, bf16x8, float16, 16, __builtin_amdgcn_mfma_f32_32x32x16_bf16)
 
 /// The gfx950 object, compiled by clang-22.
 fn guest() -> Vec<u8> {
-    let dir = std::env::temp_dir().join(format!("dbt-wmma-{}", std::process::id()));
+    compile(SRC, "mfma")
+}
+
+/// OpenCL `text` compiled for gfx950 by clang-22.
+fn compile(text: &str, tag: &str) -> Vec<u8> {
+    let dir = std::env::temp_dir().join(format!("dbt-wmma-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (src, obj) = (dir.join("mfma.cl"), dir.join("mfma.hsaco"));
-    std::fs::write(&src, SRC).unwrap();
+    std::fs::write(&src, text).unwrap();
     let out = Command::new("clang-22")
         .args([
             "-x",
@@ -124,12 +129,18 @@ fn case(m: usize, k: usize, bf16: bool, seed: u32) -> (Vec<u32>, Vec<u32>) {
         .chunks(2)
         .map(|p| u32::from(p[0]) | u32::from(p[1]) << 16)
         .collect();
+    (words, reference_d(m, k, &mats))
+}
+
+/// `A0 B0 + A1 B1` (`a[i * k + kk]`, `b[kk * m + j]`) in the CDNA D layout
+/// (`out[lane * regs + reg]`).
+fn reference_d(m: usize, k: usize, mats: &[(Vec<f32>, Vec<f32>)]) -> Vec<u32> {
     let regs = m * m / 64;
     let mut d = vec![0u32; 64 * regs];
     for i in 0..m {
         for j in 0..m {
             let mut x = 0f64;
-            for (a, b) in &mats {
+            for (a, b) in mats {
                 for kk in 0..k {
                     x += f64::from(a[i * k + kk]) * f64::from(b[kk * m + j]);
                 }
@@ -142,7 +153,7 @@ fn case(m: usize, k: usize, bf16: bool, seed: u32) -> (Vec<u32>, Vec<u32>) {
             d[lane * regs + reg] = (x as f32).to_bits();
         }
     }
-    (words, d)
+    d
 }
 
 /// Runs `kernel` (arguments: a buffer holding `input`, a zeroed output of `words`
@@ -203,6 +214,150 @@ fn f16_and_bf16_mfmas_run_as_wmmas_on_gfx1201() {
             n_host as f64 / n_guest as f64,
             rep.vgprs
         );
+    }
+}
+
+/// (kernel, M, K, A bf8, B bf8, f8f6f4). fp8 is OCP E4M3, bf8 OCP E5M2 on both gfx950 and
+/// GFX12 (LLVM's MLIR `amdgpu::hasOcpFp8`: gfx9.5 and gfx12+; the models decode both as
+/// `minifloat::Format::{Fp8, Bf8}`), so the WMMAs read the guest's bytes unchanged.
+const SHAPES8: &[(&str, usize, usize, bool, bool, bool)] = &[
+    ("m16x16x32fp8", 16, 32, false, false, false),
+    ("m16x16x32bf8fp8", 16, 32, true, false, false),
+    ("m32x32x16fp8bf8", 32, 16, false, true, false),
+    ("m32x32x16bf8", 32, 16, true, true, false),
+    ("m16x16x128f8", 16, 128, false, true, true),
+    ("m32x32x64f8", 32, 64, true, false, true),
+];
+
+const SRC8: &str = r#"
+typedef int i32x8 __attribute__((ext_vector_type(8)));
+#define K(name, T, ACC, OUT, CALL, ...)                                             \
+  __kernel __attribute__((reqd_work_group_size(64, 1, 1))) void name(               \
+      __global const uint *in, __global float *out) {                               \
+    uint l = __builtin_amdgcn_workitem_id_x();                                      \
+    __global const T *p = (__global const T *)in;                                   \
+    T a0 = p[l], b0 = p[64 + l], a1 = p[128 + l], b1 = p[192 + l];                  \
+    ACC acc = 0.0f;                                                                 \
+    acc = CALL(a0, b0, acc, __VA_ARGS__);                                           \
+    acc = CALL(a1, b1, acc, __VA_ARGS__);                                           \
+    for (uint r = 0; r < OUT; r++) out[l * OUT + r] = acc[r];                       \
+  }
+K(m16x16x32fp8, long, float4, 4, __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8, 0, 0, 0)
+K(m16x16x32bf8fp8, long, float4, 4, __builtin_amdgcn_mfma_f32_16x16x32_bf8_fp8, 0, 0, 0)
+K(m32x32x16fp8bf8, long, float16, 16, __builtin_amdgcn_mfma_f32_32x32x16_fp8_bf8, 0, 0, 0)
+K(m32x32x16bf8, long, float16, 16, __builtin_amdgcn_mfma_f32_32x32x16_bf8_bf8, 0, 0, 0)
+K(m16x16x128f8, i32x8, float4, 4, __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4, 0, 1, 0, 0, 0, 0)
+K(m32x32x64f8, i32x8, float16, 16, __builtin_amdgcn_mfma_scale_f32_32x32x64_f8f6f4, 1, 0, 0, 0, 0, 0)
+"#;
+
+/// `x` (a multiple of 1/4 with at most 3 significant bits, at least 1/4 in magnitude) as
+/// an OCP E5M2 (`bf8`) or E4M3 byte: exact, normal in both.
+fn bits8(x: f32, bf8: bool) -> u8 {
+    if x == 0.0 {
+        return 0;
+    }
+    let (m, bias) = if bf8 { (2, 15) } else { (3, 7) };
+    let b = x.to_bits();
+    let e = ((b >> 23) & 0xff) as i32 - 127 + bias;
+    ((b >> 31) << 7) as u8 | (e as u8) << m | ((b & 0x7f_ffff) >> (23 - m)) as u8
+}
+
+/// Input words and reference D of an 8-bit case: values `n / 4`, `n` in -8..8 (exact in
+/// both formats; every product and sum exact in f32). The CDNA A/B layouts: dense shapes
+/// lane `M * (k / 8) + i` byte `k % 8`; `f8f6f4` (AMD's CDNA4 matrix core blog, 5.4) k
+/// halves in registers 0-3 / 4-7, in each 16 consecutive k per lane: lane `M * (r / 16) +
+/// i`, byte `16 * (k / (K/2)) + r % 16` for `r = k % (K/2)`.
+fn case8(m: usize, k: usize, fmt: (bool, bool), f8f6f4: bool, seed: u32) -> (Vec<u32>, Vec<u32>) {
+    let bytes_per_lane = if f8f6f4 { 32 } else { k * m / 64 };
+    let mut s = seed;
+    let mut val = || {
+        s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        ((s >> 16) % 16) as f32 / 4.0 - 2.0
+    };
+    let mut mats = Vec::new();
+    for _ in 0..2 {
+        let a: Vec<f32> = (0..m * k).map(|_| val()).collect();
+        let b: Vec<f32> = (0..k * m).map(|_| val()).collect();
+        mats.push((a, b));
+    }
+    let place = |i: usize, kk: usize| -> (usize, usize) {
+        if f8f6f4 {
+            let half = k / 2;
+            let r = kk % half;
+            (m * (r / 16) + i, 16 * (kk / half) + r % 16)
+        } else {
+            (m * (kk / 8) + i, kk % 8)
+        }
+    };
+    let mut bytes = vec![0u8; 4 * 64 * bytes_per_lane];
+    for (step, (a, b)) in mats.iter().enumerate() {
+        for i in 0..m {
+            for kk in 0..k {
+                let (lane, byte) = place(i, kk);
+                bytes[(2 * step * 64 + lane) * bytes_per_lane + byte] = bits8(a[i * k + kk], fmt.0);
+                bytes[((2 * step + 1) * 64 + lane) * bytes_per_lane + byte] =
+                    bits8(b[kk * m + i], fmt.1);
+            }
+        }
+    }
+    let words = bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    (words, reference_d(m, k, &mats))
+}
+
+#[test]
+fn fp8_and_bf8_mfmas_run_as_wmmas_on_gfx1201() {
+    let g = compile(SRC8, "f8");
+    let t = dbt::translate(&g, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let dis = common::llvm_accepts_as(&t.object, "wmma8", "gfx1201");
+    for w in ["fp8_fp8", "bf8_fp8", "fp8_bf8", "bf8_bf8"] {
+        assert!(
+            dis.contains(&format!("v_wmma_f32_16x16x16_{w}")),
+            "{w}: {dis}"
+        );
+    }
+    assert!(!dis.contains("mfma"), "{dis}");
+    for (n, &(name, m, k, fa, fb, f8f6f4)) in SHAPES8.iter().enumerate() {
+        let (input, want) = case8(m, k, (fa, fb), f8f6f4, 70 + n as u32);
+        let (native, n_guest) = launch(&g, Target::Gfx950, name, &input, want.len());
+        assert_eq!(native, want, "{name}: gfx950 against the CPU reference");
+        let (host, n_host) = launch(&t.object, Target::Gfx1201, name, &input, want.len());
+        assert_eq!(
+            host, want,
+            "{name}: gfx1201 translation against the CPU reference"
+        );
+        eprintln!(
+            "{name}: wave-instructions {n_guest} -> {n_host} ({:.2}x)",
+            n_host as f64 / n_guest as f64
+        );
+    }
+}
+
+/// The `f8f6f4` formats without a GFX12 WMMA (here fp4 A) and the scaled form with a
+/// scale that is not neutral are refused by name, returning the original object.
+#[test]
+fn fp4_and_scaled_mfmas_stay_refused_by_name() {
+    for (tag, args, what) in [
+        ("fp4", "4, 0, 0, 0, 0, 0", "fp6/bf6/fp4"),
+        ("scaled", "0, 0, 0, s, 0, s", "scaled f8f6f4"),
+    ] {
+        let src = format!(
+            "typedef int i32x8 __attribute__((ext_vector_type(8)));\n\
+             __kernel void k(__global const i32x8 *in, __global float *out, int s) {{\n\
+               uint l = __builtin_amdgcn_workitem_id_x();\n\
+               float16 acc = __builtin_amdgcn_mfma_scale_f32_32x32x64_f8f6f4(in[l], in[64 + l], (float16)0.0f, {args});\n\
+               for (int r = 0; r < 16; r++) out[l * 16 + r] = acc[r];\n\
+             }}\n"
+        );
+        let g = compile(&src, tag);
+        let t = dbt::translate(&g, Target::Gfx1201);
+        assert!(!t.translated, "{tag}");
+        assert_eq!(t.object, g);
+        let d = t.diagnostics[0].to_string();
+        assert!(d.contains("f8f6f4") && d.contains(what), "{tag}: {d}");
     }
 }
 
@@ -304,6 +459,103 @@ fn mfmas_with_agpr_accumulators_run_as_wmmas_on_gfx1201() {
         assert_eq!(run(&g, Target::Gfx950), want, "{name}: gfx950");
         assert_eq!(run(&t.object, Target::Gfx1201), want, "{name}: gfx1201");
     }
+}
+
+/// A chain of 32x32 MFMAs broken by a read of its accumulator: `D = A0 B0`, `D += A1 B1`,
+/// `v11 = a5` (must see `A0 B0 + A1 B1`: the chain's tiles go back into D before it),
+/// then `D += A0 B0`, `D += A1 B1` (a second chain whose first C is the registers the
+/// first chain wrote). gfx950 assembly (llvm-mc-22), AGPR accumulators; the gfx1201 run
+/// must match the gfx950 run and the CPU reference (`2 (A0 B0 + A1 B1)`, and the
+/// first half in v11).
+#[test]
+fn a_read_between_chained_mfmas_sees_the_accumulator() {
+    let mfma = "v_mfma_f32_32x32x8_f16";
+    let stores: String = (0..4)
+        .map(|q| {
+            format!(
+                "  global_store_dwordx4 v10, a[{}:{}], s[2:3] offset:{}\n",
+                4 * q,
+                4 * q + 3,
+                16 * q
+            )
+        })
+        .collect();
+    let src = format!(
+        r#"
+  .amdhsa_code_object_version 5
+  .text
+  .globl brk
+  .p2align 8
+  .type brk,@function
+brk:
+  s_load_dwordx4 s[0:3], s[0:1], 0x0
+  v_lshlrev_b32 v1, 3, v0
+  v_lshlrev_b32 v10, 6, v0
+  v_lshlrev_b32 v12, 2, v0
+  v_add_u32 v12, 0x1000, v12
+  s_waitcnt lgkmcnt(0)
+  global_load_dwordx2 v[2:3], v1, s[0:1]
+  global_load_dwordx2 v[4:5], v1, s[0:1] offset:512
+  global_load_dwordx2 v[6:7], v1, s[0:1] offset:1024
+  global_load_dwordx2 v[8:9], v1, s[0:1] offset:1536
+  s_waitcnt vmcnt(0)
+  {mfma} a[0:15], v[2:3], v[4:5], 0
+  {mfma} a[0:15], v[6:7], v[8:9], a[0:15]
+  s_nop 7
+  s_nop 7
+  s_nop 3
+  v_accvgpr_read_b32 v11, a5
+  {mfma} a[0:15], v[2:3], v[4:5], a[0:15]
+  {mfma} a[0:15], v[6:7], v[8:9], a[0:15]
+  s_nop 7
+  s_nop 7
+  s_nop 3
+{stores}  global_store_dword v12, v11, s[2:3]
+  s_endpgm
+.Lbrk_end:
+  .size brk, .Lbrk_end-brk
+  .rodata
+  .p2align 6
+  .amdhsa_kernel brk
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_next_free_vgpr 32
+    .amdhsa_next_free_sgpr 4
+    .amdhsa_accum_offset 16
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - {{ .name: brk, .symbol: brk.kd, .kernarg_segment_size: 16, .kernarg_segment_align: 8, .group_segment_fixed_size: 0, .private_segment_fixed_size: 0, .wavefront_size: 64, .sgpr_count: 4, .vgpr_count: 13, .agpr_count: 16, .max_flat_workgroup_size: 64, .args: [ {{ .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }}, {{ .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }} ] }}
+...
+.end_amdgpu_metadata
+"#
+    );
+    let g = common::assemble(&src, "gfx950", "wmma-brk");
+    let t = dbt::translate(&g, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    common::llvm_accepts_as(&t.object, "wmma-brk", "gfx1201");
+    let (input, half) = case(32, 8, false, 123);
+    let mut want: Vec<u32> = half
+        .iter()
+        .map(|&x| (2.0 * f32::from_bits(x)).to_bits())
+        .collect();
+    want.extend((0..64).map(|l| half[l * 16 + 5]));
+    let run = |bytes: &[u8], target: Target| {
+        common::run_words(
+            bytes,
+            target,
+            "brk",
+            [64, 64],
+            Some(&input),
+            want.len(),
+            &[],
+        )
+    };
+    assert_eq!(run(&g, Target::Gfx950), want, "gfx950");
+    assert_eq!(run(&t.object, Target::Gfx1201), want, "gfx1201");
 }
 
 /// An MFMA with a broadcast/permute modifier (here BLGP) is refused by name, and the

@@ -47,14 +47,14 @@ fn untranslatable_objects_fail_with_the_kernel_and_pc() {
     let out = std::env::temp_dir().join(format!("dbt-cli-fail-{}.hsaco", std::process::id()));
     let r = Command::new(env!("CARGO_BIN_EXE_gfxsim"))
         .args(["dbt", "translate"])
-        // f8f6f4 MFMAs have no gfx1201 WMMA rule (yet): refused by name.
-        .arg(corpus("triton/build/gfx950/matmul_fp8e4nv.hsaco"))
+        // f32 MFMAs have no gfx1201 WMMA (GFX12 WMMAs take no f32 inputs): refused by name.
+        .arg(corpus("build/gfx950/mfma_f32.hsaco"))
         .args(["--host", "gfx1201", "-o"])
         .arg(&out)
         .output()
         .unwrap();
     assert_eq!(r.status.code(), Some(2));
     let err = String::from_utf8_lossy(&r.stderr);
-    assert!(err.contains("kernel `matmul` pc 0x"), "{err}");
+    assert!(err.contains("kernel `mfma_f32` pc 0x"), "{err}");
     assert!(!out.exists());
 }

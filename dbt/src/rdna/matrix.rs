@@ -1,8 +1,11 @@
 //! gfx950 MFMA -> gfx1201 (wave64) WMMA, with lane fix-ups.
 //!
 //! GFX12 has one dense matrix shape, 16x16x16 (`v_wmma_f32_16x16x16_{f16,bf16}`, A and B
-//! two VGPRs, C/D four in wave64; llvm-mc-22 `-mcpu=gfx1201 -mattr=+wavefrontsize64`).
-//! The guest's f16/bf16 MFMAs are rebuilt from it. Lane layouts are the ones the models
+//! two VGPRs, C/D four in wave64; `v_wmma_f32_16x16x16_{fp8,bf8}_{fp8,bf8}`, A and B one
+//! VGPR; llvm-mc-22 `-mcpu=gfx1201 -mattr=+wavefrontsize64`). The guest's f16/bf16 and
+//! fp8/bf8 MFMAs are rebuilt from it. gfx950 and GFX12 read the same 8-bit formats, OCP
+//! E4M3 (`fp8`) and E5M2 (`bf8`) (LLVM's MLIR `amdgpu::hasOcpFp8`: gfx9.5 and gfx12+; the
+//! models decode both as `minifloat::Format::{Fp8, Bf8}`), so the bytes move unchanged. Lane layouts are the ones the models
 //! execute (`gpu-model/src/exec/matrix/layout.rs`, transcribed from AMD's matrix
 //! instruction calculator: `cdna`, `cdna_out`, `gfx12`, `gfx12_out`); below, a lane is
 //! written `(h, b, x)` for `32h + 16b + x`, `x < 16`, and `A[i][k]` / `B[k][j]` / `D[i][j]`.
@@ -53,6 +56,26 @@
 //! (the expansions' carry pair, free between guest instructions: `reencode`'s module
 //! doc); scratch: 4 + 4 + 16 VGPRs.
 //!
+//! **8-bit inputs.** A WMMA register holds 4 k of a row per lane group, so one WMMA
+//! takes one register of A and B where the 16-bit rules take two (`Shape::per`):
+//! `v_mfma_f32_16x16x32_{fp8,bf8}_{fp8,bf8}` (two registers) is two WMMAs,
+//! `v_mfma_f32_32x32x16_*` one per tile. The gfx950 `v_mfma_f32_{16x16x128,32x32x64}_f8f6f4`
+//! take A's format from CBSZ and B's from BLGP (0 fp8, 1 bf8, 2/3 fp6/bf6, 4 fp4; LLVM's
+//! intrinsic docs); with fp8/bf8 their 8 registers hold, per lane, the k halves in
+//! registers 0-3 and 4-7 (AMD's CDNA4 matrix core blog, 5.4; `exec::matrix::layout::
+//! f8f6f4`), and any register pairing works as long as A and B use the same one: the
+//! 16x16 rule is 8 WMMAs on register `p`, the 32x32 rule 4 WMMA steps per tile, step `w`
+//! taking registers `2w` (lane groups `(h, 0)`) and `2w + 1` (`(h, 1)`). fp6/bf6/fp4 have
+//! no GFX12 WMMA and the scaled forms (`v_mfma_scale_*`) have no GFX12 block scales: both
+//! refused by name.
+//!
+//! **Chains.** A 32x32 MFMA converts C into the tiles and the tiles back into D (64
+//! permutes and merges). Straight-line runs of 32x32 MFMAs accumulating into one tuple
+//! (D of one is C of the next, nothing else in between reads or writes it, by the ISA
+//! operand roles) keep the tiles instead ([`Chains`]): the first converts C in, the last
+//! D out, every one builds its A' and B'. Interleaved accumulators (Triton's 2x2 MFMA
+//! tiles) are separate chains with separate slots of 16 VGPRs below the rules' scratch.
+//!
 //! ASSUMPTION: EXEC is all ones at every MFMA. The permutes do not write inactive lanes
 //! and read inactive source lanes as nothing (the model's `exec::lane::permlane16`), so
 //! a partial EXEC would feed the WMMAs stale scratch lanes; a partial-EXEC MFMA is not
@@ -66,26 +89,217 @@
 //! 32x32 rule B) from scratch that no WMMA writes, and the 16x16 rule reads B from a copy
 //! when D overlaps it.
 //!
-//! Refused by name: f32/f64/integer/fp8/f8f6f4 MFMAs (GFX12 WMMA has no f32 or f64
-//! inputs; the others are not done yet), the multi-block shapes, and CBSZ/ABID/BLGP.
+//! Refused by name: f32/f64/integer MFMAs (GFX12 WMMA has no f32 or f64 inputs; integer
+//! is not done yet), fp6/bf6/fp4 and scaled f8f6f4 MFMAs, the multi-block shapes, and
+//! CBSZ/ABID/BLGP as broadcast modifiers.
 
 use super::reencode::{self, Ctx, CARRY};
+use crate::cfg::{Cfg, Flow};
 use crate::error::TranslateError;
 use gpu_model::isa::layout::{Format, F};
-use gpu_model::isa::{Inst, Op, Operand};
+use gpu_model::isa::{Inst, Op, Operand, RegFile};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Where a chained 32x32 MFMA stands in its chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Link {
+    /// Converts C into the tiles (or starts them from the inline constant).
+    First,
+    /// Accumulates into the tiles.
+    Middle,
+    /// Accumulates, then converts the tiles back into D.
+    Last,
+}
+
+/// The 32x32 MFMA chains of a kernel scope: straight-line runs of MFMAs that accumulate
+/// into one register tuple (each C is the tuple the previous one wrote as D) with nothing
+/// in between reading or writing it, by the ISA's operand roles
+/// (`gpu_model::isa::Inst::accesses`). A chain keeps its accumulator as four WMMA tiles
+/// in a slot of 16 VGPRs from its first MFMA to its last, so C is converted into the
+/// tiles once and D back once; the guest's D registers are stale in between, which
+/// nothing reads.
+#[derive(Debug, Default)]
+pub(crate) struct Chains {
+    /// (link, slot) of every chained MFMA by address.
+    links: BTreeMap<u64, (Link, u16)>,
+    /// Slots the scope needs at once.
+    pub slots: u16,
+    /// First VGPR of slot 0.
+    base: u16,
+}
+
+/// Scratch VGPRs one matrix rule needs besides the chain slots (the f8f6f4 32x32 rule:
+/// A' and B' 8 each, 16 for the tiles of an unchained MFMA); other rules need fewer.
+const RULE_SCRATCH: u16 = 32;
+
+/// The guest registers an MFMA accumulator occupies: file, first, count.
+type Regs = (RegFile, u16, u16);
+
+fn regs(o: Option<Operand>) -> Option<Regs> {
+    match o? {
+        Operand::Vgpr { first, count } => Some((RegFile::Vgpr, first, u16::from(count))),
+        Operand::Agpr { first, count } => Some((RegFile::Agpr, first, u16::from(count))),
+        _ => None,
+    }
+}
+
+fn overlap(x: Regs, y: Regs) -> bool {
+    x.0 == y.0 && x.1 < y.1 + y.2 && y.1 < x.1 + x.2
+}
+
+/// A chainable guest instruction: a translatable 32x32 MFMA; its D, C (`None` for a
+/// constant) and A/B.
+fn chainable(g: &Inst) -> Option<(Regs, Option<Regs>, [Regs; 2])> {
+    let (cbsz, blgp) = (g.field(F::Cbsz), g.field(F::Blgp));
+    let s = shape(g.op, (cbsz, blgp))?;
+    let f8f6f4 = matches!(
+        g.op,
+        Op::VMfmaF3216x16x128F8f6f4 | Op::VMfmaF3232x32x64F8f6f4
+    );
+    let mods_ok = g.field(F::Abid) == 0
+        && if f8f6f4 {
+            cbsz <= 1 && blgp <= 1
+        } else {
+            cbsz == 0 && blgp == 0
+        };
+    if s.m != 32 || g.format != Format::Mai || !mods_ok {
+        return None;
+    }
+    let d = regs(g.operand(0))?;
+    let (a, b) = (regs(g.operand(1))?, regs(g.operand(2))?);
+    let c = match g.operand(3)? {
+        Operand::Inline(_) => None,
+        o => Some(regs(Some(o))?),
+    };
+    Some((d, c, [a, b]))
+}
+
+/// Finds the chains of scope `sc`, keeping the slots within the 256 VGPRs of a wave
+/// above `first` (the first scratch VGPR) less [`RULE_SCRATCH`].
+pub(crate) fn chains(cfg: &Cfg, sc: &BTreeSet<u64>, first: u16) -> Chains {
+    struct Open {
+        d: Regs,
+        members: Vec<u64>,
+        slot: u16,
+    }
+    let most = 256u16.saturating_sub(first).saturating_sub(RULE_SCRATCH) / 16;
+    let mut out = Chains {
+        base: first,
+        ..Chains::default()
+    };
+    let mut open: Vec<Open> = Vec::new();
+    let (mut free, mut top): (Vec<u16>, u16) = (Vec::new(), 0);
+    let close = |o: Open, out: &mut Chains, free: &mut Vec<u16>| {
+        let n = o.members.len();
+        if n >= 2 {
+            for (k, &pc) in o.members.iter().enumerate() {
+                let link = match k {
+                    0 => Link::First,
+                    _ if k == n - 1 => Link::Last,
+                    _ => Link::Middle,
+                };
+                out.links.insert(pc, (link, o.slot));
+            }
+        }
+        free.push(o.slot);
+    };
+    let mut next = None;
+    for &pc in sc {
+        let Some(s) = cfg.insts.get(&pc) else {
+            continue;
+        };
+        if cfg.leaders.contains(&pc) || next != Some(pc) {
+            open.drain(..).for_each(|o| close(o, &mut out, &mut free));
+        }
+        next = matches!(s.flow, Flow::Next).then(|| cfg.next_pc(pc));
+        let indexed = matches!(
+            s.inst.op,
+            Op::VMovrelsB32
+                | Op::VMovreldB32
+                | Op::VMovrelsdB32
+                | Op::VMovrelsd2B32
+                | Op::SSetGprIdxOn
+                | Op::SSetGprIdxMode
+        );
+        let mf = chainable(&s.inst);
+        // The accumulator this MFMA extends: C and D are its tuple, A and B elsewhere.
+        let ext = mf.and_then(|(d, c, ab)| {
+            let extends =
+                c == Some(d) && ab.iter().all(|&x| !overlap(x, d)) && open.iter().any(|o| o.d == d);
+            extends.then_some(d)
+        });
+        let mut k = 0;
+        while k < open.len() {
+            let d = open[k].d;
+            let touched = indexed
+                || (Some(d) != ext
+                    && s.inst
+                        .accesses()
+                        .into_iter()
+                        .any(|a| overlap((a.file, a.first, u16::from(a.count)), d)));
+            if touched {
+                let o = open.remove(k);
+                close(o, &mut out, &mut free);
+            } else {
+                k += 1;
+            }
+        }
+        if let Some((d, _, _)) = mf {
+            if let Some(o) = open.iter_mut().find(|o| Some(o.d) == ext) {
+                o.members.push(pc);
+            } else {
+                let slot = free.pop().or_else(|| {
+                    (top < most).then(|| {
+                        top += 1;
+                        top - 1
+                    })
+                });
+                if let Some(slot) = slot {
+                    open.push(Open {
+                        d,
+                        members: vec![pc],
+                        slot,
+                    });
+                }
+            }
+        }
+        if next.is_none() {
+            open.drain(..).for_each(|o| close(o, &mut out, &mut free));
+        }
+    }
+    open.drain(..).for_each(|o| close(o, &mut out, &mut free));
+    out.slots = out.links.values().map(|&(_, s)| s + 1).max().unwrap_or(0);
+    out
+}
 
 /// The shape of a translatable MFMA.
 #[derive(Debug, Clone, Copy)]
 struct Shape {
     /// M = N: 16 or 32.
     m: u16,
-    /// A/B registers per lane (`kl / 2`): 2 or 4.
+    /// A/B registers of the guest MFMA per lane: 2, 4 or 8.
     ab: u16,
+    /// A/B registers of one WMMA per lane: 2 for 16-bit inputs, 1 for 8-bit ones.
+    per: u16,
     /// The GFX12 WMMA.
     wmma: Op,
 }
 
-fn shape(o: Op) -> Option<Shape> {
+/// The WMMA for `(a, b)` 8-bit formats, `true` for bf8 (OCP E5M2), `false` for fp8
+/// (OCP E4M3).
+fn wmma8(a: bool, b: bool) -> Op {
+    use Op::*;
+    match (a, b) {
+        (false, false) => VWmmaF3216x16x16Fp8Fp8,
+        (false, true) => VWmmaF3216x16x16Fp8Bf8,
+        (true, false) => VWmmaF3216x16x16Bf8Fp8,
+        (true, true) => VWmmaF3216x16x16Bf8Bf8,
+    }
+}
+
+/// The shape of `o`; for the `f8f6f4` MFMAs `formats` are CBSZ (A) and BLGP (B): 0 fp8,
+/// 1 bf8 (anything else is refused before).
+fn shape(o: Op, (fa, fb): (u32, u32)) -> Option<Shape> {
     use Op::*;
     let (m, ab, wmma) = match o {
         VMfmaF3216x16x16F16 => (16, 2, VWmmaF3216x16x16F16),
@@ -96,9 +310,24 @@ fn shape(o: Op) -> Option<Shape> {
         VMfmaF3232x32x16F16 => (32, 4, VWmmaF3216x16x16F16),
         VMfmaF3232x32x8Bf16 => (32, 2, VWmmaF3216x16x16Bf16),
         VMfmaF3232x32x16Bf16 => (32, 4, VWmmaF3216x16x16Bf16),
+        VMfmaF3216x16x32Fp8Fp8 => (16, 2, wmma8(false, false)),
+        VMfmaF3216x16x32Fp8Bf8 => (16, 2, wmma8(false, true)),
+        VMfmaF3216x16x32Bf8Fp8 => (16, 2, wmma8(true, false)),
+        VMfmaF3216x16x32Bf8Bf8 => (16, 2, wmma8(true, true)),
+        VMfmaF3232x32x16Fp8Fp8 => (32, 2, wmma8(false, false)),
+        VMfmaF3232x32x16Fp8Bf8 => (32, 2, wmma8(false, true)),
+        VMfmaF3232x32x16Bf8Fp8 => (32, 2, wmma8(true, false)),
+        VMfmaF3232x32x16Bf8Bf8 => (32, 2, wmma8(true, true)),
+        VMfmaF3216x16x128F8f6f4 => (16, 8, wmma8(fa == 1, fb == 1)),
+        VMfmaF3232x32x64F8f6f4 => (32, 8, wmma8(fa == 1, fb == 1)),
         _ => return None,
     };
-    Some(Shape { m, ab, wmma })
+    let per = if matches!(wmma, VWmmaF3216x16x16F16 | VWmmaF3216x16x16Bf16) {
+        2
+    } else {
+        1
+    };
+    Some(Shape { m, ab, per, wmma })
 }
 
 /// `v_permlane16_b32` selects exchanging lanes 4..7 and 8..11 of every 16-lane row.
@@ -110,18 +339,36 @@ const ODD_ROWS: (u32, u32) = (0xffff_0000, 0xffff_0000);
 
 /// The gfx1201 sequence for the guest MFMA `g` (see the module doc).
 pub(crate) fn lower(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
-    let Some(s) = shape(g.op) else {
+    let f8f6f4 = matches!(
+        g.op,
+        Op::VMfmaF3216x16x128F8f6f4 | Op::VMfmaF3232x32x64F8f6f4
+    );
+    if matches!(
+        g.op,
+        Op::VMfmaScaleF3216x16x128F8f6f4 | Op::VMfmaScaleF3232x32x64F8f6f4
+    ) {
         return Err(unsupported(
             cx,
             g,
-            "MFMA -> WMMA: gfx1201 has no WMMA for this shape (only f16/bf16 16x16xK and 32x32xK are translated)",
+            "MFMA -> WMMA: scaled f8f6f4 MFMAs are not translated (GFX12 WMMAs have no block scales)",
+        ));
+    }
+    let (cbsz, abid, blgp) = (g.field(F::Cbsz), g.field(F::Abid), g.field(F::Blgp));
+    if f8f6f4 && (cbsz > 1 || blgp > 1) {
+        return Err(unsupported(
+            cx,
+            g,
+            "MFMA -> WMMA: fp6/bf6/fp4 operands (cbsz/blgp above 1) have no GFX12 WMMA",
+        ));
+    }
+    let Some(s) = shape(g.op, (cbsz, blgp)) else {
+        return Err(unsupported(
+            cx,
+            g,
+            "MFMA -> WMMA: gfx1201 has no WMMA for this shape (only f16/bf16 and fp8/bf8 16x16xK and 32x32xK are translated)",
         ));
     };
-    if g.format != Format::Mai
-        || g.field(F::Cbsz) != 0
-        || g.field(F::Abid) != 0
-        || g.field(F::Blgp) != 0
-    {
+    if g.format != Format::Mai || abid != 0 || (!f8f6f4 && (cbsz != 0 || blgp != 0)) {
         return Err(unsupported(
             cx,
             g,
@@ -157,10 +404,14 @@ pub(crate) fn lower(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateEr
         out: Vec::new(),
         cx,
     };
-    if s.m == 16 {
-        e.tile16(s, d, a, b, c)?;
-    } else {
-        e.tile32(s, d, a, b, c)?;
+    let link = e.cx.chains.links.get(&e.cx.pc).copied();
+    match (s.m, link) {
+        (16, _) => e.tile16(s, d, a, b, c)?,
+        (_, None) => e.tile32(s, d, a, b, c)?,
+        (_, Some((link, slot))) => {
+            let tiles = e.cx.chains.base + 16 * slot;
+            e.chained32(s, link, tiles, (d, a, b), c)?;
+        }
     }
     Ok(e.out)
 }
@@ -250,8 +501,9 @@ impl Emit<'_, '_> {
         )
     }
 
-    fn wmma(&mut self, o: Op, d: u16, a: u16, b: u16, c: Operand) -> Result<(), TranslateError> {
-        self.push(o, Format::Vop3p, &[v(d, 4), v(a, 2), v(b, 2), c])
+    fn wmma(&mut self, s: Shape, d: u16, a: u16, b: u16, c: Operand) -> Result<(), TranslateError> {
+        let n = s.per as u8;
+        self.push(s.wmma, Format::Vop3p, &[v(d, 4), v(a, n), v(b, n), c])
     }
 
     /// 16x16xK: A's rows 4..7 and 8..11 exchanged, one WMMA per register pair.
@@ -281,8 +533,8 @@ impl Emit<'_, '_> {
             Src::Reg(r) => v(r, 4),
             Src::Const(o) => o,
         };
-        for p in (0..s.ab).step_by(2) {
-            self.wmma(s.wmma, d, t + p, b + p, acc)?;
+        for p in (0..s.ab).step_by(usize::from(s.per)) {
+            self.wmma(s, d, t + p, b + p, acc)?;
             acc = v(d, 4);
         }
         Ok(())
@@ -290,31 +542,74 @@ impl Emit<'_, '_> {
 
     /// 32x32xK: four 16x16 tiles (see the module doc).
     fn tile32(&mut self, s: Shape, d: u16, a: u16, b: u16, c: Src) -> Result<(), TranslateError> {
-        // Scratch: A' for I = 0, 1 (2 each), B' for J = 0, 1, then the tiles T[I][J].
-        let ap = self.scratch(0, 4);
-        let bp = self.scratch(4, 4);
-        let tiles = self.scratch(8, 16);
-        let tile = |i: u16, j: u16| tiles + 4 * (2 * i + j);
+        // Scratch: A' then B' (per WMMA step w and tile row/column I: `per` registers at
+        // `(2w + I) * per`), then the tiles T[I][J].
+        let steps = (s.ab / (2 * s.per)).max(1);
+        let n = 2 * steps * s.per;
+        let ap = self.scratch(0, n);
+        let bp = self.scratch(n, n);
+        let tiles = self.scratch(2 * n, 16);
+        self.operands32(s, (a, ap), (b, bp))?;
+        if let Src::Reg(cr) = c {
+            self.c_to_tiles(cr, tiles)?;
+        }
+        self.wmmas32(s, ap, bp, tiles, c)?;
+        self.tiles_to_d(tiles, d)
+    }
+
+    /// A 32x32 MFMA of a chain whose tiles are at `tiles` ([`Chains`]): the first converts
+    /// C in, the last converts D out.
+    fn chained32(
+        &mut self,
+        s: Shape,
+        link: Link,
+        tiles: u16,
+        (d, a, b): (u16, u16, u16),
+        c: Src,
+    ) -> Result<(), TranslateError> {
+        let steps = (s.ab / (2 * s.per)).max(1);
+        let n = 2 * steps * s.per;
+        let ap = self.scratch(0, n);
+        let bp = self.scratch(n, n);
+        self.operands32(s, (a, ap), (b, bp))?;
+        let acc = match (link, c) {
+            (Link::First, Src::Reg(cr)) => {
+                self.c_to_tiles(cr, tiles)?;
+                c
+            }
+            (Link::First, Src::Const(_)) => c,
+            _ => Src::Reg(tiles),
+        };
+        self.wmmas32(s, ap, bp, tiles, acc)?;
+        if link == Link::Last {
+            self.tiles_to_d(tiles, d)?;
+        }
+        Ok(())
+    }
+
+    /// A' and B' of the 32x32 rule: for WMMA step `w` and tile row (column) I, lane group
+    /// `(h, b)` register `r` takes guest register `2 * per * w + per * b + r` of lane
+    /// `(h, I, x)` (in place when `b == I`, across the 16-lane rows otherwise); with two
+    /// guest registers of 16-bit values (K = 8) groups `(h, 0)` take register `r` and
+    /// groups `(h, 1)` zero.
+    fn operands32(&mut self, s: Shape, a: (u16, u16), b: (u16, u16)) -> Result<(), TranslateError> {
+        let steps = (s.ab / (2 * s.per)).max(1);
+        let zero_half = s.ab < 2 * s.per;
+        let slot = |w: u16, i: u16, r: u16| (2 * w + i) * s.per + r;
         // Phase 1 (selects ACROSS): everything that crosses the 16-lane rows.
         self.pair(ACROSS)?;
-        for (src, dst) in [(a, ap), (b, bp)] {
-            for i in 0..2u16 {
-                for r in 0..2u16 {
-                    // Lane group b = 1 - i reads guest register 2(1 - i) + r across
-                    // (kl = 8); with kl = 4 tile 1 reads register r across.
-                    let from = if s.ab == 4 { 2 * (1 - i) + r } else { r };
-                    if s.ab == 4 || i == 1 {
-                        self.permlane(true, dst + 2 * i + r, src + from)?;
-                    }
-                }
-            }
-        }
-        if let Src::Reg(cr) = c {
-            for i in 0..2u16 {
-                for j in 0..2u16 {
-                    for r in 0..4u16 {
-                        // T[I][J] lane group b != J: C register 4(2I + 1 - J) + r across.
-                        self.permlane(true, tile(i, j) + r, cr + 4 * (2 * i + 1 - j) + r)?;
+        for (src, dst) in [a, b] {
+            for w in 0..steps {
+                for i in 0..2u16 {
+                    for r in 0..s.per {
+                        if zero_half {
+                            if i == 1 {
+                                self.permlane(true, dst + slot(w, i, r), src + r)?;
+                            }
+                        } else {
+                            let from = 2 * s.per * w + (1 - i) * s.per + r;
+                            self.permlane(true, dst + slot(w, i, r), src + from)?;
+                        }
                     }
                 }
             }
@@ -322,52 +617,90 @@ impl Emit<'_, '_> {
         // Phase 2 (mask ODD_ROWS): merge the in-place halves.
         self.pair(ODD_ROWS)?;
         let zero = Operand::Inline(128);
-        for (src, dst) in [(a, ap), (b, bp)] {
-            for i in 0..2u16 {
-                for r in 0..2u16 {
-                    let w = dst + 2 * i + r;
-                    if s.ab == 4 {
-                        // Lanes b == I: guest register 2I + r in place.
-                        let here = v(src + 2 * i + r, 1);
-                        if i == 0 {
-                            self.select(w, here, v(w, 1))?;
+        for (src, dst) in [a, b] {
+            for w in 0..steps {
+                for i in 0..2u16 {
+                    for r in 0..s.per {
+                        let t = dst + slot(w, i, r);
+                        if zero_half {
+                            let x = if i == 0 { v(src + r, 1) } else { v(t, 1) };
+                            self.select(t, x, zero)?;
                         } else {
-                            self.select(w, v(w, 1), here)?;
-                        }
-                    } else {
-                        // Lane groups b = 0 hold the data, b = 1 zero.
-                        let x = if i == 0 { v(src + r, 1) } else { v(w, 1) };
-                        self.select(w, x, zero)?;
-                    }
-                }
-            }
-        }
-        if let Src::Reg(cr) = c {
-            for i in 0..2u16 {
-                for j in 0..2u16 {
-                    for r in 0..4u16 {
-                        let w = tile(i, j) + r;
-                        let here = v(cr + 4 * (2 * i + j) + r, 1);
-                        if j == 0 {
-                            self.select(w, here, v(w, 1))?;
-                        } else {
-                            self.select(w, v(w, 1), here)?;
+                            let here = v(src + 2 * s.per * w + i * s.per + r, 1);
+                            if i == 0 {
+                                self.select(t, here, v(t, 1))?;
+                            } else {
+                                self.select(t, v(t, 1), here)?;
+                            }
                         }
                     }
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The guest C (CDNA 32x32 D layout at `cr`) into the four tiles at `tiles`: T[I][J]
+    /// register r, lane group b == J from C register `4(2I + J) + r` in place, the others
+    /// from register `4(2I + 1 - J) + r` across.
+    fn c_to_tiles(&mut self, cr: u16, tiles: u16) -> Result<(), TranslateError> {
+        let tile = |i: u16, j: u16| tiles + 4 * (2 * i + j);
+        self.pair(ACROSS)?;
         for i in 0..2u16 {
             for j in 0..2u16 {
-                let acc = match c {
-                    Src::Reg(_) => v(tile(i, j), 4),
-                    Src::Const(o) => o,
-                };
-                self.wmma(s.wmma, tile(i, j), ap + 2 * i, bp + 2 * j, acc)?;
+                for r in 0..4u16 {
+                    self.permlane(true, tile(i, j) + r, cr + 4 * (2 * i + 1 - j) + r)?;
+                }
             }
         }
-        // D register 4t + r, t = 2I + u: lanes with bit 4 == u from T[I][u] in place,
-        // the others from T[I][1 - u] across.
+        self.pair(ODD_ROWS)?;
+        for i in 0..2u16 {
+            for j in 0..2u16 {
+                for r in 0..4u16 {
+                    let w = tile(i, j) + r;
+                    let here = v(cr + 4 * (2 * i + j) + r, 1);
+                    if j == 0 {
+                        self.select(w, here, v(w, 1))?;
+                    } else {
+                        self.select(w, v(w, 1), here)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The WMMAs of one 32x32 MFMA: every tile accumulates its steps, the first from `c`
+    /// (the tile itself when C is in registers).
+    fn wmmas32(
+        &mut self,
+        s: Shape,
+        ap: u16,
+        bp: u16,
+        tiles: u16,
+        c: Src,
+    ) -> Result<(), TranslateError> {
+        let steps = (s.ab / (2 * s.per)).max(1);
+        for i in 0..2u16 {
+            for j in 0..2u16 {
+                let t = tiles + 4 * (2 * i + j);
+                for w in 0..steps {
+                    let acc = match c {
+                        Src::Const(o) if w == 0 => o,
+                        _ => v(t, 4),
+                    };
+                    let (x, y) = ((2 * w + i) * s.per, (2 * w + j) * s.per);
+                    self.wmma(s, t, ap + x, bp + y, acc)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The tiles back into the guest D: register 4t + r, t = 2I + u, lanes with bit 4 ==
+    /// u from T[I][u] in place, the others from T[I][1 - u] across.
+    fn tiles_to_d(&mut self, tiles: u16, d: u16) -> Result<(), TranslateError> {
+        let tile = |i: u16, j: u16| tiles + 4 * (2 * i + j);
         self.pair(ACROSS)?;
         for i in 0..2u16 {
             for u in 0..2u16 {

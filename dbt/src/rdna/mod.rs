@@ -15,7 +15,7 @@
 //!   s[104:105] (`scope::relax_for`), as on the gfx942 host;
 //! * [`desc`]: the gfx1201 kernel descriptor and the entry prologue that rebuilds the
 //!   workgroup-id SGPRs the gfx950 code expects from the GFX12 TTMP registers;
-//! * [`matrix`]: the f16/bf16 MFMAs as GFX12 WMMAs with lane fix-ups.
+//! * [`matrix`]: the f16/bf16 and fp8/bf8 MFMAs as GFX12 WMMAs with lane fix-ups.
 //!
 //! AGPRs are folded into VGPRs above the kernel's arch VGPRs (`a[n]` -> `v[arch + n]`;
 //! `v_accvgpr_*` become `v_mov_b32`), scratch VGPRs for the rules come after them.
@@ -30,8 +30,8 @@
 //! gfx942 rule's integer rounding, re-encoded.
 //!
 //! Not implemented yet (each a typed rejection naming the kernel, and for
-//! instructions the PC): non-f16/bf16 MFMAs, formatted buffer accesses, 16-bit DPP
-//! operations that may leave lanes unwritten,
+//! instructions the PC): f32/f64/integer/fp6/fp4/scaled MFMAs, formatted buffer accesses,
+//! 16-bit DPP operations that may leave lanes unwritten,
 //! DPP wave shifts/rotates, SDWA neg/abs and UNUSED_SEXT, SMEM with SGPR offsets,
 //! `v_cmpx` (GFX9 also writes VCC), kernarg preload, workgroup-info SGPRs, private
 //! segment buffers, unrecovered indirect calls (function pointers), branches into or
@@ -253,10 +253,12 @@ fn emit(
     let kernel = p.name.as_str();
     let mut body = Body::default();
     let extent = scope::sgpr_extent(cfg, sc);
+    // The MFMA chains' tiles come first; the rules' scratch above them.
+    let chains = matrix::chains(cfg, sc, scratch_first);
     let mut cx = Ctx {
         kernel,
         pc: 0,
-        scratch_first,
+        scratch_first: scratch_first + 16 * chains.slots,
         scratch_used: 0,
         agpr_base,
         rsrc: reencode::Rsrcs::above(extent),
@@ -266,6 +268,7 @@ fn emit(
         inplace_ok: extent.is_some(),
         pending: u8::MAX,
         float_mode: (p.kd.compute_pgm_rsrc1 >> 12 & 0xff) as u8,
+        chains,
     };
     let known = known::analyse(cfg, sc, &p.roots);
     let pending = known::pending(cfg, sc, &p.roots);

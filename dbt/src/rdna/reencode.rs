@@ -87,6 +87,8 @@ pub(crate) struct Ctx<'a> {
     pub pending: u8,
     /// The kernel's initial MODE bits 7:0 (the descriptor's FLOAT_MODE).
     pub float_mode: u8,
+    /// The scope's 32x32 MFMA chains, whose tiles live below `scratch_first`.
+    pub chains: super::matrix::Chains,
 }
 
 /// The 4-aligned SGPR quads above everything the kernel scope names (GFX12 has 106

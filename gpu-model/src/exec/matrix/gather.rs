@@ -99,8 +99,9 @@ pub(super) fn gather(p: &Plan, o: &Operands, t: &Tuple, is_b: bool, out: &mut [u
         Family::Cdna => layout::cdna_run(outer, k, sh.blocks),
         Family::Gfx12 => layout::gfx12_run(width),
     };
+    // BLGP is a lane broadcast except where it is a negation (f64) or B's format (f8f6f4).
     let blgp_lane = |l: usize| match (
-        is_b && sh.family == Family::Cdna && sh.out != Out::F64,
+        is_b && sh.family == Family::Cdna && sh.out != Out::F64 && !f8f6f4,
         o.blgp,
     ) {
         (false, _) | (true, 0) => l,

@@ -171,7 +171,8 @@ fn check(sh: Shape, o: Operands, seed: u64) {
     }
     let before = w.clone();
     exec(&mut w, &sh, &o).expect("exec");
-    let blgp = |l: usize| match (sh.family == Family::Cdna && sh.out != Out::F64, o.blgp) {
+    let lanes_moved = sh.family == Family::Cdna && sh.out != Out::F64 && sh.b != Ty::F8f6f4;
+    let blgp = |l: usize| match (lanes_moved, o.blgp) {
         (false, _) | (true, 0) => l,
         (true, 1) => l % 32,
         (true, 2) => 32 + l % 32,
