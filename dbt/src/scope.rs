@@ -144,20 +144,26 @@ pub fn scope(cfg: &Cfg, roots: &[u64], kernel: &str) -> Result<BTreeSet<u64>, Tr
     Ok(seen)
 }
 
+/// Whether `op` reaches VGPRs through M0 or the GPR-index mode (`v_movrel*`,
+/// `s_set_gpr_idx_*`), so that the registers it touches are not in its encoding.
+pub fn indexes_vgprs(op: Op) -> bool {
+    matches!(
+        op,
+        Op::VMovrelsB32
+            | Op::VMovreldB32
+            | Op::VMovrelsdB32
+            | Op::VMovrelsd2B32
+            | Op::SSetGprIdxOn
+            | Op::SSetGprIdxMode
+    )
+}
+
 /// The highest VGPR index any instruction of the scope touches (plus one), or `None`
 /// when the scope indexes VGPRs through M0 (then only the allocation bounds them).
 pub fn vgpr_extent(cfg: &Cfg, scope: &BTreeSet<u64>) -> Option<u16> {
     let mut hi = 0u16;
     for s in scope.iter().filter_map(|pc| cfg.insts.get(pc)) {
-        if matches!(
-            s.inst.op,
-            Op::VMovrelsB32
-                | Op::VMovreldB32
-                | Op::VMovrelsdB32
-                | Op::VMovrelsd2B32
-                | Op::SSetGprIdxOn
-                | Op::SSetGprIdxMode
-        ) {
+        if indexes_vgprs(s.inst.op) {
             return None;
         }
         for a in s.inst.accesses() {

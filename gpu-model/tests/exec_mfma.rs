@@ -456,7 +456,10 @@ impl Case {
             row.sort_by_key(|&(c, _, _)| c);
             assert_eq!(row.len(), k / 2, "sparse A fully placed");
         }
-        let src_lane = |l: usize| match self.blgp {
+        // BLGP broadcasts B's lanes, except on f8f6f4 MFMAs, where it is B's format (as
+        // CBSZ is A's: the same bits cannot also select a broadcast).
+        let blgp = if self.f8f6f4 { 0 } else { self.blgp };
+        let src_lane = |l: usize| match blgp {
             0 => l,
             1 => l % 32,
             2 => 32 + l % 32,

@@ -212,15 +212,7 @@ pub(crate) fn chains(cfg: &Cfg, sc: &BTreeSet<u64>, first: u16) -> Chains {
             open.drain(..).for_each(|o| close(o, &mut out, &mut free));
         }
         next = matches!(s.flow, Flow::Next).then(|| cfg.next_pc(pc));
-        let indexed = matches!(
-            s.inst.op,
-            Op::VMovrelsB32
-                | Op::VMovreldB32
-                | Op::VMovrelsdB32
-                | Op::VMovrelsd2B32
-                | Op::SSetGprIdxOn
-                | Op::SSetGprIdxMode
-        );
+        let indexed = crate::scope::indexes_vgprs(s.inst.op);
         let mf = chainable(&s.inst);
         // The accumulator this MFMA extends: C and D are its tuple, A and B elsewhere.
         let ext = mf.and_then(|(d, c, ab)| {

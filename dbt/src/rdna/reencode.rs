@@ -1604,15 +1604,9 @@ fn packed_f32(g: &Inst, o: Op, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateE
     Ok(out)
 }
 
-/// gfx950 `v_permlane32_swap_b32 vdst, vsrc` (the upper 32 lanes of vdst exchanged with
-/// the lower 32 lanes of vsrc; a lane whose partner lane is inactive keeps its value, the
-/// model's `exec::lane::permlane_swap` without FI/BOUND_CTRL) on gfx1201 wave64 through
-/// GFX12's `v_permlane64_b32` (every active lane reads lane `l ^ 32`): both registers'
-/// partner values go to scratch first (so vdst may equal vsrc), then `v_cndmask_b32`
-/// takes them where the partner is active: `{exec_lo, 0}` as the mask for vdst's upper
-/// lanes, `{0, exec_hi}` for vsrc's lower ones, built with `s_mov_b32` in s[104:105]
-/// (free between guest instructions) so SCC is untouched.
-fn permlane32_swap(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+/// The (vdst, vsrc) VGPRs of a `v_permlane{16,32}_swap_b32`; the VOP3 form's
+/// fi/bound_ctrl are refused by name.
+fn swap_operands(g: &Inst, cx: &Ctx<'_>) -> Result<(u16, u16), TranslateError> {
     if g.format == Format::Vop3 && g.field(F::OpSel) != 0 {
         return Err(cx.unsupported(g, "fi/bound_ctrl are not handled"));
     }
@@ -1622,6 +1616,28 @@ fn permlane32_swap(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateErr
     ) else {
         return Err(cx.unsupported(g, "unexpected operands"));
     };
+    Ok((d, src))
+}
+
+/// A host instruction `o` in format `f` with `ops` as its operands, in order.
+fn host_inst(o: Op, f: Format, ops: &[Operand], cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
+    let mut i = build(o, f, cx)?;
+    for (k, x) in ops.iter().enumerate() {
+        i.set_operand(k, *x).map_err(|e| cx.enc(e))?;
+    }
+    Ok(i)
+}
+
+/// gfx950 `v_permlane32_swap_b32 vdst, vsrc` (the upper 32 lanes of vdst exchanged with
+/// the lower 32 lanes of vsrc; a lane whose partner lane is inactive keeps its value, the
+/// model's `exec::lane::permlane_swap` without FI/BOUND_CTRL) on gfx1201 wave64 through
+/// GFX12's `v_permlane64_b32` (every active lane reads lane `l ^ 32`): both registers'
+/// partner values go to scratch first (so vdst may equal vsrc), then `v_cndmask_b32`
+/// takes them where the partner is active: `{exec_lo, 0}` as the mask for vdst's upper
+/// lanes, `{0, exec_hi}` for vsrc's lower ones, built with `s_mov_b32` in s[104:105]
+/// (free between guest instructions) so SCC is untouched.
+fn permlane32_swap(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let (d, src) = swap_operands(g, cx)?;
     let (ts, td) = (cx.scratch_first, cx.scratch_first + 1);
     cx.scratch_used = cx.scratch_used.max(2);
     let s1 = |first: u16| Operand::Sgpr { first, count: 1 };
@@ -1629,13 +1645,7 @@ fn permlane32_swap(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateErr
         first: CARRY,
         count: 2,
     };
-    let one = |o: Op, f: Format, ops: &[Operand]| -> Result<Inst, TranslateError> {
-        let mut i = build(o, f, cx)?;
-        for (k, x) in ops.iter().enumerate() {
-            i.set_operand(k, *x).map_err(|e| cx.enc(e))?;
-        }
-        Ok(i)
-    };
+    let one = |o: Op, f: Format, ops: &[Operand]| host_inst(o, f, ops, cx);
     let (exec_lo, exec_hi, zero) = (s1(126), s1(127), Operand::Inline(128));
     Ok(vec![
         one(Op::VPermlane64B32, Format::Vop1, &[v1(ts), v1(src)])?,
@@ -1662,25 +1672,11 @@ fn permlane32_swap(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateErr
 /// vdst and the even rows for vsrc. The selects and the mask go through s[104:105] with
 /// `s_mov_b32` (SCC untouched).
 fn permlane16_swap(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
-    if g.format == Format::Vop3 && g.field(F::OpSel) != 0 {
-        return Err(cx.unsupported(g, "fi/bound_ctrl are not handled"));
-    }
-    let (Some(Operand::Vgpr { first: d, .. }), Some(Operand::Vgpr { first: src, .. })) = (
-        map_operand(g, op(g, 0, cx)?, cx).ok(),
-        map_operand(g, op(g, 1, cx)?, cx).ok(),
-    ) else {
-        return Err(cx.unsupported(g, "unexpected operands"));
-    };
+    let (d, src) = swap_operands(g, cx)?;
     let (td, ts) = (cx.scratch_first, cx.scratch_first + 1);
     cx.scratch_used = cx.scratch_used.max(2);
     let s1 = |first: u16| Operand::Sgpr { first, count: 1 };
-    let one = |o: Op, f: Format, ops: &[Operand]| -> Result<Inst, TranslateError> {
-        let mut i = build(o, f, cx)?;
-        for (k, x) in ops.iter().enumerate() {
-            i.set_operand(k, *x).map_err(|e| cx.enc(e))?;
-        }
-        Ok(i)
-    };
+    let one = |o: Op, f: Format, ops: &[Operand]| host_inst(o, f, ops, cx);
     let permx = |dst: u16, from: u16| {
         vop3_host(
             Op::VPermlanex16B32,
