@@ -684,16 +684,21 @@ fn permlane_swaps_expand_to_bpermutes_with_the_same_results() {
     );
 }
 
-/// On gfx1201 (wave64) `v_permlane32_swap_b32` goes through GFX12's `v_permlane64_b32`
-/// (`rdna::reencode::permlane32_swap`).
-#[test]
-fn permlane32_swaps_run_through_permlane64_on_gfx1201() {
-    let forms: Vec<_> = SWAP_FORMS.iter().copied().filter(|f| f.0 == 32).collect();
-    let guest = common::assemble(&permlane_source(&forms), "gfx950", "swap32");
+/// The `width`-lane swaps of [`SWAP_FORMS`] translated to gfx1201 use `host` (and no
+/// swap instruction is left) and write what they write on gfx950.
+fn swaps_run_on_gfx1201(width: usize, host: &str) {
+    let forms: Vec<_> = SWAP_FORMS
+        .iter()
+        .copied()
+        .filter(|f| f.0 == width)
+        .collect();
+    let name = format!("swap{width}");
+    let guest = common::assemble(&permlane_source(&forms), "gfx950", &name);
     let t = dbt::translate(&guest, Target::Gfx1201);
     assert!(t.translated, "{:?}", t.diagnostics);
-    let dis = common::llvm_accepts_as(&t.object, "swap32-gfx1201", "gfx1201");
-    assert!(dis.contains("v_permlane64_b32") && !dis.contains("permlane32_swap"));
+    let dis = common::llvm_accepts_as(&t.object, &format!("{name}-gfx1201"), "gfx1201");
+    let swap = format!("permlane{width}_swap");
+    assert!(dis.contains(host) && !dis.contains(&swap), "{dis}");
     let want = run_swap(&forms, &guest, Target::Gfx950);
     let got = run_swap(&forms, &t.object, Target::Gfx1201);
     let bad = swap_mismatches(&forms, &[("gfx950", &want), ("gfx1201", &got)]);
@@ -705,26 +710,19 @@ fn permlane32_swaps_run_through_permlane64_on_gfx1201() {
     );
 }
 
+/// On gfx1201 (wave64) `v_permlane32_swap_b32` goes through GFX12's `v_permlane64_b32`
+/// (`rdna::reencode::permlane32_swap`).
+#[test]
+fn permlane32_swaps_run_through_permlane64_on_gfx1201() {
+    swaps_run_on_gfx1201(32, "v_permlane64_b32");
+}
+
 /// On gfx1201 `v_permlane16_swap_b32` goes through GFX12's `v_permlanex16_b32`
 /// (`rdna::reencode::permlane16_swap`): full and partial EXEC, vdst = vsrc, the VOP3
 /// form.
 #[test]
 fn permlane16_swaps_run_through_permlanex16_on_gfx1201() {
-    let forms: Vec<_> = SWAP_FORMS.iter().copied().filter(|f| f.0 == 16).collect();
-    let guest = common::assemble(&permlane_source(&forms), "gfx950", "swap16");
-    let t = dbt::translate(&guest, Target::Gfx1201);
-    assert!(t.translated, "{:?}", t.diagnostics);
-    let dis = common::llvm_accepts_as(&t.object, "swap16-gfx1201", "gfx1201");
-    assert!(dis.contains("v_permlanex16_b32") && !dis.contains("permlane16_swap"));
-    let want = run_swap(&forms, &guest, Target::Gfx950);
-    let got = run_swap(&forms, &t.object, Target::Gfx1201);
-    let bad = swap_mismatches(&forms, &[("gfx950", &want), ("gfx1201", &got)]);
-    assert!(
-        bad.is_empty(),
-        "{} mismatches:\n{}",
-        bad.len(),
-        bad[..bad.len().min(20)].join("\n")
-    );
+    swaps_run_on_gfx1201(16, "v_permlanex16_b32");
 }
 
 /// `v_prng_b32` sources: a VGPR, an SGPR, a literal, an inline constant, and the VOP3
