@@ -9,6 +9,10 @@
 use std::collections::BTreeMap;
 use std::process::{Command, Output};
 
+#[path = "../../simkit/tests/support/mpi_session.rs"]
+mod mpi_session;
+use mpi_session::MpiSession;
+
 const BIN: &str = env!("CARGO_BIN_EXE_memory-replicas");
 
 fn words(out: &Output) -> BTreeMap<String, String> {
@@ -43,12 +47,16 @@ fn replicas_end_with_the_bytes_of_one_process() {
     );
     assert_ne!(shorter["memory"], want);
     for (np, threads) in [(2, "1"), (3, "1"), (2, "2")] {
-        let out = Command::new("timeout")
-            .args(["-k", "5", "60", "mpirun", "--oversubscribe", "-np"])
-            .arg(np.to_string())
-            .args([BIN, "--threads", threads])
-            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        let tmp = MpiSession::new();
+        let out = tmp
+            .apply(
+                Command::new("timeout")
+                    .args(["-k", "5", "60", "mpirun", "--oversubscribe", "-np"])
+                    .arg(np.to_string())
+                    .args([BIN, "--threads", threads])
+                    .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                    .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
+            )
             .output()
             .expect("run mpirun (is openmpi-bin installed?)");
         let got = words(&out);

@@ -8,6 +8,10 @@
 
 use std::process::{Command, Output};
 
+#[path = "../../simkit/tests/support/mpi_session.rs"]
+mod mpi_session;
+use mpi_session::MpiSession;
+
 fn gfxsim(size: &str, rank: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gfxsim"))
         .args(args)
@@ -57,6 +61,35 @@ fn scenario_commands_as_one_of_several_ranks_are_refused() {
 }
 
 #[test]
+fn checkpoints_across_ranks_are_refused_by_name() {
+    // Refused before MPI starts, so the launcher's variables alone exercise it.
+    let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/two_xcds.ron");
+    let flags: [&[&str]; 2] = [
+        &[
+            "--checkpoint-at",
+            "1000",
+            "--checkpoint-file",
+            "/nonexistent/ckpt",
+        ],
+        &["--restore", "/nonexistent/ckpt"],
+    ];
+    for flag in flags {
+        let mut args = vec!["run", scenario];
+        args.extend(flag);
+        let out = gfxsim("2", "1", &args);
+        if cfg!(feature = "mpi") {
+            refused(
+                &out,
+                "gfxsim run: --checkpoint-at / --restore is not supported across MPI \
+                 processes (this is rank 1)",
+            );
+        } else {
+            refused(&out, "does not run across MPI processes in this build");
+        }
+    }
+}
+
+#[test]
 fn one_rank_is_not_refused() {
     let out = gfxsim("1", "0", &["exec", "--", "true"]);
     assert!(out.status.success(), "{out:?}");
@@ -64,12 +97,16 @@ fn one_rank_is_not_refused() {
 
 #[test]
 fn exec_under_mpirun_ends_every_rank_with_the_error() {
-    let out = Command::new("timeout")
-        .args(["-k", "5", "60", "mpirun", "--oversubscribe", "-np", "2"])
-        .arg(env!("CARGO_BIN_EXE_gfxsim"))
-        .args(["exec", "--", "true"])
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    let session = MpiSession::new();
+    let out = session
+        .apply(
+            Command::new("timeout")
+                .args(["-k", "5", "60", "mpirun", "--oversubscribe", "-np", "2"])
+                .arg(env!("CARGO_BIN_EXE_gfxsim"))
+                .args(["exec", "--", "true"])
+                .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
+        )
         .output()
         .expect("run mpirun (is openmpi-bin installed?)");
     assert_ne!(out.status.code(), Some(124), "mpirun hung: {out:?}");

@@ -10,6 +10,10 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+#[path = "../../simkit/tests/support/mpi_session.rs"]
+mod mpi_session;
+use mpi_session::MpiSession;
+
 const EXE: &str = env!("CARGO_BIN_EXE_gfxsim");
 
 fn example(name: &str) -> String {
@@ -29,11 +33,14 @@ fn run(cmd: &mut Command) -> Output {
 }
 
 fn mpirun(args: &[&str]) -> Output {
-    run(Command::new("timeout")
-        .args(["-k", "5", "900", "mpirun", "--oversubscribe"])
-        .args(args)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"))
+    let tmp = MpiSession::new();
+    run(tmp.apply(
+        Command::new("timeout")
+            .args(["-k", "5", "900", "mpirun", "--oversubscribe"])
+            .args(args)
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
+    ))
 }
 
 /// The JSON report of a successful run.
@@ -133,4 +140,43 @@ fn a_scenario_that_differs_between_ranks_is_refused_at_start() {
             >= 2,
         "both ranks must say it:\n{err}"
     );
+}
+
+#[test]
+fn rank_0_writes_the_trace_of_one_process() {
+    let scenario = example("two_xcds.ron");
+    let dir = MpiSession::new();
+    let (one, two) = (dir.0.join("one.json"), dir.0.join("two.json"));
+    let single = run(Command::new("timeout").args([
+        "900",
+        EXE,
+        "run",
+        &scenario,
+        "--threads",
+        "2",
+        "--trace",
+        one.to_str().expect("a UTF-8 temporary path"),
+    ]));
+    assert!(single.status.success(), "{single:?}");
+    let out = mpirun(&[
+        "-np",
+        "2",
+        EXE,
+        "run",
+        &scenario,
+        "--threads",
+        "1",
+        "--trace",
+        two.to_str().expect("a UTF-8 temporary path"),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let (one, two) = (
+        std::fs::read_to_string(&one).expect("the single-process trace"),
+        std::fs::read_to_string(&two).expect("rank 0's trace"),
+    );
+    // Wave spans from both XCDs: XCD 1's partition runs on rank 1.
+    for xcd in ["\"ph\":\"X\",\"pid\":0,", "\"ph\":\"X\",\"pid\":1,"] {
+        assert!(one.contains(xcd), "no {xcd} span in {one}");
+    }
+    assert_eq!(two, one, "the trace of 2 ranks differs from one process's");
 }

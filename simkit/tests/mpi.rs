@@ -8,6 +8,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+#[path = "support/mpi_session.rs"]
+mod mpi_session;
+use mpi_session::MpiSession;
+
 const BIN: &str = env!("CARGO_BIN_EXE_simkit-mpi");
 /// Small PHOLD (about 25 thousand events): the runs take milliseconds, mpirun's start most
 /// of the time.
@@ -46,7 +50,8 @@ fn mpirun(np: usize, mpi_args: &[&str], args: &[&str]) -> Output {
     .args(args)
     .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
     .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-    run(&mut c)
+    let tmp = MpiSession::new();
+    run(tmp.apply(&mut c))
 }
 
 fn single(args: &[&str]) -> Output {

@@ -69,8 +69,9 @@ impl Publisher {
 pub struct DistributedRun {
     /// How the run ended (the same on every rank).
     pub status: ExitStatus,
-    /// The engine report and trace hash over every rank (the same on every rank).
-    pub collected: Collected,
+    /// The engine report and trace hash over every rank, on rank 0 (which writes reports;
+    /// `None` on the others).
+    pub collected: Option<Collected>,
     /// Where this rank's wall-clock time went, in this run (not part of the results: it
     /// differs from rank to rank and run to run).
     pub times: RankTimes,
@@ -90,7 +91,8 @@ pub struct RankTimes {
     pub exchange: std::time::Duration,
     /// Of `run`: the memory sync points (replicas' shipments exchanged and applied).
     pub sync_points: std::time::Duration,
-    /// Bringing every rank's component state and statistics to every rank after the run.
+    /// Bringing every rank's component state and statistics to rank 0 (and the packet
+    /// processor's to every rank) after the run.
     pub collect: std::time::Duration,
     /// Copying the packet processor's writes from its rank to the others.
     pub driver_writes: std::time::Duration,
@@ -116,10 +118,11 @@ impl Soc {
     /// `config` is the caller's hash of what configured it (a scenario file), compared
     /// between ranks at start ([`simkit::mpi::DistError::Mismatch`] on a difference).
     ///
-    /// Afterwards every rank holds what a single-process run leaves: the device memory
-    /// (the compute units' writes were exchanged at every sync point; what the packet
-    /// processor wrote, ring slots, read indices and completion signals, is copied from its
-    /// rank at the end), and every component's state and statistics.
+    /// Afterwards every rank holds the device memory a single-process run leaves (the
+    /// compute units' writes were exchanged at every sync point; what the packet processor
+    /// wrote, ring slots, read indices and completion signals, is copied from its rank at
+    /// the end) and the packet processor's state; rank 0 also holds every component's
+    /// state and statistics (the others only those of the partitions they ran).
     pub fn run_distributed(
         &mut self,
         cluster: &Cluster,
@@ -134,13 +137,18 @@ impl Soc {
         let (mem, shared, live, driver) = (&self.mem, &self.shared, &self.live, self.driver);
         let run = (|| {
             let t = std::time::Instant::now();
-            let mut ds = DistSim::over(&mut self.sim, cluster, placement, config)?;
+            // The SoC is built from what `config` covers, with the same host calls on every
+            // rank: its components' state need not be compared (and after the first run the
+            // ranks hold different state for the partitions they do not run).
+            let mut ds = DistSim::over_described(&mut self.sim, cluster, placement, config)?;
             let start = t.elapsed();
             let t = std::time::Instant::now();
             let status = ds.run()?;
             let run = t.elapsed();
             let t = std::time::Instant::now();
-            let collected = ds.collect_everywhere()?;
+            // Everything to rank 0, which reports; the packet processor everywhere, since
+            // every rank's host side reads its completions.
+            let collected = ds.collect_sharing(&[driver])?;
             let collect = t.elapsed();
             let t = std::time::Instant::now();
             let home = ds

@@ -352,44 +352,114 @@ impl SyncExchange {
         // The world communicator: a predefined handle, nothing to free. MPI calls are
         // serialized here: only the rank's epoch leader runs the hook (see `run`).
         let world = mpi::topology::SimpleCommunicator::world();
-        let mut lens = vec![0u64; self.size];
-        let len = [mine.len() as u64];
-        mpi::request::scope(|sc| {
-            wait_gently(world.immediate_all_gather_into(sc, &len[..], &mut lens[..]))
-        });
-        let total: u64 = lens.iter().sum();
-        if total > i32::MAX as u64 {
+        // One round, no collective: every rank sends every other rank its bytes behind a
+        // flag byte (set when they are over MPI's 32-bit count, so that every rank learns
+        // it and all refuse alike); an earlier lengths-then-bytes pair of collectives made
+        // two rounds per sync point.
+        let too_big = mine.len() >= i32::MAX as usize;
+        let mut msg = Vec::with_capacity(1 + if too_big { 0 } else { mine.len() });
+        msg.push(too_big as u8);
+        if !too_big {
+            msg.extend_from_slice(mine);
+        }
+        let sends: Vec<&[u8]> = (0..self.size).map(|_| &msg[..]).collect();
+        let mut all = vec![Vec::new(); self.size];
+        swap_with_all(&world, self.rank, SYNC_TAG, &sends, &mut all);
+        let mut refused = None;
+        for (r, got) in all.iter_mut().enumerate() {
+            if r == self.rank {
+                continue;
+            }
+            match got.first() {
+                Some(0) => {
+                    got.remove(0);
+                }
+                _ => {
+                    refused.get_or_insert(r);
+                }
+            }
+        }
+        if too_big {
+            refused = Some(refused.map_or(self.rank, |r| r.min(self.rank)));
+        }
+        if let Some(rank) = refused {
             return Err(DistError::Unsupported {
-                rank: self.rank,
+                rank,
                 what: "exchanging more than 2 GiB at one sync point",
             });
         }
-        let counts: Vec<i32> = lens.iter().map(|&l| l as i32).collect();
-        let displs: Vec<i32> = counts
-            .iter()
-            .scan(0i32, |at, &c| {
-                let d = *at;
-                *at += c;
-                Some(d)
+        all[self.rank] = mine.to_vec();
+        Ok(all)
+    }
+}
+
+/// The tag of [`SyncExchange`]'s messages (the epoch messages have their own, so the two
+/// never match each other's probes; MPI keeps messages between two ranks with one tag in
+/// order).
+const SYNC_TAG: mpi::Tag = 0x5c4e;
+
+/// One round with every other rank: sends `send[r]` to each rank `r` but this one (`me`)
+/// and receives each one's message into `recv[r]` (resized to fit), all at once, without a
+/// collective. Waits gently (see [`Gentle`]) until every send and receive is done.
+pub(crate) fn swap_with_all(
+    world: &SimpleCommunicator,
+    me: usize,
+    tag: mpi::Tag,
+    send: &[&[u8]],
+    recv: &mut [Vec<u8>],
+) {
+    use mpi::datatype::Equivalence;
+    use mpi::point_to_point::{Destination, Source};
+    let size = send.len();
+    mpi::request::scope(|sc| {
+        let mut sends: Vec<_> = (0..size)
+            .filter(|&r| r != me)
+            .map(|r| {
+                Some(
+                    world
+                        .process_at_rank(r as mpi::Rank)
+                        .immediate_send_with_tag(sc, send[r], tag),
+                )
             })
             .collect();
-        let mut all = vec![0u8; total as usize];
-        if total > 0 {
-            // Not an empty slice: its dangling pointer, 0x1, is OpenMPI's MPI_IN_PLACE.
-            let mut owned = Vec::with_capacity(mine.len().max(1));
-            owned.extend_from_slice(mine);
-            let mine = &owned[..];
-            let mut part = mpi::datatype::PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
-            mpi::request::scope(|sc| {
-                wait_gently(world.immediate_all_gather_varcount_into(sc, mine, &mut part))
-            });
+        let mut waiting = size.saturating_sub(1);
+        let mut done = vec![false; size];
+        done[me] = true;
+        let mut gentle = Gentle::default();
+        while waiting > 0 || sends.iter().any(Option::is_some) {
+            let mut moved = false;
+            for r in 0..size {
+                if done[r] {
+                    continue;
+                }
+                let src = world.process_at_rank(r as mpi::Rank);
+                if let Some((msg, status)) = src.immediate_matched_probe_with_tag(tag) {
+                    let n = status.count(u8::equivalent_datatype()).max(0) as usize;
+                    let buf = &mut recv[r];
+                    buf.clear();
+                    buf.resize(n, 0);
+                    msg.matched_receive_into(&mut buf[..]);
+                    done[r] = true;
+                    waiting -= 1;
+                    moved = true;
+                }
+            }
+            for s in sends.iter_mut() {
+                if let Some(req) = s.take() {
+                    if let Err(req) = req.test() {
+                        *s = Some(req);
+                    } else {
+                        moved = true;
+                    }
+                }
+            }
+            if moved {
+                gentle = Gentle::default();
+            } else {
+                gentle.pause();
+            }
         }
-        Ok(counts
-            .iter()
-            .zip(&displs)
-            .map(|(&c, &d)| all[d as usize..(d + c) as usize].to_vec())
-            .collect())
-    }
+    });
 }
 
 /// How partitions are put on ranks.
@@ -523,6 +593,32 @@ fn hash_words(words: impl IntoIterator<Item = u64>) -> u64 {
     words.into_iter().fold(0x0d15_7a11, mix)
 }
 
+/// A digest of `bytes`, eight at a time (a component's saved state can be megabytes: one
+/// mixing round a byte made the start check of a GPU take seconds).
+fn hash_bytes(bytes: &[u8]) -> u64 {
+    let mut words = bytes.chunks_exact(8);
+    let mut h = mix(0x0d15_7a11, bytes.len() as u64);
+    for w in words.by_ref() {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(w);
+        h = mix(h, u64::from_le_bytes(b));
+    }
+    let mut tail = [0u8; 8];
+    tail[..words.remainder().len()].copy_from_slice(words.remainder());
+    mix(h, u64::from_le_bytes(tail))
+}
+
+/// What [`DistSim`]'s start check compares between ranks besides the topology,
+/// partitioning, placement, configuration hash and simulation state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StartCheck {
+    /// Also every component's saved state.
+    State,
+    /// Nothing more: the caller's configuration hash covers everything the components'
+    /// state comes from.
+    Description,
+}
+
 impl<'c, M> DistSim<'c, M>
 where
     M: serde::Serialize + serde::de::DeserializeOwned + Send + 'static,
@@ -539,7 +635,13 @@ where
         placement: &Placement,
         config: u64,
     ) -> Result<DistSim<'c, M>, DistError> {
-        DistSim::spread(Held::Owned(Box::new(sim)), cluster, placement, config)
+        DistSim::spread(
+            Held::Owned(Box::new(sim)),
+            cluster,
+            placement,
+            config,
+            StartCheck::State,
+        )
     }
 
     /// As [`DistSim::new`], over a simulation that a model built and owns (a GPU's SoC):
@@ -552,7 +654,35 @@ where
         placement: &Placement,
         config: u64,
     ) -> Result<DistSim<'c, M>, DistError> {
-        DistSim::spread(Held::Borrowed(sim), cluster, placement, config)
+        DistSim::spread(
+            Held::Borrowed(sim),
+            cluster,
+            placement,
+            config,
+            StartCheck::State,
+        )
+    }
+
+    /// As [`DistSim::over`], for a model whose components' state follows from `config`
+    /// alone (a GPU's SoC, built from a scenario and its code objects, with the same host
+    /// calls on every rank): the start check compares the topology, partitioning,
+    /// placement, `config` and the engine's own state, not the components' state. That
+    /// check is cheap, and it lets the ranks hold different state for the partitions they
+    /// do not run (after [`DistSim::collect`], rank 0 holds every rank's; the others keep
+    /// what they had), so the model can be spread again after a `collect`.
+    pub fn over_described(
+        sim: &'c mut Simulation<M>,
+        cluster: &'c Cluster,
+        placement: &Placement,
+        config: u64,
+    ) -> Result<DistSim<'c, M>, DistError> {
+        DistSim::spread(
+            Held::Borrowed(sim),
+            cluster,
+            placement,
+            config,
+            StartCheck::Description,
+        )
     }
 
     fn spread(
@@ -560,6 +690,7 @@ where
         cluster: &'c Cluster,
         placement: &Placement,
         config: u64,
+        check: StartCheck,
     ) -> Result<DistSim<'c, M>, DistError> {
         let parts = sim.parts.len();
         let sizes: Vec<u64> = sim.parts.iter().map(|p| p.comps.len() as u64).collect();
@@ -570,12 +701,15 @@ where
             Ok(rank_of) => hash_words(rank_of.iter().map(|&r| r as u64)),
             Err(_) => u64::MAX,
         };
-        let comp_state = hash_words(sim.parts.iter().flat_map(|p| {
-            p.comps.iter().map(|c| match c.save() {
-                Ok(b) => hash_words(b.iter().map(|&x| x as u64)),
-                Err(_) => 0,
-            })
-        }));
+        let comp_state = match check {
+            StartCheck::State => hash_words(sim.parts.iter().flat_map(|p| {
+                p.comps.iter().map(|c| match c.save() {
+                    Ok(b) => hash_bytes(&b),
+                    Err(_) => 0,
+                })
+            })),
+            StartCheck::Description => 0,
+        };
         let digests = [
             ("rank count", cluster.size as u64),
             ("topology", sim.tables.fingerprint),

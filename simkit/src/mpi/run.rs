@@ -21,9 +21,6 @@ use crate::event::{Entry, EventKey};
 use crate::handle::{Request, SimHandle};
 use crate::sync::{lock, run_threads, Job, Mutex};
 use crate::time::Tick;
-use mpi::datatype::Equivalence;
-use mpi::point_to_point::{Destination, Source};
-use mpi::topology::Communicator;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -298,56 +295,8 @@ impl<M> Shared<'_, M> {
         all[me * ROW..(me + 1) * ROW].copy_from_slice(row);
         let world = &self.comm.0.world;
         let mut malformed = None;
-        mpi::request::scope(|sc| {
-            // One request a peer, per epoch: no per-message allocation.
-            let mut sends: Vec<_> = (0..size)
-                .filter(|&r| r != me)
-                .map(|r| {
-                    Some(
-                        world
-                            .process_at_rank(r as mpi::Rank)
-                            .immediate_send_with_tag(sc, &send[r][..], EPOCH_TAG),
-                    )
-                })
-                .collect();
-            let mut waiting = size - 1;
-            let mut done = vec![false; size];
-            done[me] = true;
-            let mut gentle = super::Gentle::default();
-            while waiting > 0 || sends.iter().any(Option::is_some) {
-                let mut moved = false;
-                for r in 0..size {
-                    if done[r] {
-                        continue;
-                    }
-                    let src = world.process_at_rank(r as mpi::Rank);
-                    if let Some((msg, status)) = src.immediate_matched_probe_with_tag(EPOCH_TAG) {
-                        let n = status.count(u8::equivalent_datatype()).max(0) as usize;
-                        let buf = &mut recv[r];
-                        buf.clear();
-                        buf.resize(n, 0);
-                        msg.matched_receive_into(&mut buf[..]);
-                        done[r] = true;
-                        waiting -= 1;
-                        moved = true;
-                    }
-                }
-                for s in sends.iter_mut() {
-                    if let Some(req) = s.take() {
-                        if let Err(req) = req.test() {
-                            *s = Some(req);
-                        } else {
-                            moved = true;
-                        }
-                    }
-                }
-                if moved {
-                    gentle = super::Gentle::default();
-                } else {
-                    gentle.pause();
-                }
-            }
-        });
+        let sends: Vec<&[u8]> = send.iter().map(Vec::as_slice).collect();
+        super::swap_with_all(world, me, EPOCH_TAG, &sends, recv);
         for r in (0..size).filter(|&r| r != me) {
             let buf = &recv[r];
             if buf.len() < ROW * 8 {

@@ -27,8 +27,13 @@ struct CompPart {
     engine: CompState,
     stats: SavedStats,
     /// The model's saved state, if it can save it.
-    model: Option<Vec<u8>>,
+    model: Option<ModelBytes>,
 }
+
+/// A component's saved state, as one MessagePack byte string (a plain `Vec<u8>` would be
+/// an array of numbers, decoded one by one: megabytes of GPU state took seconds).
+#[derive(Serialize, Deserialize)]
+struct ModelBytes(#[serde(with = "crate::checkpoint::bytes")] Vec<u8>);
 
 #[derive(Serialize, Deserialize)]
 struct RankPart {
@@ -124,32 +129,49 @@ where
         }))
     }
 
-    /// As [`DistSim::collect`], onto every rank: afterwards each rank's
-    /// [`sim`](DistSim::sim) holds every component's state and statistics, so the ranks
-    /// agree about all of it again (a model that runs its simulation again, spread anew
-    /// with [`DistSim::over`], passes the start check). Collective (between runs).
-    pub fn collect_everywhere(&mut self) -> Result<Collected, DistError> {
-        use mpi::collective::CommunicatorCollectives;
+    /// As [`DistSim::collect`] (everything to rank 0), and also the state of the components
+    /// `shared` onto every rank: the ones the model reads on every rank after a run (a GPU's
+    /// packet processor, whose completions every rank's host side looks at). Everything
+    /// else stays where it ran, so a model spread again afterwards has to use
+    /// [`DistSim::over_described`] (the ranks hold different state for partitions that they
+    /// do not run). Collective (between runs), with the same `shared` on every rank.
+    ///
+    /// Rank 0 alone writes reports, so the rest of the state goes there only: sending every
+    /// component's state to every rank cost each rank as much as rank 0.
+    pub fn collect_sharing(
+        &mut self,
+        shared: &[crate::component::ComponentId],
+    ) -> Result<Option<Collected>, DistError> {
         let me = self.cluster.rank;
-        let bytes = self.my_part()?;
-        let len = [bytes.len() as u64];
-        let mut lens = vec![0u64; self.cluster.size];
-        self.cluster.world.all_gather_into(&len[..], &mut lens[..]);
-        // Every rank has every length: all fail alike.
-        let (counts, displs) = layout(&lens).map_err(|msg| DistError::Wire { rank: me, msg })?;
-        let total: u64 = lens.iter().sum();
-        let mut buf = vec![0u8; total as usize];
-        {
-            let mut part = PartitionMut::new(&mut buf[..], &counts[..], &displs[..]);
-            self.cluster
-                .world
-                .all_gather_varcount_into(&bytes[..], &mut part);
+        let mut owners: Vec<usize> = Vec::new();
+        for &id in shared {
+            let p = self.sim.partition_of(id).ok_or_else(|| DistError::Wire {
+                rank: me,
+                msg: format!("no component {}", id.index()),
+            })?;
+            if !owners.contains(&self.rank_of[p]) {
+                owners.push(self.rank_of[p]);
+            }
         }
-        self.apply_all(&buf, &counts, &displs)?;
-        Ok(Collected {
-            report: self.sim.report(),
-            trace_hash: self.sim.trace_hash(),
-        })
+        owners.sort_unstable();
+        for owner in owners {
+            let mine = if owner == me {
+                let ids: Vec<u32> = shared.iter().map(|id| id.index() as u32).collect();
+                self.encode_part(|id| ids.contains(&id), false)?
+            } else {
+                Vec::new()
+            };
+            let bytes = self.cluster.broadcast_bytes(owner, mine);
+            if owner != me {
+                let theirs: RankPart =
+                    rmp_serde::from_slice(&bytes).map_err(|e| DistError::Wire {
+                        rank: owner,
+                        msg: e.to_string(),
+                    })?;
+                self.apply(owner, theirs)?;
+            }
+        }
+        self.collect()
     }
 
     /// Every other rank's part in `buf` (at `displs`, `counts` bytes each), applied here.
@@ -168,6 +190,16 @@ where
 
     /// This rank's partitions' engine state, statistics and model state, encoded.
     fn my_part(&self) -> Result<Vec<u8>, DistError> {
+        self.encode_part(|_| true, true)
+    }
+
+    /// The engine state, statistics and model state of this rank's components that `pick`
+    /// (by global index), with the partitions' counters if `counters`, encoded.
+    fn encode_part(
+        &self,
+        pick: impl Fn(u32) -> bool,
+        counters: bool,
+    ) -> Result<Vec<u8>, DistError> {
         let me = self.cluster.rank;
         let mut mine = RankPart {
             parts: Vec::new(),
@@ -176,14 +208,19 @@ where
         for &p in &self.local {
             let part = &self.sim.parts[p];
             let c = &part.core;
-            mine.parts
-                .push((p as u32, c.events, c.cross, c.barrier_wait));
+            if counters {
+                mine.parts
+                    .push((p as u32, c.events, c.cross, c.barrier_wait));
+            }
             for (l, comp) in part.comps.iter().enumerate() {
+                if !pick(c.l2g[l]) {
+                    continue;
+                }
                 mine.comps.push(CompPart {
                     id: c.l2g[l],
                     engine: c.st[l].clone(),
                     stats: c.stats.comps[l].save(),
-                    model: comp.save().ok(),
+                    model: comp.save().ok().map(ModelBytes),
                 });
             }
         }
@@ -220,7 +257,7 @@ where
             }
             part.core.st[l] = c.engine;
             part.core.stats.comps[l].restore(&c.stats);
-            if let Some(m) = c.model {
+            if let Some(ModelBytes(m)) = c.model {
                 part.comps[l]
                     .restore(&m)
                     .map_err(|e| bad(format!("{}: {e}", sim.tables.names[c.id as usize])))?;
