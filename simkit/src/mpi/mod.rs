@@ -773,8 +773,8 @@ where
         &self.sim
     }
 
-    /// Wall-clock time this rank has spent in the epoch exchanges with the other ranks (the
-    /// allgather and the message exchange, waiting for slower ranks included), over all runs.
+    /// Wall-clock time this rank has spent in the epoch exchanges with the other ranks (one
+    /// point-to-point round per epoch, waiting for slower ranks included), over all runs.
     /// Its workers' time at the rank's own barrier is in the report's `barrier_wait`.
     pub fn exchange_time(&self) -> std::time::Duration {
         self.mpi_time
