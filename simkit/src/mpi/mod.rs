@@ -824,6 +824,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn byte_digests_see_every_byte_and_the_length() {
+        let base: Vec<u8> = (0..21u8).collect();
+        let h = hash_bytes(&base);
+        assert_eq!(hash_bytes(&base.clone()), h);
+        // A change in a whole word or in the tail (21 = 2 words + 5 bytes).
+        for at in [0, 7, 8, 15, 16, 20] {
+            let mut b = base.clone();
+            b[at] ^= 1;
+            assert_ne!(hash_bytes(&b), h, "byte {at}");
+        }
+        // A zero byte more is another state, though its tail word reads the same.
+        let mut longer = base.clone();
+        longer.push(0);
+        assert_ne!(hash_bytes(&longer), h);
+        assert_ne!(hash_bytes(&[]), hash_bytes(&[0]));
+    }
+
+    #[test]
     fn placements_put_partitions_on_ranks() {
         let sizes = [10, 10, 10, 10, 1, 1, 1, 37];
         assert_eq!(
