@@ -83,3 +83,51 @@ fn clocked_gemm_checkpoint_restores_on_two_threads() {
     assert_eq!(number_after(&out, "completed at tick"), end, "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `gfxsim sweep --kind latency` (the README's documented command) writes the CSV and the
+/// SVG plot, and its curve has the MI300X's plateaus with the edge at the configured 32 KiB
+/// vector L1: rings up to 32 KiB at the mt4g vector L1 latency (116 cycles), larger ones at
+/// the L2's (288), each within 10%.
+#[test]
+fn sweep_writes_the_latency_curve_and_its_plot() {
+    let dir = std::env::temp_dir().join(format!("gfxsim_sweep_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let ubench = root.join("gpu-model/tests/ubench/ubench_gfx942.hsaco");
+    let prefix = dir.join("lat");
+    gfxsim(&[
+        "sweep",
+        "--kind",
+        "latency",
+        "--gpu",
+        "mi300x",
+        "--ubench",
+        ubench.to_str().unwrap(),
+        "--max-bytes",
+        "65536",
+        "--out",
+        prefix.to_str().unwrap(),
+    ]);
+    let csv = std::fs::read_to_string(prefix.with_extension("csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("working_set_(bytes),cycles_per_load"));
+    let rows: Vec<(u64, f64)> = lines
+        .map(|l| {
+            let (x, y) = l.split_once(',').unwrap();
+            (x.parse().unwrap(), y.parse().unwrap())
+        })
+        .collect();
+    let sizes: Vec<u64> = rows.iter().map(|r| r.0).collect();
+    assert_eq!(sizes, [4096, 8192, 16384, 32768, 65536]);
+    for (bytes, cycles) in rows {
+        let want = if bytes <= 32 << 10 { 116.0 } else { 288.0 };
+        assert!(
+            (cycles - want).abs() <= want * 0.1,
+            "{bytes} B: {cycles} cycles per load, want {want} (10%)"
+        );
+    }
+    let svg = std::fs::read_to_string(prefix.with_extension("svg")).unwrap();
+    assert!(svg.starts_with("<svg"), "{svg}");
+    assert_eq!(svg.matches("<circle").count(), 5, "one marker per point");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

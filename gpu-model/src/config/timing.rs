@@ -29,7 +29,8 @@ pub struct TimingSpec {
     /// Lanes of a SIMD (CDNA: 16, a wave64 VALU op takes 4 passes; RDNA: 32).
     pub simd_lanes: u32,
     /// Cycles of one matrix-core pass (the passes of an MFMA come from LLVM's
-    /// scheduling model, `soc::timing::mfma_passes`).
+    /// scheduling model, `soc::timing::mfma_passes`; a GFX12 WMMA's from the published
+    /// peak rates, `soc::timing::wmma_cycles`, in cycles: 1 here on RDNA4).
     pub matrix_pass_cycles: u32,
     /// Cycles before a wave can issue after a scalar ALU instruction (`s_delay_alu`
     /// `SALU_CYCLE_n` waits n cycles after its issue).

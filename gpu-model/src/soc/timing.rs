@@ -142,9 +142,12 @@ impl DelayAlu {
 /// half (32x32: 8, 16x16: 4) while the f32 ones keep theirs (32x32: 16, 16x16: 8); on
 /// gfx950 `v_mfma_f64_16x16x4f64` takes 16. AMD's matrix instruction calculator agrees
 /// (`v_mfma_f32_32x32x8_f16`: 16 passes on CDNA2, 8 on CDNA3). `tests/clocked.rs` checks
-/// this rule against llvm-mca. `None`: not a matrix-core mnemonic this rule knows
-/// (GFX12 WMMA: one pass, a documented simplification).
+/// this rule against llvm-mca. GFX12 WMMA/SWMMAC: [`wmma_cycles`]. `None`: not a
+/// matrix-core mnemonic this rule knows.
 pub fn mfma_passes(target: Target, mnemonic: &str) -> Option<u32> {
+    if target.family() == Family::Gfx12 {
+        return wmma_cycles(mnemonic);
+    }
     if target.family() != Family::Gfx9 {
         return None;
     }
@@ -187,6 +190,52 @@ pub fn mfma_passes(target: Target, mnemonic: &str) -> Option<u32> {
         }
     };
     Some(p)
+}
+
+/// Cycles a GFX12 (RDNA4) WMMA or SWMMAC occupies its SIMD's matrix unit, by its LLVM
+/// mnemonic (`v_wmma_f32_16x16x16_f16`, `v_swmmac_i32_16x16x64_iu4`); the RDNA4 presets
+/// count a matrix pass as one cycle (`matrix_pass_cycles: 1`).
+///
+/// LLVM 22 publishes nothing here: its gfx11/gfx12 scheduling models give WMMA the generic
+/// VALU write (`llvm-mca-22 -mcpu=gfx1201`: latency 5, reciprocal throughput 1, the same
+/// as `v_add_f32`; `tests/clocked.rs` pins that), and only gfx1250 has WMMA classes. So
+/// the cycles come from AMD's published peak rates of the RX 9070 XT ([SPEC], 64 CUs at
+/// 2970 MHz, two AI accelerators per CU, i.e. one per SIMD32): INT4 1557 TOPS and INT8
+/// 779 TOPS with 2:4 structured sparsity, so 778.5 and 389 dense: 4096 and 2048 ops per
+/// CU per clock, 2048 and 1024 per SIMD. An instruction of shape MxNxK does 2 M N K
+/// operations; a sparse one (SWMMAC, K counting the sparse A) runs at twice the dense rate:
+///
+/// | inputs | ops per SIMD per clock | 16x16x16 | 16x16x32 | SWMMAC 16x16x32 (x64 iu4) |
+/// |---|---|---|---|---|
+/// | iu4 | 2048 [SPEC] | 4 | 8 | 4 (8) |
+/// | iu8, fp8, bf8 | 1024 [SPEC] (fp8, bf8: ASSUMPTION) | 8 | | 8 |
+/// | f16, bf16 | 512 (ASSUMPTION) | 16 | | 16 |
+///
+/// ASSUMPTION (fp8, bf8): the 8-bit integer rate; (f16, bf16): half of it, as on CDNA3,
+/// where LLVM gives an f16 MFMA and the i8/fp8 one of twice its K the same passes.
+/// ASSUMPTION: a wave64 WMMA (the same 16x16 tile over 64 lanes) takes as long as a
+/// wave32 one: the same operations at the same rate. `None`: not a WMMA/SWMMAC mnemonic.
+pub fn wmma_cycles(mnemonic: &str) -> Option<u32> {
+    let (rest, sparse) = match mnemonic.strip_prefix("v_wmma_") {
+        Some(r) => (r, false),
+        None => (mnemonic.strip_prefix("v_swmmac_")?, true),
+    };
+    // `<out>_<M>x<N>x<K>_<in>[_<in>]`: the shape, then the input type.
+    let mut parts = rest.split('_').skip(1);
+    let mut dims = parts.next()?.split('x').map(|d| d.parse::<u32>().ok());
+    let (m, n, k) = (dims.next()??, dims.next()??, dims.next()??);
+    let per_clock = match parts.next()? {
+        "iu4" => 2048,
+        "iu8" | "fp8" | "bf8" => 1024,
+        "f16" | "bf16" => 512,
+        _ => return None,
+    } * if sparse { 2 } else { 1 };
+    Some(
+        2u32.checked_mul(m)?
+            .checked_mul(n)?
+            .checked_mul(k)?
+            .div_ceil(per_clock),
+    )
 }
 
 /// The thresholds of a wait instruction per counter (index `Counter as usize`).
@@ -392,8 +441,23 @@ mod tests {
             mfma_passes(Target::Gfx950, "v_mfma_f64_16x16x4_f64"),
             Some(16)
         );
+        // GFX12 WMMA from the RX 9070 XT's peak rates (see `wmma_cycles`).
+        for (m, c) in [
+            ("v_wmma_f32_16x16x16_f16", 16),
+            ("v_wmma_bf16_16x16x16_bf16", 16),
+            ("v_wmma_i32_16x16x16_iu8", 8),
+            ("v_wmma_f32_16x16x16_fp8_bf8", 8),
+            ("v_wmma_i32_16x16x16_iu4", 4),
+            ("v_wmma_i32_16x16x32_iu4", 8),
+            ("v_swmmac_f32_16x16x32_f16", 16),
+            ("v_swmmac_i32_16x16x32_iu8", 8),
+            ("v_swmmac_i32_16x16x64_iu4", 8),
+        ] {
+            assert_eq!(mfma_passes(Target::Gfx1201, m), Some(c), "{m}");
+        }
+        assert_eq!(mfma_passes(Target::Gfx1201, "v_add_f32"), None);
         assert_eq!(
-            mfma_passes(Target::Gfx1201, "v_wmma_f32_16x16x16_f16"),
+            mfma_passes(Target::Gfx1201, "v_wmma_f32_16x16x16_f64"),
             None
         );
     }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds the clocked-mode microbenchmarks (ubench.cl, mfma.cl) with LLVM 22 for gfx942
-# and gfx90a into this directory, with the corpus prelude (work-item ids, barrier) and
-# the corpus's flags. Run from anywhere; the objects are committed.
+# and gfx90a (hazard.cl, wmma.cl and drain.cl below) into this directory, with the corpus
+# prelude (work-item ids, barrier) and the corpus's flags. Run from anywhere; the objects
+# are committed.
 set -eu
 cd "$(dirname "$0")"
 for cpu in gfx942 gfx90a; do
@@ -17,6 +18,10 @@ for cpu in gfx942 gfx1201; do
         -mcode-object-version=5 -nogpulib -O2 -I../../../corpus/include \
         hazard.cl -o hazard_$cpu.hsaco
 done
+# WMMA throughput on RDNA4 (wmma.cl).
+clang-22 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=gfx1201 \
+    -mcode-object-version=5 -nogpulib -O2 -I../../../corpus/include \
+    wmma.cl -o wmma_gfx1201.hsaco
 # The memory drain at the end of a dispatch (drain.cl).
 for cpu in gfx942; do
     clang-22 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=$cpu \

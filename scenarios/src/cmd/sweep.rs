@@ -6,7 +6,10 @@
 //!   one pass first.
 //! - `bandwidth`: streaming copy (`stream_copy`) bytes per cycle vs size.
 //! - `cus`: the 256^3 `matmul_tiled` GEMM time vs CU count (the preset with 8, 4 and 2
-//!   XCDs: 304, 152 and 76 CUs on the MI300X).
+//!   XCDs: 304, 152 and 76 CUs on the MI300X). After the CSV it prints, per CU count, why
+//!   the run took what it took: L2 and HBM bandwidth used against the configured peaks,
+//!   instructions per CU per cycle, wait-counter stalls, and the verdict (memory-, issue-
+//!   or latency-bound; CUs left idle).
 //!
 //! ```text
 //! gfxsim sweep --kind latency --gpu mi300x --out /tmp/lat     # /tmp/lat.csv, /tmp/lat.svg
@@ -17,7 +20,7 @@
 
 use crate::error::CliError;
 use gpu_model::config::{ExecMode, GpuConfig};
-use gpu_model::soc::{LaunchRequest, Soc, SocOptions};
+use gpu_model::soc::{LaunchRequest, LevelStats, Soc, SocOptions};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -86,6 +89,29 @@ fn cycles(
     wg: [u32; 3],
     setup: Setup<'_>,
 ) -> Result<f64, CliError> {
+    Ok(measure(cfg, threads, code, kernel, grid, wg, setup)?.cycles)
+}
+
+/// What one launch took and what it used.
+struct Measured {
+    cycles: f64,
+    /// Instructions issued, over every CU.
+    issued: u64,
+    /// Issue attempts held back by a wait counter, over every CU.
+    wait_stalls: u64,
+    levels: LevelStats,
+}
+
+/// Runs one launch on a fresh SoC; returns its cycles and statistics.
+fn measure(
+    cfg: &GpuConfig,
+    threads: usize,
+    code: &[u8],
+    kernel: &str,
+    grid: [u32; 3],
+    wg: [u32; 3],
+    setup: Setup<'_>,
+) -> Result<Measured, CliError> {
     let opts = SocOptions {
         threads,
         ..SocOptions::default()
@@ -110,7 +136,65 @@ fn cycles(
     if let Some(f) = c.fault {
         return Err(CliError::KernelFault(format!("{kernel}: {f:?}")));
     }
-    Ok((c.completed.0 - c.submitted.0) as f64 / soc.period().0.max(1) as f64)
+    let (mut issued, mut wait_stalls) = (0, 0);
+    for st in soc
+        .cus()
+        .iter()
+        .filter_map(|p| soc.cu(p).and_then(|cu| cu.clocked_stats()))
+    {
+        issued += st.issued;
+        wait_stalls += st.wait_stalls;
+    }
+    Ok(Measured {
+        cycles: (c.completed.0 - c.submitted.0) as f64 / soc.period().0.max(1) as f64,
+        issued,
+        wait_stalls,
+        levels: soc.level_stats(),
+    })
+}
+
+/// Why a GEMM run on `cfg` took `m.cycles`: how busy each shared resource was against
+/// its configured peak, and the verdict. The rule: a level whose bandwidth is at least
+/// 70% used bounds the run (memory-bound); else CUs that issue at least 70% of their peak
+/// (one instruction per cycle per CU: each SIMD's turn comes every `issue_period` cycles)
+/// are issue-bound; else waves mostly wait (on memory counters and barriers: latency-bound).
+/// Fewer workgroups than CUs leave CUs idle, which more CUs cannot change.
+fn explain(cfg: &GpuConfig, m: &Measured, workgroups: u32) -> String {
+    let cus = cfg.total_cus();
+    // (config() validated clocked mode, which needs a timing section.)
+    let Some(t) = cfg.timing else {
+        return String::new();
+    };
+    let line = f64::from(cfg.xcd.l2.line_bytes);
+    let l2 = (m.levels.l2.hits + m.levels.l2.misses) as f64 * line / m.cycles;
+    let l2_peak = f64::from(cfg.xcds * t.l2_bytes_per_cycle);
+    let hbm = (m.levels.hbm_read + m.levels.hbm_write) as f64 / m.cycles;
+    let hbm_peak =
+        f64::from(cfg.dram.bandwidth_gbytes_per_s) * 1e3 / f64::from(cfg.clocks.shader_mhz);
+    let ipc = m.issued as f64 / m.cycles / f64::from(cus);
+    let ipc_peak = f64::from(cfg.xcd.cu.simds) / f64::from(t.issue_period.max(1));
+    let waits = m.wait_stalls as f64 / m.issued.max(1) as f64;
+    let (l2_use, hbm_use) = (l2 / l2_peak, hbm / hbm_peak);
+    let per_cu = f64::from(workgroups) / f64::from(cus);
+    let mut verdict = if l2_use.max(hbm_use) >= 0.7 {
+        let level = if hbm_use >= l2_use { "HBM" } else { "L2" };
+        format!("memory-bound: the {level} bandwidth limits it")
+    } else if ipc >= 0.7 * ipc_peak {
+        format!("issue-bound: {per_cu:.1} workgroups per CU share its SIMDs")
+    } else {
+        format!("latency-bound: {per_cu:.1} workgroups per CU, their waves mostly wait")
+    };
+    if workgroups < cus {
+        let _ = write!(verdict, "; {} of {cus} CUs idle", cus - workgroups);
+    }
+    format!(
+        "{cus} CUs: {:.0} cycles; L2 {l2:.0} of {l2_peak:.0} B/cycle ({:.0}%), HBM {hbm:.0} of \
+         {hbm_peak:.0} B/cycle ({:.0}%), {ipc:.2} of {ipc_peak:.0} instructions per CU per \
+         cycle, {waits:.2} wait-counter stalls per instruction: {verdict}",
+        m.cycles,
+        100.0 * l2_use,
+        100.0 * hbm_use,
+    )
 }
 
 fn le64(x: u64) -> Vec<u8> {
@@ -166,6 +250,8 @@ fn sizes(max: u64) -> Vec<u64> {
 /// Runs the sweep and writes the CSV and the SVG.
 pub fn main(args: Args) -> Result<(), CliError> {
     crate::launcher::refuse_for_scenario("sweep")?;
+    // Why the curve looks as it does, where the sweep can say (`cus`).
+    let mut notes = Vec::new();
     let (title, xlabel, ylabel, log_x, rows) = match args.kind {
         Kind::Latency => {
             let cfg = config(&args.gpu, "{}")?;
@@ -223,7 +309,7 @@ pub fn main(args: Args) -> Result<(), CliError> {
                 let xcds = (base.xcds / div).max(1);
                 let cfg = config(&args.gpu, &format!(r#"{{"xcds": {xcds}}}"#))?;
                 let n = 256u32;
-                let t = cycles(
+                let m = measure(
                     &cfg,
                     args.threads,
                     &code,
@@ -240,9 +326,11 @@ pub fn main(args: Args) -> Result<(), CliError> {
                         Ok(vec![le64(a), le64(b), le64(c), le32(n), le32(n), le32(n)])
                     },
                 )?;
-                rows.push((f64::from(cfg.total_cus()), t));
+                rows.push((f64::from(cfg.total_cus()), m.cycles));
+                notes.push(explain(&cfg, &m, (n / 16) * (n / 16)));
             }
             rows.reverse();
+            notes.reverse();
             (
                 format!("{}: 256^3 f32 GEMM (matmul_tiled) vs CUs", base.name),
                 "CUs",
@@ -266,6 +354,9 @@ pub fn main(args: Args) -> Result<(), CliError> {
         &svg(&title, xlabel, ylabel, log_x, &rows),
     )?;
     print!("{csv}");
+    for n in &notes {
+        println!("# {n}");
+    }
     Ok(())
 }
 
