@@ -1,0 +1,409 @@
+//! gfx950 f32 MFMAs -> gfx1201 (wave64) VALU: GFX12 has no WMMA with f32 inputs
+//! (`v_wmma_f32_16x16x16_{f16,bf16,fp8_*,bf8_*}` and the integer ones only; llvm-mc-22
+//! `-mcpu=gfx1201`), so each result element is computed by a chain of `v_fma_f32` in its
+//! own lane, reading A and B across lanes with `ds_bpermute_b32`.
+//!
+//! Guest semantics (the gfx950 model, `gpu-model/src/exec/matrix/kernel.rs`, `F32Fused`):
+//! `D[b][i][j] = fma(A[b][i][K-1], B[b][K-1][j], ... fma(A[b][i][0], B[b][0][j],
+//! C[b][i][j]))`, one fused multiply-add per k in k order, MODE ignored. The host does the
+//! same FMAs in the same order, so the results are bit-identical as long as the VALU does
+//! not flush what the MFMA keeps: with the kernel's FLOAT_MODE keeping f32 denormals
+//! (bits 5:4 = 3, clang-22's and IREE's 0xf0) and rounding to nearest even (bits 1:0 =
+//! 0), `v_fma_f32` is the IEEE fused multiply-add. Other float modes are refused by name
+//! (a kernel may also change MODE at run time; the rule reads the descriptor's mode, the
+//! same ASSUMPTION the `v_cvt_pk_bf16_f32` rule makes).
+//!
+//! Layouts (f32 inputs hold one k per lane, `kl` = 1): the CDNA dense A of block `b` has
+//! `A[b][i][k]` in lane `b * M + k * M * blocks + i` (B alike with `j`), and the 32-bit D
+//! has `D[b][i][j]` in register `b * M * M / 64 + (i / (4 * mpr)) * 4 + i % 4`, lane
+//! `(b % bpr) * M + ((i / 4) % mpr) * bpr * M + j` with `mpr = 64 / M`, `bpr = ceil(64 /
+//! (M * M / 4))`: the model's `exec::matrix::layout::{cdna, cdna_out}` (AMD's matrix
+//! instruction calculator). The rule inverts the D layout into, per D register `R` and k,
+//! the lane each result lane reads A and B from. Every such map is a per-lane base (the
+//! same for all `R` and k) plus a constant, which `ds_bpermute_b32` takes as its offset
+//! (lane `(addr + offset) / 4 % 64`; RDNA4 ISA guide as the model's `exec::ds::lane`
+//! implements it); the base is built once per MFMA from the lane id
+//! (`v_mbcnt_{lo,hi}_u32_b32`) with a shift or a mask, checked against the map at
+//! translation time. A source that is the result lane itself is read in place.
+//!
+//! Per k and per chunk of at most 16 D registers: the B permutes (one per distinct
+//! offset), the A permutes, `s_wait_dscnt 0`, one FMA per D register (`v_fma_f32` from C
+//! for the first k, `v_fmac_f32` after). An A or B register inside D is copied first
+//! (D is written from the first k on); C equal to D or apart from it is read before its
+//! element is written; a C that partly overlaps D is refused by name.
+//!
+//! ASSUMPTION: EXEC is all ones at every MFMA (the MFMA writes every lane; the FMAs only
+//! active ones, and a permute reads 0 from an inactive lane), as `matrix`'s rules assume.
+//!
+//! Cost: 16x16x4 46 instructions, 32x32x2 74 (the corpus and IREE shapes).
+
+use super::reencode::{self, Ctx};
+use crate::error::TranslateError;
+use gpu_model::isa::layout::{self, Format, F};
+use gpu_model::isa::{Inst, Op, Operand};
+
+/// An f32 MFMA: M (= N), K, blocks.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shape {
+    m: u16,
+    k: u16,
+    blocks: u16,
+}
+
+/// The f32-input MFMAs of gfx950 (`v_mfma_f32_{16x16x4,32x32x2,32x32x1_2b,16x16x1_4b,
+/// 4x4x1_16b}_f32`; gfx950 has no xf32 MFMAs: llvm-mc-22 refuses them there).
+pub(crate) fn shape(o: Op) -> Option<Shape> {
+    let (m, k, blocks) = match o {
+        Op::VMfmaF3216x16x4F32 => (16, 4, 1),
+        Op::VMfmaF3232x32x2F32 => (32, 2, 1),
+        Op::VMfmaF3232x32x12bF32 => (32, 1, 2),
+        Op::VMfmaF3216x16x14bF32 => (16, 1, 4),
+        Op::VMfmaF324x4x116bF32 => (4, 1, 16),
+        _ => return None,
+    };
+    Some(Shape { m, k, blocks })
+}
+
+/// Most D registers an f32 MFMA has (32x32x1 2-block).
+const MAX_D: usize = 32;
+/// D registers whose operands are permuted before one wait.
+const CHUNK: u16 = 16;
+
+/// (register, lane) -> (block, i, j) of the CDNA 32-bit D layout (see the module doc).
+fn owners(s: Shape) -> [[(u16, u16, u16); 64]; MAX_D] {
+    let mut own = [[(0, 0, 0); 64]; MAX_D];
+    let m = s.m;
+    let mpr = 64 / m;
+    let bpr = 64u16.div_ceil(m * m / 4);
+    for b in 0..s.blocks {
+        for i in 0..m {
+            for j in 0..m {
+                let r = b * (m * m / 64) + (i / (4 * mpr)) * 4 + i % 4;
+                let lane = (b % bpr) * m + ((i / 4) % mpr) * bpr * m + j;
+                own[usize::from(r)][usize::from(lane)] = (b, i, j);
+            }
+        }
+    }
+    own
+}
+
+/// The lane of the A (`col` false: row `i`) or B (`col`: column `j`) value that result
+/// lane `(b, i, j)` multiplies at `k` (CDNA dense layout, one k per lane).
+fn source(s: Shape, (b, i, j): (u16, u16, u16), k: u16, col: bool) -> u16 {
+    b * s.m + k * s.m * s.blocks + if col { j } else { i }
+}
+
+/// How a lane computes its permute base (in lanes) from its lane id `L`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Base {
+    /// `L`.
+    Lane,
+    /// `L % q`.
+    Low(u16),
+    /// `(L / q) * c`.
+    High(u16, u16),
+}
+
+impl Base {
+    fn of(self, l: u16) -> u16 {
+        match self {
+            Base::Lane => l,
+            Base::Low(q) => l % q,
+            Base::High(q, c) => l / q * c,
+        }
+    }
+
+    /// The first of the candidates that gives `want` for every lane.
+    fn fit(want: &[u16; 64]) -> Option<Base> {
+        let mut cands = vec![Base::Lane];
+        for q in [4, 8, 16, 32] {
+            cands.push(Base::Low(q));
+            for c in [1, 2, 4, 8, 16] {
+                cands.push(Base::High(q, c));
+            }
+        }
+        cands
+            .into_iter()
+            .find(|b| (0..64u16).all(|l| b.of(l) == want[usize::from(l)]))
+    }
+}
+
+/// The permutes of one operand: the base, and per (D register, k) the offset in lanes
+/// from it (`None`: the operand is read in place).
+struct Perm {
+    base: Base,
+    off: [[Option<u16>; 4]; MAX_D],
+}
+
+/// Splits the source-lane maps of A (`col` false) or B into base + offset; `None` when
+/// some map is not the base shifted by a constant.
+fn perm(s: Shape, own: &[[(u16, u16, u16); 64]; MAX_D], col: bool) -> Option<Perm> {
+    let dregs = usize::from(s.m * s.m * s.blocks / 64);
+    let map =
+        |r: usize, k: u16| -> [u16; 64] { std::array::from_fn(|l| source(s, own[r][l], k, col)) };
+    let base = Base::fit(&map(0, 0))?;
+    let mut off = [[None; 4]; MAX_D];
+    for (r, row) in off.iter_mut().enumerate().take(dregs) {
+        for k in 0..s.k {
+            let m = map(r, k);
+            let d = (m[0] + 64 - base.of(0)) % 64;
+            if (0..64u16).any(|l| (base.of(l) + d) % 64 != m[usize::from(l)]) {
+                return None;
+            }
+            let in_place = (0..64u16).all(|l| m[usize::from(l)] == l);
+            row[usize::from(k)] = (!in_place).then_some(d);
+        }
+    }
+    Some(Perm { base, off })
+}
+
+/// The gfx1201 sequence for the f32 MFMA `g` of shape `s` (see the module doc).
+pub(crate) fn lower(g: &Inst, s: Shape, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let fail = |cx: &Ctx<'_>, reason| TranslateError::UnsupportedForm {
+        kernel: cx.kernel.to_string(),
+        pc: cx.pc,
+        text: g.to_string(),
+        reason,
+    };
+    if g.format != Format::Mai || (g.field(F::Cbsz) | g.field(F::Abid) | g.field(F::Blgp)) != 0 {
+        return Err(fail(
+            cx,
+            "f32 MFMA -> FMA: cbsz/abid/blgp are not translated",
+        ));
+    }
+    if cx.float_mode & 0x33 != 0x30 {
+        return Err(fail(
+            cx,
+            "f32 MFMA -> FMA: the kernel's FLOAT_MODE flushes f32 denormals or does not round to nearest even (the MFMA does neither)",
+        ));
+    }
+    let dregs = s.m * s.m * s.blocks / 64;
+    let reg = |i: usize, n: u16, cx: &Ctx<'_>| -> Result<Operand, TranslateError> {
+        match g.operand(i).map(|o| reencode::map_operand(g, o, cx)) {
+            Some(Ok(o @ Operand::Vgpr { count, .. })) if u16::from(count) == n => Ok(o),
+            Some(Err(e)) => Err(e),
+            _ => Err(fail(
+                cx,
+                "f32 MFMA -> FMA: unexpected operand (A, B and D must be registers)",
+            )),
+        }
+    };
+    let first = |o: Operand| match o {
+        Operand::Vgpr { first, .. } => first,
+        _ => 0,
+    };
+    let d = first(reg(0, dregs, cx)?);
+    let (mut a, mut b) = (first(reg(1, 1, cx)?), first(reg(2, 1, cx)?));
+    // C: `Ok(first register)` or `Err(inline constant)`.
+    let c = match g.operand(3).map(|o| reencode::map_operand(g, o, cx)) {
+        Some(Ok(Operand::Vgpr { first, count })) if u16::from(count) == dregs => {
+            if first != d && first < d + dregs && d < first + dregs {
+                return Err(fail(cx, "f32 MFMA -> FMA: C partly overlaps D"));
+            }
+            Ok(first)
+        }
+        Some(Ok(o @ Operand::Inline(_))) => Err(o),
+        Some(Err(e)) => return Err(e),
+        _ => {
+            return Err(fail(
+                cx,
+                "f32 MFMA -> FMA: C must be registers or an inline constant",
+            ))
+        }
+    };
+    let own = owners(s);
+    let (Some(pa), Some(pb)) = (perm(s, &own, false), perm(s, &own, true)) else {
+        return Err(fail(
+            cx,
+            "f32 MFMA -> FMA: a lane map is not a base plus a constant",
+        ));
+    };
+    let mut e = Emit {
+        out: Vec::new(),
+        cx,
+    };
+    // Scratch: lane id, the A and B bases, copies of A/B inside D, then the permuted
+    // operands of one chunk.
+    let lid = e.scratch(0, 1);
+    e.vop3(
+        Op::VMbcntLoU32B32,
+        &[v(lid), Operand::Inline(193), Operand::Inline(128)],
+    )?;
+    e.vop3(Op::VMbcntHiU32B32, &[v(lid), Operand::Inline(193), v(lid)])?;
+    let base_a = e.scratch(1, 1);
+    e.base(pa.base, base_a, lid)?;
+    let base_b = if pb.base == pa.base {
+        base_a
+    } else {
+        let r = e.scratch(2, 1);
+        e.base(pb.base, r, lid)?;
+        r
+    };
+    for (k, x) in [&mut a, &mut b].into_iter().enumerate() {
+        if *x >= d && *x < d + dregs {
+            let t = e.scratch(3 + k as u16, 1);
+            e.push(Op::VMovB32, Format::Vop1, &[v(t), v(*x)])?;
+            *x = t;
+        }
+    }
+    for k in 0..s.k {
+        for lo in (0..dregs).step_by(usize::from(CHUNK)) {
+            let hi = (lo + CHUNK).min(dregs);
+            let mut next = 5;
+            let mut waits = false;
+            // B: one permute per distinct offset of the chunk.
+            let mut b_of = [b; MAX_D];
+            let mut seen: [(u16, u16); MAX_D] = [(u16::MAX, 0); MAX_D];
+            let mut n_seen = 0;
+            for r in lo..hi {
+                let Some(off) = pb.off[usize::from(r)][usize::from(k)] else {
+                    continue;
+                };
+                let t = match seen[..n_seen].iter().find(|x| x.0 == off) {
+                    Some(&(_, t)) => t,
+                    None => {
+                        let t = e.scratch(next, 1);
+                        next += 1;
+                        e.bpermute(t, base_b, b, off)?;
+                        waits = true;
+                        seen[n_seen] = (off, t);
+                        n_seen += 1;
+                        t
+                    }
+                };
+                b_of[usize::from(r)] = t;
+            }
+            let mut a_of = [a; MAX_D];
+            for r in lo..hi {
+                if let Some(off) = pa.off[usize::from(r)][usize::from(k)] {
+                    let t = e.scratch(next, 1);
+                    next += 1;
+                    e.bpermute(t, base_a, a, off)?;
+                    waits = true;
+                    a_of[usize::from(r)] = t;
+                }
+            }
+            if waits {
+                let mut w = reencode::build(Op::SWaitDscnt, Format::Sopp, e.cx)?;
+                w.set_operand(0, Operand::Imm(0)).map_err(|x| e.cx.enc(x))?;
+                e.out.push(w);
+            }
+            for r in lo..hi {
+                let (x, y) = (v(a_of[usize::from(r)]), v(b_of[usize::from(r)]));
+                let acc = match (k, c) {
+                    (0, Ok(cr)) if cr != d => Some(v(cr + r)),
+                    (0, Err(o)) => Some(o),
+                    _ => None,
+                };
+                match acc {
+                    Some(acc) => e.vop3(Op::VFmaF32, &[v(d + r), x, y, acc])?,
+                    None => e.push(Op::VFmacF32, Format::Vop2, &[v(d + r), x, y])?,
+                }
+            }
+        }
+    }
+    Ok(e.out)
+}
+
+fn v(first: u16) -> Operand {
+    Operand::Vgpr { first, count: 1 }
+}
+
+/// The host sequence being built.
+struct Emit<'a, 'b> {
+    out: Vec<Inst>,
+    cx: &'a mut Ctx<'b>,
+}
+
+impl Emit<'_, '_> {
+    /// A scratch VGPR block of `n` at `off` above the kernel's registers.
+    fn scratch(&mut self, off: u16, n: u16) -> u16 {
+        self.cx.scratch_used = self.cx.scratch_used.max(off + n);
+        self.cx.scratch_first + off
+    }
+
+    fn push(&mut self, o: Op, f: Format, ops: &[Operand]) -> Result<(), TranslateError> {
+        let mut i = reencode::build(o, f, self.cx)?;
+        for (k, x) in ops.iter().enumerate() {
+            i.set_operand(k, *x).map_err(|e| self.cx.enc(e))?;
+        }
+        self.out.push(i);
+        Ok(())
+    }
+
+    fn vop3(&mut self, o: Op, ops: &[Operand]) -> Result<(), TranslateError> {
+        self.push(o, Format::Vop3, ops)
+    }
+
+    /// `t` = 4 * base (bytes) from the lane id in `lid`.
+    fn base(&mut self, b: Base, t: u16, lid: u16) -> Result<(), TranslateError> {
+        let int = |n: u16| Operand::Inline(128 + n);
+        let log2 = |x: u16| x.trailing_zeros() as u16;
+        match b {
+            Base::Lane => self.push(Op::VLshlrevB32, Format::Vop2, &[v(t), int(2), v(lid)]),
+            Base::Low(q) => {
+                self.push(Op::VAndB32, Format::Vop2, &[v(t), int(q - 1), v(lid)])?;
+                self.push(Op::VLshlrevB32, Format::Vop2, &[v(t), int(2), v(t)])
+            }
+            Base::High(q, c) => {
+                self.push(Op::VLshrrevB32, Format::Vop2, &[v(t), int(log2(q)), v(lid)])?;
+                self.push(
+                    Op::VLshlrevB32,
+                    Format::Vop2,
+                    &[v(t), int(log2(c) + 2), v(t)],
+                )
+            }
+        }
+    }
+
+    /// `ds_bpermute_b32 t, base, src offset:4*off`: lane `l` reads `src` of lane
+    /// `(base[l] / 4 + off) % 64`.
+    fn bpermute(&mut self, t: u16, base: u16, src: u16, off: u16) -> Result<(), TranslateError> {
+        let mut i = reencode::build(Op::DsBpermuteB32, Format::Ds, self.cx)?;
+        for (k, x) in [v(t), v(base), v(src)].into_iter().enumerate() {
+            i.set_operand(k, x).map_err(|e| self.cx.enc(e))?;
+        }
+        let bytes = u32::from(4 * off);
+        for (f, x) in [(F::Offset0, bytes & 0xff), (F::Offset1, bytes >> 8)] {
+            if x != 0 {
+                let fl = i
+                    .layout()
+                    .field(f)
+                    .ok_or_else(|| TranslateError::Unsupported {
+                        kernel: self.cx.kernel.to_string(),
+                        reason: "the gfx1201 DS layout has no offset field".into(),
+                    })?;
+                i.bits = layout::put(i.bits, fl, x);
+            }
+        }
+        self.out.push(i);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every gfx950 f32 shape splits into base + offset for A and B, and the B of the
+    /// 4x4 16-block shape (column `j` of block `b` in lane `4b + j`, D alike) is read in
+    /// place.
+    #[test]
+    fn every_f32_shape_has_affine_lane_maps() {
+        for o in [
+            Op::VMfmaF3216x16x4F32,
+            Op::VMfmaF3232x32x2F32,
+            Op::VMfmaF3232x32x12bF32,
+            Op::VMfmaF3216x16x14bF32,
+            Op::VMfmaF324x4x116bF32,
+        ] {
+            let s = shape(o).unwrap();
+            let own = owners(s);
+            assert!(perm(s, &own, false).is_some(), "{o:?} A");
+            assert!(perm(s, &own, true).is_some(), "{o:?} B");
+        }
+        let s = shape(Op::VMfmaF324x4x116bF32).unwrap();
+        let pb = perm(s, &owners(s), true).unwrap();
+        assert!(pb.off[..4].iter().all(|r| r[0].is_none()));
+    }
+}
