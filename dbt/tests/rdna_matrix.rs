@@ -478,6 +478,76 @@ fn f32_mfmas_run_as_fma_chains_on_gfx1201() {
     }
 }
 
+/// An f32 MFMA whose D holds its own A and B (`v[0:3] = v1 * v2`: the rule copies them
+/// before the first FMA writes D), then one whose C is another tuple
+/// (`v[12:15] = v4 * v5 + v[0:3]`). gfx950 assembly (llvm-mc-22); the gfx1201 run must
+/// match the gfx950 run and the fused k-order reference bit for bit.
+#[test]
+fn f32_mfma_whose_d_holds_a_and_b_runs_the_same_on_gfx1201() {
+    let src = r#"
+  .amdhsa_code_object_version 5
+  .text
+  .globl fma_overlap
+  .p2align 8
+  .type fma_overlap,@function
+fma_overlap:
+  s_load_dwordx4 s[0:3], s[0:1], 0x0
+  v_lshlrev_b32 v10, 2, v0
+  v_lshlrev_b32 v11, 4, v0
+  s_waitcnt lgkmcnt(0)
+  global_load_dword v1, v10, s[0:1]
+  global_load_dword v2, v10, s[0:1] offset:256
+  global_load_dword v4, v10, s[0:1] offset:512
+  global_load_dword v5, v10, s[0:1] offset:768
+  s_waitcnt vmcnt(0)
+  v_mfma_f32_16x16x4_f32 v[0:3], v1, v2, 0
+  v_mfma_f32_16x16x4_f32 v[12:15], v4, v5, v[0:3]
+  s_nop 7
+  s_nop 7
+  global_store_dwordx4 v11, v[12:15], s[2:3]
+  s_endpgm
+.Lfma_overlap_end:
+  .size fma_overlap, .Lfma_overlap_end-fma_overlap
+  .rodata
+  .p2align 6
+  .amdhsa_kernel fma_overlap
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_next_free_vgpr 16
+    .amdhsa_next_free_sgpr 4
+    .amdhsa_accum_offset 16
+    .amdhsa_float_denorm_mode_32 3
+  .end_amdhsa_kernel
+
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - { .name: fma_overlap, .symbol: fma_overlap.kd, .kernarg_segment_size: 16, .kernarg_segment_align: 8, .group_segment_fixed_size: 0, .private_segment_fixed_size: 0, .wavefront_size: 64, .sgpr_count: 4, .vgpr_count: 16, .agpr_count: 0, .max_flat_workgroup_size: 64, .args: [ { .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }, { .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global } ] }
+...
+.end_amdgpu_metadata
+"#;
+    let g = common::assemble(src, "gfx950", "fma-overlap");
+    let t = dbt::translate(&g, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    common::llvm_accepts_as(&t.object, "fma-overlap", "gfx1201");
+    let (input, want) = case32(16, 4, 1, 200);
+    let run = |bytes: &[u8], target: Target| {
+        common::run_words(
+            bytes,
+            target,
+            "fma_overlap",
+            [64, 64],
+            Some(&input),
+            want.len(),
+            &[],
+        )
+    };
+    assert_eq!(run(&g, Target::Gfx950), want, "gfx950");
+    assert_eq!(run(&t.object, Target::Gfx1201), want, "gfx1201");
+}
+
 /// (kernel, M, K): the single-block i8 MFMAs of gfx950.
 const SHAPES_I8: &[(&str, usize, usize)] = &[
     ("m16x16x32i8", 16, 32),

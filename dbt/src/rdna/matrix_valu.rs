@@ -26,16 +26,18 @@
 //! (`v_mbcnt_{lo,hi}_u32_b32`) with a shift or a mask, checked against the map at
 //! translation time. A source that is the result lane itself is read in place.
 //!
-//! Per k and per chunk of at most 16 D registers: the B permutes (one per distinct
-//! offset), the A permutes, `s_wait_dscnt 0`, one FMA per D register (`v_fma_f32` from C
-//! for the first k, `v_fmac_f32` after). An A or B register inside D is copied first
+//! In (D register, k) order, as many permutes as fit in 24 scratch VGPRs (one per A
+//! operand, one per distinct B operand), `s_wait_dscnt 0`, then their FMAs (`v_fma_f32`
+//! from C for the first k, `v_fmac_f32` after), so every element still adds its products
+//! in k order. An A or B register inside D is copied first
 //! (D is written from the first k on); C equal to D or apart from it is read before its
 //! element is written; a C that partly overlaps D is refused by name.
 //!
 //! ASSUMPTION: EXEC is all ones at every MFMA (the MFMA writes every lane; the FMAs only
 //! active ones, and a permute reads 0 from an inactive lane), as `matrix`'s rules assume.
 //!
-//! Cost: 16x16x4 46 instructions, 32x32x2 74 (the corpus and IREE shapes).
+//! Cost: 16x16x4 43 instructions, 32x32x2 74 (the corpus and IREE shapes), and 4 + 1
+//! VGPRs per permuted operand of a batch.
 
 use super::reencode::{self, Ctx};
 use crate::error::TranslateError;
@@ -66,8 +68,9 @@ pub(crate) fn shape(o: Op) -> Option<Shape> {
 
 /// Most D registers an f32 MFMA has (32x32x1 2-block).
 const MAX_D: usize = 32;
-/// D registers whose operands are permuted before one wait.
-const CHUNK: u16 = 16;
+/// Scratch VGPRs for permuted operands: the permutes of up to this many are issued
+/// before one wait.
+const TEMPS: u16 = 24;
 
 /// (register, lane) -> (block, i, j) of the CDNA 32-bit D layout (see the module doc).
 fn owners(s: Shape) -> [[(u16, u16, u16); 64]; MAX_D] {
@@ -246,62 +249,65 @@ pub(crate) fn lower(g: &Inst, s: Shape, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, T
             *x = t;
         }
     }
+    // FMAs whose operands are permuted, waiting for them: (D register, k, A, B).
+    let mut pending: Vec<(u16, u16, u16, u16)> = Vec::with_capacity(usize::from(TEMPS));
+    // B permutes of the batch: (k, offset, register).
+    let mut seen: Vec<(u16, u16, u16)> = Vec::with_capacity(usize::from(TEMPS));
+    let mut next = 0;
     for k in 0..s.k {
-        for lo in (0..dregs).step_by(usize::from(CHUNK)) {
-            let hi = (lo + CHUNK).min(dregs);
-            let mut next = 5;
-            let mut waits = false;
-            // B: one permute per distinct offset of the chunk.
-            let mut b_of = [b; MAX_D];
-            let mut seen: [(u16, u16); MAX_D] = [(u16::MAX, 0); MAX_D];
-            let mut n_seen = 0;
-            for r in lo..hi {
-                let Some(off) = pb.off[usize::from(r)][usize::from(k)] else {
-                    continue;
-                };
-                let t = match seen[..n_seen].iter().find(|x| x.0 == off) {
-                    Some(&(_, t)) => t,
+        // A k whose permutes fit in a batch of their own does not straddle two.
+        let mut offs: Vec<u16> = (0..dregs)
+            .filter_map(|r| pb.off[usize::from(r)][usize::from(k)])
+            .collect();
+        offs.sort_unstable();
+        offs.dedup();
+        let per_k = offs.len() as u16
+            + (0..dregs)
+                .filter(|&r| pa.off[usize::from(r)][usize::from(k)].is_some())
+                .count() as u16;
+        if next + per_k > TEMPS && per_k <= TEMPS {
+            e.flush(&mut pending, d, c)?;
+            seen.clear();
+            next = 0;
+        }
+        for r in 0..dregs {
+            let (oa, ob) = (
+                pa.off[usize::from(r)][usize::from(k)],
+                pb.off[usize::from(r)][usize::from(k)],
+            );
+            let new_b = ob.is_some_and(|o| !seen.iter().any(|x| (x.0, x.1) == (k, o)));
+            let need = u16::from(oa.is_some()) + u16::from(new_b);
+            if next + need > TEMPS {
+                e.flush(&mut pending, d, c)?;
+                seen.clear();
+                next = 0;
+            }
+            let y = match ob {
+                None => b,
+                Some(o) => match seen.iter().find(|x| (x.0, x.1) == (k, o)) {
+                    Some(x) => x.2,
                     None => {
-                        let t = e.scratch(next, 1);
+                        let t = e.scratch(5 + next, 1);
                         next += 1;
-                        e.bpermute(t, base_b, b, off)?;
-                        waits = true;
-                        seen[n_seen] = (off, t);
-                        n_seen += 1;
+                        e.bpermute(t, base_b, b, o)?;
+                        seen.push((k, o, t));
                         t
                     }
-                };
-                b_of[usize::from(r)] = t;
-            }
-            let mut a_of = [a; MAX_D];
-            for r in lo..hi {
-                if let Some(off) = pa.off[usize::from(r)][usize::from(k)] {
-                    let t = e.scratch(next, 1);
+                },
+            };
+            let x = match oa {
+                None => a,
+                Some(o) => {
+                    let t = e.scratch(5 + next, 1);
                     next += 1;
-                    e.bpermute(t, base_a, a, off)?;
-                    waits = true;
-                    a_of[usize::from(r)] = t;
+                    e.bpermute(t, base_a, a, o)?;
+                    t
                 }
-            }
-            if waits {
-                let mut w = reencode::build(Op::SWaitDscnt, Format::Sopp, e.cx)?;
-                w.set_operand(0, Operand::Imm(0)).map_err(|x| e.cx.enc(x))?;
-                e.out.push(w);
-            }
-            for r in lo..hi {
-                let (x, y) = (v(a_of[usize::from(r)]), v(b_of[usize::from(r)]));
-                let acc = match (k, c) {
-                    (0, Ok(cr)) if cr != d => Some(v(cr + r)),
-                    (0, Err(o)) => Some(o),
-                    _ => None,
-                };
-                match acc {
-                    Some(acc) => e.vop3(Op::VFmaF32, &[v(d + r), x, y, acc])?,
-                    None => e.push(Op::VFmacF32, Format::Vop2, &[v(d + r), x, y])?,
-                }
-            }
+            };
+            pending.push((r, k, x, y));
         }
     }
+    e.flush(&mut pending, d, c)?;
     Ok(e.out)
 }
 
@@ -328,6 +334,39 @@ impl Emit<'_, '_> {
             i.set_operand(k, *x).map_err(|e| self.cx.enc(e))?;
         }
         self.out.push(i);
+        Ok(())
+    }
+
+    /// `s_wait_dscnt 0` (when a permute is outstanding), then the FMAs of `pending`: the
+    /// first k reads C (`Ok(register)` or `Err(inline constant)`) unless C is D.
+    fn flush(
+        &mut self,
+        pending: &mut Vec<(u16, u16, u16, u16)>,
+        d: u16,
+        c: Result<u16, Operand>,
+    ) -> Result<(), TranslateError> {
+        if pending.is_empty() {
+            return Ok(());
+        }
+        // Permuted operands live from scratch VGPR 5 on.
+        let temp = self.cx.scratch_first + 5;
+        if pending.iter().any(|p| p.2 >= temp || p.3 >= temp) {
+            let mut w = reencode::build(Op::SWaitDscnt, Format::Sopp, self.cx)?;
+            w.set_operand(0, Operand::Imm(0))
+                .map_err(|x| self.cx.enc(x))?;
+            self.out.push(w);
+        }
+        for (r, k, x, y) in pending.drain(..) {
+            let acc = match (k, c) {
+                (0, Ok(cr)) if cr != d => Some(v(cr + r)),
+                (0, Err(o)) => Some(o),
+                _ => None,
+            };
+            match acc {
+                Some(acc) => self.vop3(Op::VFmaF32, &[v(d + r), v(x), v(y), acc])?,
+                None => self.push(Op::VFmacF32, Format::Vop2, &[v(d + r), v(x), v(y)])?,
+            }
+        }
         Ok(())
     }
 
