@@ -125,10 +125,20 @@ fn gfx950_corpus_kernels_translate_to_gfx1201_and_run_the_same() {
             .unwrap_or_else(|_| Err("host panic".into()));
             match r {
                 Ok((g, h)) => {
+                    let before = t.kernels.iter().map(|k| k.code_before).sum::<usize>();
+                    let after = t.kernels.iter().map(|k| k.code_after).sum::<usize>();
+                    if case.name.starts_with("mfma") {
+                        eprintln!(
+                            "{}@{variant}: wave-instructions {g} -> {h} ({:.3}x), code {before} -> {after} bytes ({:.3}x)",
+                            case.name,
+                            h as f64 / g.max(1) as f64,
+                            after as f64 / before.max(1) as f64
+                        );
+                    }
                     n_guest += g;
                     n_host += h;
-                    text.0 += t.kernels.iter().map(|k| k.code_before).sum::<usize>();
-                    text.1 += t.kernels.iter().map(|k| k.code_after).sum::<usize>();
+                    text.0 += before;
+                    text.1 += after;
                     ran.push(case.name.clone());
                 }
                 Err(e) => problems.push(format!("{}@{variant}: {e}", case.name)),
