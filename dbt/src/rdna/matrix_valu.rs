@@ -22,9 +22,10 @@
 //! the lane each result lane reads A and B from. Every such map is a per-lane base (the
 //! same for all `R` and k) plus a constant, which `ds_bpermute_b32` takes as its offset
 //! (lane `(addr + offset) / 4 % 64`; RDNA4 ISA guide as the model's `exec::ds::lane`
-//! implements it); the base is built once per MFMA from the lane id
-//! (`v_mbcnt_{lo,hi}_u32_b32`) with a shift or a mask, checked against the map at
-//! translation time. A source that is the result lane itself is read in place.
+//! implements it); the base is built from the lane id (`v_mbcnt_{lo,hi}_u32_b32`) with a
+//! shift or a mask, checked against the map at translation time, once per kernel at its
+//! entry into a VGPR reserved for it ([`Bases`]). A source that is the result lane itself
+//! is read in place.
 //!
 //! In (D register, k) order, as many permutes as fit in 24 scratch VGPRs (one per A
 //! operand, one per distinct B operand), `s_wait_dscnt 0`, then their FMAs (`v_fma_f32`
@@ -36,13 +37,15 @@
 //! ASSUMPTION: EXEC is all ones at every MFMA (the MFMA writes every lane; the FMAs only
 //! active ones, and a permute reads 0 from an inactive lane), as `matrix`'s rules assume.
 //!
-//! Cost: 16x16x4 43 instructions, 32x32x2 74 (the corpus and IREE shapes), and 4 + 1
-//! VGPRs per permuted operand of a batch.
+//! Cost: 16x16x4 37 instructions, 32x32x2 68 (the corpus and IREE shapes); one VGPR per
+//! distinct base for the kernel, and 2 + 1 per permuted operand of a batch.
 
 use super::reencode::{self, Ctx};
+use crate::cfg::Cfg;
 use crate::error::TranslateError;
 use gpu_model::isa::layout::{self, Format, F};
 use gpu_model::isa::{Inst, Op, Operand};
+use std::collections::BTreeSet;
 
 /// An f32 MFMA: M (= N), K, blocks.
 #[derive(Debug, Clone, Copy)]
@@ -128,6 +131,66 @@ impl Base {
         cands
             .into_iter()
             .find(|b| (0..64u16).all(|l| b.of(l) == want[usize::from(l)]))
+    }
+}
+
+/// The permute bases of a kernel scope's f32 MFMAs, each in a VGPR reserved for the whole
+/// kernel (below the rules' scratch, above the chain tiles) and set once at the kernel
+/// entry ([`Bases::setup`]): a base depends on the lane id only, and nothing else writes
+/// these VGPRs, so every MFMA of the scope finds them set.
+#[derive(Debug, Default)]
+pub(crate) struct Bases {
+    first: u16,
+    list: Vec<Base>,
+}
+
+impl Bases {
+    /// The distinct bases of the f32 MFMAs in scope `sc`, from VGPR `first` on.
+    pub(crate) fn plan(cfg: &Cfg, sc: &BTreeSet<u64>, first: u16) -> Bases {
+        let mut list = Vec::new();
+        for s in sc.iter().filter_map(|pc| cfg.insts.get(pc)) {
+            let Some(sh) = shape(s.inst.op) else {
+                continue;
+            };
+            let own = owners(sh);
+            for p in [perm(sh, &own, false), perm(sh, &own, true)]
+                .into_iter()
+                .flatten()
+            {
+                if !list.contains(&p.base) {
+                    list.push(p.base);
+                }
+            }
+        }
+        Bases { first, list }
+    }
+
+    /// VGPRs reserved.
+    pub(crate) fn count(&self) -> u16 {
+        self.list.len() as u16
+    }
+
+    fn reg(&self, b: Base) -> Option<u16> {
+        let k = self.list.iter().position(|&x| x == b)?;
+        Some(self.first + k as u16)
+    }
+
+    /// The kernel-entry sequence that sets the bases: the lane id into the first VGPR,
+    /// every base from it, the first last.
+    pub(crate) fn setup(&self, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+        if self.list.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut e = Emit {
+            out: Vec::new(),
+            cx,
+        };
+        let lid = self.first;
+        e.lane_id(lid)?;
+        for (k, &b) in self.list.iter().enumerate().rev() {
+            e.base(b, self.first + k as u16, lid)?;
+        }
+        Ok(e.out)
     }
 }
 
@@ -225,26 +288,17 @@ pub(crate) fn lower(g: &Inst, s: Shape, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, T
         out: Vec::new(),
         cx,
     };
-    // Scratch: lane id, the A and B bases, copies of A/B inside D, then the permuted
-    // operands of one chunk.
-    let lid = e.scratch(0, 1);
-    e.vop3(
-        Op::VMbcntLoU32B32,
-        &[v(lid), Operand::Inline(193), Operand::Inline(128)],
-    )?;
-    e.vop3(Op::VMbcntHiU32B32, &[v(lid), Operand::Inline(193), v(lid)])?;
-    let base_a = e.scratch(1, 1);
-    e.base(pa.base, base_a, lid)?;
-    let base_b = if pb.base == pa.base {
-        base_a
-    } else {
-        let r = e.scratch(2, 1);
-        e.base(pb.base, r, lid)?;
-        r
+    // Scratch: copies of A/B inside D, then the permuted operands of one batch.
+    // The bases set at the kernel entry ([`Bases::plan`] saw every f32 MFMA of the scope).
+    let (Some(base_a), Some(base_b)) = (e.cx.bases.reg(pa.base), e.cx.bases.reg(pb.base)) else {
+        return Err(fail(
+            e.cx,
+            "f32 MFMA -> FMA: no permute base was set for this MFMA",
+        ));
     };
     for (k, x) in [&mut a, &mut b].into_iter().enumerate() {
         if *x >= d && *x < d + dregs {
-            let t = e.scratch(3 + k as u16, 1);
+            let t = e.scratch(k as u16, 1);
             e.push(Op::VMovB32, Format::Vop1, &[v(t), v(*x)])?;
             *x = t;
         }
@@ -287,7 +341,7 @@ pub(crate) fn lower(g: &Inst, s: Shape, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, T
                 Some(o) => match seen.iter().find(|x| (x.0, x.1) == (k, o)) {
                     Some(x) => x.2,
                     None => {
-                        let t = e.scratch(5 + next, 1);
+                        let t = e.scratch(2 + next, 1);
                         next += 1;
                         e.bpermute(t, base_b, b, o)?;
                         seen.push((k, o, t));
@@ -298,7 +352,7 @@ pub(crate) fn lower(g: &Inst, s: Shape, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, T
             let x = match oa {
                 None => a,
                 Some(o) => {
-                    let t = e.scratch(5 + next, 1);
+                    let t = e.scratch(2 + next, 1);
                     next += 1;
                     e.bpermute(t, base_a, a, o)?;
                     t
@@ -348,8 +402,8 @@ impl Emit<'_, '_> {
         if pending.is_empty() {
             return Ok(());
         }
-        // Permuted operands live from scratch VGPR 5 on.
-        let temp = self.cx.scratch_first + 5;
+        // Permuted operands live from scratch VGPR 2 on.
+        let temp = self.cx.scratch_first + 2;
         if pending.iter().any(|p| p.2 >= temp || p.3 >= temp) {
             let mut w = reencode::build(Op::SWaitDscnt, Format::Sopp, self.cx)?;
             w.set_operand(0, Operand::Imm(0))
@@ -374,7 +428,16 @@ impl Emit<'_, '_> {
         self.push(o, Format::Vop3, ops)
     }
 
-    /// `t` = 4 * base (bytes) from the lane id in `lid`.
+    /// `t` = the lane id (`v_mbcnt_lo_u32_b32 t, -1, 0`; `v_mbcnt_hi_u32_b32 t, -1, t`).
+    fn lane_id(&mut self, t: u16) -> Result<(), TranslateError> {
+        self.vop3(
+            Op::VMbcntLoU32B32,
+            &[v(t), Operand::Inline(193), Operand::Inline(128)],
+        )?;
+        self.vop3(Op::VMbcntHiU32B32, &[v(t), Operand::Inline(193), v(t)])
+    }
+
+    /// `t` = 4 * base (bytes) from the lane id in `lid` (`t` may be `lid`).
     fn base(&mut self, b: Base, t: u16, lid: u16) -> Result<(), TranslateError> {
         let int = |n: u16| Operand::Inline(128 + n);
         let log2 = |x: u16| x.trailing_zeros() as u16;

@@ -257,10 +257,12 @@ fn emit(
     let extent = scope::sgpr_extent(cfg, sc);
     // The MFMA chains' tiles come first; the rules' scratch above them.
     let chains = matrix::chains(cfg, sc, scratch_first);
+    // Then the f32 MFMAs' permute bases, set at the entry.
+    let bases = matrix_valu::Bases::plan(cfg, sc, scratch_first + 16 * chains.slots);
     let mut cx = Ctx {
         kernel,
         pc: 0,
-        scratch_first: scratch_first + 16 * chains.slots,
+        scratch_first: scratch_first + 16 * chains.slots + bases.count(),
         scratch_used: 0,
         agpr_base,
         rsrc: reencode::Rsrcs::above(extent),
@@ -271,6 +273,7 @@ fn emit(
         pending: u8::MAX,
         float_mode: (p.kd.compute_pgm_rsrc1 >> 12 & 0xff) as u8,
         chains,
+        bases,
     };
     let known = known::analyse(cfg, sc, &p.roots);
     let pending = known::pending(cfg, sc, &p.roots);
@@ -315,6 +318,15 @@ fn emit(
                 }
             }
             for i in prologue {
+                let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
+                body.code.extend_from_slice(&buf[..n]);
+            }
+        }
+        if pc == p.roots[0] {
+            let bases = std::mem::take(&mut cx.bases);
+            let setup = bases.setup(&mut cx);
+            cx.bases = bases;
+            for i in &setup? {
                 let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
                 body.code.extend_from_slice(&buf[..n]);
             }
