@@ -37,8 +37,9 @@
 //! ASSUMPTION: EXEC is all ones at every MFMA (the MFMA writes every lane; the FMAs only
 //! active ones, and a permute reads 0 from an inactive lane), as `matrix`'s rules assume.
 //!
-//! Cost: 16x16x4 37 instructions, 32x32x2 68 (the corpus and IREE shapes); one VGPR per
-//! distinct base for the kernel, and 2 + 1 per permuted operand of a batch.
+//! Cost: 16x16x4 37 instructions, 32x32x2 68 (the corpus and IREE shapes). VGPRs: one
+//! per distinct base for the whole kernel; per MFMA, 2 scratch for A/B copies and one per
+//! permuted operand of a batch (at most 24).
 
 use super::reencode::{self, Ctx};
 use crate::cfg::Cfg;
