@@ -11,7 +11,6 @@
 mod common;
 
 use gpu_model::Target;
-use std::path::PathBuf;
 use std::process::Command;
 
 /// (kernel, M, K, bf16). A/B per lane: `K * M / 64` values; D: `M * M / 64` registers.
@@ -58,6 +57,11 @@ fn guest() -> Vec<u8> {
 
 /// OpenCL `text` compiled for gfx950 by clang-22.
 fn compile(text: &str, tag: &str) -> Vec<u8> {
+    compile_with(text, tag, &[])
+}
+
+/// [`compile`] with extra clang-22 flags.
+fn compile_with(text: &str, tag: &str, flags: &[&str]) -> Vec<u8> {
     let dir = std::env::temp_dir().join(format!("dbt-wmma-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (src, obj) = (dir.join("mfma.cl"), dir.join("mfma.hsaco"));
@@ -73,6 +77,7 @@ fn compile(text: &str, tag: &str) -> Vec<u8> {
             "-O2",
             "-nogpulib",
         ])
+        .args(flags)
         .arg(&src)
         .arg("-o")
         .arg(&obj)
@@ -361,17 +366,301 @@ fn fp4_and_scaled_mfmas_stay_refused_by_name() {
     }
 }
 
-/// MFMAs without a GFX12 WMMA counterpart (f32 inputs) stay refused, naming the
-/// instruction: the corpus's `mfma_f32` (`v_mfma_f32_16x16x4_f32`).
+/// (kernel, M, K, blocks): every f32 MFMA of gfx950.
+const SHAPES32: &[(&str, usize, usize, usize)] = &[
+    ("m16x16x4f32", 16, 4, 1),
+    ("m32x32x2f32", 32, 2, 1),
+    ("m32x32x1f32", 32, 1, 2),
+    ("m16x16x1f32", 16, 1, 4),
+    ("m4x4x1f32", 4, 1, 16),
+];
+
+const SRC32: &str = r#"
+typedef float f32x32 __attribute__((ext_vector_type(32)));
+#define K(name, ACC, OUT, CALL)                                                     \
+  __kernel __attribute__((reqd_work_group_size(64, 1, 1))) void name(               \
+      __global const uint *in, __global float *out) {                               \
+    uint l = __builtin_amdgcn_workitem_id_x();                                      \
+    __global const float *p = (__global const float *)in;                           \
+    float a0 = p[l], b0 = p[64 + l], a1 = p[128 + l], b1 = p[192 + l];              \
+    ACC acc = 0.0f;                                                                 \
+    acc = CALL(a0, b0, acc, 0, 0, 0);                                               \
+    acc = CALL(a1, b1, acc, 0, 0, 0);                                               \
+    for (uint r = 0; r < OUT; r++) out[l * OUT + r] = acc[r];                       \
+  }
+K(m16x16x4f32, float4, 4, __builtin_amdgcn_mfma_f32_16x16x4f32)
+K(m32x32x2f32, float16, 16, __builtin_amdgcn_mfma_f32_32x32x2f32)
+K(m32x32x1f32, f32x32, 32, __builtin_amdgcn_mfma_f32_32x32x1f32)
+K(m16x16x1f32, float16, 16, __builtin_amdgcn_mfma_f32_16x16x1f32)
+K(m4x4x1f32, float4, 4, __builtin_amdgcn_mfma_f32_4x4x1f32)
+"#;
+
+/// Input words (A0, B0, A1, B1: lane `b * M + k * M * blocks + i` holds `A[b][i][k]`, B
+/// alike with the column) and the reference D: per element one fused multiply-add per k
+/// in k order from 0, the gfx950 model's f32 MFMA numerics (`exec::matrix`, "Numerics"),
+/// in the CDNA D layout (`out[lane * regs + reg]`). The values are arbitrary f32 in
+/// [-1, 1), so another order or unfused products would round differently.
+fn case32(m: usize, k: usize, blocks: usize, seed: u32) -> (Vec<u32>, Vec<u32>) {
+    let mut s = seed;
+    let mut val = || {
+        s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (s >> 8) as f32 / (1 << 23) as f32 - 1.0
+    };
+    let mut words = vec![0u32; 4 * 64];
+    let mut mats = Vec::new();
+    for step in 0..2 {
+        let a: Vec<f32> = (0..blocks * m * k).map(|_| val()).collect(); // [b][i][kk]
+        let b: Vec<f32> = (0..blocks * k * m).map(|_| val()).collect(); // [b][kk][j]
+        for blk in 0..blocks {
+            for i in 0..m {
+                for kk in 0..k {
+                    let lane = blk * m + kk * m * blocks + i;
+                    words[2 * step * 64 + lane] = a[(blk * m + i) * k + kk].to_bits();
+                    words[(2 * step + 1) * 64 + lane] = b[(blk * k + kk) * m + i].to_bits();
+                }
+            }
+        }
+        mats.push((a, b));
+    }
+    let regs = m * m * blocks / 64;
+    let (mpr, bpr) = (64 / m, 64usize.div_ceil(m * m / 4));
+    let mut d = vec![0u32; 64 * regs];
+    for blk in 0..blocks {
+        for i in 0..m {
+            for j in 0..m {
+                let mut acc = 0f32;
+                for (a, b) in &mats {
+                    for kk in 0..k {
+                        acc = a[(blk * m + i) * k + kk].mul_add(b[(blk * k + kk) * m + j], acc);
+                    }
+                }
+                let reg = blk * (m * m / 64) + (i / (4 * mpr)) * 4 + i % 4;
+                let lane = (blk % bpr) * m + ((i / 4) % mpr) * bpr * m + j;
+                d[lane * regs + reg] = acc.to_bits();
+            }
+        }
+    }
+    (words, d)
+}
+
+/// f32 MFMAs (no GFX12 WMMA takes f32) become `v_fma_f32` chains over `ds_bpermute_b32`
+/// (`dbt/src/rdna/matrix_valu.rs`): every gfx950 shape, C the constant 0 then registers,
+/// bit-exact against the gfx950 run and the fused k-order CPU reference.
 #[test]
-fn f32_mfmas_stay_refused_by_name() {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/build/gfx950/mfma_f32.hsaco");
-    let b = std::fs::read(p).unwrap();
-    let t = dbt::translate(&b, Target::Gfx1201);
+fn f32_mfmas_run_as_fma_chains_on_gfx1201() {
+    let g = compile(SRC32, "f32");
+    let t = dbt::translate(&g, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let dis = common::llvm_accepts_as(&t.object, "fma32", "gfx1201");
+    assert!(
+        dis.contains("ds_bpermute_b32") && dis.contains("v_fma"),
+        "{dis}"
+    );
+    assert!(!dis.contains("mfma"), "{dis}");
+    for (n, &(name, m, k, blocks)) in SHAPES32.iter().enumerate() {
+        let rep = t.kernels.iter().find(|r| r.name == name).expect(name);
+        let (input, want) = case32(m, k, blocks, 90 + n as u32);
+        let (native, n_guest) = launch(&g, Target::Gfx950, name, &input, want.len());
+        assert_eq!(native, want, "{name}: gfx950 against the CPU reference");
+        let (host, n_host) = launch(&t.object, Target::Gfx1201, name, &input, want.len());
+        assert_eq!(
+            host, want,
+            "{name}: gfx1201 translation against the CPU reference"
+        );
+        eprintln!(
+            "{name}: code {} -> {} bytes ({:.2}x), wave-instructions {n_guest} -> {n_host} ({:.2}x), VGPRs {:?}",
+            rep.code_before,
+            rep.code_after,
+            rep.code_after as f64 / rep.code_before as f64,
+            n_host as f64 / n_guest as f64,
+            rep.vgprs
+        );
+    }
+}
+
+/// An f32 MFMA whose D holds its own A and B (`v[0:3] = v1 * v2`: the rule copies them
+/// before the first FMA writes D), then one whose C is another tuple
+/// (`v[12:15] = v4 * v5 + v[0:3]`). gfx950 assembly (llvm-mc-22); the gfx1201 run must
+/// match the gfx950 run and the fused k-order reference bit for bit.
+#[test]
+fn f32_mfma_whose_d_holds_a_and_b_runs_the_same_on_gfx1201() {
+    let src = r#"
+  .amdhsa_code_object_version 5
+  .text
+  .globl fma_overlap
+  .p2align 8
+  .type fma_overlap,@function
+fma_overlap:
+  s_load_dwordx4 s[0:3], s[0:1], 0x0
+  v_lshlrev_b32 v10, 2, v0
+  v_lshlrev_b32 v11, 4, v0
+  s_waitcnt lgkmcnt(0)
+  global_load_dword v1, v10, s[0:1]
+  global_load_dword v2, v10, s[0:1] offset:256
+  global_load_dword v4, v10, s[0:1] offset:512
+  global_load_dword v5, v10, s[0:1] offset:768
+  s_waitcnt vmcnt(0)
+  v_mfma_f32_16x16x4_f32 v[0:3], v1, v2, 0
+  v_mfma_f32_16x16x4_f32 v[12:15], v4, v5, v[0:3]
+  s_nop 7
+  s_nop 7
+  global_store_dwordx4 v11, v[12:15], s[2:3]
+  s_endpgm
+.Lfma_overlap_end:
+  .size fma_overlap, .Lfma_overlap_end-fma_overlap
+  .rodata
+  .p2align 6
+  .amdhsa_kernel fma_overlap
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_next_free_vgpr 16
+    .amdhsa_next_free_sgpr 4
+    .amdhsa_accum_offset 16
+    .amdhsa_float_denorm_mode_32 3
+  .end_amdhsa_kernel
+
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - { .name: fma_overlap, .symbol: fma_overlap.kd, .kernarg_segment_size: 16, .kernarg_segment_align: 8, .group_segment_fixed_size: 0, .private_segment_fixed_size: 0, .wavefront_size: 64, .sgpr_count: 4, .vgpr_count: 16, .agpr_count: 0, .max_flat_workgroup_size: 64, .args: [ { .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }, { .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global } ] }
+...
+.end_amdgpu_metadata
+"#;
+    let g = common::assemble(src, "gfx950", "fma-overlap");
+    let t = dbt::translate(&g, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    common::llvm_accepts_as(&t.object, "fma-overlap", "gfx1201");
+    let (input, want) = case32(16, 4, 1, 200);
+    let run = |bytes: &[u8], target: Target| {
+        common::run_words(
+            bytes,
+            target,
+            "fma_overlap",
+            [64, 64],
+            Some(&input),
+            want.len(),
+            &[],
+        )
+    };
+    assert_eq!(run(&g, Target::Gfx950), want, "gfx950");
+    assert_eq!(run(&t.object, Target::Gfx1201), want, "gfx1201");
+}
+
+/// (kernel, M, K): the single-block i8 MFMAs of gfx950.
+const SHAPES_I8: &[(&str, usize, usize)] = &[
+    ("m16x16x32i8", 16, 32),
+    ("m16x16x64i8", 16, 64),
+    ("m32x32x16i8", 32, 16),
+    ("m32x32x32i8", 32, 32),
+];
+
+const SRC_I8: &str = r#"
+typedef int i32x16 __attribute__((ext_vector_type(16)));
+#define K(name, T, ACC, OUT, CALL)                                                  \
+  __kernel __attribute__((reqd_work_group_size(64, 1, 1))) void name(               \
+      __global const uint *in, __global int *out) {                                 \
+    uint l = __builtin_amdgcn_workitem_id_x();                                      \
+    __global const T *p = (__global const T *)in;                                   \
+    T a0 = p[l], b0 = p[64 + l], a1 = p[128 + l], b1 = p[192 + l];                  \
+    ACC acc = 0;                                                                    \
+    acc = CALL(a0, b0, acc, 0, 0, 0);                                               \
+    acc = CALL(a1, b1, acc, 0, 0, 0);                                               \
+    for (uint r = 0; r < OUT; r++) out[l * OUT + r] = acc[r];                       \
+  }
+K(m16x16x32i8, long, int4, 4, __builtin_amdgcn_mfma_i32_16x16x32_i8)
+K(m16x16x64i8, int4, int4, 4, __builtin_amdgcn_mfma_i32_16x16x64_i8)
+K(m32x32x16i8, long, i32x16, 16, __builtin_amdgcn_mfma_i32_32x32x16_i8)
+K(m32x32x32i8, int4, i32x16, 16, __builtin_amdgcn_mfma_i32_32x32x32_i8)
+"#;
+
+/// Input words and reference D of an i8 case: bytes over the whole i8 range in the CDNA
+/// dense layout (lane `M * (k / kl) + i`, byte `k % kl`, `kl = K * M / 64`), D the exact
+/// integer sums in the CDNA D layout.
+fn case_i8(m: usize, k: usize, seed: u32) -> (Vec<u32>, Vec<u32>) {
+    let kl = k * m / 64;
+    let mut s = seed;
+    let mut val = || {
+        s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (s >> 24) as u8 as i8
+    };
+    let mut bytes = vec![0u8; 4 * 64 * kl];
+    let mut mats = Vec::new();
+    for step in 0..2 {
+        let a: Vec<i8> = (0..m * k).map(|_| val()).collect(); // a[i * k + kk]
+        let b: Vec<i8> = (0..k * m).map(|_| val()).collect(); // b[kk * m + j]
+        for i in 0..m {
+            for kk in 0..k {
+                let (lane, byte) = (m * (kk / kl) + i, kk % kl);
+                bytes[(2 * step * 64 + lane) * kl + byte] = a[i * k + kk] as u8;
+                bytes[((2 * step + 1) * 64 + lane) * kl + byte] = b[kk * m + i] as u8;
+            }
+        }
+        mats.push((a, b));
+    }
+    let regs = m * m / 64;
+    let mut d = vec![0u32; 64 * regs];
+    for i in 0..m {
+        for j in 0..m {
+            let mut x = 0i64;
+            for (a, b) in &mats {
+                for kk in 0..k {
+                    x += i64::from(a[i * k + kk]) * i64::from(b[kk * m + j]);
+                }
+            }
+            let (reg, lane) = if m == 16 {
+                (i % 4, 16 * (i / 4) + j)
+            } else {
+                ((i / 8) * 4 + i % 4, 32 * ((i / 4) % 2) + j)
+            };
+            d[lane * regs + reg] = x as i32 as u32;
+        }
+    }
+    let words = bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    (words, d)
+}
+
+/// i8 MFMAs become signed `v_wmma_i32_16x16x16_iu8` (chained over K as the fp8 ones):
+/// every single-block gfx950 shape, exact against the gfx950 run and the CPU reference.
+#[test]
+fn i8_mfmas_run_as_iu8_wmmas_on_gfx1201() {
+    let g = compile(SRC_I8, "i8");
+    let t = dbt::translate(&g, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let dis = common::llvm_accepts_as(&t.object, "iu8", "gfx1201");
+    assert!(dis.contains("v_wmma_i32_16x16x16_iu8"), "{dis}");
+    assert!(!dis.contains("mfma"), "{dis}");
+    for (n, &(name, m, k)) in SHAPES_I8.iter().enumerate() {
+        let (input, want) = case_i8(m, k, 120 + n as u32);
+        let (native, n_guest) = launch(&g, Target::Gfx950, name, &input, want.len());
+        assert_eq!(native, want, "{name}: gfx950 against the CPU reference");
+        let (host, n_host) = launch(&t.object, Target::Gfx1201, name, &input, want.len());
+        assert_eq!(
+            host, want,
+            "{name}: gfx1201 translation against the CPU reference"
+        );
+        eprintln!(
+            "{name}: wave-instructions {n_guest} -> {n_host} ({:.2}x)",
+            n_host as f64 / n_guest as f64
+        );
+    }
+}
+
+/// A kernel whose FLOAT_MODE flushes f32 denormals (`-cl-denorms-are-zero`) keeps its f32
+/// MFMA refused by name: the VALU would flush what the MFMA keeps.
+#[test]
+fn f32_mfma_in_a_flushing_kernel_stays_refused_by_name() {
+    let g = compile_with(SRC32, "f32-daz", &["-cl-denorms-are-zero"]);
+    let t = dbt::translate(&g, Target::Gfx1201);
     assert!(!t.translated);
+    assert_eq!(t.object, g);
     let d = t.diagnostics[0].to_string();
     assert!(
-        d.contains("v_mfma_f32_16x16x4_f32") && d.contains("no WMMA for this shape"),
+        d.contains("v_mfma_f32_") && d.contains("flushes f32 denormals"),
         "{d}"
     );
 }

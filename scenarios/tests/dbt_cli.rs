@@ -42,19 +42,48 @@ fn translate_writes_a_loadable_gfx942_object_and_a_report() {
     let _ = std::fs::remove_file(&out);
 }
 
+/// A gfx950 kernel whose scaled `f8f6f4` MFMA takes a run-time block scale (GFX12 WMMAs
+/// have no block scales: refused by name), compiled by clang-22.
+fn scaled_mfma_object(dir: &std::path::Path) -> PathBuf {
+    let (src, obj) = (dir.join("scaled.cl"), dir.join("scaled.hsaco"));
+    std::fs::write(
+        &src,
+        "typedef int i32x8 __attribute__((ext_vector_type(8)));\n\
+         __kernel void scaled(__global const i32x8 *in, __global float *out, int s) {\n\
+           uint l = __builtin_amdgcn_workitem_id_x();\n\
+           float16 acc = __builtin_amdgcn_mfma_scale_f32_32x32x64_f8f6f4(in[l], in[64 + l], (float16)0.0f, 0, 0, 0, s, 0, s);\n\
+           for (int r = 0; r < 16; r++) out[l * 16 + r] = acc[r];\n\
+         }\n",
+    )
+    .unwrap();
+    let r = Command::new("clang-22")
+        .args(["-x", "cl", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa"])
+        .args(["-mcpu=gfx950", "-O2", "-nogpulib"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&obj)
+        .output()
+        .expect("clang-22 is required (scripts/install-deps.sh)");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    obj
+}
+
 #[test]
 fn untranslatable_objects_fail_with_the_kernel_and_pc() {
-    let out = std::env::temp_dir().join(format!("dbt-cli-fail-{}.hsaco", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("dbt-cli-fail-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("out.hsaco");
     let r = Command::new(env!("CARGO_BIN_EXE_gfxsim"))
         .args(["dbt", "translate"])
-        // f32 MFMAs have no gfx1201 WMMA (GFX12 WMMAs take no f32 inputs): refused by name.
-        .arg(corpus("build/gfx950/mfma_f32.hsaco"))
+        .arg(scaled_mfma_object(&dir))
         .args(["--host", "gfx1201", "-o"])
         .arg(&out)
         .output()
         .unwrap();
     assert_eq!(r.status.code(), Some(2));
     let err = String::from_utf8_lossy(&r.stderr);
-    assert!(err.contains("kernel `mfma_f32` pc 0x"), "{err}");
+    assert!(err.contains("kernel `scaled` pc 0x"), "{err}");
+    assert!(err.contains("scaled f8f6f4"), "{err}");
     assert!(!out.exists());
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -89,9 +89,15 @@
 //! 32x32 rule B) from scratch that no WMMA writes, and the 16x16 rule reads B from a copy
 //! when D overlaps it.
 //!
-//! Refused by name: f32/f64/integer MFMAs (GFX12 WMMA has no f32 or f64 inputs; integer
-//! is not done yet), fp6/bf6/fp4 and scaled f8f6f4 MFMAs, the multi-block shapes, and
-//! CBSZ/ABID/BLGP as broadcast modifiers.
+//! **i8** (`v_mfma_i32_{16x16x32,16x16x64,32x32x16,32x32x32}_i8`): the CDNA i8 A/B has the
+//! dense 8-bit layout of the fp8 shapes, so the same rules apply with
+//! `v_wmma_i32_16x16x16_iu8` and NEG[0] = NEG[1] = 1 (A and B signed; AMD's matrix
+//! calculator README, "NEG Modifier"). Integer sums wrap modulo 2^32 in any order, so the
+//! chained WMMAs (CLAMP off) give the MFMA's result exactly.
+//!
+//! f32 MFMAs go to the VALU ([`super::matrix_valu`]). Refused by name: f64 MFMAs (GFX12
+//! WMMA has no f64 inputs), fp6/bf6/fp4 and scaled f8f6f4 MFMAs, the multi-block shapes
+//! of the other types, and CBSZ/ABID/BLGP as broadcast modifiers.
 
 use super::reencode::{self, Ctx, CARRY};
 use crate::cfg::{Cfg, Flow};
@@ -312,6 +318,11 @@ fn shape(o: Op, (fa, fb): (u32, u32)) -> Option<Shape> {
         VMfmaF3232x32x16Bf8Bf8 => (32, 2, wmma8(true, true)),
         VMfmaF3216x16x128F8f6f4 => (16, 8, wmma8(fa == 1, fb == 1)),
         VMfmaF3232x32x64F8f6f4 => (32, 8, wmma8(fa == 1, fb == 1)),
+        // Signed i8 (CDNA) as the GFX12 iu8 WMMA with both signed bits ([`Emit::wmma`]).
+        VMfmaI3216x16x32I8 => (16, 2, VWmmaI3216x16x16Iu8),
+        VMfmaI3216x16x64I8 => (16, 4, VWmmaI3216x16x16Iu8),
+        VMfmaI3232x32x16I8 => (32, 2, VWmmaI3216x16x16Iu8),
+        VMfmaI3232x32x32I8 => (32, 4, VWmmaI3216x16x16Iu8),
         _ => return None,
     };
     let per = if matches!(wmma, VWmmaF3216x16x16F16 | VWmmaF3216x16x16Bf16) {
@@ -331,6 +342,10 @@ const ODD_ROWS: (u32, u32) = (0xffff_0000, 0xffff_0000);
 
 /// The gfx1201 sequence for the guest MFMA `g` (see the module doc).
 pub(crate) fn lower(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    // f32 inputs have no WMMA: fused multiply-adds on the VALU.
+    if let Some(s) = super::matrix_valu::shape(g.op) {
+        return super::matrix_valu::lower(g, s, cx);
+    }
     let f8f6f4 = matches!(
         g.op,
         Op::VMfmaF3216x16x128F8f6f4 | Op::VMfmaF3232x32x64F8f6f4
@@ -357,7 +372,7 @@ pub(crate) fn lower(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateEr
         return Err(unsupported(
             cx,
             g,
-            "MFMA -> WMMA: gfx1201 has no WMMA for this shape (only f16/bf16 and fp8/bf8 16x16xK and 32x32xK are translated)",
+            "MFMA -> WMMA: gfx1201 has no WMMA for this shape (only f16/bf16, fp8/bf8 and i8 16x16xK and 32x32xK are translated)",
         ));
     };
     if g.format != Format::Mai || abid != 0 || (!f8f6f4 && (cbsz != 0 || blgp != 0)) {
@@ -495,7 +510,20 @@ impl Emit<'_, '_> {
 
     fn wmma(&mut self, s: Shape, d: u16, a: u16, b: u16, c: Operand) -> Result<(), TranslateError> {
         let n = s.per as u8;
-        self.push(s.wmma, Format::Vop3p, &[v(d, 4), v(a, n), v(b, n), c])
+        self.push(s.wmma, Format::Vop3p, &[v(d, 4), v(a, n), v(b, n), c])?;
+        if s.wmma == Op::VWmmaI3216x16x16Iu8 {
+            // NEG[0]/NEG[1] make the iu8 A/B signed (calculator README, "NEG Modifier").
+            let i = self.out.last_mut().expect("just pushed");
+            let fl = i.layout().field(F::Neg).ok_or_else(|| {
+                unsupported(
+                    self.cx,
+                    i,
+                    "MFMA -> WMMA: the gfx1201 VOP3P layout has no neg field",
+                )
+            })?;
+            i.bits = gpu_model::isa::layout::put(i.bits, fl, 3);
+        }
+        Ok(())
     }
 
     /// 16x16xK: A's rows 4..7 and 8..11 exchanged, one WMMA per register pair.

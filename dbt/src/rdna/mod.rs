@@ -15,7 +15,8 @@
 //!   s[104:105] (`scope::relax_for`), as on the gfx942 host;
 //! * [`desc`]: the gfx1201 kernel descriptor and the entry prologue that rebuilds the
 //!   workgroup-id SGPRs the gfx950 code expects from the GFX12 TTMP registers;
-//! * [`matrix`]: the f16/bf16 and fp8/bf8 MFMAs as GFX12 WMMAs with lane fix-ups.
+//! * [`matrix`]: the f16/bf16, fp8/bf8 and i8 MFMAs as GFX12 WMMAs with lane fix-ups;
+//!   [`matrix_valu`]: the f32 MFMAs (no GFX12 WMMA takes f32) as `v_fma_f32` chains.
 //!
 //! AGPRs are folded into VGPRs above the kernel's arch VGPRs (`a[n]` -> `v[arch + n]`;
 //! `v_accvgpr_*` become `v_mov_b32`), scratch VGPRs for the rules come after them.
@@ -30,7 +31,7 @@
 //! gfx942 rule's integer rounding, re-encoded.
 //!
 //! Not implemented yet (each a typed rejection naming the kernel, and for
-//! instructions the PC): f32/f64/integer/fp6/fp4/scaled MFMAs, formatted buffer accesses,
+//! instructions the PC): f64/multi-block i8/fp6/fp4/scaled MFMAs, formatted buffer accesses,
 //! 16-bit DPP operations that may leave lanes unwritten,
 //! DPP wave shifts/rotates, SDWA neg/abs and UNUSED_SEXT, SMEM with SGPR offsets,
 //! `v_cmpx` (GFX9 also writes VCC), kernarg preload, workgroup-info SGPRs, private
@@ -40,6 +41,7 @@
 pub(crate) mod desc;
 pub(crate) mod known;
 pub(crate) mod matrix;
+pub(crate) mod matrix_valu;
 pub(crate) mod reencode;
 
 use crate::cfg::{Cfg, Flow};
@@ -255,10 +257,12 @@ fn emit(
     let extent = scope::sgpr_extent(cfg, sc);
     // The MFMA chains' tiles come first; the rules' scratch above them.
     let chains = matrix::chains(cfg, sc, scratch_first);
+    // Then the f32 MFMAs' permute bases, set at the entry.
+    let bases = matrix_valu::Bases::plan(cfg, sc, scratch_first + 16 * chains.slots);
     let mut cx = Ctx {
         kernel,
         pc: 0,
-        scratch_first: scratch_first + 16 * chains.slots,
+        scratch_first: scratch_first + 16 * chains.slots + bases.count(),
         scratch_used: 0,
         agpr_base,
         rsrc: reencode::Rsrcs::above(extent),
@@ -269,6 +273,7 @@ fn emit(
         pending: u8::MAX,
         float_mode: (p.kd.compute_pgm_rsrc1 >> 12 & 0xff) as u8,
         chains,
+        bases,
     };
     let known = known::analyse(cfg, sc, &p.roots);
     let pending = known::pending(cfg, sc, &p.roots);
@@ -313,6 +318,15 @@ fn emit(
                 }
             }
             for i in prologue {
+                let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
+                body.code.extend_from_slice(&buf[..n]);
+            }
+        }
+        if pc == p.roots[0] {
+            let bases = std::mem::take(&mut cx.bases);
+            let setup = bases.setup(&mut cx);
+            cx.bases = bases;
+            for i in &setup? {
                 let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
                 body.code.extend_from_slice(&buf[..n]);
             }

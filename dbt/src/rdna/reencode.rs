@@ -89,6 +89,8 @@ pub(crate) struct Ctx<'a> {
     pub float_mode: u8,
     /// The scope's 32x32 MFMA chains, whose tiles live below `scratch_first`.
     pub chains: super::matrix::Chains,
+    /// The f32 MFMAs' permute bases, which live below `scratch_first`.
+    pub bases: super::matrix_valu::Bases,
 }
 
 /// The 4-aligned SGPR quads above everything the kernel scope names (GFX12 has 106

@@ -1,0 +1,512 @@
+//! gfx950 f32 MFMAs -> gfx1201 (wave64) VALU: GFX12 has no WMMA with f32 inputs
+//! (`v_wmma_f32_16x16x16_{f16,bf16,fp8_*,bf8_*}` and the integer ones only; llvm-mc-22
+//! `-mcpu=gfx1201`), so each result element is computed by a chain of `v_fma_f32` in its
+//! own lane, reading A and B across lanes with `ds_bpermute_b32`.
+//!
+//! Guest semantics (the gfx950 model, `gpu-model/src/exec/matrix/kernel.rs`, `F32Fused`):
+//! `D[b][i][j] = fma(A[b][i][K-1], B[b][K-1][j], ... fma(A[b][i][0], B[b][0][j],
+//! C[b][i][j]))`, one fused multiply-add per k in k order, MODE ignored. The host does the
+//! same FMAs in the same order, so the results are bit-identical as long as the VALU does
+//! not flush what the MFMA keeps: with the kernel's FLOAT_MODE keeping f32 denormals
+//! (bits 5:4 = 3, clang-22's and IREE's 0xf0) and rounding to nearest even (bits 1:0 =
+//! 0), `v_fma_f32` is the IEEE fused multiply-add. Other float modes are refused by name
+//! (a kernel may also change MODE at run time; the rule reads the descriptor's mode, the
+//! same ASSUMPTION the `v_cvt_pk_bf16_f32` rule makes).
+//!
+//! Layouts (f32 inputs hold one k per lane, `kl` = 1): the CDNA dense A of block `b` has
+//! `A[b][i][k]` in lane `b * M + k * M * blocks + i` (B alike with `j`), and the 32-bit D
+//! has `D[b][i][j]` in register `b * M * M / 64 + (i / (4 * mpr)) * 4 + i % 4`, lane
+//! `(b % bpr) * M + ((i / 4) % mpr) * bpr * M + j` with `mpr = 64 / M`, `bpr = ceil(64 /
+//! (M * M / 4))`: the model's `exec::matrix::layout::{cdna, cdna_out}` (AMD's matrix
+//! instruction calculator). The rule inverts the D layout into, per D register `R` and k,
+//! the lane each result lane reads A and B from. Every such map is a per-lane base (the
+//! same for all `R` and k) plus a constant, which `ds_bpermute_b32` takes as its offset
+//! (lane `(addr + offset) / 4 % 64`; RDNA4 ISA guide as the model's `exec::ds::lane`
+//! implements it); the base is built from the lane id (`v_mbcnt_{lo,hi}_u32_b32`) with a
+//! shift or a mask, checked against the map at translation time, once per kernel at its
+//! entry into a VGPR reserved for it ([`Bases`]). A source that is the result lane itself
+//! is read in place.
+//!
+//! In (D register, k) order, as many permutes as fit in 24 scratch VGPRs (one per A
+//! operand, one per distinct B operand), `s_wait_dscnt 0`, then their FMAs (`v_fma_f32`
+//! from C for the first k, `v_fmac_f32` after), so every element still adds its products
+//! in k order. An A or B register inside D is copied first
+//! (D is written from the first k on); C equal to D or apart from it is read before its
+//! element is written; a C that partly overlaps D is refused by name.
+//!
+//! ASSUMPTION: EXEC is all ones at every MFMA (the MFMA writes every lane; the FMAs only
+//! active ones, and a permute reads 0 from an inactive lane), as `matrix`'s rules assume.
+//!
+//! Cost: 16x16x4 37 instructions, 32x32x2 68 (the corpus and IREE shapes). VGPRs: one
+//! per distinct base for the whole kernel; per MFMA, 2 scratch for A/B copies and one per
+//! permuted operand of a batch (at most 24).
+
+use super::reencode::{self, Ctx};
+use crate::cfg::Cfg;
+use crate::error::TranslateError;
+use gpu_model::isa::layout::{self, Format, F};
+use gpu_model::isa::{Inst, Op, Operand};
+use std::collections::BTreeSet;
+
+/// An f32 MFMA: M (= N), K, blocks.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shape {
+    m: u16,
+    k: u16,
+    blocks: u16,
+}
+
+/// The f32-input MFMAs of gfx950 (`v_mfma_f32_{16x16x4,32x32x2,32x32x1_2b,16x16x1_4b,
+/// 4x4x1_16b}_f32`; gfx950 has no xf32 MFMAs: llvm-mc-22 refuses them there).
+pub(crate) fn shape(o: Op) -> Option<Shape> {
+    let (m, k, blocks) = match o {
+        Op::VMfmaF3216x16x4F32 => (16, 4, 1),
+        Op::VMfmaF3232x32x2F32 => (32, 2, 1),
+        Op::VMfmaF3232x32x12bF32 => (32, 1, 2),
+        Op::VMfmaF3216x16x14bF32 => (16, 1, 4),
+        Op::VMfmaF324x4x116bF32 => (4, 1, 16),
+        _ => return None,
+    };
+    Some(Shape { m, k, blocks })
+}
+
+/// Most D registers an f32 MFMA has (32x32x1 2-block).
+const MAX_D: usize = 32;
+/// Scratch VGPRs for permuted operands: the permutes of up to this many are issued
+/// before one wait.
+const TEMPS: u16 = 24;
+
+/// (register, lane) -> (block, i, j) of the CDNA 32-bit D layout (see the module doc).
+fn owners(s: Shape) -> [[(u16, u16, u16); 64]; MAX_D] {
+    let mut own = [[(0, 0, 0); 64]; MAX_D];
+    let m = s.m;
+    let mpr = 64 / m;
+    let bpr = 64u16.div_ceil(m * m / 4);
+    for b in 0..s.blocks {
+        for i in 0..m {
+            for j in 0..m {
+                let r = b * (m * m / 64) + (i / (4 * mpr)) * 4 + i % 4;
+                let lane = (b % bpr) * m + ((i / 4) % mpr) * bpr * m + j;
+                own[usize::from(r)][usize::from(lane)] = (b, i, j);
+            }
+        }
+    }
+    own
+}
+
+/// The lane of the A (`col` false: row `i`) or B (`col`: column `j`) value that result
+/// lane `(b, i, j)` multiplies at `k` (CDNA dense layout, one k per lane).
+fn source(s: Shape, (b, i, j): (u16, u16, u16), k: u16, col: bool) -> u16 {
+    b * s.m + k * s.m * s.blocks + if col { j } else { i }
+}
+
+/// How a lane computes its permute base (in lanes) from its lane id `L`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Base {
+    /// `L`.
+    Lane,
+    /// `L % q`.
+    Low(u16),
+    /// `(L / q) * c`.
+    High(u16, u16),
+}
+
+impl Base {
+    fn of(self, l: u16) -> u16 {
+        match self {
+            Base::Lane => l,
+            Base::Low(q) => l % q,
+            Base::High(q, c) => l / q * c,
+        }
+    }
+
+    /// The first of the candidates that gives `want` for every lane.
+    fn fit(want: &[u16; 64]) -> Option<Base> {
+        let mut cands = vec![Base::Lane];
+        for q in [4, 8, 16, 32] {
+            cands.push(Base::Low(q));
+            for c in [1, 2, 4, 8, 16] {
+                cands.push(Base::High(q, c));
+            }
+        }
+        cands
+            .into_iter()
+            .find(|b| (0..64u16).all(|l| b.of(l) == want[usize::from(l)]))
+    }
+}
+
+/// The permute bases of a kernel scope's f32 MFMAs, each in a VGPR reserved for the whole
+/// kernel (below the rules' scratch, above the chain tiles) and set once at the kernel
+/// entry ([`Bases::setup`]): a base depends on the lane id only, and nothing else writes
+/// these VGPRs, so every MFMA of the scope finds them set.
+#[derive(Debug, Default)]
+pub(crate) struct Bases {
+    first: u16,
+    list: Vec<Base>,
+}
+
+impl Bases {
+    /// The distinct bases of the f32 MFMAs in scope `sc`, from VGPR `first` on.
+    pub(crate) fn plan(cfg: &Cfg, sc: &BTreeSet<u64>, first: u16) -> Bases {
+        let mut list = Vec::new();
+        for s in sc.iter().filter_map(|pc| cfg.insts.get(pc)) {
+            let Some(sh) = shape(s.inst.op) else {
+                continue;
+            };
+            let own = owners(sh);
+            for p in [perm(sh, &own, false), perm(sh, &own, true)]
+                .into_iter()
+                .flatten()
+            {
+                if !list.contains(&p.base) {
+                    list.push(p.base);
+                }
+            }
+        }
+        Bases { first, list }
+    }
+
+    /// VGPRs reserved.
+    pub(crate) fn count(&self) -> u16 {
+        self.list.len() as u16
+    }
+
+    fn reg(&self, b: Base) -> Option<u16> {
+        let k = self.list.iter().position(|&x| x == b)?;
+        Some(self.first + k as u16)
+    }
+
+    /// The kernel-entry sequence that sets the bases: the lane id into the first VGPR,
+    /// every base from it, the first last.
+    pub(crate) fn setup(&self, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+        if self.list.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut e = Emit {
+            out: Vec::new(),
+            cx,
+        };
+        let lid = self.first;
+        e.lane_id(lid)?;
+        for (k, &b) in self.list.iter().enumerate().rev() {
+            e.base(b, self.first + k as u16, lid)?;
+        }
+        Ok(e.out)
+    }
+}
+
+/// The permutes of one operand: the base, and per (D register, k) the offset in lanes
+/// from it (`None`: the operand is read in place).
+struct Perm {
+    base: Base,
+    off: [[Option<u16>; 4]; MAX_D],
+}
+
+/// Splits the source-lane maps of A (`col` false) or B into base + offset; `None` when
+/// some map is not the base shifted by a constant.
+fn perm(s: Shape, own: &[[(u16, u16, u16); 64]; MAX_D], col: bool) -> Option<Perm> {
+    let dregs = usize::from(s.m * s.m * s.blocks / 64);
+    let map =
+        |r: usize, k: u16| -> [u16; 64] { std::array::from_fn(|l| source(s, own[r][l], k, col)) };
+    let base = Base::fit(&map(0, 0))?;
+    let mut off = [[None; 4]; MAX_D];
+    for (r, row) in off.iter_mut().enumerate().take(dregs) {
+        for k in 0..s.k {
+            let m = map(r, k);
+            let d = (m[0] + 64 - base.of(0)) % 64;
+            if (0..64u16).any(|l| (base.of(l) + d) % 64 != m[usize::from(l)]) {
+                return None;
+            }
+            let in_place = (0..64u16).all(|l| m[usize::from(l)] == l);
+            row[usize::from(k)] = (!in_place).then_some(d);
+        }
+    }
+    Some(Perm { base, off })
+}
+
+/// The gfx1201 sequence for the f32 MFMA `g` of shape `s` (see the module doc).
+pub(crate) fn lower(g: &Inst, s: Shape, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let fail = |cx: &Ctx<'_>, reason| TranslateError::UnsupportedForm {
+        kernel: cx.kernel.to_string(),
+        pc: cx.pc,
+        text: g.to_string(),
+        reason,
+    };
+    if g.format != Format::Mai || (g.field(F::Cbsz) | g.field(F::Abid) | g.field(F::Blgp)) != 0 {
+        return Err(fail(
+            cx,
+            "f32 MFMA -> FMA: cbsz/abid/blgp are not translated",
+        ));
+    }
+    if cx.float_mode & 0x33 != 0x30 {
+        return Err(fail(
+            cx,
+            "f32 MFMA -> FMA: the kernel's FLOAT_MODE flushes f32 denormals or does not round to nearest even (the MFMA does neither)",
+        ));
+    }
+    let dregs = s.m * s.m * s.blocks / 64;
+    let reg = |i: usize, n: u16, cx: &Ctx<'_>| -> Result<Operand, TranslateError> {
+        match g.operand(i).map(|o| reencode::map_operand(g, o, cx)) {
+            Some(Ok(o @ Operand::Vgpr { count, .. })) if u16::from(count) == n => Ok(o),
+            Some(Err(e)) => Err(e),
+            _ => Err(fail(
+                cx,
+                "f32 MFMA -> FMA: unexpected operand (A, B and D must be registers)",
+            )),
+        }
+    };
+    let first = |o: Operand| match o {
+        Operand::Vgpr { first, .. } => first,
+        _ => 0,
+    };
+    let d = first(reg(0, dregs, cx)?);
+    let (mut a, mut b) = (first(reg(1, 1, cx)?), first(reg(2, 1, cx)?));
+    // C: `Ok(first register)` or `Err(inline constant)`.
+    let c = match g.operand(3).map(|o| reencode::map_operand(g, o, cx)) {
+        Some(Ok(Operand::Vgpr { first, count })) if u16::from(count) == dregs => {
+            if first != d && first < d + dregs && d < first + dregs {
+                return Err(fail(cx, "f32 MFMA -> FMA: C partly overlaps D"));
+            }
+            Ok(first)
+        }
+        Some(Ok(o @ Operand::Inline(_))) => Err(o),
+        Some(Err(e)) => return Err(e),
+        _ => {
+            return Err(fail(
+                cx,
+                "f32 MFMA -> FMA: C must be registers or an inline constant",
+            ))
+        }
+    };
+    let own = owners(s);
+    let (Some(pa), Some(pb)) = (perm(s, &own, false), perm(s, &own, true)) else {
+        return Err(fail(
+            cx,
+            "f32 MFMA -> FMA: a lane map is not a base plus a constant",
+        ));
+    };
+    let mut e = Emit {
+        out: Vec::new(),
+        cx,
+    };
+    // Scratch: copies of A/B inside D, then the permuted operands of one batch.
+    // The bases set at the kernel entry ([`Bases::plan`] saw every f32 MFMA of the scope).
+    let (Some(base_a), Some(base_b)) = (e.cx.bases.reg(pa.base), e.cx.bases.reg(pb.base)) else {
+        return Err(fail(
+            e.cx,
+            "f32 MFMA -> FMA: no permute base was set for this MFMA",
+        ));
+    };
+    for (k, x) in [&mut a, &mut b].into_iter().enumerate() {
+        if *x >= d && *x < d + dregs {
+            let t = e.scratch(k as u16, 1);
+            e.push(Op::VMovB32, Format::Vop1, &[v(t), v(*x)])?;
+            *x = t;
+        }
+    }
+    // FMAs whose operands are permuted, waiting for them: (D register, k, A, B).
+    let mut pending: Vec<(u16, u16, u16, u16)> = Vec::with_capacity(usize::from(TEMPS));
+    // B permutes of the batch: (k, offset, register).
+    let mut seen: Vec<(u16, u16, u16)> = Vec::with_capacity(usize::from(TEMPS));
+    let mut next = 0;
+    for k in 0..s.k {
+        // A k whose permutes fit in a batch of their own does not straddle two.
+        let mut offs: Vec<u16> = (0..dregs)
+            .filter_map(|r| pb.off[usize::from(r)][usize::from(k)])
+            .collect();
+        offs.sort_unstable();
+        offs.dedup();
+        let per_k = offs.len() as u16
+            + (0..dregs)
+                .filter(|&r| pa.off[usize::from(r)][usize::from(k)].is_some())
+                .count() as u16;
+        if next + per_k > TEMPS && per_k <= TEMPS {
+            e.flush(&mut pending, d, c)?;
+            seen.clear();
+            next = 0;
+        }
+        for r in 0..dregs {
+            let (oa, ob) = (
+                pa.off[usize::from(r)][usize::from(k)],
+                pb.off[usize::from(r)][usize::from(k)],
+            );
+            let new_b = ob.is_some_and(|o| !seen.iter().any(|x| (x.0, x.1) == (k, o)));
+            let need = u16::from(oa.is_some()) + u16::from(new_b);
+            if next + need > TEMPS {
+                e.flush(&mut pending, d, c)?;
+                seen.clear();
+                next = 0;
+            }
+            let y = match ob {
+                None => b,
+                Some(o) => match seen.iter().find(|x| (x.0, x.1) == (k, o)) {
+                    Some(x) => x.2,
+                    None => {
+                        let t = e.scratch(2 + next, 1);
+                        next += 1;
+                        e.bpermute(t, base_b, b, o)?;
+                        seen.push((k, o, t));
+                        t
+                    }
+                },
+            };
+            let x = match oa {
+                None => a,
+                Some(o) => {
+                    let t = e.scratch(2 + next, 1);
+                    next += 1;
+                    e.bpermute(t, base_a, a, o)?;
+                    t
+                }
+            };
+            pending.push((r, k, x, y));
+        }
+    }
+    e.flush(&mut pending, d, c)?;
+    Ok(e.out)
+}
+
+fn v(first: u16) -> Operand {
+    Operand::Vgpr { first, count: 1 }
+}
+
+/// The host sequence being built.
+struct Emit<'a, 'b> {
+    out: Vec<Inst>,
+    cx: &'a mut Ctx<'b>,
+}
+
+impl Emit<'_, '_> {
+    /// A scratch VGPR block of `n` at `off` above the kernel's registers.
+    fn scratch(&mut self, off: u16, n: u16) -> u16 {
+        self.cx.scratch_used = self.cx.scratch_used.max(off + n);
+        self.cx.scratch_first + off
+    }
+
+    fn push(&mut self, o: Op, f: Format, ops: &[Operand]) -> Result<(), TranslateError> {
+        let mut i = reencode::build(o, f, self.cx)?;
+        for (k, x) in ops.iter().enumerate() {
+            i.set_operand(k, *x).map_err(|e| self.cx.enc(e))?;
+        }
+        self.out.push(i);
+        Ok(())
+    }
+
+    /// `s_wait_dscnt 0` (when a permute is outstanding), then the FMAs of `pending`: the
+    /// first k reads C (`Ok(register)` or `Err(inline constant)`) unless C is D.
+    fn flush(
+        &mut self,
+        pending: &mut Vec<(u16, u16, u16, u16)>,
+        d: u16,
+        c: Result<u16, Operand>,
+    ) -> Result<(), TranslateError> {
+        if pending.is_empty() {
+            return Ok(());
+        }
+        // Permuted operands live from scratch VGPR 2 on.
+        let temp = self.cx.scratch_first + 2;
+        if pending.iter().any(|p| p.2 >= temp || p.3 >= temp) {
+            let mut w = reencode::build(Op::SWaitDscnt, Format::Sopp, self.cx)?;
+            w.set_operand(0, Operand::Imm(0))
+                .map_err(|x| self.cx.enc(x))?;
+            self.out.push(w);
+        }
+        for (r, k, x, y) in pending.drain(..) {
+            let acc = match (k, c) {
+                (0, Ok(cr)) if cr != d => Some(v(cr + r)),
+                (0, Err(o)) => Some(o),
+                _ => None,
+            };
+            match acc {
+                Some(acc) => self.vop3(Op::VFmaF32, &[v(d + r), v(x), v(y), acc])?,
+                None => self.push(Op::VFmacF32, Format::Vop2, &[v(d + r), v(x), v(y)])?,
+            }
+        }
+        Ok(())
+    }
+
+    fn vop3(&mut self, o: Op, ops: &[Operand]) -> Result<(), TranslateError> {
+        self.push(o, Format::Vop3, ops)
+    }
+
+    /// `t` = the lane id (`v_mbcnt_lo_u32_b32 t, -1, 0`; `v_mbcnt_hi_u32_b32 t, -1, t`).
+    fn lane_id(&mut self, t: u16) -> Result<(), TranslateError> {
+        self.vop3(
+            Op::VMbcntLoU32B32,
+            &[v(t), Operand::Inline(193), Operand::Inline(128)],
+        )?;
+        self.vop3(Op::VMbcntHiU32B32, &[v(t), Operand::Inline(193), v(t)])
+    }
+
+    /// `t` = 4 * base (bytes) from the lane id in `lid` (`t` may be `lid`).
+    fn base(&mut self, b: Base, t: u16, lid: u16) -> Result<(), TranslateError> {
+        let int = |n: u16| Operand::Inline(128 + n);
+        let log2 = |x: u16| x.trailing_zeros() as u16;
+        match b {
+            Base::Lane => self.push(Op::VLshlrevB32, Format::Vop2, &[v(t), int(2), v(lid)]),
+            Base::Low(q) => {
+                self.push(Op::VAndB32, Format::Vop2, &[v(t), int(q - 1), v(lid)])?;
+                self.push(Op::VLshlrevB32, Format::Vop2, &[v(t), int(2), v(t)])
+            }
+            Base::High(q, c) => {
+                self.push(Op::VLshrrevB32, Format::Vop2, &[v(t), int(log2(q)), v(lid)])?;
+                self.push(
+                    Op::VLshlrevB32,
+                    Format::Vop2,
+                    &[v(t), int(log2(c) + 2), v(t)],
+                )
+            }
+        }
+    }
+
+    /// `ds_bpermute_b32 t, base, src offset:4*off`: lane `l` reads `src` of lane
+    /// `(base[l] / 4 + off) % 64`.
+    fn bpermute(&mut self, t: u16, base: u16, src: u16, off: u16) -> Result<(), TranslateError> {
+        let mut i = reencode::build(Op::DsBpermuteB32, Format::Ds, self.cx)?;
+        for (k, x) in [v(t), v(base), v(src)].into_iter().enumerate() {
+            i.set_operand(k, x).map_err(|e| self.cx.enc(e))?;
+        }
+        let bytes = u32::from(4 * off);
+        for (f, x) in [(F::Offset0, bytes & 0xff), (F::Offset1, bytes >> 8)] {
+            if x != 0 {
+                let fl = i
+                    .layout()
+                    .field(f)
+                    .ok_or_else(|| TranslateError::Unsupported {
+                        kernel: self.cx.kernel.to_string(),
+                        reason: "the gfx1201 DS layout has no offset field".into(),
+                    })?;
+                i.bits = layout::put(i.bits, fl, x);
+            }
+        }
+        self.out.push(i);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every gfx950 f32 shape splits into base + offset for A and B, and the B of the
+    /// 4x4 16-block shape (column `j` of block `b` in lane `4b + j`, D alike) is read in
+    /// place.
+    #[test]
+    fn every_f32_shape_has_affine_lane_maps() {
+        for o in [
+            Op::VMfmaF3216x16x4F32,
+            Op::VMfmaF3232x32x2F32,
+            Op::VMfmaF3232x32x12bF32,
+            Op::VMfmaF3216x16x14bF32,
+            Op::VMfmaF324x4x116bF32,
+        ] {
+            let s = shape(o).unwrap();
+            let own = owners(s);
+            assert!(perm(s, &own, false).is_some(), "{o:?} A");
+            assert!(perm(s, &own, true).is_some(), "{o:?} B");
+        }
+        let s = shape(Op::VMfmaF324x4x116bF32).unwrap();
+        let pb = perm(s, &owners(s), true).unwrap();
+        assert!(pb.off[..4].iter().all(|r| r[0].is_none()));
+    }
+}
