@@ -122,10 +122,129 @@ enum Link {
 pub(crate) struct Chains {
     /// (link, slot) of every chained MFMA by address.
     links: BTreeMap<u64, (Link, u16)>,
+    /// Conversions emitted after the guest instruction at an address, on the edges into
+    /// and out of a loop whose accumulator stays in its tiles ([`loops`]).
+    edges: BTreeMap<u64, Vec<Edge>>,
     /// Slots the scope needs at once.
     pub slots: u16,
     /// First VGPR of slot 0.
     base: u16,
+}
+
+/// A conversion on a loop edge: the guest accumulator `d` into the tiles of `slot`
+/// (`into`, after the instruction that falls into the loop), or back (after the loop's
+/// back branch, on its fallthrough exit).
+#[derive(Debug, Clone, Copy)]
+struct Edge {
+    into: bool,
+    d: Regs,
+    slot: u16,
+}
+
+/// A single-block loop (its last instruction branches back to its leader) whose
+/// accumulators live in tiles for the whole loop.
+struct Loop {
+    /// The block's first and last instruction.
+    leader: u64,
+    end: u64,
+    /// The instruction that falls into the leader: the only other way in.
+    prev: u64,
+    /// The resident accumulators.
+    acc: Vec<Regs>,
+}
+
+/// The single-block loops of scope `sc` whose accumulators can stay in WMMA tiles
+/// across iterations: the block's last instruction branches back to its leader, the
+/// leader is entered otherwise only by falling in from the instruction before it (no
+/// other branch, recovered indirect transfer or kernel entry reaches it), the block
+/// writes no EXEC (the conversions on the edges then run under the EXEC of its MFMAs),
+/// and every access in the block to an accumulator is a chainable 32x32 MFMA that
+/// extends it. Converting C into the tiles on the way in and D out on the fallthrough
+/// exit (the only way out: the block falls through every other instruction) then
+/// replaces a conversion pair per iteration. Nothing in the scope may index VGPRs.
+fn loops(cfg: &Cfg, sc: &BTreeSet<u64>, roots: &[u64]) -> Vec<Loop> {
+    let mut out = Vec::new();
+    let insts = || sc.iter().filter_map(|pc| cfg.insts.get(pc));
+    if insts().any(|s| crate::scope::indexes_vgprs(s.inst.op)) {
+        return out;
+    }
+    for &leader in cfg.leaders.range(..).filter(|l| sc.contains(l)) {
+        // The block, straight-line from its leader.
+        let mut pc = leader;
+        let mut block = Vec::new();
+        let end = loop {
+            let Some(s) = cfg.insts.get(&pc) else {
+                break None;
+            };
+            if pc != leader && cfg.leaders.contains(&pc) {
+                break None;
+            }
+            block.push(s);
+            match s.flow {
+                Flow::Next => pc = cfg.next_pc(pc),
+                Flow::CondBranch(t) if t == leader => break Some(pc),
+                _ => break None,
+            }
+        };
+        let Some(end) = end else { continue };
+        let Some((&prev, ps)) = cfg.insts.range(..leader).next_back() else {
+            continue;
+        };
+        let falls =
+            matches!(ps.flow, Flow::Next) || matches!(ps.flow, Flow::CondBranch(t) if t != leader);
+        let other_way_in = roots.contains(&leader)
+            || cfg.recovered.values().any(|b| b.target == leader)
+            || insts().any(|s| {
+                s.pc != end
+                    && matches!(s.flow, Flow::Branch(t) | Flow::CondBranch(t) | Flow::Call(t) if t == leader)
+            });
+        if !sc.contains(&prev) || !falls || cfg.next_pc(prev) != leader || other_way_in {
+            continue;
+        }
+        let writes_exec = block.iter().any(|s| {
+            s.inst.accesses().into_iter().any(|a| {
+                a.kind.writes()
+                    && a.file == RegFile::Sgpr
+                    && a.first <= 127
+                    && 126 < a.first + u16::from(a.count)
+            })
+        });
+        if writes_exec {
+            continue;
+        }
+        let mut acc: Vec<Regs> = Vec::new();
+        for s in &block {
+            if let Some((d, Some(c), ab)) = chainable(&s.inst) {
+                if c == d && ab.iter().all(|&x| !overlap(x, d)) && !acc.contains(&d) {
+                    acc.push(d);
+                }
+            }
+        }
+        // Every other access to an accumulator disqualifies it.
+        acc.retain(|&d| {
+            block.iter().all(|s| match chainable(&s.inst) {
+                Some((md, Some(c), ab))
+                    if md == d && c == d && ab.iter().all(|&x| !overlap(x, d)) =>
+                {
+                    true
+                }
+                _ => !s
+                    .inst
+                    .accesses()
+                    .into_iter()
+                    .any(|a| overlap((a.file, a.first, u16::from(a.count)), d)),
+            })
+        });
+        if !acc.is_empty() {
+            out.push(Loop {
+                leader,
+                end,
+                prev,
+                acc,
+            });
+        }
+    }
+    out
 }
 
 /// Scratch VGPRs one matrix rule needs besides the chain slots (the f8f6f4 32x32 rule:
@@ -176,7 +295,7 @@ fn chainable(g: &Inst) -> Option<(Regs, Option<Regs>, [Regs; 2])> {
 
 /// Finds the chains of scope `sc`, keeping the slots within the 256 VGPRs of a wave
 /// above `first` (the first scratch VGPR) less [`RULE_SCRATCH`].
-pub(crate) fn chains(cfg: &Cfg, sc: &BTreeSet<u64>, first: u16) -> Chains {
+pub(crate) fn chains(cfg: &Cfg, sc: &BTreeSet<u64>, roots: &[u64], first: u16) -> Chains {
     struct Open {
         d: Regs,
         members: Vec<u64>,
@@ -189,6 +308,24 @@ pub(crate) fn chains(cfg: &Cfg, sc: &BTreeSet<u64>, first: u16) -> Chains {
     };
     let mut open: Vec<Open> = Vec::new();
     let (mut free, mut top): (Vec<u16>, u16) = (Vec::new(), 0);
+    // Loop-resident accumulators take slots of their own for the whole scope.
+    let mut resident: Vec<(u64, u64, Regs, u16)> = Vec::new();
+    for l in loops(cfg, sc, roots) {
+        for d in l.acc {
+            if top >= most {
+                break;
+            }
+            let slot = top;
+            top += 1;
+            resident.push((l.leader, l.end, d, slot));
+            for (at, into) in [(l.prev, true), (l.end, false)] {
+                out.edges
+                    .entry(at)
+                    .or_default()
+                    .push(Edge { into, d, slot });
+            }
+        }
+    }
     let close = |o: Open, out: &mut Chains, free: &mut Vec<u16>| {
         let n = o.members.len();
         if n >= 2 {
@@ -213,7 +350,14 @@ pub(crate) fn chains(cfg: &Cfg, sc: &BTreeSet<u64>, first: u16) -> Chains {
         }
         next = matches!(s.flow, Flow::Next).then(|| cfg.next_pc(pc));
         let indexed = crate::scope::indexes_vgprs(s.inst.op);
-        let mf = chainable(&s.inst);
+        let mut mf = chainable(&s.inst);
+        // An MFMA on a loop-resident accumulator accumulates into its tiles.
+        if let Some((d, _, _)) = mf {
+            if let Some(r) = resident.iter().find(|r| r.0 <= pc && pc <= r.1 && r.2 == d) {
+                out.links.insert(pc, (Link::Middle, r.3));
+                mf = None;
+            }
+        }
         // The accumulator this MFMA extends: C and D are its tuple, A and B elsewhere.
         let ext = mf.and_then(|(d, c, ab)| {
             let extends =
@@ -262,6 +406,41 @@ pub(crate) fn chains(cfg: &Cfg, sc: &BTreeSet<u64>, first: u16) -> Chains {
     open.drain(..).for_each(|o| close(o, &mut out, &mut free));
     out.slots = out.links.values().map(|&(_, s)| s + 1).max().unwrap_or(0);
     out
+}
+
+/// The conversions on loop edges after the guest instruction at `cx.pc` ([`Chains`]):
+/// C into a resident accumulator's tiles before its loop, D out after it.
+pub(crate) fn edge(cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let Some(edges) = cx.chains.edges.get(&cx.pc).cloned() else {
+        return Ok(Vec::new());
+    };
+    let mut e = Emit {
+        out: Vec::new(),
+        cx,
+    };
+    for x in edges {
+        let (file, first, _) = x.d;
+        let d = match (file, e.cx.agpr_base) {
+            (RegFile::Vgpr, _) => first,
+            (RegFile::Agpr, Some(base)) => base + first,
+            _ => {
+                return Err(TranslateError::Unsupported {
+                    kernel: e.cx.kernel.to_string(),
+                    reason: format!(
+                        "pc {:#x}: a loop-resident MFMA accumulator in AGPRs without a VGPR fold",
+                        e.cx.pc
+                    ),
+                })
+            }
+        };
+        let tiles = e.cx.chains.base + 16 * x.slot;
+        if x.into {
+            e.c_to_tiles(d, tiles)?;
+        } else {
+            e.tiles_to_d(tiles, d)?;
+        }
+    }
+    Ok(e.out)
 }
 
 /// The shape of a translatable MFMA.

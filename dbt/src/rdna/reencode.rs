@@ -34,7 +34,8 @@
 //! * `v_lshl_add_u64 d, a, n, c` (gfx940+, not on gfx1201: llvm-mc-22 "instruction not
 //!   supported") -> `v_lshlrev_b64 t, n, a`, `v_add_co_u32 d.lo, s[104:105], t.lo,
 //!   c.lo`, `v_add_co_ci_u32 d.hi, s[104:105], t.hi, c.hi, s[104:105]` with scratch
-//!   VGPRs `t` above the kernel's and the carry in s[104:105]: on GFX12 every wave has
+//!   VGPRs `t` above the kernel's and the carry in s[104:105] (with `n` = 0 the adds read
+//!   `a` directly, unless `a` is a literal or both sources are SGPRs): on GFX12 every wave has
 //!   106 SGPRs and s102..s105 are never named by translated gfx950 code (its codes
 //!   102..105 are FLAT_SCRATCH/XNACK_MASK, refused above).
 //! * `v_mov_b64` (gfx940+, not on gfx1201) and `v_pk_mov_b32` (gfx90a+, not on gfx1201)
@@ -77,9 +78,10 @@ pub(crate) struct Ctx<'a> {
     pub scc_live: bool,
     /// Known bits of the current buffer instruction's descriptor words ([`super::known`]).
     pub known: [super::known::Bits; 4],
-    /// Guest SGPRs that hold a GFX12 descriptor dword3 in place of their constant, with
-    /// the constant to put back ([`buffer`], [`restore`]).
-    pub inplace: Vec<(u16, u32)>,
+    /// Guest SGPRs that hold a GFX12 descriptor dword3 in place of their constant
+    /// ([`buffer`], [`restore`]; `s_mov_b32` copies of one are tracked too, see
+    /// `super::emit`).
+    pub inplace: Vec<InPlace>,
     /// Whether descriptors may be converted in place (no SGPR is indexed through M0).
     pub inplace_ok: bool,
     /// GFX12 counters that may have operations outstanding before the current
@@ -87,8 +89,23 @@ pub(crate) struct Ctx<'a> {
     pub pending: u8,
     /// The kernel's initial MODE bits 7:0 (the descriptor's FLOAT_MODE).
     pub float_mode: u8,
+    /// Whether the high half of the current guest instruction's destination is never
+    /// read before it is overwritten ([`super::high16_dead`]): a GFX9 16-bit operation's
+    /// clearing of it is then left out.
+    pub high16_dead: bool,
     /// The scope's 32x32 MFMA chains, whose tiles live below `scratch_first`.
     pub chains: super::matrix::Chains,
+}
+
+/// A guest SGPR that holds a GFX12 descriptor dword3 in place of the guest's constant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct InPlace {
+    /// The SGPR.
+    pub reg: u16,
+    /// The guest's value, put back by [`restore`].
+    pub guest: u32,
+    /// The GFX12 word it holds now.
+    pub host: u32,
 }
 
 /// The 4-aligned SGPR quads above everything the kernel scope names (GFX12 has 106
@@ -178,6 +195,8 @@ pub(crate) fn lower(g: &Inst, bytes: &[u8], cx: &mut Ctx<'_>) -> Result<Vec<Inst
             | Op::DsReadB64TrB16
             | Op::DsReadB64TrB8
     ) {
+        // The rules' own 16-bit operations keep their clearing.
+        cx.high16_dead = false;
         let mut sc = rules::Scratch {
             first: cx.scratch_first,
             used: cx.scratch_used,
@@ -208,9 +227,23 @@ pub(crate) fn lower(g: &Inst, bytes: &[u8], cx: &mut Ctx<'_>) -> Result<Vec<Inst
         return Ok(out);
     }
     if is_lds_dma(g) {
+        cx.high16_dead = false;
         return lds_dma(g, cx);
     }
     lower_one(g, cx)
+}
+
+/// Whether `g` reads only the low 16 bits of its VGPR sources: a GFX9 16-bit operation
+/// with a 16-bit result ([`zeroes_high16`]) or `v_cvt_f32_f16`, without SDWA/DPP and
+/// without VOP3 `op_sel`.
+pub(crate) fn reads_low16(g: &Inst) -> bool {
+    (zeroes_high16(g.op) || g.op == Op::VCvtF32F16)
+        && g.ext().is_none()
+        && match g.format {
+            Format::Vop1 | Format::Vop2 => true,
+            Format::Vop3 => g.field(F::OpSel) == 0,
+            _ => false,
+        }
 }
 
 /// Whether `g` is a GFX9 LDS DMA load (`buffer_load_* ... lds`, `global_load_lds_*`).
@@ -271,7 +304,7 @@ fn lower_one(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     }
     let mut out = lower_plain(g, cx)?;
     // SDWA results are placed by `sdwa` from the plain operation, which came through here.
-    if fix && g.ext() != Some(isa::Ext::Sdwa) {
+    if fix && g.ext() != Some(isa::Ext::Sdwa) && !cx.high16_dead {
         out.extend(zero_high16(g, cx)?);
     }
     Ok(out)
@@ -872,29 +905,43 @@ fn lshl_add_u64(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError>
         first: CARRY,
         count: 2,
     };
-    let mut shl = build(Op::VLshlrevB64, Format::Vop3, cx)?;
-    for (i, o) in [Operand::Vgpr { first: t, count: 2 }, n, a]
-        .into_iter()
-        .enumerate()
-    {
-        shl.set_operand(i, o).map_err(|e| cx.enc(e))?;
-    }
-    // When d.lo is c.hi, the high half must read c.hi before the low half is written:
-    // add into the scratch pair and copy.
-    let direct = c1 != v1(d0);
+    // A shift by 0 (clang's 64-bit address add) adds `a` itself: no shifted copy, unless
+    // both sources are SGPRs (the carry-in add would read three SGPRs, over GFX12's
+    // constant-bus limit of two) or `a` is a literal.
+    let sgpr = |o: Operand| matches!(o, Operand::Sgpr { .. });
+    let unshifted = match (n, half(g, a, 0, cx), half(g, a, 1, cx)) {
+        (Operand::Inline(128), Ok(a0), Ok(a1)) if !(sgpr(a) && sgpr(c0)) => Some((a0, a1)),
+        _ => None,
+    };
+    let mut out = Vec::with_capacity(5);
+    let (a0, a1) = match unshifted {
+        Some(halves) => halves,
+        None => {
+            let mut shl = build(Op::VLshlrevB64, Format::Vop3, cx)?;
+            for (i, o) in [Operand::Vgpr { first: t, count: 2 }, n, a]
+                .into_iter()
+                .enumerate()
+            {
+                shl.set_operand(i, o).map_err(|e| cx.enc(e))?;
+            }
+            out.push(shl);
+            (v1(t), v1(t + 1))
+        }
+    };
+    // When d.lo is the high half of a source, the high half must read it before the
+    // low half is written: add into the scratch pair and copy.
+    let direct = c1 != v1(d0) && a1 != v1(d0);
     let (r0, r1) = if direct { (d0, d0 + 1) } else { (t, t + 1) };
     let mut lo = build(Op::VAddCoU32, Format::Vop3b, cx)?;
-    for (i, o) in [v1(r0), carry, v1(t), c0].into_iter().enumerate() {
+    for (i, o) in [v1(r0), carry, a0, c0].into_iter().enumerate() {
         lo.set_operand(i, o).map_err(|e| cx.enc(e))?;
     }
     let mut hi = build(Op::VAddCoCiU32, Format::Vop3b, cx)?;
-    for (i, o) in [v1(r1), carry, v1(t + 1), c1, carry]
-        .into_iter()
-        .enumerate()
-    {
+    for (i, o) in [v1(r1), carry, a1, c1, carry].into_iter().enumerate() {
         hi.set_operand(i, o).map_err(|e| cx.enc(e))?;
     }
-    let mut out = vec![shl, lo, hi];
+    out.push(lo);
+    out.push(hi);
     if !direct {
         out.extend(two_movs(g, d, [v1(t), v1(t + 1)], cx)?);
     }
@@ -1256,10 +1303,24 @@ fn buffer(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     let mut out = Vec::new();
     if let Some(w3) = cx.inplace_ok.then(|| word3_in_place(&cx.known)).flatten() {
         let reg = r + 3;
-        if !cx.inplace.iter().any(|e| e.0 == reg) {
-            let c = cx.known[3].constant().unwrap_or(0);
-            out.push(mov_constant(reg, w3, cx)?);
-            cx.inplace.push((reg, c));
+        // A register already converted (here or by a copy of a converted one) holds its
+        // GFX12 word; it is written again only when this descriptor's dword1 asks for
+        // another one.
+        match cx.inplace.iter().position(|e| e.reg == reg) {
+            Some(k) if cx.inplace[k].host == w3 => {}
+            Some(k) => {
+                out.push(mov_constant(reg, w3, cx)?);
+                cx.inplace[k].host = w3;
+            }
+            None => {
+                let guest = cx.known[3].constant().unwrap_or(0);
+                out.push(mov_constant(reg, w3, cx)?);
+                cx.inplace.push(InPlace {
+                    reg,
+                    guest,
+                    host: w3,
+                });
+            }
         }
         out.push(reencode_with(g, cx, Some(r))?);
         return Ok(out);
@@ -1316,12 +1377,12 @@ pub(crate) fn restore(
 ) -> Result<Vec<Inst>, TranslateError> {
     let mut out = Vec::new();
     let mut keep = Vec::new();
-    for &(reg, c) in &cx.inplace {
-        if !which(reg) {
-            keep.push((reg, c));
+    for &e in &cx.inplace {
+        if !which(e.reg) {
+            keep.push(e);
             continue;
         }
-        out.push(mov_constant(reg, c, cx)?);
+        out.push(mov_constant(e.reg, e.guest, cx)?);
     }
     cx.inplace = keep;
     Ok(out)
