@@ -186,14 +186,13 @@ pub(crate) fn lower(g: &Inst, bytes: &[u8], cx: &mut Ctx<'_>) -> Result<Vec<Inst
     // LDS reads' rule permutes with `ds_bpermute_b32` within groups of 16 lanes only;
     // `v_cvt_pk_bf16_f32`'s (GFX12 has no f32 -> bf16 conversion) is integer only, its
     // flushing decided by the kernel's FLOAT_MODE, which the gfx1201 descriptor keeps.
+    if g.op == Op::DsReadB64TrB16 {
+        cx.high16_dead = false;
+        return read_tr_b16(g, cx);
+    }
     if matches!(
         g.op,
-        Op::VBitop3B32
-            | Op::VBitop3B16
-            | Op::VCvtPkF16F32
-            | Op::VCvtPkBf16F32
-            | Op::DsReadB64TrB16
-            | Op::DsReadB64TrB8
+        Op::VBitop3B32 | Op::VBitop3B16 | Op::VCvtPkF16F32 | Op::VCvtPkBf16F32 | Op::DsReadB64TrB8
     ) {
         // The rules' own 16-bit operations keep their clearing.
         cx.high16_dead = false;
@@ -1771,4 +1770,114 @@ fn permlane16_swap(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateErr
         vop3_host(Op::VCndmaskB32, &[v1(d), v1(d), v1(td), mask], cx)?,
         vop3_host(Op::VCndmaskB32, &[v1(src), v1(ts), v1(src), mask], cx)?,
     ])
+}
+
+/// gfx950 `ds_read_b64_tr_b16 d, addr offset:o` on GFX12, where every 16-lane row is a
+/// `v_permlane16_b32` away: in each group of 16 lanes, lane `t`'s element `k` (of four
+/// 16-bit elements) is element `t % 4` of the 64 bits that lane `4k + t / 4` of its group
+/// reads (the rule's model, `exec::ds::transpose`; see `crate::rules` for the gfx942
+/// form, which needs `ds_bpermute_b32` and one LDS read per element). Every active lane
+/// reads its own 64 bits (`ds_load_b64`, the guest's address and offset); per `k`, two
+/// `v_permlane16_b32` with the selects `4k + x / 4` for lane `x` of the row fetch the
+/// source lane's two dwords, BOUND_CTRL (`op_sel:[0,1]`) reading an inactive source lane
+/// as 0 (the guest's zeros from inactive lanes); `v_lshrrev_b64` by `16 * (t % 4)` brings
+/// element `t % 4` down, and two `v_perm_b32` pack the four elements. Scratch: the own
+/// 64 bits, the shift, four element pairs; the selects in s[104:105].
+fn read_tr_b16(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let (Some(d), Some(addr)) = (g.operand(0), g.operand(1)) else {
+        return Err(cx.unsupported(g, "unexpected operands of a transposing LDS read"));
+    };
+    let Operand::Vgpr {
+        first: d0,
+        count: 2,
+    } = map_operand(g, d, cx)?
+    else {
+        return Err(cx.unsupported(g, "unexpected destination of a transposing LDS read"));
+    };
+    let f = cx.scratch_first;
+    cx.scratch_used = cx.scratch_used.max(11);
+    let (own, sh, elem) = (f, f + 2, |k: u16| f + 3 + 2 * k);
+    let pair = |r: u16| Operand::Vgpr { first: r, count: 2 };
+    let s1 = |r: u16| Operand::Sgpr { first: r, count: 1 };
+    let at = rules::At {
+        kernel: cx.kernel,
+        pc: cx.pc,
+    };
+    // The own read and the wait for it, as GFX9 instructions re-encoded like the
+    // guest's (M0, the split counters).
+    let mut load = Inst::build(Target::Gfx950, Op::DsReadB64, Format::Ds).map_err(|e| cx.enc(e))?;
+    load.set_operand(0, pair(own)).map_err(|e| cx.enc(e))?;
+    load.set_operand(1, addr).map_err(|e| cx.enc(e))?;
+    for f in [F::Offset0, F::Offset1] {
+        if let Some(fl) = load.layout().field(f) {
+            load.bits = layout::put(load.bits, fl, g.field(f));
+        }
+    }
+    let mut out = lower_one(&load, cx)?;
+    cx.pending = super::known::pending_after(&load, cx.pending);
+    let wait = rules::waitcnt(rules::WAIT_LGKM0, &at)?;
+    // The lane's shift 16 * (t % 4) meanwhile.
+    out.push(vop3_host(
+        Op::VMbcntLoU32B32,
+        &[v1(sh), Operand::Inline(193), Operand::Inline(128)],
+        cx,
+    )?);
+    out.push(vop3_host(
+        Op::VMbcntHiU32B32,
+        &[v1(sh), Operand::Inline(193), v1(sh)],
+        cx,
+    )?);
+    out.push(vop3_host(
+        Op::VAndB32,
+        &[v1(sh), Operand::Inline(131), v1(sh)],
+        cx,
+    )?);
+    out.push(vop3_host(
+        Op::VLshlrevB32,
+        &[v1(sh), Operand::Inline(132), v1(sh)],
+        cx,
+    )?);
+    out.extend(lower_one(&wait, cx)?);
+    cx.pending = super::known::pending_after(&wait, cx.pending);
+    for k in 0..4u32 {
+        // Nibble x of the 64-bit select: 4k + x / 4.
+        let sel = (0..16u32).fold(0u64, |acc, x| acc | u64::from(4 * k + x / 4) << (4 * x));
+        for (r, w) in [(CARRY, sel as u32), (CARRY + 1, (sel >> 32) as u32)] {
+            out.push(host_inst(
+                Op::SMovB32,
+                Format::Sop1,
+                &[s1(r), Operand::Literal(w)],
+                cx,
+            )?);
+        }
+        let e = elem(k as u16);
+        for h in 0..2u16 {
+            let mut p = vop3_host(
+                Op::VPermlane16B32,
+                &[v1(e + h), v1(own + h), s1(CARRY), s1(CARRY + 1)],
+                cx,
+            )?;
+            let fl = p
+                .layout()
+                .field(F::OpSel)
+                .ok_or_else(|| cx.unsupported(g, "v_permlane16_b32 has no op_sel field"))?;
+            p.bits = layout::put(p.bits, fl, 2);
+            out.push(p);
+        }
+        out.push(vop3_host(Op::VLshrrevB64, &[pair(e), v1(sh), pair(e)], cx)?);
+    }
+    // d = {e0.lo16 | e1.lo16 << 16, e2.lo16 | e3.lo16 << 16}.
+    for w in 0..2u16 {
+        out.push(vop3_host(
+            Op::VPermB32,
+            &[
+                v1(d0 + w),
+                v1(elem(2 * w + 1)),
+                v1(elem(2 * w)),
+                Operand::Literal(0x0504_0100),
+            ],
+            cx,
+        )?);
+    }
+    Ok(out)
 }
