@@ -1778,11 +1778,11 @@ fn permlane16_swap(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateErr
 /// reads (the rule's model, `exec::ds::transpose`; see `crate::rules` for the gfx942
 /// form, which needs `ds_bpermute_b32` and one LDS read per element). Every active lane
 /// reads its own 64 bits (`ds_load_b64`, the guest's address and offset); per `k`, two
-/// `v_permlane16_b32` with the selects `4k + x / 4` for lane `x` of the row fetch the
-/// source lane's two dwords, BOUND_CTRL (`op_sel:[0,1]`) reading an inactive source lane
+/// `v_permlane16_var_b32` with the per-lane select `4k + x / 4` for lane `x` of the row
+/// (a VGPR stepped by 4) fetch the source lane's two dwords, BOUND_CTRL (`op_sel:[0,1]`) reading an inactive source lane
 /// as 0 (the guest's zeros from inactive lanes); `v_lshrrev_b64` by `16 * (t % 4)` brings
 /// element `t % 4` down, and two `v_perm_b32` pack the four elements. Scratch: the own
-/// 64 bits, the shift, four element pairs; the selects in s[104:105].
+/// 64 bits, the shift, four element pairs, the select.
 fn read_tr_b16(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     let (Some(d), Some(addr)) = (g.operand(0), g.operand(1)) else {
         return Err(cx.unsupported(g, "unexpected operands of a transposing LDS read"));
@@ -1795,10 +1795,9 @@ fn read_tr_b16(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> 
         return Err(cx.unsupported(g, "unexpected destination of a transposing LDS read"));
     };
     let f = cx.scratch_first;
-    cx.scratch_used = cx.scratch_used.max(11);
-    let (own, sh, elem) = (f, f + 2, |k: u16| f + 3 + 2 * k);
+    cx.scratch_used = cx.scratch_used.max(12);
+    let (own, sh, elem, sel) = (f, f + 2, |k: u16| f + 3 + 2 * k, f + 11);
     let pair = |r: u16| Operand::Vgpr { first: r, count: 2 };
-    let s1 = |r: u16| Operand::Sgpr { first: r, count: 1 };
     let at = rules::At {
         kernel: cx.kernel,
         pc: cx.pc,
@@ -1827,6 +1826,12 @@ fn read_tr_b16(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> 
         &[v1(sh), Operand::Inline(193), v1(sh)],
         cx,
     )?);
+    // The select of lane x of its row for k = 0: x / 4.
+    out.push(vop3_host(
+        Op::VBfeU32,
+        &[v1(sel), v1(sh), Operand::Inline(130), Operand::Inline(130)],
+        cx,
+    )?);
     out.push(vop3_host(
         Op::VAndB32,
         &[v1(sh), Operand::Inline(131), v1(sh)],
@@ -1839,28 +1844,26 @@ fn read_tr_b16(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> 
     )?);
     out.extend(lower_one(&wait, cx)?);
     cx.pending = super::known::pending_after(&wait, cx.pending);
-    for k in 0..4u32 {
-        // Nibble x of the 64-bit select: 4k + x / 4.
-        let sel = (0..16u32).fold(0u64, |acc, x| acc | u64::from(4 * k + x / 4) << (4 * x));
-        for (r, w) in [(CARRY, sel as u32), (CARRY + 1, (sel >> 32) as u32)] {
-            out.push(host_inst(
-                Op::SMovB32,
-                Format::Sop1,
-                &[s1(r), Operand::Literal(w)],
+    for k in 0..4u16 {
+        // Lane x of the row reads lane 4k + x / 4.
+        if k > 0 {
+            out.push(vop3_host(
+                Op::VAddNcU32,
+                &[v1(sel), Operand::Inline(132), v1(sel)],
                 cx,
             )?);
         }
-        let e = elem(k as u16);
+        let e = elem(k);
         for h in 0..2u16 {
             let mut p = vop3_host(
-                Op::VPermlane16B32,
-                &[v1(e + h), v1(own + h), s1(CARRY), s1(CARRY + 1)],
+                Op::VPermlane16VarB32,
+                &[v1(e + h), v1(own + h), v1(sel)],
                 cx,
             )?;
             let fl = p
                 .layout()
                 .field(F::OpSel)
-                .ok_or_else(|| cx.unsupported(g, "v_permlane16_b32 has no op_sel field"))?;
+                .ok_or_else(|| cx.unsupported(g, "v_permlane16_var_b32 has no op_sel field"))?;
             p.bits = layout::put(p.bits, fl, 2);
             out.push(p);
         }
