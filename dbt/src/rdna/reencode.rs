@@ -186,13 +186,14 @@ pub(crate) fn lower(g: &Inst, bytes: &[u8], cx: &mut Ctx<'_>) -> Result<Vec<Inst
     // LDS reads' rule permutes with `ds_bpermute_b32` within groups of 16 lanes only;
     // `v_cvt_pk_bf16_f32`'s (GFX12 has no f32 -> bf16 conversion) is integer only, its
     // flushing decided by the kernel's FLOAT_MODE, which the gfx1201 descriptor keeps.
-    if g.op == Op::DsReadB64TrB16 {
+    if matches!(g.op, Op::DsReadB64TrB16 | Op::DsReadB64TrB8) {
         cx.high16_dead = false;
-        return read_tr_b16(g, cx);
+        let bits = if g.op == Op::DsReadB64TrB16 { 16 } else { 8 };
+        return read_tr(g, bits, cx);
     }
     if matches!(
         g.op,
-        Op::VBitop3B32 | Op::VBitop3B16 | Op::VCvtPkF16F32 | Op::VCvtPkBf16F32 | Op::DsReadB64TrB8
+        Op::VBitop3B32 | Op::VBitop3B16 | Op::VCvtPkF16F32 | Op::VCvtPkBf16F32
     ) {
         // The rules' own 16-bit operations keep their clearing.
         cx.high16_dead = false;
@@ -1772,18 +1773,19 @@ fn permlane16_swap(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateErr
     ])
 }
 
-/// gfx950 `ds_read_b64_tr_b16 d, addr offset:o` on GFX12, where every 16-lane row is a
-/// `v_permlane16_b32` away: in each group of 16 lanes, lane `t`'s element `k` (of four
-/// 16-bit elements) is element `t % 4` of the 64 bits that lane `4k + t / 4` of its group
-/// reads (the rule's model, `exec::ds::transpose`; see `crate::rules` for the gfx942
-/// form, which needs `ds_bpermute_b32` and one LDS read per element). Every active lane
-/// reads its own 64 bits (`ds_load_b64`, the guest's address and offset); per `k`, two
-/// `v_permlane16_var_b32` with the per-lane select `4k + x / 4` for lane `x` of the row
-/// (a VGPR stepped by 4) fetch the source lane's two dwords, BOUND_CTRL (`op_sel:[0,1]`) reading an inactive source lane
-/// as 0 (the guest's zeros from inactive lanes); `v_lshrrev_b64` by `16 * (t % 4)` brings
-/// element `t % 4` down, and two `v_perm_b32` pack the four elements. Scratch: the own
-/// 64 bits, the shift, four element pairs, the select.
-fn read_tr_b16(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+/// gfx950 `ds_read_b64_tr_b{16,8} d, addr offset:o` on GFX12, where every 16-lane row is
+/// a `v_permlane16_var_b32` away: in each group of 16 lanes, lane `t`'s element `k` (of
+/// `n` = 4 16-bit or 8 8-bit elements) is element `t % n` of the 64 bits that lane
+/// `16k / n + t / n` of its group reads (the rule's model, `exec::ds::transpose`; see
+/// `crate::rules` for the gfx942 form, which needs `ds_bpermute_b32` and one LDS read per
+/// element). Every active lane reads its own 64 bits (`ds_load_b64`, the guest's address
+/// and offset); per `k`, two `v_permlane16_var_b32` with the per-lane select
+/// `16k / n + x / n` for lane `x` of the row (a VGPR stepped by `16 / n`) fetch the source
+/// lane's two dwords, BOUND_CTRL (`op_sel:[0,1]`) reading an inactive source lane as 0
+/// (the guest's zeros from inactive lanes); `v_lshrrev_b64` by `bits * (t % n)` brings
+/// element `t % n` down, and `v_perm_b32` packs the elements (two for 16-bit, six for
+/// 8-bit elements). Scratch: the own 64 bits, the shift, `n` element pairs, the select.
+fn read_tr(g: &Inst, bits: u16, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     let (Some(d), Some(addr)) = (g.operand(0), g.operand(1)) else {
         return Err(cx.unsupported(g, "unexpected operands of a transposing LDS read"));
     };
@@ -1794,10 +1796,13 @@ fn read_tr_b16(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> 
     else {
         return Err(cx.unsupported(g, "unexpected destination of a transposing LDS read"));
     };
+    let n = 64 / bits;
+    let (log_n, log_bits) = (n.trailing_zeros() as u16, bits.trailing_zeros() as u16);
     let f = cx.scratch_first;
-    cx.scratch_used = cx.scratch_used.max(12);
-    let (own, sh, elem, sel) = (f, f + 2, |k: u16| f + 3 + 2 * k, f + 11);
+    cx.scratch_used = cx.scratch_used.max(4 + 2 * n);
+    let (own, sh, elem, sel) = (f, f + 2, |k: u16| f + 3 + 2 * k, f + 3 + 2 * n);
     let pair = |r: u16| Operand::Vgpr { first: r, count: 2 };
+    let int = |x: u16| Operand::Inline(128 + x);
     let at = rules::At {
         kernel: cx.kernel,
         pc: cx.pc,
@@ -1815,10 +1820,11 @@ fn read_tr_b16(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> 
     let mut out = lower_one(&load, cx)?;
     cx.pending = super::known::pending_after(&load, cx.pending);
     let wait = rules::waitcnt(rules::WAIT_LGKM0, &at)?;
-    // The lane's shift 16 * (t % 4) meanwhile.
+    // Meanwhile the lane id t, the select x / n of lane x of its row for k = 0, and the
+    // shift bits * (t % n).
     out.push(vop3_host(
         Op::VMbcntLoU32B32,
-        &[v1(sh), Operand::Inline(193), Operand::Inline(128)],
+        &[v1(sh), Operand::Inline(193), int(0)],
         cx,
     )?);
     out.push(vop3_host(
@@ -1826,30 +1832,24 @@ fn read_tr_b16(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> 
         &[v1(sh), Operand::Inline(193), v1(sh)],
         cx,
     )?);
-    // The select of lane x of its row for k = 0: x / 4.
     out.push(vop3_host(
         Op::VBfeU32,
-        &[v1(sel), v1(sh), Operand::Inline(130), Operand::Inline(130)],
+        &[v1(sel), v1(sh), int(log_n), int(4 - log_n)],
         cx,
     )?);
-    out.push(vop3_host(
-        Op::VAndB32,
-        &[v1(sh), Operand::Inline(131), v1(sh)],
-        cx,
-    )?);
+    out.push(vop3_host(Op::VAndB32, &[v1(sh), int(n - 1), v1(sh)], cx)?);
     out.push(vop3_host(
         Op::VLshlrevB32,
-        &[v1(sh), Operand::Inline(132), v1(sh)],
+        &[v1(sh), int(log_bits), v1(sh)],
         cx,
     )?);
     out.extend(lower_one(&wait, cx)?);
     cx.pending = super::known::pending_after(&wait, cx.pending);
-    for k in 0..4u16 {
-        // Lane x of the row reads lane 4k + x / 4.
+    for k in 0..n {
         if k > 0 {
             out.push(vop3_host(
                 Op::VAddNcU32,
-                &[v1(sel), Operand::Inline(132), v1(sel)],
+                &[v1(sel), int(16 / n), v1(sel)],
                 cx,
             )?);
         }
@@ -1869,18 +1869,25 @@ fn read_tr_b16(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> 
         }
         out.push(vop3_host(Op::VLshrrevB64, &[pair(e), v1(sh), pair(e)], cx)?);
     }
-    // d = {e0.lo16 | e1.lo16 << 16, e2.lo16 | e3.lo16 << 16}.
-    for w in 0..2u16 {
-        out.push(vop3_host(
+    // `v_perm_b32 x, hi, lo, s` takes bytes 0..3 from lo and 4..7 from hi (0x0c: zero).
+    let perm = |x: u16, hi: u16, lo: u16, s: u32, cx: &Ctx<'_>| {
+        vop3_host(
             Op::VPermB32,
-            &[
-                v1(d0 + w),
-                v1(elem(2 * w + 1)),
-                v1(elem(2 * w)),
-                Operand::Literal(0x0504_0100),
-            ],
+            &[v1(x), v1(hi), v1(lo), Operand::Literal(s)],
             cx,
-        )?);
+        )
+    };
+    for w in 0..2u16 {
+        if bits == 16 {
+            // d.w = e[2w].lo16 | e[2w + 1].lo16 << 16.
+            out.push(perm(d0 + w, elem(2 * w + 1), elem(2 * w), 0x0504_0100, cx)?);
+        } else {
+            // Byte pairs, then d.w = e[4w].b0 | e[4w + 1].b0 << 8 | ... << 24.
+            let (x, y) = (elem(4 * w), elem(4 * w + 2));
+            out.push(perm(x, elem(4 * w + 1), x, 0x0c0c_0400, cx)?);
+            out.push(perm(y, elem(4 * w + 3), y, 0x0c0c_0400, cx)?);
+            out.push(perm(d0 + w, y, x, 0x0504_0100, cx)?);
+        }
     }
     Ok(out)
 }
