@@ -258,7 +258,7 @@ fn emit(
     let mut cx = Ctx {
         kernel,
         pc: 0,
-        scratch_first: scratch_first + 16 * chains.slots,
+        scratch_first: scratch_first + 16 * chains.slots + chains.extra,
         scratch_used: 0,
         agpr_base,
         rsrc: reencode::Rsrcs::above(extent),
