@@ -489,19 +489,19 @@ pub(crate) fn edge(cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
         out: Vec::new(),
         cx,
     };
+    // A loop's exit before the next loop's entry (which may read what it writes back).
+    for x in edges.iter().filter(|x| !x.into) {
+        let d = e.host(x.d)?;
+        e.tiles_to_d(e.cx.chains.base + 16 * x.slot, d)?;
+    }
     for (x, sh, off) in operands {
         let src = e.host(x)?;
         let dst = e.cx.chains.operand(off);
         e.operands32(sh, &[(src, dst)])?;
     }
-    for x in edges {
+    for x in edges.iter().filter(|x| x.into) {
         let d = e.host(x.d)?;
-        let tiles = e.cx.chains.base + 16 * x.slot;
-        if x.into {
-            e.c_to_tiles(d, tiles)?;
-        } else {
-            e.tiles_to_d(tiles, d)?;
-        }
+        e.c_to_tiles(d, e.cx.chains.base + 16 * x.slot)?;
     }
     Ok(e.out)
 }
