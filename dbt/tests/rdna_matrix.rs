@@ -931,3 +931,127 @@ amdhsa.kernels:
     let (host, _) = launch(&t.object, Target::Gfx1201, "ovl", &input, want.len());
     assert_eq!(host, want, "gfx1201");
 }
+
+/// A single-block K loop of chained 32x32 MFMAs (two iterations of `D += A0 B0; D +=
+/// A1 B1` from a zeroed AGPR accumulator): the accumulator stays in WMMA tiles for the
+/// whole loop, converted in on the edge into the loop and out on its exit. With `read`,
+/// the loop also reads the accumulator (`v_accvgpr_read_b32` after the MFMAs), which
+/// must see it in the guest layout every iteration: the loop then keeps per-iteration
+/// conversions. gfx950 assembly (llvm-mc-22); both runs must give the CPU reference
+/// (`2 (A0 B0 + A1 B1)`, and with `read` the last iteration's element 5 in v13).
+fn mfma_loop(read: bool) {
+    let mfma = "v_mfma_f32_32x32x8_f16";
+    let zero: String = (0..16)
+        .map(|r| format!("  v_accvgpr_write_b32 a{r}, 0\n"))
+        .collect();
+    let stores: String = (0..4)
+        .map(|q| {
+            format!(
+                "  global_store_dwordx4 v10, a[{}:{}], s[2:3] offset:{}\n",
+                4 * q,
+                4 * q + 3,
+                16 * q
+            )
+        })
+        .collect();
+    let (inside, after) = if read {
+        (
+            "  s_nop 7\n  s_nop 7\n  s_nop 3\n  v_accvgpr_read_b32 v13, a5\n",
+            "  global_store_dword v12, v13, s[2:3]\n",
+        )
+    } else {
+        ("", "")
+    };
+    let src = format!(
+        r#"
+  .amdhsa_code_object_version 5
+  .text
+  .globl kloop
+  .p2align 8
+  .type kloop,@function
+kloop:
+  s_load_dwordx4 s[0:3], s[0:1], 0x0
+  v_lshlrev_b32 v1, 3, v0
+  v_lshlrev_b32 v10, 6, v0
+  v_lshlrev_b32 v12, 2, v0
+  v_add_u32 v12, 0x1000, v12
+  s_mov_b32 s4, 2
+  s_waitcnt lgkmcnt(0)
+  global_load_dwordx2 v[2:3], v1, s[0:1]
+  global_load_dwordx2 v[4:5], v1, s[0:1] offset:512
+  global_load_dwordx2 v[6:7], v1, s[0:1] offset:1024
+  global_load_dwordx2 v[8:9], v1, s[0:1] offset:1536
+  s_waitcnt vmcnt(0)
+{zero}.Lloop:
+  {mfma} a[0:15], v[2:3], v[4:5], a[0:15]
+  {mfma} a[0:15], v[6:7], v[8:9], a[0:15]
+{inside}  s_sub_u32 s4, s4, 1
+  s_cmp_lg_u32 s4, 0
+  s_cbranch_scc1 .Lloop
+  s_nop 7
+  s_nop 7
+  s_nop 3
+{stores}{after}  s_endpgm
+.Lkloop_end:
+  .size kloop, .Lkloop_end-kloop
+  .rodata
+  .p2align 6
+  .amdhsa_kernel kloop
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_next_free_vgpr 32
+    .amdhsa_next_free_sgpr 5
+    .amdhsa_accum_offset 16
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - {{ .name: kloop, .symbol: kloop.kd, .kernarg_segment_size: 16, .kernarg_segment_align: 8, .group_segment_fixed_size: 0, .private_segment_fixed_size: 0, .wavefront_size: 64, .sgpr_count: 5, .vgpr_count: 14, .agpr_count: 16, .max_flat_workgroup_size: 64, .args: [ {{ .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }}, {{ .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }} ] }}
+...
+.end_amdgpu_metadata
+"#
+    );
+    let tag = if read {
+        "wmma-kloop-read"
+    } else {
+        "wmma-kloop"
+    };
+    let g = common::assemble(&src, "gfx950", tag);
+    let t = dbt::translate(&g, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    common::llvm_accepts_as(&t.object, tag, "gfx1201");
+    let (input, half) = case(32, 8, false, 321);
+    let mut want: Vec<u32> = half
+        .iter()
+        .map(|&x| (2.0 * f32::from_bits(x)).to_bits())
+        .collect();
+    if read {
+        let fifth: Vec<u32> = (0..64).map(|l| want[l * 16 + 5]).collect();
+        want.extend(fifth);
+    }
+    let run = |bytes: &[u8], target: Target| {
+        common::run_words(
+            bytes,
+            target,
+            "kloop",
+            [64, 64],
+            Some(&input),
+            want.len(),
+            &[],
+        )
+    };
+    assert_eq!(run(&g, Target::Gfx950), want, "{tag}: gfx950");
+    assert_eq!(run(&t.object, Target::Gfx1201), want, "{tag}: gfx1201");
+}
+
+#[test]
+fn k_loop_accumulators_stay_in_wmma_tiles_across_iterations() {
+    mfma_loop(false);
+}
+
+#[test]
+fn a_read_inside_the_k_loop_keeps_the_accumulator_in_guest_layout() {
+    mfma_loop(true);
+}

@@ -1333,10 +1333,17 @@ amdhsa.kernels:
     let rp = reference(16, 8, EXEC);
     let want = run(&guest, Target::Gfx950);
     let got = run(&t.object, Target::Gfx942);
-    // The gfx1201 host takes the same rule, re-encoded for GFX12.
+    // The gfx1201 host reads the rows with `v_permlane16_var_b32` (BOUND_CTRL for the
+    // inactive lanes' zeros): 8 per b16 read, 16 for the b8 one.
     let t12 = dbt::translate(&guest, Target::Gfx1201);
     assert!(t12.translated, "{:?}", t12.diagnostics);
-    common::llvm_accepts_as(&t12.object, "tr-gfx1201", "gfx1201");
+    let dis12 = common::llvm_accepts_as(&t12.object, "tr-gfx1201", "gfx1201");
+    assert!(
+        dis12.matches("v_permlane16_var_b32").count() == 32
+            && dis12.matches("ds_load_b64").count() == 3
+            && !dis12.contains("ds_bpermute"),
+        "{dis12}"
+    );
     let got12 = run(&t12.object, Target::Gfx1201);
     for l in 0..64 {
         let pair =

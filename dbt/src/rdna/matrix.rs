@@ -76,6 +76,13 @@
 //! D out, every one builds its A' and B'. Interleaved accumulators (Triton's 2x2 MFMA
 //! tiles) are separate chains with separate slots of 16 VGPRs below the rules' scratch.
 //!
+//! **Loops.** In a single-block loop (its last instruction branches back to its first,
+//! entered otherwise only by falling in; no EXEC write inside), an accumulator that only
+//! the loop's chainable MFMAs touch stays in its tiles across iterations: C goes in on
+//! the edge into the loop, D out on its fallthrough exit. A and B operands that nothing
+//! in the loop writes (Q in attention) are converted once on the edge into the loop into
+//! VGPRs above the slots, and the MFMAs read them there ([`Chains`], `loops`).
+//!
 //! ASSUMPTION: EXEC is all ones at every MFMA. The permutes do not write inactive lanes
 //! and read inactive source lanes as nothing (the model's `exec::lane::permlane16`), so
 //! a partial EXEC would feed the WMMAs stale scratch lanes; a partial-EXEC MFMA is not
@@ -128,10 +135,161 @@ enum Link {
 pub(crate) struct Chains {
     /// (link, slot) of every chained MFMA by address.
     links: BTreeMap<u64, (Link, u16)>,
+    /// Conversions emitted after the guest instruction at an address, on the edges into
+    /// and out of a loop whose accumulator stays in its tiles ([`loops`]).
+    edges: BTreeMap<u64, Vec<Edge>>,
+    /// Loop-invariant A/B operands converted once before their loop: (guest registers,
+    /// shape, offset of the converted registers above the chain slots) by the address
+    /// of the instruction that falls into the loop.
+    operand_edges: BTreeMap<u64, Vec<(Regs, Shape, u16)>>,
+    /// The converted operand's offset for (MFMA address, operand index).
+    hoisted: BTreeMap<(u64, usize), u16>,
+    /// VGPRs the hoisted operands take above the chain slots.
+    pub extra: u16,
     /// Slots the scope needs at once.
     pub slots: u16,
     /// First VGPR of slot 0.
     base: u16,
+}
+
+/// A conversion on a loop edge: the guest accumulator `d` into the tiles of `slot`
+/// (`into`, after the instruction that falls into the loop), or back (after the loop's
+/// back branch, on its fallthrough exit).
+#[derive(Debug, Clone, Copy)]
+struct Edge {
+    into: bool,
+    d: Regs,
+    slot: u16,
+}
+
+/// A single-block loop (its last instruction branches back to its leader) whose
+/// accumulators live in tiles for the whole loop.
+struct Loop {
+    /// The block's first and last instruction.
+    leader: u64,
+    end: u64,
+    /// The instruction that falls into the leader: the only other way in.
+    prev: u64,
+    /// The resident accumulators.
+    acc: Vec<Regs>,
+    /// A and B operands of its 32x32 MFMAs that nothing in the block writes: (MFMA
+    /// address, operand index 1 = A or 2 = B, registers, shape).
+    inv: Vec<(u64, usize, Regs, Shape)>,
+}
+
+/// The single-block loops of scope `sc` whose accumulators can stay in WMMA tiles
+/// across iterations: the block's last instruction branches back to its leader, the
+/// leader is entered otherwise only by falling in from the instruction before it (no
+/// other branch, recovered indirect transfer or kernel entry reaches it), the block
+/// writes no EXEC (the conversions on the edges then run under the EXEC of its MFMAs),
+/// and every access in the block to an accumulator is a chainable 32x32 MFMA that
+/// extends it. Converting C into the tiles on the way in and D out on the fallthrough
+/// exit (the only way out: the block falls through every other instruction) then
+/// replaces a conversion pair per iteration. Nothing in the scope may index VGPRs.
+fn loops(cfg: &Cfg, sc: &BTreeSet<u64>, roots: &[u64]) -> Vec<Loop> {
+    let mut out = Vec::new();
+    let insts = || sc.iter().filter_map(|pc| cfg.insts.get(pc));
+    if insts().any(|s| crate::scope::indexes_vgprs(s.inst.op)) {
+        return out;
+    }
+    for &leader in cfg.leaders.range(..).filter(|l| sc.contains(l)) {
+        // The block, straight-line from its leader.
+        let mut pc = leader;
+        let mut block = Vec::new();
+        let end = loop {
+            let Some(s) = cfg.insts.get(&pc) else {
+                break None;
+            };
+            if pc != leader && cfg.leaders.contains(&pc) {
+                break None;
+            }
+            block.push(s);
+            match s.flow {
+                Flow::Next => pc = cfg.next_pc(pc),
+                Flow::CondBranch(t) if t == leader => break Some(pc),
+                _ => break None,
+            }
+        };
+        let Some(end) = end else { continue };
+        let Some((&prev, ps)) = cfg.insts.range(..leader).next_back() else {
+            continue;
+        };
+        let falls =
+            matches!(ps.flow, Flow::Next) || matches!(ps.flow, Flow::CondBranch(t) if t != leader);
+        let other_way_in = roots.contains(&leader)
+            || cfg.recovered.values().any(|b| b.target == leader)
+            || insts().any(|s| {
+                s.pc != end
+                    && matches!(s.flow, Flow::Branch(t) | Flow::CondBranch(t) | Flow::Call(t) if t == leader)
+            });
+        if !sc.contains(&prev) || !falls || cfg.next_pc(prev) != leader || other_way_in {
+            continue;
+        }
+        let writes_exec = block.iter().any(|s| {
+            s.inst.accesses().into_iter().any(|a| {
+                a.kind.writes()
+                    && a.file == RegFile::Sgpr
+                    && a.first <= 127
+                    && 126 < a.first + u16::from(a.count)
+            })
+        });
+        if writes_exec {
+            continue;
+        }
+        let mut acc: Vec<Regs> = Vec::new();
+        for s in &block {
+            if let Some((d, Some(c), ab)) = chainable(&s.inst) {
+                if c == d && ab.iter().all(|&x| !overlap(x, d)) && !acc.contains(&d) {
+                    acc.push(d);
+                }
+            }
+        }
+        // Every other access to an accumulator disqualifies it.
+        acc.retain(|&d| {
+            block.iter().all(|s| match chainable(&s.inst) {
+                Some((md, Some(c), ab))
+                    if md == d && c == d && ab.iter().all(|&x| !overlap(x, d)) =>
+                {
+                    true
+                }
+                _ => !s
+                    .inst
+                    .accesses()
+                    .into_iter()
+                    .any(|a| overlap((a.file, a.first, u16::from(a.count)), d)),
+            })
+        });
+        // Loop-invariant operands: converted once on the way in.
+        let mut inv = Vec::new();
+        for s in &block {
+            let (Some((_, _, ab)), Some(sh)) = (
+                chainable(&s.inst),
+                shape(s.inst.op, (s.inst.field(F::Cbsz), s.inst.field(F::Blgp))),
+            ) else {
+                continue;
+            };
+            for (k, &x) in ab.iter().enumerate() {
+                let written = block.iter().any(|w| {
+                    w.inst.accesses().into_iter().any(|a| {
+                        a.kind.writes() && overlap((a.file, a.first, u16::from(a.count)), x)
+                    })
+                });
+                if !written {
+                    inv.push((s.pc, k + 1, x, sh));
+                }
+            }
+        }
+        if !acc.is_empty() || !inv.is_empty() {
+            out.push(Loop {
+                leader,
+                end,
+                prev,
+                acc,
+                inv,
+            });
+        }
+    }
+    out
 }
 
 /// Scratch VGPRs one matrix rule needs besides the chain slots (the f8f6f4 32x32 rule:
@@ -182,7 +340,7 @@ fn chainable(g: &Inst) -> Option<(Regs, Option<Regs>, [Regs; 2])> {
 
 /// Finds the chains of scope `sc`, keeping the slots within the 256 VGPRs of a wave
 /// above `first` (the first scratch VGPR) less [`RULE_SCRATCH`].
-pub(crate) fn chains(cfg: &Cfg, sc: &BTreeSet<u64>, first: u16) -> Chains {
+pub(crate) fn chains(cfg: &Cfg, sc: &BTreeSet<u64>, roots: &[u64], first: u16) -> Chains {
     struct Open {
         d: Regs,
         members: Vec<u64>,
@@ -195,6 +353,25 @@ pub(crate) fn chains(cfg: &Cfg, sc: &BTreeSet<u64>, first: u16) -> Chains {
     };
     let mut open: Vec<Open> = Vec::new();
     let (mut free, mut top): (Vec<u16>, u16) = (Vec::new(), 0);
+    // Loop-resident accumulators take slots of their own for the whole scope.
+    let mut resident: Vec<(u64, u64, Regs, u16)> = Vec::new();
+    let loops = loops(cfg, sc, roots);
+    for l in &loops {
+        for &d in &l.acc {
+            if top >= most {
+                break;
+            }
+            let slot = top;
+            top += 1;
+            resident.push((l.leader, l.end, d, slot));
+            for (at, into) in [(l.prev, true), (l.end, false)] {
+                out.edges
+                    .entry(at)
+                    .or_default()
+                    .push(Edge { into, d, slot });
+            }
+        }
+    }
     let close = |o: Open, out: &mut Chains, free: &mut Vec<u16>| {
         let n = o.members.len();
         if n >= 2 {
@@ -219,7 +396,14 @@ pub(crate) fn chains(cfg: &Cfg, sc: &BTreeSet<u64>, first: u16) -> Chains {
         }
         next = matches!(s.flow, Flow::Next).then(|| cfg.next_pc(pc));
         let indexed = crate::scope::indexes_vgprs(s.inst.op);
-        let mf = chainable(&s.inst);
+        let mut mf = chainable(&s.inst);
+        // An MFMA on a loop-resident accumulator accumulates into its tiles.
+        if let Some((d, _, _)) = mf {
+            if let Some(r) = resident.iter().find(|r| r.0 <= pc && pc <= r.1 && r.2 == d) {
+                out.links.insert(pc, (Link::Middle, r.3));
+                mf = None;
+            }
+        }
         // The accumulator this MFMA extends: C and D are its tuple, A and B elsewhere.
         let ext = mf.and_then(|(d, c, ab)| {
             let extends =
@@ -267,7 +451,90 @@ pub(crate) fn chains(cfg: &Cfg, sc: &BTreeSet<u64>, first: u16) -> Chains {
     }
     open.drain(..).for_each(|o| close(o, &mut out, &mut free));
     out.slots = out.links.values().map(|&(_, s)| s + 1).max().unwrap_or(0);
+    // Loop-invariant operands in the VGPRs left above the slots, one conversion per
+    // register range and shape.
+    let room = 256u16
+        .saturating_sub(first)
+        .saturating_sub(RULE_SCRATCH)
+        .saturating_sub(16 * out.slots);
+    for l in &loops {
+        let mut done: Vec<(Regs, u16, u16)> = Vec::new();
+        for &(pc, k, x, sh) in &l.inv {
+            let n = 2 * (sh.ab / (2 * sh.per)).max(1) * sh.per;
+            let off = match done.iter().find(|e| e.0 == x && e.1 == n) {
+                Some(e) => e.2,
+                None if out.extra + n <= room => {
+                    let off = out.extra;
+                    out.extra += n;
+                    done.push((x, n, off));
+                    out.operand_edges
+                        .entry(l.prev)
+                        .or_default()
+                        .push((x, sh, off));
+                    off
+                }
+                None => continue,
+            };
+            out.hoisted.insert((pc, k), off);
+        }
+    }
     out
+}
+
+/// The conversions on loop edges after the guest instruction at `cx.pc` ([`Chains`]):
+/// C into a resident accumulator's tiles before its loop, D out after it.
+pub(crate) fn edge(cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let edges = cx.chains.edges.get(&cx.pc).cloned().unwrap_or_default();
+    let operands = cx
+        .chains
+        .operand_edges
+        .get(&cx.pc)
+        .cloned()
+        .unwrap_or_default();
+    let mut e = Emit {
+        out: Vec::new(),
+        cx,
+    };
+    // A loop's exit before the next loop's entry (which may read what it writes back).
+    for x in edges.iter().filter(|x| !x.into) {
+        let d = e.host(x.d)?;
+        e.tiles_to_d(e.cx.chains.base + 16 * x.slot, d)?;
+    }
+    for (x, sh, off) in operands {
+        let src = e.host(x)?;
+        let dst = e.cx.chains.operand(off);
+        e.operands32(sh, &[(src, dst)])?;
+    }
+    for x in edges.iter().filter(|x| x.into) {
+        let d = e.host(x.d)?;
+        e.c_to_tiles(d, e.cx.chains.base + 16 * x.slot)?;
+    }
+    Ok(e.out)
+}
+
+impl Chains {
+    /// The first VGPR of the hoisted operand at `off`.
+    fn operand(&self, off: u16) -> u16 {
+        self.base + 16 * self.slots + off
+    }
+}
+
+impl Emit<'_, '_> {
+    /// The host VGPRs of guest registers `x` (AGPRs folded).
+    fn host(&self, x: Regs) -> Result<u16, TranslateError> {
+        let (file, first, _) = x;
+        match (file, self.cx.agpr_base) {
+            (RegFile::Vgpr, _) => Ok(first),
+            (RegFile::Agpr, Some(base)) => Ok(base + first),
+            _ => Err(TranslateError::Unsupported {
+                kernel: self.cx.kernel.to_string(),
+                reason: format!(
+                    "pc {:#x}: loop MFMA registers in AGPRs without a VGPR fold",
+                    self.cx.pc
+                ),
+            }),
+        }
+    }
 }
 
 /// The shape of a translatable MFMA.
@@ -566,10 +833,8 @@ impl Emit<'_, '_> {
         // `(2w + I) * per`), then the tiles T[I][J].
         let steps = (s.ab / (2 * s.per)).max(1);
         let n = 2 * steps * s.per;
-        let ap = self.scratch(0, n);
-        let bp = self.scratch(n, n);
         let tiles = self.scratch(2 * n, 16);
-        self.operands32(s, (a, ap), (b, bp))?;
+        let (ap, bp) = self.ab32(s, n, a, b)?;
         if let Src::Reg(cr) = c {
             self.c_to_tiles(cr, tiles)?;
         }
@@ -589,9 +854,7 @@ impl Emit<'_, '_> {
     ) -> Result<(), TranslateError> {
         let steps = (s.ab / (2 * s.per)).max(1);
         let n = 2 * steps * s.per;
-        let ap = self.scratch(0, n);
-        let bp = self.scratch(n, n);
-        self.operands32(s, (a, ap), (b, bp))?;
+        let (ap, bp) = self.ab32(s, n, a, b)?;
         let acc = match (link, c) {
             (Link::First, Src::Reg(cr)) => {
                 self.c_to_tiles(cr, tiles)?;
@@ -612,13 +875,35 @@ impl Emit<'_, '_> {
     /// `(h, I, x)` (in place when `b == I`, across the 16-lane rows otherwise); with two
     /// guest registers of 16-bit values (K = 8) groups `(h, 0)` take register `r` and
     /// groups `(h, 1)` zero.
-    fn operands32(&mut self, s: Shape, a: (u16, u16), b: (u16, u16)) -> Result<(), TranslateError> {
+    /// A' and B' of a 32x32 MFMA (`n` registers each): in scratch, or where the loop's
+    /// conversion of an invariant operand put them ([`Chains`]).
+    fn ab32(&mut self, s: Shape, n: u16, a: u16, b: u16) -> Result<(u16, u16), TranslateError> {
+        let pc = self.cx.pc;
+        let mut todo = Vec::with_capacity(2);
+        let mut at = [0u16; 2];
+        for (k, src) in [a, b].into_iter().enumerate() {
+            at[k] = match self.cx.chains.hoisted.get(&(pc, k + 1)) {
+                Some(&off) => self.cx.chains.operand(off),
+                None => {
+                    let dst = self.scratch(k as u16 * n, n);
+                    todo.push((src, dst));
+                    dst
+                }
+            };
+        }
+        if !todo.is_empty() {
+            self.operands32(s, &todo)?;
+        }
+        Ok((at[0], at[1]))
+    }
+
+    fn operands32(&mut self, s: Shape, ops: &[(u16, u16)]) -> Result<(), TranslateError> {
         let steps = (s.ab / (2 * s.per)).max(1);
         let zero_half = s.ab < 2 * s.per;
         let slot = |w: u16, i: u16, r: u16| (2 * w + i) * s.per + r;
         // Phase 1 (selects ACROSS): everything that crosses the 16-lane rows.
         self.pair(ACROSS)?;
-        for (src, dst) in [a, b] {
+        for &(src, dst) in ops {
             for w in 0..steps {
                 for i in 0..2u16 {
                     for r in 0..s.per {
@@ -637,7 +922,7 @@ impl Emit<'_, '_> {
         // Phase 2 (mask ODD_ROWS): merge the in-place halves.
         self.pair(ODD_ROWS)?;
         let zero = Operand::Inline(128);
-        for (src, dst) in [a, b] {
+        for &(src, dst) in ops {
             for w in 0..steps {
                 for i in 0..2u16 {
                     for r in 0..s.per {

@@ -256,13 +256,14 @@ fn emit(
     let mut body = Body::default();
     let extent = scope::sgpr_extent(cfg, sc);
     // The MFMA chains' tiles come first; the rules' scratch above them.
-    let chains = matrix::chains(cfg, sc, scratch_first);
+    let chains = matrix::chains(cfg, sc, &p.roots, scratch_first);
     // Then the f32 MFMAs' permute bases, set at the entry.
-    let bases = matrix_valu::Bases::plan(cfg, sc, scratch_first + 16 * chains.slots);
+    let tiles_end = scratch_first + 16 * chains.slots + chains.extra;
+    let bases = matrix_valu::Bases::plan(cfg, sc, tiles_end);
     let mut cx = Ctx {
         kernel,
         pc: 0,
-        scratch_first: scratch_first + 16 * chains.slots + bases.count(),
+        scratch_first: tiles_end + bases.count(),
         scratch_used: 0,
         agpr_base,
         rsrc: reencode::Rsrcs::above(extent),
@@ -272,6 +273,7 @@ fn emit(
         inplace_ok: extent.is_some(),
         pending: u8::MAX,
         float_mode: (p.kd.compute_pgm_rsrc1 >> 12 & 0xff) as u8,
+        high16_dead: false,
         chains,
         bases,
     };
@@ -339,7 +341,11 @@ fn emit(
         cx.scc_live =
             (mubuf || s.inst.ext() == Some(isa::Ext::Dpp16)) && scope::scc_live_at(cfg, pc);
         // In-place descriptor words go back before anything else touches them and
-        // before control leaves the block (not at the end of the wave).
+        // before control leaves the block (not at the end of the wave). Two uses need
+        // no guest word: an `s_mov_b32` copy of a converted register copies the GFX12
+        // word and converts its destination too (guest value and word both carried
+        // over), and a register an `s_mov` overwrites is forgotten.
+        let mut copy = None;
         if !cx.inplace.is_empty() {
             let pre = match s.flow {
                 Flow::End => {
@@ -348,16 +354,48 @@ fn emit(
                 }
                 Flow::Next => {
                     let own = mubuf.then(|| (s.inst.field(F::Srsrc) * 4) as u16);
-                    let mut touched = Vec::new();
-                    for a in s.inst.accesses() {
-                        if a.file == isa::RegFile::Sgpr {
-                            touched.push((a.first, a.first + u16::from(a.count)));
+                    if let (
+                        isa::Op::SMovB32,
+                        Some(isa::Operand::Sgpr { first: d, count: 1 }),
+                        Some(isa::Operand::Sgpr { first: r, count: 1 }),
+                    ) = (s.inst.op, s.inst.operand(0), s.inst.operand(1))
+                    {
+                        if d != r {
+                            copy = cx
+                                .inplace
+                                .iter()
+                                .find(|e| e.reg == r)
+                                .map(|&e| reencode::InPlace { reg: d, ..e });
                         }
                     }
-                    reencode::restore(&mut cx, &|reg| {
+                    let movs = matches!(
+                        s.inst.op,
+                        isa::Op::SMovB32 | isa::Op::SMovB64 | isa::Op::SMovkI32
+                    );
+                    let (mut touched, mut written) = (Vec::new(), Vec::new());
+                    for a in s.inst.accesses() {
+                        if a.file == isa::RegFile::Sgpr {
+                            let range = (a.first, a.first + u16::from(a.count));
+                            if movs && a.kind == isa::AccessKind::Write {
+                                written.push(range);
+                            } else {
+                                touched.push(range);
+                            }
+                        }
+                    }
+                    let src = copy.map(|_| s.inst.operand(1));
+                    let pre = reencode::restore(&mut cx, &|reg| {
                         own.is_none_or(|r| reg < r || reg >= r + 4)
+                            && src
+                                != Some(Some(isa::Operand::Sgpr {
+                                    first: reg,
+                                    count: 1,
+                                }))
                             && touched.iter().any(|&(lo, hi)| reg >= lo && reg < hi)
-                    })?
+                    })?;
+                    cx.inplace
+                        .retain(|e| !written.iter().any(|&(lo, hi)| e.reg >= lo && e.reg < hi));
+                    pre
                 }
                 _ => reencode::restore(&mut cx, &|_| true)?,
             };
@@ -380,6 +418,10 @@ fn emit(
         cx.pending = pend.unwrap_or(u8::MAX);
         let off = (pc - base) as usize;
         let bytes = &text[off..off + usize::from(s.inst.len)];
+        cx.high16_dead = matches!(
+            s.inst.operand(0),
+            Some(isa::Operand::Vgpr { first, count: 1 }) if high16_dead(cfg, pc, first)
+        );
         let seq = reencode::lower(&s.inst, bytes, &mut cx)?;
         cx.rsrc.observe(s, false);
         if let Some(k) = kn.as_mut() {
@@ -394,7 +436,15 @@ fn emit(
         if let Some(&(c, role)) = builder_at.get(&pc) {
             builder_local.entry(c).or_default()[usize::from(role)] = here;
         }
+        // An `s_branch` to the instruction that comes next in the buffer (the kernarg
+        // preload entry's jump over its padding, which is outside the scope) is dropped:
+        // control reaches the same place without it.
+        let to_next = matches!(s.flow, Flow::Branch(t)
+            if s.inst.op == isa::Op::SBranch
+                && sc.range(pc + 1..).find(|a| cfg.insts.contains_key(a)) == Some(&t)
+                && (t != p.roots[0] || prologue.is_empty()));
         match s.flow {
+            _ if to_next => {}
             Flow::Branch(t) | Flow::CondBranch(t) | Flow::Call(t) => {
                 if t == p.roots[0] && !prologue.is_empty() {
                     return Err(TranslateError::Unsupported {
@@ -412,10 +462,18 @@ fn emit(
             }
             _ => {}
         }
+        if let Some(e) = copy {
+            cx.inplace.push(e);
+        }
         if seq.len() != 1 {
             body.expanded += 1;
         }
-        for i in &seq {
+        for i in seq.iter().filter(|_| !to_next) {
+            let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
+            body.code.extend_from_slice(&buf[..n]);
+        }
+        // Accumulators entering or leaving a loop in WMMA tiles (`matrix::Chains`).
+        for i in &matrix::edge(&mut cx)? {
             let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
             body.code.extend_from_slice(&buf[..n]);
         }
@@ -460,6 +518,50 @@ fn emit(
         });
     }
     Ok((body, refs))
+}
+
+/// Whether the high half of VGPR `v`, which the instruction at `pc` writes, is never
+/// read: forward through the rest of its block, every read of `v` before an instruction
+/// that overwrites all of it (a plain `Write` access without SDWA/DPP) takes the low
+/// half of a 16-bit operand ([`reencode::reads_low16`]), or the wave ends. Anything else
+/// (another read, a write of EXEC, which could leave lanes of the overwrite out, the end
+/// of the block, a long stretch) counts as a read.
+fn high16_dead(cfg: &Cfg, pc: u64, v: u16) -> bool {
+    let mut at = pc;
+    for _ in 0..64 {
+        let Some(s) = cfg.insts.get(&at) else {
+            return false;
+        };
+        if !matches!(s.flow, Flow::Next) {
+            return false;
+        }
+        at = cfg.next_pc(at);
+        if cfg.leaders.contains(&at) {
+            return false;
+        }
+        let Some(n) = cfg.insts.get(&at) else {
+            return false;
+        };
+        let (mut reads, mut overwrites) = (false, false);
+        for a in n.inst.accesses() {
+            let hits = |lo: u16, hi: u16| a.first < hi && lo < a.first + u16::from(a.count);
+            match a.file {
+                isa::RegFile::Vgpr if hits(v, v + 1) => {
+                    reads |= a.kind.reads();
+                    overwrites |= a.kind == isa::AccessKind::Write;
+                }
+                isa::RegFile::Sgpr if a.kind.writes() && hits(126, 128) => return false,
+                _ => {}
+            }
+        }
+        if reads && !reencode::reads_low16(&n.inst) {
+            return false;
+        }
+        if (overwrites && n.inst.ext().is_none()) || matches!(n.flow, Flow::End) {
+            return true;
+        }
+    }
+    false
 }
 
 /// A PC-relative reference from code to data (`s_getpc_b64 s[n:n+1]; s_add_u32 sn, sn,

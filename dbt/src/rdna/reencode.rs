@@ -34,7 +34,8 @@
 //! * `v_lshl_add_u64 d, a, n, c` (gfx940+, not on gfx1201: llvm-mc-22 "instruction not
 //!   supported") -> `v_lshlrev_b64 t, n, a`, `v_add_co_u32 d.lo, s[104:105], t.lo,
 //!   c.lo`, `v_add_co_ci_u32 d.hi, s[104:105], t.hi, c.hi, s[104:105]` with scratch
-//!   VGPRs `t` above the kernel's and the carry in s[104:105]: on GFX12 every wave has
+//!   VGPRs `t` above the kernel's and the carry in s[104:105] (with `n` = 0 the adds read
+//!   `a` directly, unless `a` is a literal or both sources are SGPRs): on GFX12 every wave has
 //!   106 SGPRs and s102..s105 are never named by translated gfx950 code (its codes
 //!   102..105 are FLAT_SCRATCH/XNACK_MASK, refused above).
 //! * `v_mov_b64` (gfx940+, not on gfx1201) and `v_pk_mov_b32` (gfx90a+, not on gfx1201)
@@ -77,9 +78,10 @@ pub(crate) struct Ctx<'a> {
     pub scc_live: bool,
     /// Known bits of the current buffer instruction's descriptor words ([`super::known`]).
     pub known: [super::known::Bits; 4],
-    /// Guest SGPRs that hold a GFX12 descriptor dword3 in place of their constant, with
-    /// the constant to put back ([`buffer`], [`restore`]).
-    pub inplace: Vec<(u16, u32)>,
+    /// Guest SGPRs that hold a GFX12 descriptor dword3 in place of their constant
+    /// ([`buffer`], [`restore`]; `s_mov_b32` copies of one are tracked too, see
+    /// `super::emit`).
+    pub inplace: Vec<InPlace>,
     /// Whether descriptors may be converted in place (no SGPR is indexed through M0).
     pub inplace_ok: bool,
     /// GFX12 counters that may have operations outstanding before the current
@@ -87,10 +89,25 @@ pub(crate) struct Ctx<'a> {
     pub pending: u8,
     /// The kernel's initial MODE bits 7:0 (the descriptor's FLOAT_MODE).
     pub float_mode: u8,
+    /// Whether the high half of the current guest instruction's destination is never
+    /// read before it is overwritten ([`super::high16_dead`]): a GFX9 16-bit operation's
+    /// clearing of it is then left out.
+    pub high16_dead: bool,
     /// The scope's 32x32 MFMA chains, whose tiles live below `scratch_first`.
     pub chains: super::matrix::Chains,
     /// The f32 MFMAs' permute bases, which live below `scratch_first`.
     pub bases: super::matrix_valu::Bases,
+}
+
+/// A guest SGPR that holds a GFX12 descriptor dword3 in place of the guest's constant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct InPlace {
+    /// The SGPR.
+    pub reg: u16,
+    /// The guest's value, put back by [`restore`].
+    pub guest: u32,
+    /// The GFX12 word it holds now.
+    pub host: u32,
 }
 
 /// The 4-aligned SGPR quads above everything the kernel scope names (GFX12 has 106
@@ -171,15 +188,17 @@ pub(crate) fn lower(g: &Inst, bytes: &[u8], cx: &mut Ctx<'_>) -> Result<Vec<Inst
     // LDS reads' rule permutes with `ds_bpermute_b32` within groups of 16 lanes only;
     // `v_cvt_pk_bf16_f32`'s (GFX12 has no f32 -> bf16 conversion) is integer only, its
     // flushing decided by the kernel's FLOAT_MODE, which the gfx1201 descriptor keeps.
+    if matches!(g.op, Op::DsReadB64TrB16 | Op::DsReadB64TrB8) {
+        cx.high16_dead = false;
+        let bits = if g.op == Op::DsReadB64TrB16 { 16 } else { 8 };
+        return read_tr(g, bits, cx);
+    }
     if matches!(
         g.op,
-        Op::VBitop3B32
-            | Op::VBitop3B16
-            | Op::VCvtPkF16F32
-            | Op::VCvtPkBf16F32
-            | Op::DsReadB64TrB16
-            | Op::DsReadB64TrB8
+        Op::VBitop3B32 | Op::VBitop3B16 | Op::VCvtPkF16F32 | Op::VCvtPkBf16F32
     ) {
+        // The rules' own 16-bit operations keep their clearing.
+        cx.high16_dead = false;
         let mut sc = rules::Scratch {
             first: cx.scratch_first,
             used: cx.scratch_used,
@@ -210,9 +229,23 @@ pub(crate) fn lower(g: &Inst, bytes: &[u8], cx: &mut Ctx<'_>) -> Result<Vec<Inst
         return Ok(out);
     }
     if is_lds_dma(g) {
+        cx.high16_dead = false;
         return lds_dma(g, cx);
     }
     lower_one(g, cx)
+}
+
+/// Whether `g` reads only the low 16 bits of its VGPR sources: a GFX9 16-bit operation
+/// with a 16-bit result ([`zeroes_high16`]) or `v_cvt_f32_f16`, without SDWA/DPP and
+/// without VOP3 `op_sel`.
+pub(crate) fn reads_low16(g: &Inst) -> bool {
+    (zeroes_high16(g.op) || g.op == Op::VCvtF32F16)
+        && g.ext().is_none()
+        && match g.format {
+            Format::Vop1 | Format::Vop2 => true,
+            Format::Vop3 => g.field(F::OpSel) == 0,
+            _ => false,
+        }
 }
 
 /// Whether `g` is a GFX9 LDS DMA load (`buffer_load_* ... lds`, `global_load_lds_*`).
@@ -273,7 +306,7 @@ fn lower_one(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     }
     let mut out = lower_plain(g, cx)?;
     // SDWA results are placed by `sdwa` from the plain operation, which came through here.
-    if fix && g.ext() != Some(isa::Ext::Sdwa) {
+    if fix && g.ext() != Some(isa::Ext::Sdwa) && !cx.high16_dead {
         out.extend(zero_high16(g, cx)?);
     }
     Ok(out)
@@ -874,29 +907,43 @@ fn lshl_add_u64(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError>
         first: CARRY,
         count: 2,
     };
-    let mut shl = build(Op::VLshlrevB64, Format::Vop3, cx)?;
-    for (i, o) in [Operand::Vgpr { first: t, count: 2 }, n, a]
-        .into_iter()
-        .enumerate()
-    {
-        shl.set_operand(i, o).map_err(|e| cx.enc(e))?;
-    }
-    // When d.lo is c.hi, the high half must read c.hi before the low half is written:
-    // add into the scratch pair and copy.
-    let direct = c1 != v1(d0);
+    // A shift by 0 (clang's 64-bit address add) adds `a` itself: no shifted copy, unless
+    // both sources are SGPRs (the carry-in add would read three SGPRs, over GFX12's
+    // constant-bus limit of two) or `a` is a literal.
+    let sgpr = |o: Operand| matches!(o, Operand::Sgpr { .. });
+    let unshifted = match (n, half(g, a, 0, cx), half(g, a, 1, cx)) {
+        (Operand::Inline(128), Ok(a0), Ok(a1)) if !(sgpr(a) && sgpr(c0)) => Some((a0, a1)),
+        _ => None,
+    };
+    let mut out = Vec::with_capacity(5);
+    let (a0, a1) = match unshifted {
+        Some(halves) => halves,
+        None => {
+            let mut shl = build(Op::VLshlrevB64, Format::Vop3, cx)?;
+            for (i, o) in [Operand::Vgpr { first: t, count: 2 }, n, a]
+                .into_iter()
+                .enumerate()
+            {
+                shl.set_operand(i, o).map_err(|e| cx.enc(e))?;
+            }
+            out.push(shl);
+            (v1(t), v1(t + 1))
+        }
+    };
+    // When d.lo is the high half of a source, the high half must read it before the
+    // low half is written: add into the scratch pair and copy.
+    let direct = c1 != v1(d0) && a1 != v1(d0);
     let (r0, r1) = if direct { (d0, d0 + 1) } else { (t, t + 1) };
     let mut lo = build(Op::VAddCoU32, Format::Vop3b, cx)?;
-    for (i, o) in [v1(r0), carry, v1(t), c0].into_iter().enumerate() {
+    for (i, o) in [v1(r0), carry, a0, c0].into_iter().enumerate() {
         lo.set_operand(i, o).map_err(|e| cx.enc(e))?;
     }
     let mut hi = build(Op::VAddCoCiU32, Format::Vop3b, cx)?;
-    for (i, o) in [v1(r1), carry, v1(t + 1), c1, carry]
-        .into_iter()
-        .enumerate()
-    {
+    for (i, o) in [v1(r1), carry, a1, c1, carry].into_iter().enumerate() {
         hi.set_operand(i, o).map_err(|e| cx.enc(e))?;
     }
-    let mut out = vec![shl, lo, hi];
+    out.push(lo);
+    out.push(hi);
     if !direct {
         out.extend(two_movs(g, d, [v1(t), v1(t + 1)], cx)?);
     }
@@ -1258,10 +1305,24 @@ fn buffer(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     let mut out = Vec::new();
     if let Some(w3) = cx.inplace_ok.then(|| word3_in_place(&cx.known)).flatten() {
         let reg = r + 3;
-        if !cx.inplace.iter().any(|e| e.0 == reg) {
-            let c = cx.known[3].constant().unwrap_or(0);
-            out.push(mov_constant(reg, w3, cx)?);
-            cx.inplace.push((reg, c));
+        // A register already converted (here or by a copy of a converted one) holds its
+        // GFX12 word; it is written again only when this descriptor's dword1 asks for
+        // another one.
+        match cx.inplace.iter().position(|e| e.reg == reg) {
+            Some(k) if cx.inplace[k].host == w3 => {}
+            Some(k) => {
+                out.push(mov_constant(reg, w3, cx)?);
+                cx.inplace[k].host = w3;
+            }
+            None => {
+                let guest = cx.known[3].constant().unwrap_or(0);
+                out.push(mov_constant(reg, w3, cx)?);
+                cx.inplace.push(InPlace {
+                    reg,
+                    guest,
+                    host: w3,
+                });
+            }
         }
         out.push(reencode_with(g, cx, Some(r))?);
         return Ok(out);
@@ -1318,12 +1379,12 @@ pub(crate) fn restore(
 ) -> Result<Vec<Inst>, TranslateError> {
     let mut out = Vec::new();
     let mut keep = Vec::new();
-    for &(reg, c) in &cx.inplace {
-        if !which(reg) {
-            keep.push((reg, c));
+    for &e in &cx.inplace {
+        if !which(e.reg) {
+            keep.push(e);
             continue;
         }
-        out.push(mov_constant(reg, c, cx)?);
+        out.push(mov_constant(e.reg, e.guest, cx)?);
     }
     cx.inplace = keep;
     Ok(out)
@@ -1712,4 +1773,123 @@ fn permlane16_swap(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateErr
         vop3_host(Op::VCndmaskB32, &[v1(d), v1(d), v1(td), mask], cx)?,
         vop3_host(Op::VCndmaskB32, &[v1(src), v1(ts), v1(src), mask], cx)?,
     ])
+}
+
+/// gfx950 `ds_read_b64_tr_b{16,8} d, addr offset:o` on GFX12, where every 16-lane row is
+/// a `v_permlane16_var_b32` away: in each group of 16 lanes, lane `t`'s element `k` (of
+/// `n` = 4 16-bit or 8 8-bit elements) is element `t % n` of the 64 bits that lane
+/// `16k / n + t / n` of its group reads (the rule's model, `exec::ds::transpose`; see
+/// `crate::rules` for the gfx942 form, which needs `ds_bpermute_b32` and one LDS read per
+/// element). Every active lane reads its own 64 bits (`ds_load_b64`, the guest's address
+/// and offset); per `k`, two `v_permlane16_var_b32` with the per-lane select
+/// `16k / n + x / n` for lane `x` of the row (a VGPR stepped by `16 / n`) fetch the source
+/// lane's two dwords, BOUND_CTRL (`op_sel:[0,1]`) reading an inactive source lane as 0
+/// (the guest's zeros from inactive lanes); `v_lshrrev_b64` by `bits * (t % n)` brings
+/// element `t % n` down, and `v_perm_b32` packs the elements (two for 16-bit, six for
+/// 8-bit elements). Scratch: the own 64 bits, the shift, `n` element pairs, the select.
+fn read_tr(g: &Inst, bits: u16, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
+    let (Some(d), Some(addr)) = (g.operand(0), g.operand(1)) else {
+        return Err(cx.unsupported(g, "unexpected operands of a transposing LDS read"));
+    };
+    let Operand::Vgpr {
+        first: d0,
+        count: 2,
+    } = map_operand(g, d, cx)?
+    else {
+        return Err(cx.unsupported(g, "unexpected destination of a transposing LDS read"));
+    };
+    let n = 64 / bits;
+    let (log_n, log_bits) = (n.trailing_zeros() as u16, bits.trailing_zeros() as u16);
+    let f = cx.scratch_first;
+    cx.scratch_used = cx.scratch_used.max(4 + 2 * n);
+    let (own, sh, elem, sel) = (f, f + 2, |k: u16| f + 3 + 2 * k, f + 3 + 2 * n);
+    let pair = |r: u16| Operand::Vgpr { first: r, count: 2 };
+    let int = |x: u16| Operand::Inline(128 + x);
+    let at = rules::At {
+        kernel: cx.kernel,
+        pc: cx.pc,
+    };
+    // The own read and the wait for it, as GFX9 instructions re-encoded like the
+    // guest's (M0, the split counters).
+    let mut load = Inst::build(Target::Gfx950, Op::DsReadB64, Format::Ds).map_err(|e| cx.enc(e))?;
+    load.set_operand(0, pair(own)).map_err(|e| cx.enc(e))?;
+    load.set_operand(1, addr).map_err(|e| cx.enc(e))?;
+    for f in [F::Offset0, F::Offset1] {
+        if let Some(fl) = load.layout().field(f) {
+            load.bits = layout::put(load.bits, fl, g.field(f));
+        }
+    }
+    let mut out = lower_one(&load, cx)?;
+    cx.pending = super::known::pending_after(&load, cx.pending);
+    let wait = rules::waitcnt(rules::WAIT_LGKM0, &at)?;
+    // Meanwhile the lane id t, the select x / n of lane x of its row for k = 0, and the
+    // shift bits * (t % n).
+    out.push(vop3_host(
+        Op::VMbcntLoU32B32,
+        &[v1(sh), Operand::Inline(193), int(0)],
+        cx,
+    )?);
+    out.push(vop3_host(
+        Op::VMbcntHiU32B32,
+        &[v1(sh), Operand::Inline(193), v1(sh)],
+        cx,
+    )?);
+    out.push(vop3_host(
+        Op::VBfeU32,
+        &[v1(sel), v1(sh), int(log_n), int(4 - log_n)],
+        cx,
+    )?);
+    out.push(vop3_host(Op::VAndB32, &[v1(sh), int(n - 1), v1(sh)], cx)?);
+    out.push(vop3_host(
+        Op::VLshlrevB32,
+        &[v1(sh), int(log_bits), v1(sh)],
+        cx,
+    )?);
+    out.extend(lower_one(&wait, cx)?);
+    cx.pending = super::known::pending_after(&wait, cx.pending);
+    for k in 0..n {
+        if k > 0 {
+            out.push(vop3_host(
+                Op::VAddNcU32,
+                &[v1(sel), int(16 / n), v1(sel)],
+                cx,
+            )?);
+        }
+        let e = elem(k);
+        for h in 0..2u16 {
+            let mut p = vop3_host(
+                Op::VPermlane16VarB32,
+                &[v1(e + h), v1(own + h), v1(sel)],
+                cx,
+            )?;
+            let fl = p
+                .layout()
+                .field(F::OpSel)
+                .ok_or_else(|| cx.unsupported(g, "v_permlane16_var_b32 has no op_sel field"))?;
+            p.bits = layout::put(p.bits, fl, 2);
+            out.push(p);
+        }
+        out.push(vop3_host(Op::VLshrrevB64, &[pair(e), v1(sh), pair(e)], cx)?);
+    }
+    // `v_perm_b32 x, hi, lo, s` takes bytes 0..3 from lo and 4..7 from hi (0x0c: zero).
+    let perm = |x: u16, hi: u16, lo: u16, s: u32, cx: &Ctx<'_>| {
+        vop3_host(
+            Op::VPermB32,
+            &[v1(x), v1(hi), v1(lo), Operand::Literal(s)],
+            cx,
+        )
+    };
+    for w in 0..2u16 {
+        if bits == 16 {
+            // d.w = e[2w].lo16 | e[2w + 1].lo16 << 16.
+            out.push(perm(d0 + w, elem(2 * w + 1), elem(2 * w), 0x0504_0100, cx)?);
+        } else {
+            // Byte pairs, then d.w = e[4w].b0 | e[4w + 1].b0 << 8 | ... << 24.
+            let (x, y) = (elem(4 * w), elem(4 * w + 2));
+            out.push(perm(x, elem(4 * w + 1), x, 0x0c0c_0400, cx)?);
+            out.push(perm(y, elem(4 * w + 3), y, 0x0c0c_0400, cx)?);
+            out.push(perm(d0 + w, y, x, 0x0504_0100, cx)?);
+        }
+    }
+    Ok(out)
 }

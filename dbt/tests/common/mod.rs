@@ -130,3 +130,24 @@ pub fn run_words(
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()
 }
+
+/// The bound the issue sets for gfx950 -> gfx1201 on kernels without matrix instructions:
+/// translated code and dynamic wave-instructions at most 1.3x the guest's.
+pub const GFX1201_GROWTH: f64 = 1.3;
+
+/// Whether the gfx950 object's `.text` holds a matrix (MAI: MFMA) instruction, decoded
+/// from the start of `.text` (undecodable words, e.g. data, are stepped over by four bytes).
+pub fn has_mfma(bytes: &[u8]) -> bool {
+    use gpu_model::isa;
+    let co = gpu_model::loader::CodeObject::parse(bytes).expect("code object");
+    let text = co.text();
+    let mut off = 0;
+    while off < text.len() {
+        match isa::decode(gpu_model::Target::Gfx950, &text[off..], false) {
+            Ok(i) if i.format == isa::Format::Mai => return true,
+            Ok(i) => off += usize::from(i.len),
+            Err(_) => off += 4,
+        }
+    }
+    false
+}
