@@ -63,7 +63,6 @@
 //! did not) is not inserted: the model does not check hazards, hardware would (scratch
 //! VGPRs reused from dead guest registers add VALU writes after MFMAs and stores that
 //! read them, which CDNA3 orders only with such wait states).
-//! did not) is not inserted: the model does not check hazards, hardware would.
 
 pub mod cfg;
 mod error;
@@ -699,15 +698,29 @@ fn guest_cfg(
             })
         })
         .collect();
+    let mut functions = std::collections::BTreeSet::new();
     for s in co.symbols() {
         if s.kind == SymbolKind::Func && s.defined && s.address >= base && s.address < end {
+            functions.insert(s.address);
             roots.push(Root {
                 address: s.address,
                 name: s.name.clone(),
             });
         }
     }
-    Cfg::build(guest, text, base, &roots)
+    // Code pointers in data: callable through an unrecovered s_swappc_b64 only when each
+    // names a function entry.
+    let pointers: std::collections::BTreeSet<u64> = co
+        .relocations()
+        .iter()
+        .map(|r| r.symbol_value.unwrap_or(0).wrapping_add_signed(r.addend))
+        .filter(|&t| t >= base && t < end)
+        .collect();
+    let mut cfg = Cfg::build(guest, text, base, &roots)?;
+    if pointers.is_subset(&functions) {
+        cfg.address_taken = pointers;
+    }
+    Ok(cfg)
 }
 
 /// A SOPP branch that does not reach its target after placement.
@@ -802,9 +815,23 @@ fn place(
                         reason: "is not in the kernel scope",
                     })?;
                     let delta = t.wrapping_sub(base + start + u64::from(getpc) + 4);
-                    let (l, h) = (lo as usize + 4, hi as usize + 4);
+                    let l = lo as usize + 4;
                     code[l..l + 4].copy_from_slice(&(delta as u32).to_le_bytes());
-                    code[h..h + 4].copy_from_slice(&((delta >> 32) as u32).to_le_bytes());
+                    match hi {
+                        scope::HighSite::At(h) => {
+                            let h = h as usize + 4;
+                            code[h..h + 4].copy_from_slice(&((delta >> 32) as u32).to_le_bytes());
+                        }
+                        scope::HighSite::Fixed(v) if (delta >> 32) as u32 == v => {}
+                        scope::HighSite::Fixed(v) => {
+                            return Err(TranslateError::Unsupported {
+                                kernel: p.name.clone(),
+                                reason: format!(
+                                    "the recovered jump to {target:#x} moves by {delta:#x} from its s_getpc_b64, but its s_addc_u32 adds the constant {v:#x}"
+                                ),
+                            })
+                        }
+                    }
                 }
             }
         }

@@ -65,6 +65,13 @@ const MUST: &[&str] = &[
     "asm_buffer",
     // buffer_wbl2 / buffer_inv as GFX12 global_wb / global_inv around a flag handshake.
     "asm_semaphore",
+    // Calls through function pointers from a data table (the table's relocations name
+    // the kernel's copies of the callees).
+    "indirect_call",
+    // A PC builder whose high add takes the inline constant 0, and a computed two-way
+    // jump whose case offsets (`s_mov_b32` literals chosen by `s_cselect_b32`) are
+    // rewritten for the relocated targets.
+    "asm_callret",
 ];
 
 #[test]
@@ -183,6 +190,37 @@ fn what_gfx1201_cannot_take_yet_is_refused_by_name_and_pc() {
             "{stem}: {d}"
         );
     }
+}
+
+/// A computed jump is recovered only while nothing but the jump sees its case offsets:
+/// `asm_callret` with its even case reading the case register after the jump (the
+/// rewritten offset would change what it adds) must be refused by name and PC, and the
+/// unchanged source must translate.
+#[test]
+fn a_switch_whose_case_offsets_are_read_after_the_jump_is_refused() {
+    let src = std::fs::read_to_string(corpus_dir().join("src/asm/gfx9/asm_callret.s")).unwrap();
+    let leak = src.replacen(
+        ".Leven:\n  v_add_u32_e32 v2, 100, v2",
+        ".Leven:\n  v_add_u32_e32 v2, s10, v2",
+        1,
+    );
+    assert_ne!(leak, src, "the even case is where the test expects it");
+    let ok = common::assemble(&src, "gfx950", "switch_ok");
+    let t = dbt::translate(&ok, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let bad = common::assemble(&leak, "gfx950", "switch_leak");
+    let t = dbt::translate(&bad, Target::Gfx1201);
+    assert!(!t.translated);
+    assert_eq!(t.object, bad);
+    let d = t.diagnostics[0].to_string();
+    assert!(
+        matches!(
+            t.diagnostics[0],
+            dbt::TranslateError::UnrecoveredIndirect { .. }
+        ) && d.contains("s_setpc_b64")
+            && d.contains("kernel `asm_callret` pc 0x"),
+        "{d}"
+    );
 }
 
 /// The translated descriptor agrees with clang-22's own gfx1201 wave64 build of the same

@@ -34,8 +34,17 @@
 //! 16-bit DPP operations that may leave lanes unwritten,
 //! DPP wave shifts/rotates, SDWA neg/abs and UNUSED_SEXT, SMEM with SGPR offsets,
 //! `v_cmpx` (GFX9 also writes VCC), kernarg preload, workgroup-info SGPRs, private
-//! segment buffers, unrecovered indirect calls (function pointers), branches into or
-//! fallthrough into a kernel entry that gains a prologue.
+//! segment buffers, code pointers in data that are not function entries or that more
+//! than one kernel calls through (each kernel has its own copy of a function),
+//! branches into or fallthrough into a kernel entry that gains a prologue.
+//!
+//! Calls through function pointers (an unrecovered `s_swappc_b64`) may reach every
+//! function whose address data holds (`Cfg::address_taken`); those are in the calling
+//! kernel's scope and the data's relocations name that kernel's copies. GFX12's
+//! `s_getpc_b64` zero-extends the 48-bit PC where GFX9 sign-extends (clang-22 follows a
+//! gfx1201 `s_getpc_b64` with `s_sext_i32_i16` on the high half); the translation adds
+//! nothing, so it assumes code below 2^47 (ASSUMPTION: as the model and the HSA runtime
+//! place code objects; above it the PC builders' high halves would differ).
 
 pub(crate) mod desc;
 pub(crate) mod known;
@@ -78,6 +87,7 @@ pub(crate) fn translate(
     let cfg = crate::guest_cfg(&co, &plans, reports)?;
 
     let mut bodies = Vec::new();
+    let mut scopes = Vec::new();
     let mut kds = Vec::new();
     let mut data_refs = Vec::new();
     for (i, p) in plans.iter().enumerate() {
@@ -116,6 +126,7 @@ pub(crate) fn translate(
         reports[i].expanded = body.expanded;
         kds.push((d, first));
         bodies.push(body);
+        scopes.push(sc);
     }
     // Placement; branches that no longer reach take the long form through s[104:105]
     // (the expansions' carry pair: free between guest instructions, above every quad),
@@ -194,13 +205,52 @@ pub(crate) fn translate(
             counts.push((format!("{}.kd", p.name), c));
         }
     }
+    let starts: Vec<u64> = plans
+        .iter()
+        .zip(&bodies)
+        .map(|(p, b)| u64::from(b.map[&p.roots[0]]))
+        .collect();
+    // Code pointers in data name the copies of the one kernel that calls through them
+    // (each kernel's copy of a function is translated for that kernel's registers).
+    let mut map = map;
+    let callers: Vec<usize> = plans
+        .iter()
+        .zip(&scopes)
+        .enumerate()
+        .filter(|(_, (_, sc))| calls_through_pointers(&cfg, sc))
+        .map(|(i, _)| i)
+        .collect();
     for r in co.relocations() {
         let t = r.symbol_value.unwrap_or(0).wrapping_add_signed(r.addend);
-        if t >= base && t < end {
-            return Err(TranslateError::TextPointer {
-                offset: r.offset,
-                target: t,
-            });
+        if t < base || t >= end {
+            continue;
+        }
+        let copy = match callers[..] {
+            [k] if cfg.address_taken.contains(&t) => bodies[k]
+                .map
+                .get(&t)
+                .map(|&l| entries[k] - starts[k] + u64::from(l)),
+            [_, _, ..] => {
+                return Err(TranslateError::Unsupported {
+                    kernel: plans[callers[1]].name.clone(),
+                    reason: format!(
+                        "it and `{}` call through function pointers, which can name one kernel's copy of a function only",
+                        plans[callers[0]].name
+                    ),
+                })
+            }
+            _ => None,
+        };
+        match copy {
+            Some(a) => {
+                map.insert(t, a);
+            }
+            None => {
+                return Err(TranslateError::TextPointer {
+                    offset: r.offset,
+                    target: t,
+                })
+            }
         }
     }
     // The target string names the processor only: gfx1201 has neither xnack nor
@@ -229,11 +279,6 @@ pub(crate) fn translate(
             ..Rewrite::default()
         },
     )?;
-    let starts: Vec<u64> = plans
-        .iter()
-        .zip(&bodies)
-        .map(|(p, b)| u64::from(b.map[&p.roots[0]]))
-        .collect();
     patch_data_refs(&co, &mut out, &entries, &starts, &data_refs)?;
     verify(&out)?;
     Ok((out, (text.len(), new_len)))
@@ -279,15 +324,13 @@ fn emit(
         pc,
         source,
     };
-    let mut builder_at: BTreeMap<u64, (u64, u8)> = BTreeMap::new();
-    for (&c, b) in &cfg.recovered {
-        if sc.contains(&c) {
-            builder_at.insert(b.getpc, (c, 0));
-            builder_at.insert(b.add_lo, (c, 1));
-            builder_at.insert(b.add_hi, (c, 2));
-        }
-    }
-    let mut builder_local: BTreeMap<u64, [u32; 3]> = BTreeMap::new();
+    let mut sites = scope::Sites::new(cfg, sc);
+    let in_builder: std::collections::BTreeSet<u64> = cfg
+        .recovered
+        .values()
+        .filter(|b| sc.contains(&b.getpc))
+        .map(|b| b.getpc)
+        .collect();
     // PC-relative data references: (getpc, add, addc, target) by source address.
     let mut data: Vec<(u64, u64, u64, u64)> = Vec::new();
     let mut here_of: BTreeMap<u64, u32> = BTreeMap::new();
@@ -374,11 +417,8 @@ fn emit(
         pend = pend.map(|p| known::pending_after(&s.inst, p));
         let here = body.code.len() as u32;
         here_of.insert(pc, here);
-        if s.inst.op == isa::Op::SGetpcB64 && !builder_at.contains_key(&pc) {
+        if s.inst.op == isa::Op::SGetpcB64 && !in_builder.contains(&pc) {
             data.push(data_builder(cfg, pc, base, text.len() as u64, kernel)?);
-        }
-        if let Some(&(c, role)) = builder_at.get(&pc) {
-            builder_local.entry(c).or_default()[usize::from(role)] = here;
         }
         match s.flow {
             Flow::Branch(t) | Flow::CondBranch(t) | Flow::Call(t) => {
@@ -405,6 +445,7 @@ fn emit(
             let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
             body.code.extend_from_slice(&buf[..n]);
         }
+        sites.note(cfg, pc, here, &body.code[here as usize..], bytes, kernel)?;
         // The block ends by falling into a leader: put the in-place words back.
         if matches!(s.flow, Flow::Next)
             && !cx.inplace.is_empty()
@@ -416,14 +457,7 @@ fn emit(
             }
         }
     }
-    for (c, [getpc, lo, hi]) in builder_local {
-        body.fixups.push(Fixup::Builder {
-            getpc,
-            lo,
-            hi,
-            target: cfg.recovered[&c].target,
-        });
-    }
+    body.fixups.extend(sites.fixups(cfg, kernel)?);
     body.scratch = (cx.scratch_first, cx.scratch_used);
     let mut refs = Vec::new();
     for (g, lo, hi, target) in data {
@@ -520,6 +554,15 @@ fn data_builder(
         ));
     }
     Ok((pc, la, ha, target))
+}
+
+/// Whether the scope calls through a function pointer (an unrecovered `s_swappc_b64`).
+fn calls_through_pointers(cfg: &Cfg, sc: &std::collections::BTreeSet<u64>) -> bool {
+    sc.iter().any(|pc| {
+        cfg.insts
+            .get(pc)
+            .is_some_and(|s| s.flow == Flow::SwapPc && !cfg.recovered.contains_key(pc))
+    })
 }
 
 /// One past the highest AGPR the scope names.
