@@ -20,6 +20,10 @@
 //! recovered `s_getpc`/`s_add_u32`/`s_addc_u32` builders are repaired, and scratch
 //! VGPRs that rules needed grow the descriptor and metadata counts ("relocated").
 //!
+//! A branch out of the SOPP range after placement takes a long form through an SGPR pair
+//! above the scope's SGPRs (`scope::relax`), or, when no pair is free, hops through
+//! branch-island pools (`island`).
+//!
 //! Any failure returns the original object with diagnostics that name the kernel and PC.
 //!
 //! ```no_run
@@ -54,9 +58,7 @@
 //! refused); sidecars for kernels whose dispatch asks for more LDS without their metadata
 //! saying so, for kernarg-preload kernels and for DS atomics, transposing DS
 //! reads and LDS DMA in an over-LDS kernel; entry stubs for kernarg preload when the preload stub grows past 256 bytes
-//! (its unreachable padding is refilled so the preload entry stays 256 bytes on), branch
-//! islands (a branch out of the SOPP range takes a long form through an SGPR pair above
-//! the scope's SGPRs, `scope::relax`; without a free pair the kernel is refused), and
+//! (its unreachable padding is refilled so the preload entry stays 256 bytes on), and
 //! the gfx950-only instructions without a rule: the scaled and f8f6f4 MFMAs,
 //! `ds_read_b64_tr_b4`/`ds_read_b96_tr_b6`, bf16 and f8/f6/f4
 //! conversions. Hazard padding (`s_nop`s that the host's pipeline needs and the guest's
@@ -66,6 +68,7 @@
 
 pub mod cfg;
 mod error;
+mod island;
 mod live;
 mod rdna;
 pub mod rules;
@@ -439,8 +442,22 @@ fn translate_inner(
                     pc: first.pc,
                     distance: first.distance,
                 };
-                let Some(pair) = pairs[i].filter(|_| rounds <= 8) else {
+                if rounds > 8 {
                     return Err(out_of_range);
+                }
+                let set = mine.iter().map(|l| l.at).collect();
+                let Some(pair) = pairs[i] else {
+                    // No SGPR pair is free: hop through branch islands.
+                    let keep_out = match plans[i].roots[..] {
+                        [e, pre] => b.map.get(&e).copied().zip(b.map.get(&pre).copied()),
+                        _ => None,
+                    };
+                    *b = island::route(b, &set, keep_out, &plans[i].name, host)?;
+                    match plans[i].sidecar {
+                        Some(_) => reports[report_of[i]].sidecar = Some(b.code.len()),
+                        None => reports[i].code_after = b.code.len(),
+                    }
+                    continue;
                 };
                 for l in &mine {
                     if scope::scc_live_at(&cfg, l.target) {
@@ -453,7 +470,6 @@ fn translate_inner(
                         });
                     }
                 }
-                let set = mine.iter().map(|l| l.at).collect();
                 *b = scope::relax(b, &set, pair, &plans[i].name)?;
                 match plans[i].sidecar {
                     Some(_) => reports[report_of[i]].sidecar = Some(b.code.len()),
@@ -797,6 +813,19 @@ fn place(
                             distance: dist,
                         });
                         continue;
+                    }
+                    let a = at as usize;
+                    code[a..a + 2].copy_from_slice(&(simm as i16).to_le_bytes());
+                }
+                Fixup::Local { at, to, pc } => {
+                    let dist = i64::from(to) - (i64::from(at) + 4);
+                    let simm = dist / 4;
+                    if !(-32768..=32767).contains(&simm) {
+                        return Err(TranslateError::BranchOutOfRange {
+                            kernel: p.name.clone(),
+                            pc,
+                            distance: dist,
+                        });
                     }
                     let a = at as usize;
                     code[a..a + 2].copy_from_slice(&(simm as i16).to_le_bytes());

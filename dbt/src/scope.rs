@@ -31,6 +31,16 @@ pub enum Fixup {
         /// Source address of the branch (diagnostics).
         pc: u64,
     },
+    /// A SOPP branch at local `at` to local offset `to` of the same body (a branch
+    /// island, `crate::island`).
+    Local {
+        /// Local offset of the branch.
+        at: u32,
+        /// Local offset of its target.
+        to: u32,
+        /// Source address of the branch it routes (diagnostics).
+        pc: u64,
+    },
     /// A recovered PC builder: the literal of the instruction at `lo` (8 bytes, the
     /// `s_add_u32` or a switch case's `s_mov_b32`) and the high half `hi` must add
     /// `target - (getpc + 4)`.
@@ -651,6 +661,11 @@ pub fn relax_for(
                     target,
                     pc,
                 },
+            },
+            Fixup::Local { at, to, pc } => Fixup::Local {
+                at: shift(at),
+                to: shift(to),
+                pc,
             },
             Fixup::Builder {
                 getpc,
