@@ -53,11 +53,12 @@
 //! (`live`) when there are enough, otherwise above the kernel's highest, and the
 //! descriptor grows.
 //!
-//! Not implemented yet (each is a typed error, never a silent mistranslation): on
-//! gfx1201 MFMA -> WMMA and virtual-LDS sidecars (kernels over 64 KiB of LDS are
-//! refused); sidecars for kernels whose dispatch asks for more LDS without their metadata
-//! saying so, for kernarg-preload kernels and for DS atomics, transposing DS
-//! reads and LDS DMA in an over-LDS kernel; entry stubs for kernarg preload when the preload stub grows past 256 bytes
+//! Not implemented yet (each is a typed error, never a silent mistranslation): the
+//! f32/f64/integer/fp6/fp4/scaled MFMAs on gfx1201 (see `rdna`); sidecars for kernels
+//! whose dispatch asks for more LDS without their metadata saying so, for
+//! kernarg-preload kernels on gfx942 (on gfx1201 the kernel enters at its
+//! compatibility entry, so its sidecar is the ordinary one) and for DS atomics,
+//! transposing DS reads and LDS DMA in an over-LDS kernel; entry stubs for kernarg preload when the preload stub grows past 256 bytes
 //! (its unreachable padding is refilled so the preload entry stays 256 bytes on), and
 //! the gfx950-only instructions without a rule: the scaled and f8f6f4 MFMAs,
 //! `ds_read_b64_tr_b4`/`ds_read_b96_tr_b6`, bf16 and f8/f6/f4
@@ -606,32 +607,7 @@ fn translate_inner(
         },
     )?;
     // The sidecar records name the normal descriptors where the rewrite put them.
-    let out = if records.is_empty() {
-        out
-    } else {
-        let placed = CodeObject::parse(&out)?;
-        let mut section = Vec::new();
-        for (name, kd, state) in &records {
-            let normal = placed
-                .kernel(name)
-                .ok_or_else(|| TranslateError::Unsupported {
-                    kernel: name.clone(),
-                    reason: "the kernel is missing from the rewritten object".into(),
-                })?;
-            section.extend_from_slice(&normal.descriptor_address.to_le_bytes());
-            section.extend_from_slice(&kd.to_le_bytes());
-            section.extend_from_slice(&state.to_le_bytes());
-            // The most LDS the sidecar serves: what the guest has.
-            section.extend_from_slice(&guest.lds_bytes_per_workgroup().to_le_bytes());
-        }
-        writer::rewrite(
-            &out,
-            &Rewrite {
-                sections: vec![(gpu_model::loader::VIRTUAL_LDS_SECTION.to_string(), section)],
-                ..Rewrite::default()
-            },
-        )?
-    };
+    let out = with_sidecar_records(out, &records, guest)?;
     verify(&out, host)?;
     Ok((out, (text.len(), new_len)))
 }
@@ -931,10 +907,7 @@ fn verify(bytes: &[u8], host: Target) -> Result<(), TranslateError> {
 }
 
 /// The virtual-LDS sidecar of kernel `p` (which needs more LDS than `host` has): its plan
-/// and body. The slice base takes the four SGPRs above every SGPR the scope touches and
-/// every SGPR the hardware initializes (4-aligned for the `s_load_dwordx4`); the dispatch
-/// state follows the guest's kernarg bytes, 8-aligned, and the wrapper's original-pointer
-/// slot (the design's kernarg wrapper).
+/// and body.
 fn sidecar_body(
     cfg: &Cfg,
     p: &Plan,
@@ -943,6 +916,36 @@ fn sidecar_body(
     guest: Target,
     host: Target,
 ) -> Result<(Plan, Body), TranslateError> {
+    let (plan, sidecar, sc) = sidecar_plan(cfg, p, host)?;
+    let alloc = p.kd.allocated_vgprs(guest);
+    let first = scope::vgpr_extent(cfg, &sc).map_or(alloc, u32::from);
+    let float_mode = (p.kd.compute_pgm_rsrc1 >> 12 & 0xff) as u8;
+    let body = scope::emit(
+        cfg,
+        &sc,
+        text,
+        base,
+        host,
+        first as u16,
+        &p.name,
+        None,
+        float_mode,
+        Some(&sidecar),
+    )?;
+    Ok((plan, body))
+}
+
+/// The plan of kernel `p`'s virtual-LDS sidecar on `host`: its plan (with the slice base
+/// and the dispatch state's offset), the sidecar's prologue (GFX9) and the kernel scope.
+/// The slice base takes the four SGPRs above every SGPR the scope touches and
+/// every SGPR the hardware initializes (4-aligned for the `s_load_dwordx4`); the dispatch
+/// state follows the guest's kernarg bytes, 8-aligned, and the wrapper's original-pointer
+/// slot (the design's kernarg wrapper).
+fn sidecar_plan(
+    cfg: &Cfg,
+    p: &Plan,
+    host: Target,
+) -> Result<(Plan, scope::Sidecar, std::collections::BTreeSet<u64>), TranslateError> {
     let fail = |why: &str| {
         TranslateError::Unsupported {
         kernel: p.name.clone(),
@@ -993,26 +996,49 @@ fn sidecar_body(
         pc: p.roots[0],
     };
     let prologue = vlds::prologue(u16::from(kernarg), wg, state, b, &at)?;
-    let alloc = p.kd.allocated_vgprs(guest);
-    let first = scope::vgpr_extent(cfg, &sc).map_or(alloc, u32::from);
-    let float_mode = (p.kd.compute_pgm_rsrc1 >> 12 & 0xff) as u8;
-    let body = scope::emit(
-        cfg,
-        &sc,
-        text,
-        base,
-        host,
-        first as u16,
-        &p.name,
-        None,
-        float_mode,
-        Some(&scope::Sidecar {
+    let mut plan = p.clone();
+    plan.sidecar = Some((b, state));
+    Ok((
+        plan,
+        scope::Sidecar {
             base: b,
             prologue,
             entry: p.roots[0],
-        }),
-    )?;
-    let mut plan = p.clone();
-    plan.sidecar = Some((b, state));
-    Ok((plan, body))
+        },
+        sc,
+    ))
+}
+
+/// Appends the `.rocjitsu.lds` section naming each sidecar `(kernel, sidecar descriptor
+/// address, dispatch-state offset)` of `records` to `out`, whose normal descriptors the
+/// rewrite placed; the most LDS a sidecar serves is what `guest` has.
+fn with_sidecar_records(
+    out: Vec<u8>,
+    records: &[(String, u64, u32)],
+    guest: Target,
+) -> Result<Vec<u8>, TranslateError> {
+    if records.is_empty() {
+        return Ok(out);
+    }
+    let placed = CodeObject::parse(&out)?;
+    let mut section = Vec::new();
+    for (name, kd, state) in records {
+        let normal = placed
+            .kernel(name)
+            .ok_or_else(|| TranslateError::Unsupported {
+                kernel: name.clone(),
+                reason: "the kernel is missing from the rewritten object".into(),
+            })?;
+        section.extend_from_slice(&normal.descriptor_address.to_le_bytes());
+        section.extend_from_slice(&kd.to_le_bytes());
+        section.extend_from_slice(&state.to_le_bytes());
+        section.extend_from_slice(&guest.lds_bytes_per_workgroup().to_le_bytes());
+    }
+    Ok(writer::rewrite(
+        &out,
+        &Rewrite {
+            sections: vec![(gpu_model::loader::VIRTUAL_LDS_SECTION.to_string(), section)],
+            ..Rewrite::default()
+        },
+    )?)
 }

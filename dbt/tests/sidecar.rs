@@ -156,6 +156,42 @@ fn a_kernel_over_the_hosts_lds_runs_through_its_sidecar() {
     }
 }
 
+/// The same object translated for gfx1201 (RDNA4: 64 KiB of LDS per workgroup, LLVM's
+/// `getAddressableLocalMemorySize` for GFX12, as the gfx1201 preset has): `big_lds` gets
+/// a sidecar, re-encoded for GFX12 behind the TTMP workgroup-id prologue, and the
+/// runtime selects it at dispatch; both kernels run on the gfx1201 model as the CPU
+/// reference says.
+#[test]
+fn a_kernel_over_the_hosts_lds_runs_through_its_sidecar_on_gfx1201() {
+    let guest = guest();
+    let t = dbt::translate(&guest, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    common::llvm_accepts_as(&t.object, "big_lds-1201", "gfx1201");
+    let co = CodeObject::parse(&t.object).unwrap();
+    let big = co.kernel("big_lds").unwrap();
+    let small = co.kernel("small_lds").unwrap();
+    assert_eq!(co.sidecars().len(), 1);
+    let sc = co
+        .sidecar(big.descriptor_address)
+        .expect("big_lds has a sidecar");
+    assert!(co.sidecar(small.descriptor_address).is_none());
+    assert_eq!(sc.descriptor.group_segment_fixed_size, 0);
+    assert_eq!(sc.state_offset, 24);
+    let r = t.kernels.iter().find(|k| k.name == "big_lds").unwrap();
+    eprintln!(
+        "big_lds on gfx1201: code {} -> {} bytes, sidecar {} bytes; vgprs {:?}",
+        r.code_before,
+        r.code_after,
+        r.sidecar.expect("reported"),
+        r.vgprs
+    );
+    for (kernel, n) in [("big_lds", BIG), ("small_lds", SMALL)] {
+        let want = reference(&input(n), n);
+        let got = run(&t.object, Target::Gfx1201, kernel, n);
+        assert_eq!(got, want, "{kernel}: translated on the gfx1201 model");
+    }
+}
+
 /// A kernel whose LDS is a `__local` pointer argument (no static LDS: its descriptor fits
 /// gfx942) gets a sidecar too; dispatched with 96 KiB of LDS on the gfx942 model it runs
 /// through it and writes what the gfx950 run and the CPU reference write, and with 16 KiB
