@@ -193,49 +193,54 @@ fn a_kernel_over_the_hosts_lds_runs_through_its_sidecar_on_gfx1201() {
 }
 
 /// A kernel whose LDS is a `__local` pointer argument (no static LDS: its descriptor fits
-/// gfx942) gets a sidecar too; dispatched with 96 KiB of LDS on the gfx942 model it runs
-/// through it and writes what the gfx950 run and the CPU reference write, and with 16 KiB
-/// it runs through its normal translation.
+/// gfx942 and gfx1201) gets a sidecar too; dispatched with 96 KiB of LDS on the gfx942 or
+/// gfx1201 model it runs through it and writes what the gfx950 run and the CPU reference
+/// write, and with 16 KiB it runs through its normal translation.
 #[test]
 fn a_kernel_with_dynamic_lds_gets_a_sidecar_for_dispatches_over_the_hosts_lds() {
     use gpu_model::device::ArgValue;
     let guest = build("dyn_lds");
-    let t = dbt::translate(&guest, Target::Gfx942);
-    assert!(t.translated, "{:?}", t.diagnostics);
-    common::llvm_accepts(&t.object, "dyn_lds");
-    let co = CodeObject::parse(&t.object).unwrap();
-    let k = co.kernel("dyn_lds").unwrap();
-    assert_eq!(k.descriptor.group_segment_fixed_size, 0);
-    let sc = co
-        .sidecar(k.descriptor_address)
-        .expect("dyn_lds has a sidecar");
-    assert_eq!(sc.descriptor.group_segment_fixed_size, 0);
-    let r = &t.kernels[0];
-    assert!(r.sidecar.is_some() && r.no_sidecar.is_none(), "{r:?}");
-    for n in [BIG, SMALL] {
-        let input = input(n);
-        let run = |bytes: &[u8], target| {
-            common::run_words(
-                bytes,
-                target,
-                "dyn_lds",
-                [WG * GROUPS, WG],
-                Some(&input),
-                (n * GROUPS) as usize,
-                &[ArgValue::u32(n), ArgValue::lds(4 * n)],
-            )
-        };
-        let want = reference(&input, n);
-        assert_eq!(
-            run(&guest, Target::Gfx950),
-            want,
-            "{n} words: gfx950 model vs CPU reference"
+    for host in [Target::Gfx942, Target::Gfx1201] {
+        let t = dbt::translate(&guest, host);
+        assert!(t.translated, "{host}: {:?}", t.diagnostics);
+        common::llvm_accepts_as(&t.object, &format!("dyn_lds-{host}"), host.name());
+        let co = CodeObject::parse(&t.object).unwrap();
+        let k = co.kernel("dyn_lds").unwrap();
+        assert_eq!(k.descriptor.group_segment_fixed_size, 0);
+        let sc = co
+            .sidecar(k.descriptor_address)
+            .expect("dyn_lds has a sidecar");
+        assert_eq!(sc.descriptor.group_segment_fixed_size, 0);
+        let r = &t.kernels[0];
+        assert!(
+            r.sidecar.is_some() && r.no_sidecar.is_none(),
+            "{host}: {r:?}"
         );
-        assert_eq!(
-            run(&t.object, Target::Gfx942),
-            want,
-            "{n} words: translated on the gfx942 model"
-        );
+        for n in [BIG, SMALL] {
+            let input = input(n);
+            let run = |bytes: &[u8], target| {
+                common::run_words(
+                    bytes,
+                    target,
+                    "dyn_lds",
+                    [WG * GROUPS, WG],
+                    Some(&input),
+                    (n * GROUPS) as usize,
+                    &[ArgValue::u32(n), ArgValue::lds(4 * n)],
+                )
+            };
+            let want = reference(&input, n);
+            assert_eq!(
+                run(&guest, Target::Gfx950),
+                want,
+                "{n} words: gfx950 model vs CPU reference"
+            );
+            assert_eq!(
+                run(&t.object, host),
+                want,
+                "{n} words: translated on the {host} model"
+            );
+        }
     }
 }
 
