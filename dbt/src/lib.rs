@@ -55,9 +55,7 @@
 //!
 //! Not implemented yet (each is a typed error, never a silent mistranslation): the
 //! f32/f64/integer/fp6/fp4/scaled MFMAs on gfx1201 (see `rdna`); sidecars for kernels
-//! whose dispatch asks for more LDS without their metadata saying so, for
-//! kernarg-preload kernels on gfx942 (on gfx1201 the kernel enters at its
-//! compatibility entry, so its sidecar is the ordinary one) and for DS atomics,
+//! whose dispatch asks for more LDS without their metadata saying so, and for DS atomics,
 //! transposing DS reads and LDS DMA in an over-LDS kernel; entry stubs for kernarg preload when the preload stub grows past 256 bytes
 //! (its unreachable padding is refilled so the preload entry stays 256 bytes on), and
 //! the gfx950-only instructions without a rule: the scaled and f8f6f4 MFMAs,
@@ -547,6 +545,7 @@ fn translate_inner(
             if let Some((_, state)) = p.sidecar {
                 // No hardware LDS; the kernarg wrapper holds the dispatch state.
                 kd.group_segment_fixed_size = 0;
+                kd.kernarg_preload = 0;
                 kd.kernarg_size = state + gpu_model::loader::VIRTUAL_LDS_STATE_BYTES as u32;
                 tail.extend_from_slice(&kd.to_bytes());
                 records.push((p.name.clone(), kd_addr, state));
@@ -957,13 +956,17 @@ fn sidecar_plan(
         ),
     }
     };
-    if p.roots.len() > 1 {
-        return Err(fail("kernarg preload entries are not handled"));
-    }
+    // A kernarg-preload kernel's sidecar does not preload (its descriptor clears the
+    // preload length): it enters at the guest's first entry, whose compatibility code
+    // loads the preload SGPRs from the kernarg segment (the wrapper starts with the
+    // guest's bytes) and branches to the preload entry (AMDGPUUsage, "Preloaded Kernel
+    // Arguments"); USER_SGPR_COUNT keeps counting those SGPRs, so the system SGPRs stay
+    // where the code reads them.
+    let roots = &p.roots[..1];
     let Some(kernarg) = p.kd.user_sgpr_layout().kernarg_segment_ptr else {
         return Err(fail("the kernel has no kernarg segment pointer SGPR"));
     };
-    let sc = scope::scope(cfg, &p.roots, &p.name)?;
+    let sc = scope::scope(cfg, roots, &p.name)?;
     let Some(ext) = scope::sgpr_extent(cfg, &sc) else {
         return Err(fail("the kernel indexes SGPRs through M0"));
     };
@@ -998,6 +1001,7 @@ fn sidecar_plan(
     let prologue = vlds::prologue(u16::from(kernarg), wg, state, b, &at)?;
     let mut plan = p.clone();
     plan.sidecar = Some((b, state));
+    plan.roots = roots.to_vec();
     Ok((
         plan,
         scope::Sidecar {

@@ -24,6 +24,11 @@ fn guest() -> Vec<u8> {
 
 /// dbt/tests/sidecar/`stem`.cl built for gfx950 by clang-22 with the corpus prelude.
 fn build(stem: &str) -> Vec<u8> {
+    build_with(stem, &[])
+}
+
+/// [`build`] with extra clang-22 arguments.
+fn build_with(stem: &str, extra: &[&str]) -> Vec<u8> {
     // One directory per build: tests of this binary run in parallel and each removes its
     // own.
     static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -44,6 +49,7 @@ fn build(stem: &str) -> Vec<u8> {
             "-nogpulib",
             "-O2",
         ])
+        .args(extra)
         .arg("-I")
         .arg(here.join("../corpus/include"))
         .arg(here.join(format!("tests/sidecar/{stem}.cl")))
@@ -189,6 +195,45 @@ fn a_kernel_over_the_hosts_lds_runs_through_its_sidecar_on_gfx1201() {
         let want = reference(&input(n), n);
         let got = run(&t.object, Target::Gfx1201, kernel, n);
         assert_eq!(got, want, "{kernel}: translated on the gfx1201 model");
+    }
+}
+
+/// `big_lds` built with both kernel arguments preloaded into SGPRs (two hardware entries
+/// 256 bytes apart): its sidecar clears the preload and enters at the compatibility
+/// entry, which loads the arguments from the kernarg wrapper; on both hosts both
+/// kernels compute the CPU reference, as on the gfx950 model.
+#[test]
+fn a_kernarg_preload_kernel_over_the_hosts_lds_runs_through_its_sidecar() {
+    let guest = build_with("big_lds", &["-mllvm", "-amdgpu-kernarg-preload-count=2"]);
+    let co = CodeObject::parse(&guest).unwrap();
+    let k = co.kernel("big_lds").unwrap();
+    assert!(
+        k.descriptor.kernarg_preload != 0,
+        "clang-22 preloads the arguments"
+    );
+    for host in [Target::Gfx942, Target::Gfx1201] {
+        let t = dbt::translate(&guest, host);
+        assert!(t.translated, "{host}: {:?}", t.diagnostics);
+        common::llvm_accepts_as(&t.object, &format!("big_lds-pre-{host}"), host.name());
+        let co = CodeObject::parse(&t.object).unwrap();
+        let big = co.kernel("big_lds").unwrap();
+        let sc = co
+            .sidecar(big.descriptor_address)
+            .expect("big_lds has a sidecar");
+        assert_eq!(sc.descriptor.kernarg_preload, 0, "{host}");
+        for (kernel, n) in [("big_lds", BIG), ("small_lds", SMALL)] {
+            let want = reference(&input(n), n);
+            assert_eq!(
+                run(&guest, Target::Gfx950, kernel, n),
+                want,
+                "{kernel}: gfx950 model"
+            );
+            assert_eq!(
+                run(&t.object, host, kernel, n),
+                want,
+                "{kernel}: translated on {host}"
+            );
+        }
     }
 }
 
