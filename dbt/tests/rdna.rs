@@ -194,20 +194,56 @@ fn what_gfx1201_cannot_take_yet_is_refused_by_name_and_pc() {
 
 /// A computed jump is recovered only while nothing but the jump sees its case offsets:
 /// `asm_callret` with its even case reading the case register after the jump (the
-/// rewritten offset would change what it adds) must be refused by name and PC, and the
-/// unchanged source must translate.
+/// rewritten offset would change what it adds) must be refused by name and PC; the
+/// unchanged source, and one whose even case grows on the host (so the odd case's offset
+/// changes), must translate and compute the reference on both models.
 #[test]
 fn a_switch_whose_case_offsets_are_read_after_the_jump_is_refused() {
-    let src = std::fs::read_to_string(corpus_dir().join("src/asm/gfx9/asm_callret.s")).unwrap();
+    // corpus/build.sh selects the metadata with `--defsym GFX950=1`.
+    let src = "GFX950 = 1\n".to_string()
+        + &std::fs::read_to_string(corpus_dir().join("src/asm/gfx9/asm_callret.s")).unwrap();
     let leak = src.replacen(
         ".Leven:\n  v_add_u32_e32 v2, 100, v2",
         ".Leven:\n  v_add_u32_e32 v2, s10, v2",
         1,
     );
     assert_ne!(leak, src, "the even case is where the test expects it");
-    let ok = common::assemble(&src, "gfx950", "switch_ok");
-    let t = dbt::translate(&ok, Target::Gfx1201);
-    assert!(t.translated, "{:?}", t.diagnostics);
+    // The even case grows on gfx1201 (a `v_mov_b64` becomes two `v_mov_b32`), so the
+    // odd case's offset must be rewritten: both cases must still compute the reference.
+    let grown = src
+        .replacen(".Leven:\n", ".Leven:\n  v_mov_b64 v[4:5], v[6:7]\n", 1)
+        .replacen(".amdhsa_next_free_vgpr 3", ".amdhsa_next_free_vgpr 8", 1);
+    let input: Vec<u32> = (0..256u32)
+        .map(|i| i.wrapping_mul(0x9e37_79b9) >> 12)
+        .collect();
+    let want: Vec<u32> = (0..256)
+        .map(|i| {
+            let t = input[i].wrapping_mul(3).wrapping_add(1);
+            if (i / 64) % 2 == 0 {
+                t.wrapping_add(100)
+            } else {
+                t ^ 0xff
+            }
+        })
+        .collect();
+    for (tag, text) in [("switch_ok", &src), ("switch_grown", &grown)] {
+        let guest = common::assemble(text, "gfx950", tag);
+        let t = dbt::translate(&guest, Target::Gfx1201);
+        assert!(t.translated, "{tag}: {:?}", t.diagnostics);
+        llvm_accepts_as(&t.object, tag, "gfx1201");
+        for (bytes, target) in [(&guest, Target::Gfx950), (&t.object, Target::Gfx1201)] {
+            let got = common::run_words(
+                bytes,
+                target,
+                "asm_callret",
+                [256, 64],
+                Some(&input),
+                256,
+                &[],
+            );
+            assert_eq!(got, want, "{tag} on {target}");
+        }
+    }
     let bad = common::assemble(&leak, "gfx950", "switch_leak");
     let t = dbt::translate(&bad, Target::Gfx1201);
     assert!(!t.translated);
