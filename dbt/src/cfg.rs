@@ -12,8 +12,15 @@
 //! "Code Conventions": the `rel32@lo+4`/`rel32@hi+12` pair resolved by the linker): the
 //! straight-line code between the builder and the consumer is evaluated (bounded to
 //! [`MAX_BUILDER_DISTANCE`] instructions, no leader in between, no other write to the
-//! pair), which gives one concrete target. Everything else stays unrecovered; the caller
-//! decides whether that is acceptable (it is when code does not move).
+//! pair), which gives one concrete target. The high add may take an inline constant
+//! (hand-written code does: `s_addc_u32 s9, s9, 0`); every placement must then keep the
+//! offset's high half. A computed jump whose low add takes a register that an
+//! `s_cselect_b32` set from two `s_mov_b32` literals in the same straight line (a
+//! two-way switch) is recovered with both targets, one per literal, when those
+//! registers are read by nothing else there nor after the jump. Everything else stays
+//! unrecovered; the caller decides whether that is acceptable (it is when code does not
+//! move, or for an indirect call when every code pointer in data names a function entry:
+//! [`Cfg::address_taken`]).
 
 use crate::error::TranslateError;
 use gpu_model::isa::layout::F;
@@ -43,17 +50,61 @@ pub enum Flow {
     SwapPc,
 }
 
+/// Most targets one recovered builder selects between.
+pub const MAX_TARGETS: usize = 2;
+
+/// The high half of a recovered builder's offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum High {
+    /// The `s_addc_u32` takes a literal, which placement rewrites.
+    Literal,
+    /// The `s_addc_u32` takes an inline constant: the offset's high half must stay this.
+    Fixed(u32),
+}
+
+/// The values a register of a PC builder's straight line may hold, each a literal of the
+/// instruction at the address beside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Cases {
+    v: [(u32, u64); MAX_TARGETS],
+    count: u8,
+}
+
+impl Cases {
+    fn one(l: u32, at: u64) -> Cases {
+        Cases {
+            v: [(l, at); MAX_TARGETS],
+            count: 1,
+        }
+    }
+
+    fn sites(&self) -> impl Iterator<Item = u64> + '_ {
+        self.v[..usize::from(self.count)].iter().map(|&(_, a)| a)
+    }
+}
+
 /// A PC builder recovered for an indirect transfer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Builder {
     /// Address of the `s_getpc_b64`.
     pub getpc: u64,
-    /// Address of the `s_add_u32` with the low literal.
-    pub add_lo: u64,
-    /// Address of the `s_addc_u32` with the high literal.
+    /// Per target: the address of the instruction whose literal holds the low half of
+    /// `target - (getpc + 4)` (the `s_add_u32`, or for a computed switch the
+    /// `s_mov_b32` of that case) and the target. The first `count` entries are valid.
+    pub lo: [(u64, u64); MAX_TARGETS],
+    /// Number of targets (1 or 2).
+    pub count: u8,
+    /// Address of the `s_addc_u32` with the high half.
     pub add_hi: u64,
-    /// The concrete target.
-    pub target: u64,
+    /// How the high half is given.
+    pub high: High,
+}
+
+impl Builder {
+    /// The concrete targets.
+    pub fn targets(&self) -> impl Iterator<Item = u64> + '_ {
+        self.lo[..usize::from(self.count)].iter().map(|&(_, t)| t)
+    }
 }
 
 /// One decoded source instruction.
@@ -76,6 +127,12 @@ pub struct Cfg {
     pub leaders: BTreeSet<u64>,
     /// Recovered builders by consumer address (`s_setpc_b64`/`s_swappc_b64`).
     pub recovered: BTreeMap<u64, Builder>,
+    /// Function entries whose addresses data holds (relocations into `.text`): the
+    /// targets an unrecovered `s_swappc_b64` may call. Empty unless every code pointer
+    /// in data names a function entry (code builds no code pointers it does not consume
+    /// at once: a PC builder that no transfer consumes is checked by its host), so that
+    /// these are all the targets such a call can have.
+    pub address_taken: BTreeSet<u64>,
 }
 
 /// The root of a walk and the name diagnostics use for it.
@@ -142,6 +199,8 @@ impl Cfg {
         // Decode, then recover the indirect transfers found (their builders are decoded
         // by then) and decode what they reach, until nothing new turns up.
         let mut consumers: Vec<(u64, usize)> = Vec::new();
+        // Recovered switches and their case registers (checked once all is decoded).
+        let mut switches: Vec<(u64, Vec<u16>)> = Vec::new();
         loop {
             while let Some((pc, ri)) = work.pop() {
                 if cfg.insts.contains_key(&pc) {
@@ -204,13 +263,18 @@ impl Cfg {
             let mut grew = false;
             for (pc, ri) in std::mem::take(&mut consumers) {
                 let inst = cfg.insts[&pc].inst;
-                if let Some(b) = cfg.recover(pc, &inst) {
-                    if b.target % 4 != 0 || b.target < base || b.target >= end {
-                        return Err(bad(ri, pc, "recovered jump", b.target, "is outside .text"));
+                if let Some((b, regs)) = cfg.recover(pc, &inst) {
+                    for t in b.targets() {
+                        if t % 4 != 0 || t < base || t >= end {
+                            return Err(bad(ri, pc, "recovered jump", t, "is outside .text"));
+                        }
+                        cfg.leaders.insert(t);
+                        work.push((t, ri));
                     }
                     cfg.recovered.insert(pc, b);
-                    cfg.leaders.insert(b.target);
-                    work.push((b.target, ri));
+                    if !regs.is_empty() {
+                        switches.push((pc, regs));
+                    }
                     grew = true;
                 }
             }
@@ -219,11 +283,68 @@ impl Cfg {
             }
         }
         // A recovery is valid only over straight-line code: drop any whose range a
-        // leader (a join) splits.
+        // leader (a join) splits. A switch's case registers get offsets that differ
+        // from the guest's: drop it when a target may read them.
+        for (c, regs) in switches {
+            let b = cfg.recovered[&c];
+            if b.targets().any(|t| cfg.sgprs_read_at(t, &regs)) {
+                cfg.recovered.remove(&c);
+            }
+        }
         let leaders = &cfg.leaders;
         cfg.recovered
             .retain(|&c, b| leaders.range(b.getpc + 1..=c).next().is_none());
         Ok(cfg)
+    }
+
+    /// Whether code from `target` may read one of the SGPRs `regs` before writing it:
+    /// follows fallthrough and branches for a bounded number of instructions and answers
+    /// `true` when in doubt (calls, indirect transfers, the budget).
+    fn sgprs_read_at(&self, target: u64, regs: &[u16]) -> bool {
+        let mut work = vec![(target, 0u64)];
+        let mut seen = BTreeSet::new();
+        let mut budget = 256;
+        // Per path: a bit per entry of `regs` once written.
+        while let Some((pc, written)) = work.pop() {
+            if !seen.insert((pc, written)) {
+                continue;
+            }
+            budget -= 1;
+            let Some(s) = self.insts.get(&pc) else {
+                return true;
+            };
+            if budget == 0 {
+                return true;
+            }
+            let mut w = written;
+            for a in s.inst.accesses() {
+                if a.file != RegFile::Sgpr {
+                    continue;
+                }
+                for (k, &r) in regs.iter().enumerate() {
+                    if w & 1 << k != 0 || r < a.first || r >= a.first + u16::from(a.count) {
+                        continue;
+                    }
+                    if a.kind.writes() && !a.kind.reads() {
+                        w |= 1 << k;
+                    } else {
+                        return true;
+                    }
+                }
+            }
+            if w.count_ones() as usize == regs.len() {
+                continue;
+            }
+            let next = self.next_pc(pc);
+            match s.flow {
+                Flow::Next => work.push((next, w)),
+                Flow::End => {}
+                Flow::Branch(t) => work.push((t, w)),
+                Flow::CondBranch(t) => work.extend([(t, w), (next, w)]),
+                Flow::Call(_) | Flow::SwapPc | Flow::SetPc => return true,
+            }
+        }
+        false
     }
 
     /// The instruction that ends right before `pc`, if it was decoded.
@@ -232,8 +353,9 @@ impl Cfg {
         (p.pc + u64::from(p.inst.len) == pc).then_some(p)
     }
 
-    /// Evaluates the PC builder of the indirect transfer `consumer` at `pc`.
-    fn recover(&self, pc: u64, consumer: &Inst) -> Option<Builder> {
+    /// Evaluates the PC builder of the indirect transfer `consumer` at `pc`: the builder
+    /// and, for a switch, the registers that hold its case offsets.
+    fn recover(&self, pc: u64, consumer: &Inst) -> Option<(Builder, Vec<u16>)> {
         // s_setpc_b64 s[n:n+1] (operand 0); s_swappc_b64 sdst, s[n:n+1] (operand 1).
         let idx = usize::from(consumer.op == Op::SSwappcB64);
         let Some(Operand::Sgpr { first: n, count: 2 }) = consumer.operand(idx) else {
@@ -257,56 +379,140 @@ impl Cfg {
             at = p.pc;
         };
         chain.reverse();
-        let (mut lo_lit, mut hi_lit) = (None, None);
+        // Registers holding case offsets: set by `s_mov_b32` from a literal (one case)
+        // or by `s_cselect_b32` of two such (both cases). A case read by anything else
+        // leaks its literal (`poisoned`), which then cannot be rewritten.
+        let mut cases: Vec<(u16, Cases)> = Vec::new();
+        let mut poisoned: Vec<u64> = Vec::new();
+        let case_of = |cases: &[(u16, Cases)], r: u16| cases.iter().find(|c| c.0 == r).map(|c| c.1);
+        let sgpr = |o: Option<Operand>| match o {
+            Some(Operand::Sgpr { first, count: 1 }) => Some(first),
+            _ => None,
+        };
+        let (mut lo, mut high): (Option<Cases>, Option<(High, u32, u64)>) = (None, None);
         for s in &chain {
-            let writes_pair = s.inst.accesses().any(|a| {
-                a.kind.writes()
-                    && a.file == RegFile::Sgpr
-                    && a.first <= hi_reg
-                    && lo_reg < a.first + u16::from(a.count)
-            });
-            let lit = |i: &Inst| match (i.operand(1), i.operand(2)) {
-                (Some(Operand::Sgpr { first, count: 1 }), Some(Operand::Literal(l)))
-                | (Some(Operand::Literal(l)), Some(Operand::Sgpr { first, count: 1 })) => {
-                    Some((first, l))
-                }
+            let i = &s.inst;
+            let dst = sgpr(i.operand(0));
+            let (a, b) = (i.operand(1), i.operand(2));
+            let outside = dst.is_some_and(|d| d < lo_reg || d > hi_reg);
+            // For `x = x + y`: y.
+            let other = |own: u16| match (a, b) {
+                (Some(Operand::Sgpr { first, count: 1 }), y) if first == own => y,
+                (y, Some(Operand::Sgpr { first, count: 1 })) if first == own => y,
                 _ => None,
             };
-            let dst = match s.inst.operand(0) {
-                Some(Operand::Sgpr { first, count: 1 }) => Some(first),
-                _ => None,
-            };
-            match s.inst.op {
-                Op::SAddU32 if lo_lit.is_none() && dst == Some(lo_reg) => {
-                    let (src, l) = lit(&s.inst)?;
-                    (src == lo_reg).then_some(())?;
-                    lo_lit = Some((s.pc, l));
+            match i.op {
+                Op::SAddU32 if lo.is_none() && dst == Some(lo_reg) => {
+                    lo = Some(match other(lo_reg)? {
+                        Operand::Literal(l) => Cases::one(l, s.pc),
+                        Operand::Sgpr { first, count: 1 } => case_of(&cases, first)?,
+                        _ => return None,
+                    });
+                    continue;
                 }
-                Op::SAddcU32 if lo_lit.is_some() && hi_lit.is_none() && dst == Some(hi_reg) => {
-                    let (src, l) = lit(&s.inst)?;
-                    (src == hi_reg).then_some(())?;
-                    hi_lit = Some((s.pc, l));
+                Op::SAddcU32 if lo.is_some() && high.is_none() && dst == Some(hi_reg) => {
+                    high = Some(match other(hi_reg)? {
+                        Operand::Literal(h) => (High::Literal, h, s.pc),
+                        // GFX9 integer inline constants: 128..=192 are 0..64,
+                        // 193..=208 are -1..-16.
+                        Operand::Inline(c @ 128..=192) => {
+                            let h = u32::from(c) - 128;
+                            (High::Fixed(h), h, s.pc)
+                        }
+                        Operand::Inline(c @ 193..=208) => {
+                            let h = (192 - i32::from(c)) as u32;
+                            (High::Fixed(h), h, s.pc)
+                        }
+                        _ => return None,
+                    });
+                    continue;
                 }
-                _ => {
-                    // Anything else may not touch the pair, nor SCC between the adds.
-                    let touches_scc = s
-                        .inst
-                        .accesses()
-                        .any(|a| a.kind.writes() && a.file == RegFile::Special(isa::Special::Scc));
-                    if writes_pair || (touches_scc && lo_lit.is_some() && hi_lit.is_none()) {
-                        return None;
+                Op::SMovB32 if outside => {
+                    if let Some(Operand::Literal(l)) = a {
+                        let d = dst?;
+                        cases.retain(|c| c.0 != d);
+                        cases.push((d, Cases::one(l, s.pc)));
+                        continue;
                     }
                 }
+                Op::SCselectB32 if outside => {
+                    let (x, y) = (
+                        sgpr(a).and_then(|r| case_of(&cases, r)),
+                        sgpr(b).and_then(|r| case_of(&cases, r)),
+                    );
+                    if let (Some(x), Some(y)) = (x, y) {
+                        if x.count == 1 && y.count == 1 {
+                            let d = dst?;
+                            cases.retain(|c| c.0 != d);
+                            cases.push((
+                                d,
+                                Cases {
+                                    v: [x.v[0], y.v[0]],
+                                    count: 2,
+                                },
+                            ));
+                            continue;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            let mut writes_pair = false;
+            let mut writes_scc = false;
+            for acc in i.accesses() {
+                if acc.file == RegFile::Special(isa::Special::Scc) && acc.kind.writes() {
+                    writes_scc = true;
+                }
+                if acc.file != RegFile::Sgpr {
+                    continue;
+                }
+                let span = acc.first..acc.first + u16::from(acc.count);
+                if acc.kind.writes() && (span.contains(&lo_reg) || span.contains(&hi_reg)) {
+                    writes_pair = true;
+                }
+                for c in cases.iter().filter(|c| span.contains(&c.0)) {
+                    if acc.kind.reads() {
+                        poisoned.extend(c.1.sites());
+                    }
+                }
+                if acc.kind.writes() {
+                    cases.retain(|c| !span.contains(&c.0));
+                }
+            }
+            // Nothing else may write the pair, nor SCC between the adds.
+            if writes_pair || (writes_scc && lo.is_some() && high.is_none()) {
+                return None;
             }
         }
-        let ((add_lo, lo), (add_hi, hi)) = (lo_lit?, hi_lit?);
-        let offset = (u64::from(hi) << 32) | u64::from(lo);
-        Some(Builder {
-            getpc: getpc.pc,
-            add_lo,
-            add_hi,
-            target: (getpc.pc + 4).wrapping_add(offset),
-        })
+        let (lo, (high, hi_bits, add_hi)) = (lo?, high?);
+        // A literal high half belongs to one offset.
+        if lo.count > 1 && high == High::Literal {
+            return None;
+        }
+        if lo.sites().any(|a| poisoned.contains(&a)) {
+            return None;
+        }
+        let mut targets = [(0, 0); MAX_TARGETS];
+        for (k, &(l, at)) in lo.v[..usize::from(lo.count)].iter().enumerate() {
+            let offset = (u64::from(hi_bits) << 32) | u64::from(l);
+            targets[k] = (at, (getpc.pc + 4).wrapping_add(offset));
+        }
+        // Registers that still hold a rewritten literal after the jump.
+        let regs = cases
+            .iter()
+            .filter(|c| c.1.sites().any(|a| lo.sites().any(|b| a == b)))
+            .map(|c| c.0)
+            .collect();
+        Some((
+            Builder {
+                getpc: getpc.pc,
+                lo: targets,
+                count: lo.count,
+                add_hi,
+                high,
+            },
+            regs,
+        ))
     }
 
     /// The address of the instruction after `pc` (its fallthrough).

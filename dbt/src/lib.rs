@@ -20,6 +20,10 @@
 //! recovered `s_getpc`/`s_add_u32`/`s_addc_u32` builders are repaired, and scratch
 //! VGPRs that rules needed grow the descriptor and metadata counts ("relocated").
 //!
+//! A branch out of the SOPP range after placement takes a long form through an SGPR pair
+//! above the scope's SGPRs (`scope::relax`), or, when no pair is free, hops through
+//! branch-island pools (`island`).
+//!
 //! Any failure returns the original object with diagnostics that name the kernel and PC.
 //!
 //! ```no_run
@@ -49,24 +53,21 @@
 //! (`live`) when there are enough, otherwise above the kernel's highest, and the
 //! descriptor grows.
 //!
-//! Not implemented yet (each is a typed error, never a silent mistranslation): on
-//! gfx1201 MFMA -> WMMA and virtual-LDS sidecars (kernels over 64 KiB of LDS are
-//! refused); sidecars for kernels whose dispatch asks for more LDS without their metadata
-//! saying so, for kernarg-preload kernels and for DS atomics, transposing DS
-//! reads and LDS DMA in an over-LDS kernel; entry stubs for kernarg preload when the preload stub grows past 256 bytes
-//! (its unreachable padding is refilled so the preload entry stays 256 bytes on), branch
-//! islands (a branch out of the SOPP range takes a long form through an SGPR pair above
-//! the scope's SGPRs, `scope::relax`; without a free pair the kernel is refused), and
+//! Not implemented yet (each is a typed error, never a silent mistranslation): the
+//! f32/f64/integer/fp6/fp4/scaled MFMAs on gfx1201 (see `rdna`); sidecars for kernels
+//! whose dispatch asks for more LDS without their metadata saying so, and for DS atomics,
+//! transposing DS reads and LDS DMA in an over-LDS kernel; entry stubs for kernarg preload when the preload stub grows past 256 bytes
+//! (its unreachable padding is refilled so the preload entry stays 256 bytes on), and
 //! the gfx950-only instructions without a rule: the scaled and f8f6f4 MFMAs,
 //! `ds_read_b64_tr_b4`/`ds_read_b96_tr_b6`, bf16 and f8/f6/f4
 //! conversions. Hazard padding (`s_nop`s that the host's pipeline needs and the guest's
 //! did not) is not inserted: the model does not check hazards, hardware would (scratch
 //! VGPRs reused from dead guest registers add VALU writes after MFMAs and stores that
 //! read them, which CDNA3 orders only with such wait states).
-//! did not) is not inserted: the model does not check hazards, hardware would.
 
 pub mod cfg;
 mod error;
+mod island;
 mod live;
 mod rdna;
 pub mod rules;
@@ -440,8 +441,22 @@ fn translate_inner(
                     pc: first.pc,
                     distance: first.distance,
                 };
-                let Some(pair) = pairs[i].filter(|_| rounds <= 8) else {
+                if rounds > 8 {
                     return Err(out_of_range);
+                }
+                let set = mine.iter().map(|l| l.at).collect();
+                let Some(pair) = pairs[i] else {
+                    // No SGPR pair is free: hop through branch islands.
+                    let keep_out = match plans[i].roots[..] {
+                        [e, pre] => b.map.get(&e).copied().zip(b.map.get(&pre).copied()),
+                        _ => None,
+                    };
+                    *b = island::route(b, &set, keep_out, &plans[i].name, host)?;
+                    match plans[i].sidecar {
+                        Some(_) => reports[report_of[i]].sidecar = Some(b.code.len()),
+                        None => reports[i].code_after = b.code.len(),
+                    }
+                    continue;
                 };
                 for l in &mine {
                     if scope::scc_live_at(&cfg, l.target) {
@@ -454,7 +469,6 @@ fn translate_inner(
                         });
                     }
                 }
-                let set = mine.iter().map(|l| l.at).collect();
                 *b = scope::relax(b, &set, pair, &plans[i].name)?;
                 match plans[i].sidecar {
                     Some(_) => reports[report_of[i]].sidecar = Some(b.code.len()),
@@ -531,6 +545,7 @@ fn translate_inner(
             if let Some((_, state)) = p.sidecar {
                 // No hardware LDS; the kernarg wrapper holds the dispatch state.
                 kd.group_segment_fixed_size = 0;
+                kd.kernarg_preload = 0;
                 kd.kernarg_size = state + gpu_model::loader::VIRTUAL_LDS_STATE_BYTES as u32;
                 tail.extend_from_slice(&kd.to_bytes());
                 records.push((p.name.clone(), kd_addr, state));
@@ -591,32 +606,7 @@ fn translate_inner(
         },
     )?;
     // The sidecar records name the normal descriptors where the rewrite put them.
-    let out = if records.is_empty() {
-        out
-    } else {
-        let placed = CodeObject::parse(&out)?;
-        let mut section = Vec::new();
-        for (name, kd, state) in &records {
-            let normal = placed
-                .kernel(name)
-                .ok_or_else(|| TranslateError::Unsupported {
-                    kernel: name.clone(),
-                    reason: "the kernel is missing from the rewritten object".into(),
-                })?;
-            section.extend_from_slice(&normal.descriptor_address.to_le_bytes());
-            section.extend_from_slice(&kd.to_le_bytes());
-            section.extend_from_slice(&state.to_le_bytes());
-            // The most LDS the sidecar serves: what the guest has.
-            section.extend_from_slice(&guest.lds_bytes_per_workgroup().to_le_bytes());
-        }
-        writer::rewrite(
-            &out,
-            &Rewrite {
-                sections: vec![(gpu_model::loader::VIRTUAL_LDS_SECTION.to_string(), section)],
-                ..Rewrite::default()
-            },
-        )?
-    };
+    let out = with_sidecar_records(out, &records, guest)?;
     verify(&out, host)?;
     Ok((out, (text.len(), new_len)))
 }
@@ -699,15 +689,29 @@ fn guest_cfg(
             })
         })
         .collect();
+    let mut functions = std::collections::BTreeSet::new();
     for s in co.symbols() {
         if s.kind == SymbolKind::Func && s.defined && s.address >= base && s.address < end {
+            functions.insert(s.address);
             roots.push(Root {
                 address: s.address,
                 name: s.name.clone(),
             });
         }
     }
-    Cfg::build(guest, text, base, &roots)
+    // Code pointers in data: callable through an unrecovered s_swappc_b64 only when each
+    // names a function entry.
+    let pointers: std::collections::BTreeSet<u64> = co
+        .relocations()
+        .iter()
+        .map(|r| r.symbol_value.unwrap_or(0).wrapping_add_signed(r.addend))
+        .filter(|&t| t >= base && t < end)
+        .collect();
+    let mut cfg = Cfg::build(guest, text, base, &roots)?;
+    if pointers.is_subset(&functions) {
+        cfg.address_taken = pointers;
+    }
+    Ok(cfg)
 }
 
 /// A SOPP branch that does not reach its target after placement.
@@ -788,6 +792,19 @@ fn place(
                     let a = at as usize;
                     code[a..a + 2].copy_from_slice(&(simm as i16).to_le_bytes());
                 }
+                Fixup::Local { at, to, pc } => {
+                    let dist = i64::from(to) - (i64::from(at) + 4);
+                    let simm = dist / 4;
+                    if !(-32768..=32767).contains(&simm) {
+                        return Err(TranslateError::BranchOutOfRange {
+                            kernel: p.name.clone(),
+                            pc,
+                            distance: dist,
+                        });
+                    }
+                    let a = at as usize;
+                    code[a..a + 2].copy_from_slice(&(simm as i16).to_le_bytes());
+                }
                 Fixup::Builder {
                     getpc,
                     lo,
@@ -802,9 +819,23 @@ fn place(
                         reason: "is not in the kernel scope",
                     })?;
                     let delta = t.wrapping_sub(base + start + u64::from(getpc) + 4);
-                    let (l, h) = (lo as usize + 4, hi as usize + 4);
+                    let l = lo as usize + 4;
                     code[l..l + 4].copy_from_slice(&(delta as u32).to_le_bytes());
-                    code[h..h + 4].copy_from_slice(&((delta >> 32) as u32).to_le_bytes());
+                    match hi {
+                        scope::HighSite::At(h) => {
+                            let h = h as usize + 4;
+                            code[h..h + 4].copy_from_slice(&((delta >> 32) as u32).to_le_bytes());
+                        }
+                        scope::HighSite::Fixed(v) if (delta >> 32) as u32 == v => {}
+                        scope::HighSite::Fixed(v) => {
+                            return Err(TranslateError::Unsupported {
+                                kernel: p.name.clone(),
+                                reason: format!(
+                                    "the recovered jump to {target:#x} moves by {delta:#x} from its s_getpc_b64, but its s_addc_u32 adds the constant {v:#x}"
+                                ),
+                            })
+                        }
+                    }
                 }
             }
         }
@@ -875,10 +906,7 @@ fn verify(bytes: &[u8], host: Target) -> Result<(), TranslateError> {
 }
 
 /// The virtual-LDS sidecar of kernel `p` (which needs more LDS than `host` has): its plan
-/// and body. The slice base takes the four SGPRs above every SGPR the scope touches and
-/// every SGPR the hardware initializes (4-aligned for the `s_load_dwordx4`); the dispatch
-/// state follows the guest's kernarg bytes, 8-aligned, and the wrapper's original-pointer
-/// slot (the design's kernarg wrapper).
+/// and body.
 fn sidecar_body(
     cfg: &Cfg,
     p: &Plan,
@@ -887,6 +915,36 @@ fn sidecar_body(
     guest: Target,
     host: Target,
 ) -> Result<(Plan, Body), TranslateError> {
+    let (plan, sidecar, sc) = sidecar_plan(cfg, p, host)?;
+    let alloc = p.kd.allocated_vgprs(guest);
+    let first = scope::vgpr_extent(cfg, &sc).map_or(alloc, u32::from);
+    let float_mode = (p.kd.compute_pgm_rsrc1 >> 12 & 0xff) as u8;
+    let body = scope::emit(
+        cfg,
+        &sc,
+        text,
+        base,
+        host,
+        first as u16,
+        &p.name,
+        None,
+        float_mode,
+        Some(&sidecar),
+    )?;
+    Ok((plan, body))
+}
+
+/// The plan of kernel `p`'s virtual-LDS sidecar on `host`: its plan (with the slice base
+/// and the dispatch state's offset), the sidecar's prologue (GFX9) and the kernel scope.
+/// The slice base takes the four SGPRs above every SGPR the scope touches and
+/// every SGPR the hardware initializes (4-aligned for the `s_load_dwordx4`); the dispatch
+/// state follows the guest's kernarg bytes, 8-aligned, and the wrapper's original-pointer
+/// slot (the design's kernarg wrapper).
+fn sidecar_plan(
+    cfg: &Cfg,
+    p: &Plan,
+    host: Target,
+) -> Result<(Plan, scope::Sidecar, std::collections::BTreeSet<u64>), TranslateError> {
     let fail = |why: &str| {
         TranslateError::Unsupported {
         kernel: p.name.clone(),
@@ -898,13 +956,17 @@ fn sidecar_body(
         ),
     }
     };
-    if p.roots.len() > 1 {
-        return Err(fail("kernarg preload entries are not handled"));
-    }
+    // A kernarg-preload kernel's sidecar does not preload (its descriptor clears the
+    // preload length): it enters at the guest's first entry, whose compatibility code
+    // loads the preload SGPRs from the kernarg segment (the wrapper starts with the
+    // guest's bytes) and branches to the preload entry (AMDGPUUsage, "Preloaded Kernel
+    // Arguments"); USER_SGPR_COUNT keeps counting those SGPRs, so the system SGPRs stay
+    // where the code reads them.
+    let roots = &p.roots[..1];
     let Some(kernarg) = p.kd.user_sgpr_layout().kernarg_segment_ptr else {
         return Err(fail("the kernel has no kernarg segment pointer SGPR"));
     };
-    let sc = scope::scope(cfg, &p.roots, &p.name)?;
+    let sc = scope::scope(cfg, roots, &p.name)?;
     let Some(ext) = scope::sgpr_extent(cfg, &sc) else {
         return Err(fail("the kernel indexes SGPRs through M0"));
     };
@@ -937,26 +999,50 @@ fn sidecar_body(
         pc: p.roots[0],
     };
     let prologue = vlds::prologue(u16::from(kernarg), wg, state, b, &at)?;
-    let alloc = p.kd.allocated_vgprs(guest);
-    let first = scope::vgpr_extent(cfg, &sc).map_or(alloc, u32::from);
-    let float_mode = (p.kd.compute_pgm_rsrc1 >> 12 & 0xff) as u8;
-    let body = scope::emit(
-        cfg,
-        &sc,
-        text,
-        base,
-        host,
-        first as u16,
-        &p.name,
-        None,
-        float_mode,
-        Some(&scope::Sidecar {
+    let mut plan = p.clone();
+    plan.sidecar = Some((b, state));
+    plan.roots = roots.to_vec();
+    Ok((
+        plan,
+        scope::Sidecar {
             base: b,
             prologue,
             entry: p.roots[0],
-        }),
-    )?;
-    let mut plan = p.clone();
-    plan.sidecar = Some((b, state));
-    Ok((plan, body))
+        },
+        sc,
+    ))
+}
+
+/// Appends the `.rocjitsu.lds` section naming each sidecar `(kernel, sidecar descriptor
+/// address, dispatch-state offset)` of `records` to `out`, whose normal descriptors the
+/// rewrite placed; the most LDS a sidecar serves is what `guest` has.
+fn with_sidecar_records(
+    out: Vec<u8>,
+    records: &[(String, u64, u32)],
+    guest: Target,
+) -> Result<Vec<u8>, TranslateError> {
+    if records.is_empty() {
+        return Ok(out);
+    }
+    let placed = CodeObject::parse(&out)?;
+    let mut section = Vec::new();
+    for (name, kd, state) in records {
+        let normal = placed
+            .kernel(name)
+            .ok_or_else(|| TranslateError::Unsupported {
+                kernel: name.clone(),
+                reason: "the kernel is missing from the rewritten object".into(),
+            })?;
+        section.extend_from_slice(&normal.descriptor_address.to_le_bytes());
+        section.extend_from_slice(&kd.to_le_bytes());
+        section.extend_from_slice(&state.to_le_bytes());
+        section.extend_from_slice(&guest.lds_bytes_per_workgroup().to_le_bytes());
+    }
+    Ok(writer::rewrite(
+        &out,
+        &Rewrite {
+            sections: vec![(gpu_model::loader::VIRTUAL_LDS_SECTION.to_string(), section)],
+            ..Rewrite::default()
+        },
+    )?)
 }

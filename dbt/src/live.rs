@@ -82,18 +82,25 @@ fn writes_exec(inst: &isa::Inst) -> bool {
     })
 }
 
-/// The successors of the instruction at `pc`, `None` when one is unknown (an unrecovered
-/// indirect transfer).
-fn successors(cfg: &Cfg, pc: u64) -> Option<[Option<u64>; 2]> {
+/// The successors of the instruction at `pc` (a recovered switch has two targets),
+/// `None` when one is unknown (an unrecovered indirect transfer).
+fn successors(cfg: &Cfg, pc: u64) -> Option<[Option<u64>; 3]> {
     let s = cfg.insts.get(&pc)?;
     let next = cfg.next_pc(pc);
+    let far = |b: &crate::cfg::Builder, k: usize| b.targets().nth(k);
     Some(match s.flow {
-        Flow::Next => [Some(next), None],
-        Flow::End => [None, None],
-        Flow::Branch(t) => [Some(t), None],
-        Flow::CondBranch(t) | Flow::Call(t) => [Some(t), Some(next)],
-        Flow::SwapPc => [Some(cfg.recovered.get(&pc)?.target), Some(next)],
-        Flow::SetPc => [Some(cfg.recovered.get(&pc)?.target), None],
+        Flow::Next => [Some(next), None, None],
+        Flow::End => [None, None, None],
+        Flow::Branch(t) => [Some(t), None, None],
+        Flow::CondBranch(t) | Flow::Call(t) => [Some(t), Some(next), None],
+        Flow::SwapPc => {
+            let b = cfg.recovered.get(&pc)?;
+            [far(b, 0), far(b, 1), Some(next)]
+        }
+        Flow::SetPc => {
+            let b = cfg.recovered.get(&pc)?;
+            [far(b, 0), far(b, 1), None]
+        }
     })
 }
 

@@ -10,7 +10,7 @@
 //! instruction's host form. Control transfers are emitted with a placeholder and a
 //! [`Fixup`] that placement resolves once every instruction has its final address.
 
-use crate::cfg::{Cfg, Flow};
+use crate::cfg::{Cfg, Flow, High, MAX_TARGETS};
 use crate::error::TranslateError;
 use crate::live::Liveness;
 use crate::rules::{self, At, Lowered, Scratch};
@@ -31,18 +31,140 @@ pub enum Fixup {
         /// Source address of the branch (diagnostics).
         pc: u64,
     },
-    /// A recovered PC builder: literals of `s_add_u32` at `lo` and `s_addc_u32` at `hi`
-    /// (local offsets of the instructions, 8 bytes each) must add `target - (getpc + 4)`.
+    /// A SOPP branch at local `at` to local offset `to` of the same body (a branch
+    /// island, `crate::island`).
+    Local {
+        /// Local offset of the branch.
+        at: u32,
+        /// Local offset of its target.
+        to: u32,
+        /// Source address of the branch it routes (diagnostics).
+        pc: u64,
+    },
+    /// A recovered PC builder: the literal of the instruction at `lo` (8 bytes, the
+    /// `s_add_u32` or a switch case's `s_mov_b32`) and the high half `hi` must add
+    /// `target - (getpc + 4)`.
     Builder {
         /// Local offset of the `s_getpc_b64`.
         getpc: u32,
-        /// Local offset of the `s_add_u32`.
+        /// Local offset of the instruction with the low literal.
         lo: u32,
-        /// Local offset of the `s_addc_u32`.
-        hi: u32,
+        /// The high half.
+        hi: HighSite,
         /// Source address of the target.
         target: u64,
     },
+}
+
+/// The high half of a [`Fixup::Builder`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HighSite {
+    /// The `s_addc_u32` (8 bytes) at this local offset takes a literal.
+    At(u32),
+    /// The `s_addc_u32` takes an inline constant: the offset's high half must be this.
+    Fixed(u32),
+}
+
+/// What an instruction of a recovered builder is.
+#[derive(Debug, Clone, Copy)]
+enum Role {
+    Getpc,
+    Lo(usize),
+    Hi,
+}
+
+/// Where the instructions of a scope's recovered builders land in its body: noted while
+/// emitting, turned into [`Fixup::Builder`]s at the end.
+#[derive(Debug, Default)]
+pub(crate) struct Sites {
+    /// Source address -> (consumer, role).
+    at: BTreeMap<u64, (u64, Role)>,
+    /// Consumer -> local offsets of the getpc, the low sites, the high add.
+    local: BTreeMap<u64, [Option<u32>; 2 + MAX_TARGETS]>,
+}
+
+impl Sites {
+    /// The builders of the consumers in `scope`.
+    pub(crate) fn new(cfg: &Cfg, scope: &BTreeSet<u64>) -> Sites {
+        let mut s = Sites::default();
+        for (&c, b) in cfg.recovered.iter().filter(|(c, _)| scope.contains(c)) {
+            s.at.insert(b.getpc, (c, Role::Getpc));
+            for (k, &(a, _)) in b.lo[..usize::from(b.count)].iter().enumerate() {
+                s.at.insert(a, (c, Role::Lo(k)));
+            }
+            s.at.insert(b.add_hi, (c, Role::Hi));
+            s.local.insert(c, Default::default());
+        }
+        s
+    }
+
+    /// Notes that the guest instruction `guest` at `pc` became `host` at local offset
+    /// `local`. A literal that placement rewrites must stay a literal of the same value
+    /// at the same place (offset 4 of an 8-byte instruction).
+    pub(crate) fn note(
+        &mut self,
+        cfg: &Cfg,
+        pc: u64,
+        local: u32,
+        host: &[u8],
+        guest: &[u8],
+        kernel: &str,
+    ) -> Result<(), TranslateError> {
+        let Some(&(c, role)) = self.at.get(&pc) else {
+            return Ok(());
+        };
+        let b = &cfg.recovered[&c];
+        let slot = match role {
+            Role::Getpc => 0,
+            Role::Lo(k) => 1 + k,
+            Role::Hi => 1 + MAX_TARGETS,
+        };
+        let literal = match role {
+            Role::Getpc => false,
+            Role::Lo(_) => true,
+            Role::Hi => b.high == High::Literal,
+        };
+        if literal && (host.len() != 8 || guest.len() != 8 || host[4..] != guest[4..]) {
+            return Err(TranslateError::UnsupportedForm {
+                kernel: kernel.to_string(),
+                pc,
+                text: cfg.insts[&pc].inst.to_string(),
+                reason: "the literal of a recovered PC builder did not keep its place on the host",
+            });
+        }
+        if let Some(l) = self.local.get_mut(&c) {
+            l[slot] = Some(local);
+        }
+        Ok(())
+    }
+
+    /// The fixups, once every instruction was noted.
+    pub(crate) fn fixups(&self, cfg: &Cfg, kernel: &str) -> Result<Vec<Fixup>, TranslateError> {
+        let mut out = Vec::new();
+        for (&c, l) in &self.local {
+            let b = &cfg.recovered[&c];
+            let missing = || TranslateError::Unsupported {
+                kernel: kernel.to_string(),
+                reason: format!(
+                    "pc {c:#x}: the PC builder of this jump is not all in the kernel scope"
+                ),
+            };
+            let getpc = l[0].ok_or_else(missing)?;
+            let hi = match b.high {
+                High::Literal => HighSite::At(l[1 + MAX_TARGETS].ok_or_else(missing)?),
+                High::Fixed(v) => HighSite::Fixed(v),
+            };
+            for (k, &(_, target)) in b.lo[..usize::from(b.count)].iter().enumerate() {
+                out.push(Fixup::Builder {
+                    getpc,
+                    lo: l[1 + k].ok_or_else(missing)?,
+                    hi,
+                    target,
+                });
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// One kernel's translated body before placement.
@@ -80,7 +202,8 @@ pub struct Sidecar {
 }
 
 /// The instructions reachable from `roots`. Fails on an indirect transfer that was
-/// neither recovered nor is a validated return.
+/// neither recovered nor is a validated return nor a call through a function pointer
+/// ([`Cfg::address_taken`]).
 pub fn scope(cfg: &Cfg, roots: &[u64], kernel: &str) -> Result<BTreeSet<u64>, TranslateError> {
     let mut seen = BTreeSet::new();
     let mut work: Vec<u64> = roots.to_vec();
@@ -106,21 +229,28 @@ pub fn scope(cfg: &Cfg, roots: &[u64], kernel: &str) -> Result<BTreeSet<u64>, Tr
                 work.extend([t, next]);
             }
             Flow::SwapPc => {
-                let b =
-                    cfg.recovered
-                        .get(&pc)
-                        .ok_or_else(|| TranslateError::UnrecoveredIndirect {
+                // Recovered, or a call through a function pointer: then any function
+                // whose address data holds.
+                match cfg.recovered.get(&pc) {
+                    Some(b) => work.extend(b.targets()),
+                    None if !cfg.address_taken.is_empty() => {
+                        work.extend(cfg.address_taken.iter().copied());
+                    }
+                    None => {
+                        return Err(TranslateError::UnrecoveredIndirect {
                             kernel: kernel.to_string(),
                             pc,
                             mnemonic: s.inst.mnemonic(),
-                        })?;
+                        })
+                    }
+                }
                 if let Some(Operand::Sgpr { first, .. }) = s.inst.operand(0) {
                     return_pairs.insert(first);
                 }
-                work.extend([b.target, next]);
+                work.push(next);
             }
             Flow::SetPc => match cfg.recovered.get(&pc) {
-                Some(b) => work.push(b.target),
+                Some(b) => work.extend(b.targets()),
                 None => setpcs.push(pc),
             },
         }
@@ -235,16 +365,7 @@ pub fn emit(
         first: scratch_first,
         used: 0,
     };
-    // Builder instructions, by address: (consumer, role 0 getpc / 1 lo / 2 hi).
-    let mut builder_at: BTreeMap<u64, (u64, u8)> = BTreeMap::new();
-    for (&c, b) in &cfg.recovered {
-        if scope.contains(&c) {
-            builder_at.insert(b.getpc, (c, 0));
-            builder_at.insert(b.add_lo, (c, 1));
-            builder_at.insert(b.add_hi, (c, 2));
-        }
-    }
-    let mut builder_local: BTreeMap<u64, [u32; 3]> = BTreeMap::new();
+    let mut sites = Sites::new(cfg, scope);
     for &pc in scope {
         let Some(s) = cfg.insts.get(&pc) else {
             continue;
@@ -263,9 +384,6 @@ pub fn emit(
         let local = body.code.len() as u32;
         body.map.insert(pc, local);
         body.source_bytes += bytes.len();
-        if let Some(&(c, role)) = builder_at.get(&pc) {
-            builder_local.entry(c).or_default()[usize::from(role)] = local;
-        }
         let at = At { kernel, pc };
         match s.flow {
             Flow::Branch(t) | Flow::CondBranch(t) | Flow::Call(t) => {
@@ -357,15 +475,9 @@ pub fn emit(
                 }
             }
         }
+        sites.note(cfg, pc, local, &body.code[local as usize..], bytes, kernel)?;
     }
-    for (c, [getpc, lo, hi]) in builder_local {
-        body.fixups.push(Fixup::Builder {
-            getpc,
-            lo,
-            hi,
-            target: cfg.recovered[&c].target,
-        });
-    }
+    body.fixups.extend(sites.fixups(cfg, kernel)?);
     body.scratch = (scratch.first, scratch.used);
     Ok(body)
 }
@@ -540,7 +652,7 @@ pub fn relax_for(
                     Fixup::Builder {
                         getpc,
                         lo: getpc + 4,
-                        hi: getpc + 12,
+                        hi: HighSite::At(getpc + 12),
                         target,
                     }
                 }
@@ -550,6 +662,11 @@ pub fn relax_for(
                     pc,
                 },
             },
+            Fixup::Local { at, to, pc } => Fixup::Local {
+                at: shift(at),
+                to: shift(to),
+                pc,
+            },
             Fixup::Builder {
                 getpc,
                 lo,
@@ -558,7 +675,10 @@ pub fn relax_for(
             } => Fixup::Builder {
                 getpc: shift(getpc),
                 lo: shift(lo),
-                hi: shift(hi),
+                hi: match hi {
+                    HighSite::At(h) => HighSite::At(shift(h)),
+                    f => f,
+                },
                 target,
             },
         });

@@ -70,6 +70,13 @@ const MUST: &[&str] = &[
     // f32 MFMAs as v_fma_f32 chains (`rdna::matrix_valu`), bit-exact; with f16 WMMAs.
     "mfma_f32",
     "mfma_more",
+    // Calls through function pointers from a data table (the table's relocations name
+    // the kernel's copies of the callees).
+    "indirect_call",
+    // A PC builder whose high add takes the inline constant 0, and a computed two-way
+    // jump whose case offsets (`s_mov_b32` literals chosen by `s_cselect_b32`) are
+    // rewritten for the relocated targets.
+    "asm_callret",
 ];
 
 /// Cases without MFMAs that are still over the 1.3x bound on code or dynamic
@@ -226,6 +233,73 @@ fn gfx950_corpus_kernels_translate_to_gfx1201_and_run_the_same() {
 
 fn gfx950(stem: &str) -> Vec<u8> {
     std::fs::read(corpus_dir().join(format!("build/gfx950/{stem}.hsaco"))).unwrap()
+}
+
+/// A computed jump is recovered only while nothing but the jump sees its case offsets:
+/// `asm_callret` with its even case reading the case register after the jump (the
+/// rewritten offset would change what it adds) must be refused by name and PC; the
+/// unchanged source, and one whose even case grows on the host (so the odd case's offset
+/// changes), must translate and compute the reference on both models.
+#[test]
+fn a_switch_whose_case_offsets_are_read_after_the_jump_is_refused() {
+    // corpus/build.sh selects the metadata with `--defsym GFX950=1`.
+    let src = "GFX950 = 1\n".to_string()
+        + &std::fs::read_to_string(corpus_dir().join("src/asm/gfx9/asm_callret.s")).unwrap();
+    let leak = src.replacen(
+        ".Leven:\n  v_add_u32_e32 v2, 100, v2",
+        ".Leven:\n  v_add_u32_e32 v2, s10, v2",
+        1,
+    );
+    assert_ne!(leak, src, "the even case is where the test expects it");
+    // The even case grows on gfx1201 (a `v_mov_b64` becomes two `v_mov_b32`), so the
+    // odd case's offset must be rewritten: both cases must still compute the reference.
+    let grown = src
+        .replacen(".Leven:\n", ".Leven:\n  v_mov_b64 v[4:5], v[6:7]\n", 1)
+        .replacen(".amdhsa_next_free_vgpr 3", ".amdhsa_next_free_vgpr 8", 1);
+    let input: Vec<u32> = (0..256u32)
+        .map(|i| i.wrapping_mul(0x9e37_79b9) >> 12)
+        .collect();
+    let want: Vec<u32> = (0..256)
+        .map(|i| {
+            let t = input[i].wrapping_mul(3).wrapping_add(1);
+            if (i / 64) % 2 == 0 {
+                t.wrapping_add(100)
+            } else {
+                t ^ 0xff
+            }
+        })
+        .collect();
+    for (tag, text) in [("switch_ok", &src), ("switch_grown", &grown)] {
+        let guest = common::assemble(text, "gfx950", tag);
+        let t = dbt::translate(&guest, Target::Gfx1201);
+        assert!(t.translated, "{tag}: {:?}", t.diagnostics);
+        llvm_accepts_as(&t.object, tag, "gfx1201");
+        for (bytes, target) in [(&guest, Target::Gfx950), (&t.object, Target::Gfx1201)] {
+            let got = common::run_words(
+                bytes,
+                target,
+                "asm_callret",
+                [256, 64],
+                Some(&input),
+                256,
+                &[],
+            );
+            assert_eq!(got, want, "{tag} on {target}");
+        }
+    }
+    let bad = common::assemble(&leak, "gfx950", "switch_leak");
+    let t = dbt::translate(&bad, Target::Gfx1201);
+    assert!(!t.translated);
+    assert_eq!(t.object, bad);
+    let d = t.diagnostics[0].to_string();
+    assert!(
+        matches!(
+            t.diagnostics[0],
+            dbt::TranslateError::UnrecoveredIndirect { .. }
+        ) && d.contains("s_setpc_b64")
+            && d.contains("kernel `asm_callret` pc 0x"),
+        "{d}"
+    );
 }
 
 /// The translated descriptor agrees with clang-22's own gfx1201 wave64 build of the same

@@ -530,6 +530,79 @@ fn branches_past_the_sopp_range_take_long_forms() {
     }
 }
 
+/// The far loop with every SGPR below VCC in use (s101 holds an addend the exit adds),
+/// so no pair is free for a long form on gfx942: its far branches (the exit and the back
+/// edge) must hop through branch-island pools instead (no `s_getpc_b64`/`s_setpc_b64`,
+/// no SGPR growth), and the kernel must run the same on both hosts (gfx1201 keeps its
+/// s[104:105] pair). Each iteration falls through the NOP block here, so it also runs
+/// over the pools placed there (their leading `s_branch` skips the islands).
+#[test]
+fn branches_past_the_sopp_range_without_a_free_pair_hop_through_islands() {
+    let src = long_branch_source()
+        .replacen("  s_branch .Lfar\n.Lfill:\n", ".Lfill:\n", 1)
+        .replacen(
+            "  s_mov_b32 s7, 0\n",
+            "  s_mov_b32 s7, 0\n  s_mov_b32 s101, 5\n",
+            1,
+        )
+        .replacen(".Ldone:\n", ".Ldone:\n  v_add_u32_e32 v2, s101, v2\n", 1)
+        .replacen(".amdhsa_next_free_sgpr 8", ".amdhsa_next_free_sgpr 102", 1)
+        .replacen(".sgpr_count: 14", ".sgpr_count: 108", 1);
+    assert_eq!(
+        src.matches("s101").count(),
+        2,
+        "the source has the expected shape"
+    );
+    let guest = common::assemble(&src, "gfx950", "islands");
+    for host in [Target::Gfx942, Target::Gfx1201] {
+        let t = dbt::translate(&guest, host);
+        assert!(t.translated, "{host}: {:?}", t.diagnostics);
+        let k = &t.kernels[0];
+        assert_eq!(k.status, dbt::KernelStatus::Relocated, "{host}");
+        let dis = if host == Target::Gfx942 {
+            let dis = common::llvm_accepts(&t.object, "islands");
+            assert!(
+                !dis.contains("s_setpc_b64") && !dis.contains("s_getpc_b64"),
+                "no long form on gfx942"
+            );
+            assert_eq!(k.sgprs.0, k.sgprs.1, "no SGPR growth: {k:?}");
+            dis
+        } else {
+            common::llvm_accepts_as(&t.object, "islands-1201", "gfx1201")
+        };
+        eprintln!(
+            "{host}: code {} -> {} bytes, {} s_branch",
+            k.code_before,
+            k.code_after,
+            dis.matches("s_branch ").count()
+        );
+        for n in [0u32, 1, 5] {
+            let want = run_far(&guest, Target::Gfx950, n);
+            let got = run_far(&t.object, host, n);
+            for lane in 0..64u32 {
+                let v2 = lane + 3 * (n + 1) + 5;
+                let v3 = if n == 0 {
+                    0
+                } else {
+                    let h = u32::from(half::f16::from_f32((lane + 3 * n) as f32).to_bits());
+                    h | h << 16
+                };
+                let l = lane as usize;
+                assert_eq!(
+                    (want[2 * l], want[2 * l + 1]),
+                    (v2, v3),
+                    "gfx950 n={n} lane {lane}"
+                );
+                assert_eq!(
+                    (got[2 * l], got[2 * l + 1]),
+                    (v2, v3),
+                    "translated {host} n={n} lane {lane}"
+                );
+            }
+        }
+    }
+}
+
 /// `v_permlane{16,32}_swap_b32` forms: (half, EXEC, same register for d and s, VOP3).
 const SWAP_FORMS: [(usize, u64, bool, bool); 7] = [
     (32, u64::MAX, false, false),

@@ -24,6 +24,11 @@ fn guest() -> Vec<u8> {
 
 /// dbt/tests/sidecar/`stem`.cl built for gfx950 by clang-22 with the corpus prelude.
 fn build(stem: &str) -> Vec<u8> {
+    build_with(stem, &[])
+}
+
+/// [`build`] with extra clang-22 arguments.
+fn build_with(stem: &str, extra: &[&str]) -> Vec<u8> {
     // One directory per build: tests of this binary run in parallel and each removes its
     // own.
     static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -44,6 +49,7 @@ fn build(stem: &str) -> Vec<u8> {
             "-nogpulib",
             "-O2",
         ])
+        .args(extra)
         .arg("-I")
         .arg(here.join("../corpus/include"))
         .arg(here.join(format!("tests/sidecar/{stem}.cl")))
@@ -156,50 +162,130 @@ fn a_kernel_over_the_hosts_lds_runs_through_its_sidecar() {
     }
 }
 
+/// The same object translated for gfx1201 (RDNA4: 64 KiB of LDS per workgroup, LLVM's
+/// `getAddressableLocalMemorySize` for GFX12, as the gfx1201 preset has): `big_lds` gets
+/// a sidecar, re-encoded for GFX12 behind the TTMP workgroup-id prologue, and the
+/// runtime selects it at dispatch; both kernels run on the gfx1201 model as the CPU
+/// reference says.
+#[test]
+fn a_kernel_over_the_hosts_lds_runs_through_its_sidecar_on_gfx1201() {
+    let guest = guest();
+    let t = dbt::translate(&guest, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    common::llvm_accepts_as(&t.object, "big_lds-1201", "gfx1201");
+    let co = CodeObject::parse(&t.object).unwrap();
+    let big = co.kernel("big_lds").unwrap();
+    let small = co.kernel("small_lds").unwrap();
+    assert_eq!(co.sidecars().len(), 1);
+    let sc = co
+        .sidecar(big.descriptor_address)
+        .expect("big_lds has a sidecar");
+    assert!(co.sidecar(small.descriptor_address).is_none());
+    assert_eq!(sc.descriptor.group_segment_fixed_size, 0);
+    assert_eq!(sc.state_offset, 24);
+    let r = t.kernels.iter().find(|k| k.name == "big_lds").unwrap();
+    eprintln!(
+        "big_lds on gfx1201: code {} -> {} bytes, sidecar {} bytes; vgprs {:?}",
+        r.code_before,
+        r.code_after,
+        r.sidecar.expect("reported"),
+        r.vgprs
+    );
+    for (kernel, n) in [("big_lds", BIG), ("small_lds", SMALL)] {
+        let want = reference(&input(n), n);
+        let got = run(&t.object, Target::Gfx1201, kernel, n);
+        assert_eq!(got, want, "{kernel}: translated on the gfx1201 model");
+    }
+}
+
+/// `big_lds` built with both kernel arguments preloaded into SGPRs (two hardware entries
+/// 256 bytes apart): its sidecar clears the preload and enters at the compatibility
+/// entry, which loads the arguments from the kernarg wrapper; on both hosts both
+/// kernels compute the CPU reference, as on the gfx950 model.
+#[test]
+fn a_kernarg_preload_kernel_over_the_hosts_lds_runs_through_its_sidecar() {
+    let guest = build_with("big_lds", &["-mllvm", "-amdgpu-kernarg-preload-count=2"]);
+    let co = CodeObject::parse(&guest).unwrap();
+    let k = co.kernel("big_lds").unwrap();
+    assert!(
+        k.descriptor.kernarg_preload != 0,
+        "clang-22 preloads the arguments"
+    );
+    for host in [Target::Gfx942, Target::Gfx1201] {
+        let t = dbt::translate(&guest, host);
+        assert!(t.translated, "{host}: {:?}", t.diagnostics);
+        common::llvm_accepts_as(&t.object, &format!("big_lds-pre-{host}"), host.name());
+        let co = CodeObject::parse(&t.object).unwrap();
+        let big = co.kernel("big_lds").unwrap();
+        let sc = co
+            .sidecar(big.descriptor_address)
+            .expect("big_lds has a sidecar");
+        assert_eq!(sc.descriptor.kernarg_preload, 0, "{host}");
+        for (kernel, n) in [("big_lds", BIG), ("small_lds", SMALL)] {
+            let want = reference(&input(n), n);
+            assert_eq!(
+                run(&guest, Target::Gfx950, kernel, n),
+                want,
+                "{kernel}: gfx950 model"
+            );
+            assert_eq!(
+                run(&t.object, host, kernel, n),
+                want,
+                "{kernel}: translated on {host}"
+            );
+        }
+    }
+}
+
 /// A kernel whose LDS is a `__local` pointer argument (no static LDS: its descriptor fits
-/// gfx942) gets a sidecar too; dispatched with 96 KiB of LDS on the gfx942 model it runs
-/// through it and writes what the gfx950 run and the CPU reference write, and with 16 KiB
-/// it runs through its normal translation.
+/// gfx942 and gfx1201) gets a sidecar too; dispatched with 96 KiB of LDS on the gfx942 or
+/// gfx1201 model it runs through it and writes what the gfx950 run and the CPU reference
+/// write, and with 16 KiB it runs through its normal translation.
 #[test]
 fn a_kernel_with_dynamic_lds_gets_a_sidecar_for_dispatches_over_the_hosts_lds() {
     use gpu_model::device::ArgValue;
     let guest = build("dyn_lds");
-    let t = dbt::translate(&guest, Target::Gfx942);
-    assert!(t.translated, "{:?}", t.diagnostics);
-    common::llvm_accepts(&t.object, "dyn_lds");
-    let co = CodeObject::parse(&t.object).unwrap();
-    let k = co.kernel("dyn_lds").unwrap();
-    assert_eq!(k.descriptor.group_segment_fixed_size, 0);
-    let sc = co
-        .sidecar(k.descriptor_address)
-        .expect("dyn_lds has a sidecar");
-    assert_eq!(sc.descriptor.group_segment_fixed_size, 0);
-    let r = &t.kernels[0];
-    assert!(r.sidecar.is_some() && r.no_sidecar.is_none(), "{r:?}");
-    for n in [BIG, SMALL] {
-        let input = input(n);
-        let run = |bytes: &[u8], target| {
-            common::run_words(
-                bytes,
-                target,
-                "dyn_lds",
-                [WG * GROUPS, WG],
-                Some(&input),
-                (n * GROUPS) as usize,
-                &[ArgValue::u32(n), ArgValue::lds(4 * n)],
-            )
-        };
-        let want = reference(&input, n);
-        assert_eq!(
-            run(&guest, Target::Gfx950),
-            want,
-            "{n} words: gfx950 model vs CPU reference"
+    for host in [Target::Gfx942, Target::Gfx1201] {
+        let t = dbt::translate(&guest, host);
+        assert!(t.translated, "{host}: {:?}", t.diagnostics);
+        common::llvm_accepts_as(&t.object, &format!("dyn_lds-{host}"), host.name());
+        let co = CodeObject::parse(&t.object).unwrap();
+        let k = co.kernel("dyn_lds").unwrap();
+        assert_eq!(k.descriptor.group_segment_fixed_size, 0);
+        let sc = co
+            .sidecar(k.descriptor_address)
+            .expect("dyn_lds has a sidecar");
+        assert_eq!(sc.descriptor.group_segment_fixed_size, 0);
+        let r = &t.kernels[0];
+        assert!(
+            r.sidecar.is_some() && r.no_sidecar.is_none(),
+            "{host}: {r:?}"
         );
-        assert_eq!(
-            run(&t.object, Target::Gfx942),
-            want,
-            "{n} words: translated on the gfx942 model"
-        );
+        for n in [BIG, SMALL] {
+            let input = input(n);
+            let run = |bytes: &[u8], target| {
+                common::run_words(
+                    bytes,
+                    target,
+                    "dyn_lds",
+                    [WG * GROUPS, WG],
+                    Some(&input),
+                    (n * GROUPS) as usize,
+                    &[ArgValue::u32(n), ArgValue::lds(4 * n)],
+                )
+            };
+            let want = reference(&input, n);
+            assert_eq!(
+                run(&guest, Target::Gfx950),
+                want,
+                "{n} words: gfx950 model vs CPU reference"
+            );
+            assert_eq!(
+                run(&t.object, host),
+                want,
+                "{n} words: translated on the {host} model"
+            );
+        }
     }
 }
 

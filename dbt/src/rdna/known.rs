@@ -198,8 +198,8 @@ fn forward<S: Clone>(
             }
         }
     }
-    for b in cfg.recovered.values() {
-        seed(b.target, e, &mut at, &mut work);
+    for t in cfg.recovered.values().flat_map(|b| b.targets()) {
+        seed(t, e, &mut at, &mut work);
     }
     let forced: BTreeSet<u64> = at.keys().copied().collect();
     starts.extend(forced.iter().copied());

@@ -16,7 +16,11 @@
 //! * [`desc`]: the gfx1201 kernel descriptor and the entry prologue that rebuilds the
 //!   workgroup-id SGPRs the gfx950 code expects from the GFX12 TTMP registers;
 //! * [`matrix`]: the f16/bf16, fp8/bf8 and i8 MFMAs as GFX12 WMMAs with lane fix-ups;
-//!   [`matrix_valu`]: the f32 MFMAs (no GFX12 WMMA takes f32) as `v_fma_f32` chains.
+//!   [`matrix_valu`]: the f32 MFMAs (no GFX12 WMMA takes f32) as `v_fma_f32` chains;
+//! * virtual-LDS sidecars (`crate::vlds`) for kernels over gfx1201's 64 KiB of LDS or
+//!   with LDS sized at dispatch: the GFX9 sidecar prologue and global accesses are
+//!   re-encoded like guest code, behind the TTMP workgroup-id prologue, with the slice
+//!   base below the buffer-descriptor quads; descriptors and records as on gfx942.
 //!
 //! AGPRs are folded into VGPRs above the kernel's arch VGPRs (`a[n]` -> `v[arch + n]`;
 //! `v_accvgpr_*` become `v_mov_b32`), scratch VGPRs for the rules come after them.
@@ -35,8 +39,17 @@
 //! 16-bit DPP operations that may leave lanes unwritten,
 //! DPP wave shifts/rotates, SDWA neg/abs and UNUSED_SEXT, SMEM with SGPR offsets,
 //! `v_cmpx` (GFX9 also writes VCC), kernarg preload, workgroup-info SGPRs, private
-//! segment buffers, unrecovered indirect calls (function pointers), branches into or
-//! fallthrough into a kernel entry that gains a prologue.
+//! segment buffers, code pointers in data that are not function entries or that more
+//! than one kernel calls through (each kernel has its own copy of a function),
+//! branches into or fallthrough into a kernel entry that gains a prologue.
+//!
+//! Calls through function pointers (an unrecovered `s_swappc_b64`) may reach every
+//! function whose address data holds (`Cfg::address_taken`); those are in the calling
+//! kernel's scope and the data's relocations name that kernel's copies. GFX12's
+//! `s_getpc_b64` zero-extends the 48-bit PC where GFX9 sign-extends (clang-22 follows a
+//! gfx1201 `s_getpc_b64` with `s_sext_i32_i16` on the high half); the translation adds
+//! nothing, so it assumes code below 2^47 (ASSUMPTION: as the model and the HSA runtime
+//! place code objects; above it the PC builders' high halves would differ).
 
 pub(crate) mod desc;
 pub(crate) mod known;
@@ -80,6 +93,7 @@ pub(crate) fn translate(
     let cfg = crate::guest_cfg(&co, &plans, reports)?;
 
     let mut bodies = Vec::new();
+    let mut scopes = Vec::new();
     let mut kds = Vec::new();
     let mut data_refs = Vec::new();
     for (i, p) in plans.iter().enumerate() {
@@ -111,6 +125,7 @@ pub(crate) fn translate(
             &prologue,
             (first as u16, agpr_base),
             p,
+            None,
         )?;
         data_refs.push(refs);
         reports[i].code_before = body.source_bytes;
@@ -118,6 +133,46 @@ pub(crate) fn translate(
         reports[i].expanded = body.expanded;
         kds.push((d, first));
         bodies.push(body);
+        scopes.push(sc);
+    }
+    // Virtual-LDS sidecars (a kernel over gfx1201's 64 KiB of LDS, or one that takes LDS
+    // sized at dispatch), after every normal body; the runtime selects one at dispatch
+    // time (see the crate doc).
+    let normal = plans.len();
+    let mut plans = plans;
+    let mut kernel_of: Vec<usize> = (0..normal).collect();
+    for i in 0..normal {
+        if !plans[i].over_lds && !plans[i].dynamic_lds {
+            continue;
+        }
+        let built = crate::sidecar_plan(&cfg, &plans[i], HOST).and_then(|(sp, v, sc)| {
+            let prologue = desc::prologue(&sp.kd, &sp.name)?;
+            let (first, agpr_base) = (kds[i].1 as u16, agpr_base_of(&cfg, &sc, &sp, guest));
+            let (body, refs) = emit(
+                &cfg,
+                &sc,
+                text,
+                base,
+                &prologue,
+                (first, agpr_base),
+                &sp,
+                Some(&v),
+            )?;
+            Ok((sp, body, refs, sc))
+        });
+        match built {
+            Ok((sp, body, refs, sc)) => {
+                reports[i].sidecar = Some(body.code.len());
+                kds.push(kds[i]);
+                data_refs.push(refs);
+                bodies.push(body);
+                scopes.push(sc);
+                plans.push(sp);
+                kernel_of.push(i);
+            }
+            Err(e) if !plans[i].over_lds => reports[i].no_sidecar = Some(e.to_string()),
+            Err(e) => return Err(e),
+        }
     }
     // Placement; branches that no longer reach take the long form through s[104:105]
     // (the expansions' carry pair: free between guest instructions, above every quad),
@@ -164,11 +219,17 @@ pub(crate) fn translate(
             }
             let set = mine.iter().map(|l| l.at).collect();
             *b = scope::relax_for(b, &set, reencode::CARRY, &plans[i].name, HOST)?;
-            reports[i].code_after = b.code.len();
+            match plans[i].sidecar {
+                Some(_) => reports[kernel_of[i]].sidecar = Some(b.code.len()),
+                None => reports[i].code_after = b.code.len(),
+            }
         }
     };
     let mut descriptors = Vec::new();
-    let mut counts = Vec::new();
+    let mut counts: Vec<(String, writer::KernelCounts)> = Vec::new();
+    // Sidecar descriptors follow the text (writer::Rewrite::text_tail).
+    let tail_addr = base + (new_text.len() as u64).next_multiple_of(64);
+    let (mut tail, mut records) = (Vec::new(), Vec::new());
     for (i, p) in plans.iter().enumerate() {
         let (first, used) = bodies[i].scratch;
         let vgprs = kds[i].1.max(u32::from(first) + u32::from(used)).max(1);
@@ -179,30 +240,86 @@ pub(crate) fn translate(
                 limit: 256,
             });
         }
-        let kd = desc::host_descriptor(
+        let kd_addr = match p.sidecar {
+            Some(_) => tail_addr + 64 * (i - normal) as u64,
+            None => p.kd_addr,
+        };
+        let mut kd = desc::host_descriptor(
             &p.kd,
-            entries[i] as i64 - p.kd_addr as i64,
+            entries[i] as i64 - kd_addr as i64,
             vgprs,
             bodies[i].code.len(),
         );
-        reports[i].vgprs.1 = kd.allocated_vgprs(HOST);
-        // Every GFX12 wave has all 106 SGPRs (AMDGPUUsage: no SGPR granule on GFX10+).
-        reports[i].sgprs.1 = 106;
-        reports[i].status = KernelStatus::Relocated;
-        descriptors.push((p.kd_addr, kd.to_bytes()));
+        if let Some((_, state)) = p.sidecar {
+            // No hardware LDS; the kernarg wrapper holds the dispatch state.
+            kd.group_segment_fixed_size = 0;
+            kd.kernarg_size = state + gpu_model::loader::VIRTUAL_LDS_STATE_BYTES as u32;
+            tail.extend_from_slice(&kd.to_bytes());
+            records.push((p.name.clone(), kd_addr, state));
+        } else {
+            reports[i].vgprs.1 = kd.allocated_vgprs(HOST);
+            // Every GFX12 wave has all 106 SGPRs (AMDGPUUsage: no SGPR granule on GFX10+).
+            reports[i].sgprs.1 = 106;
+            reports[i].status = KernelStatus::Relocated;
+            descriptors.push((p.kd_addr, kd.to_bytes()));
+        }
         if let Some(mut c) = p.meta_counts {
+            // One set of counts per kernel name: the larger of both variants'.
             c.vgpr = vgprs;
             c.agpr = 0;
-            counts.push((format!("{}.kd", p.name), c));
+            let key = format!("{}.kd", p.name);
+            match counts.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, o)) => o.vgpr = o.vgpr.max(c.vgpr),
+                None => counts.push((key, c)),
+            }
         }
     }
+    let starts: Vec<u64> = plans
+        .iter()
+        .zip(&bodies)
+        .map(|(p, b)| u64::from(b.map[&p.roots[0]]))
+        .collect();
+    // Code pointers in data name the copies of the one kernel that calls through them
+    // (each kernel's copy of a function is translated for that kernel's registers).
+    let mut map = map;
+    let callers: Vec<usize> = plans
+        .iter()
+        .zip(&scopes)
+        .enumerate()
+        .filter(|(_, (_, sc))| calls_through_pointers(&cfg, sc))
+        .map(|(i, _)| i)
+        .collect();
     for r in co.relocations() {
         let t = r.symbol_value.unwrap_or(0).wrapping_add_signed(r.addend);
-        if t >= base && t < end {
-            return Err(TranslateError::TextPointer {
-                offset: r.offset,
-                target: t,
-            });
+        if t < base || t >= end {
+            continue;
+        }
+        let copy = match callers[..] {
+            [k] if cfg.address_taken.contains(&t) => bodies[k]
+                .map
+                .get(&t)
+                .map(|&l| entries[k] - starts[k] + u64::from(l)),
+            [_, _, ..] => {
+                return Err(TranslateError::Unsupported {
+                    kernel: plans[callers[1]].name.clone(),
+                    reason: format!(
+                        "it and `{}` call through function pointers, which can name one kernel's copy of a function only",
+                        plans[callers[0]].name
+                    ),
+                })
+            }
+            _ => None,
+        };
+        match copy {
+            Some(a) => {
+                map.insert(t, a);
+            }
+            None => {
+                return Err(TranslateError::TextPointer {
+                    offset: r.offset,
+                    target: t,
+                })
+            }
         }
     }
     // The target string names the processor only: gfx1201 has neither xnack nor
@@ -228,21 +345,19 @@ pub(crate) fn translate(
             descriptors,
             e_flags: Some(e_flags),
             metadata,
+            text_tail: tail,
             ..Rewrite::default()
         },
     )?;
-    let starts: Vec<u64> = plans
-        .iter()
-        .zip(&bodies)
-        .map(|(p, b)| u64::from(b.map[&p.roots[0]]))
-        .collect();
     patch_data_refs(&co, &mut out, &entries, &starts, &data_refs)?;
+    let out = crate::with_sidecar_records(out, &records, guest)?;
     verify(&out)?;
     Ok((out, (text.len(), new_len)))
 }
 
 /// Translates one scope into a local buffer: the prologue, then every instruction in
 /// source order. The descriptor entry is the prologue's first instruction.
+#[allow(clippy::too_many_arguments)]
 fn emit(
     cfg: &Cfg,
     sc: &std::collections::BTreeSet<u64>,
@@ -251,6 +366,7 @@ fn emit(
     prologue: &[isa::Inst],
     (scratch_first, agpr_base): (u16, Option<u16>),
     p: &crate::Plan,
+    sidecar: Option<&scope::Sidecar>,
 ) -> Result<(Body, Vec<DataRef>), TranslateError> {
     let kernel = p.name.as_str();
     let mut body = Body::default();
@@ -266,7 +382,11 @@ fn emit(
         scratch_first: tiles_end + bases.count(),
         scratch_used: 0,
         agpr_base,
-        rsrc: reencode::Rsrcs::above(extent),
+        // A sidecar's slice base and prologue SGPRs sit above the scope's.
+        rsrc: reencode::Rsrcs::above(match sidecar {
+            Some(v) => extent.map(|e| e.max(v.base + 4)),
+            None => extent,
+        }),
         scc_live: false,
         known: Default::default(),
         inplace: Vec::new(),
@@ -286,15 +406,13 @@ fn emit(
         pc,
         source,
     };
-    let mut builder_at: BTreeMap<u64, (u64, u8)> = BTreeMap::new();
-    for (&c, b) in &cfg.recovered {
-        if sc.contains(&c) {
-            builder_at.insert(b.getpc, (c, 0));
-            builder_at.insert(b.add_lo, (c, 1));
-            builder_at.insert(b.add_hi, (c, 2));
-        }
-    }
-    let mut builder_local: BTreeMap<u64, [u32; 3]> = BTreeMap::new();
+    let mut sites = scope::Sites::new(cfg, sc);
+    let in_builder: std::collections::BTreeSet<u64> = cfg
+        .recovered
+        .values()
+        .filter(|b| sc.contains(&b.getpc))
+        .map(|b| b.getpc)
+        .collect();
     // PC-relative data references: (getpc, add, addc, target) by source address.
     let mut data: Vec<(u64, u64, u64, u64)> = Vec::new();
     let mut here_of: BTreeMap<u64, u32> = BTreeMap::new();
@@ -322,6 +440,17 @@ fn emit(
             for i in prologue {
                 let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
                 body.code.extend_from_slice(&buf[..n]);
+            }
+            // A sidecar's virtual-LDS prologue (GFX9) follows, re-encoded: it reads the
+            // workgroup ids the first prologue rebuilt.
+            if let Some(v) = sidecar {
+                cx.pc = pc;
+                for i in &v.prologue {
+                    for h in gfx9_to_host(i, &mut cx)? {
+                        let n = isa::encode(&h, &mut buf).map_err(|e| enc(pc, e))?;
+                        body.code.extend_from_slice(&buf[..n]);
+                    }
+                }
             }
         }
         if pc == p.roots[0] {
@@ -422,7 +551,31 @@ fn emit(
             s.inst.operand(0),
             Some(isa::Operand::Vgpr { first, count: 1 }) if high16_dead(cfg, pc, first)
         );
-        let seq = reencode::lower(&s.inst, bytes, &mut cx)?;
+        // In a sidecar, LDS storage accesses become global accesses to the workgroup's
+        // slice (`crate::vlds`, GFX9), re-encoded.
+        let virtual_lds = match sidecar {
+            Some(v) => {
+                let mut scratch = crate::rules::Scratch {
+                    first: cx.scratch_first,
+                    used: 0,
+                };
+                let at = crate::rules::At { kernel, pc };
+                let seq = crate::vlds::lower(&s.inst, v.base, &mut scratch, &at)?;
+                cx.scratch_used = cx.scratch_used.max(scratch.used);
+                seq
+            }
+            None => None,
+        };
+        let seq = match virtual_lds {
+            Some(gfx9) => {
+                let mut out = Vec::with_capacity(gfx9.len() + 2);
+                for g in &gfx9 {
+                    out.extend(gfx9_to_host(g, &mut cx)?);
+                }
+                out
+            }
+            None => reencode::lower(&s.inst, bytes, &mut cx)?,
+        };
         cx.rsrc.observe(s, false);
         if let Some(k) = kn.as_mut() {
             known::step(&s.inst, k);
@@ -430,11 +583,8 @@ fn emit(
         pend = pend.map(|p| known::pending_after(&s.inst, p));
         let here = body.code.len() as u32;
         here_of.insert(pc, here);
-        if s.inst.op == isa::Op::SGetpcB64 && !builder_at.contains_key(&pc) {
+        if s.inst.op == isa::Op::SGetpcB64 && !in_builder.contains(&pc) {
             data.push(data_builder(cfg, pc, base, text.len() as u64, kernel)?);
-        }
-        if let Some(&(c, role)) = builder_at.get(&pc) {
-            builder_local.entry(c).or_default()[usize::from(role)] = here;
         }
         // An `s_branch` to the instruction that comes next in the buffer (the kernarg
         // preload entry's jump over its padding, which is outside the scope) is dropped:
@@ -477,6 +627,7 @@ fn emit(
             let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
             body.code.extend_from_slice(&buf[..n]);
         }
+        sites.note(cfg, pc, here, &body.code[here as usize..], bytes, kernel)?;
         // The block ends by falling into a leader: put the in-place words back.
         if matches!(s.flow, Flow::Next)
             && !cx.inplace.is_empty()
@@ -488,14 +639,7 @@ fn emit(
             }
         }
     }
-    for (c, [getpc, lo, hi]) in builder_local {
-        body.fixups.push(Fixup::Builder {
-            getpc,
-            lo,
-            hi,
-            target: cfg.recovered[&c].target,
-        });
-    }
+    body.fixups.extend(sites.fixups(cfg, kernel)?);
     body.scratch = (cx.scratch_first, cx.scratch_used);
     let mut refs = Vec::new();
     for (g, lo, hi, target) in data {
@@ -562,6 +706,18 @@ fn high16_dead(cfg: &Cfg, pc: u64, v: u16) -> bool {
         }
     }
     false
+}
+
+/// Re-encodes an instruction that the translation built for GFX9 (a virtual-LDS
+/// prologue or access) for the host.
+fn gfx9_to_host(g: &isa::Inst, cx: &mut Ctx<'_>) -> Result<Vec<isa::Inst>, TranslateError> {
+    let mut buf = [0u8; 20];
+    let n = isa::encode(g, &mut buf).map_err(|source| TranslateError::Encode {
+        kernel: cx.kernel.to_string(),
+        pc: cx.pc,
+        source,
+    })?;
+    reencode::lower(g, &buf[..n], cx)
 }
 
 /// A PC-relative reference from code to data (`s_getpc_b64 s[n:n+1]; s_add_u32 sn, sn,
@@ -636,6 +792,30 @@ fn data_builder(
         ));
     }
     Ok((pc, la, ha, target))
+}
+
+/// Where the guest's AGPRs fold in a scope: above its arch VGPRs, when it has any.
+fn agpr_base_of(
+    cfg: &Cfg,
+    sc: &std::collections::BTreeSet<u64>,
+    p: &crate::Plan,
+    guest: Target,
+) -> Option<u16> {
+    let arch = match scope::vgpr_extent(cfg, sc) {
+        Some(v) => u32::from(v),
+        None => p.kd.allocated_vgprs(guest).min(p.kd.first_agpr()),
+    };
+    let agprs = p.agprs.max(agpr_extent(cfg, sc));
+    (agprs > 0).then_some(arch as u16)
+}
+
+/// Whether the scope calls through a function pointer (an unrecovered `s_swappc_b64`).
+fn calls_through_pointers(cfg: &Cfg, sc: &std::collections::BTreeSet<u64>) -> bool {
+    sc.iter().any(|pc| {
+        cfg.insts
+            .get(pc)
+            .is_some_and(|s| s.flow == Flow::SwapPc && !cfg.recovered.contains_key(pc))
+    })
 }
 
 /// One past the highest AGPR the scope names.
