@@ -484,3 +484,109 @@ fn malformed_printf_metadata_is_refused_at_load() {
     };
     assert_eq!(format, b"a\tb\nA");
 }
+
+/// A checkpoint cannot hold runtime-service state (the hostcall buffer a printf kernel
+/// writes, the packets being served, text not yet printed): taken while such a dispatch
+/// runs, it is a typed refusal naming the dispatch, and the run goes on as if it had not
+/// been asked (every line printed once, as in an uninterrupted run). After the dispatch
+/// completes, the checkpoint is taken and restores.
+#[test]
+fn checkpoint_while_printf_runs_is_refused_and_the_run_goes_on() {
+    use gpu_model::soc::{LaunchRequest, SocError};
+    let (n, wgs) = (256i32, 64i32);
+    let (mut soc, m) = small_soc("mi250x", 1, "printf_clang15_gfx90a_v5.hsaco");
+    let a: Vec<u8> = (0..n).flat_map(|i| a_of(i).to_le_bytes()).collect();
+    let f: Vec<u8> = (0..n).flat_map(|i| f_of(i).to_le_bytes()).collect();
+    let l: Vec<u8> = (0..n).flat_map(|i| l_of(i).to_le_bytes()).collect();
+    let bufs: Vec<u64> = [&a, &f, &l]
+        .iter()
+        .map(|b| {
+            let d = soc.alloc(b.len() as u64).unwrap();
+            soc.write(d, b).unwrap();
+            d
+        })
+        .collect();
+    let args: Vec<Vec<u8>> = bufs.iter().map(|d| d.to_le_bytes().to_vec()).collect();
+    let seq = soc
+        .submit(
+            m,
+            &LaunchRequest {
+                kernel: "print_values",
+                grid: [n as u32, 1, 1],
+                workgroup: [wgs as u32, 1, 1],
+                dynamic_lds: 0,
+                args: &args,
+            },
+        )
+        .unwrap();
+    // Run in slices of the dispatch's time (taken from an uninterrupted run of the same
+    // launch) and ask for a checkpoint after each while it runs.
+    let span = {
+        let (mut r, rm) = small_soc("mi250x", 1, "printf_clang15_gfx90a_v5.hsaco");
+        let mut rargs = Vec::new();
+        for b in [&a, &f, &l] {
+            let d = r.alloc(b.len() as u64).unwrap();
+            r.write(d, b).unwrap();
+            rargs.push(d.to_le_bytes().to_vec());
+        }
+        let rs = run_one(&mut r, rm, "print_values", n as u32, wgs as u32, &rargs);
+        let c = r.completions().iter().find(|c| c.seq == rs).unwrap();
+        c.completed.0 - c.submitted.0
+    };
+    let mut refused = 0;
+    let mut t = soc.now();
+    while soc.completions().is_empty() {
+        t = simkit::time::Tick(t.0 + span / 8);
+        soc.run_until(t).unwrap();
+        if !soc.completions().is_empty() {
+            break;
+        }
+        match soc.checkpoint() {
+            Err(SocError::CheckpointMismatch(msg)) => {
+                assert!(
+                    msg.contains(&format!("dispatch {seq}")) && msg.contains("printf"),
+                    "{msg}"
+                );
+                refused += 1;
+            }
+            Ok(_) => panic!("a checkpoint was taken while the printf dispatch ran"),
+            Err(e) => panic!("unexpected error: {e}"),
+        }
+    }
+    assert!(
+        refused > 0,
+        "no checkpoint was asked while the dispatch ran"
+    );
+    eprintln!("{refused} checkpoints refused");
+    let done = soc.completions().iter().find(|c| c.seq == seq).unwrap();
+    assert!(done.fault.is_none(), "{:?}", done.fault);
+    let (out, failed) = soc.take_output(seq);
+    assert_eq!(failed, None);
+    let mut got: Vec<String> = out.stdout_text().lines().map(String::from).collect();
+    let expected: String = (0..n)
+        .map(|i| line(i / wgs, wgs, i % wgs, bufs[2]))
+        .collect();
+    let mut want: Vec<String> = expected.lines().map(String::from).collect();
+    got.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(
+        got, want,
+        "the refused checkpoints changed the printed text"
+    );
+    // Completed: the services are released and the checkpoint is taken.
+    let bytes = soc.checkpoint().unwrap();
+    let config = gpu_model::config::GpuConfig::preset("mi250x")
+        .unwrap()
+        .with_overrides_ron(r#"{"xcds": 2, "iods": 2, "xcd.active_cus": 2}"#)
+        .unwrap();
+    let mut fresh = gpu_model::soc::Soc::new(
+        &config,
+        &gpu_model::soc::SocOptions {
+            threads: 2,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    fresh.restore(&bytes).unwrap();
+    assert_eq!(fresh.completions(), soc.completions());
+}

@@ -11,6 +11,7 @@ fn main() {
         wg: a[3].parse().unwrap(),
         tail: 0,
         source: std::fs::read_to_string(&a[1]).unwrap(),
+        transc: Vec::new(),
     };
     let input = gen::input(a[4].parse().unwrap(), a[5].parse().unwrap());
     let b = all_builds()

@@ -43,6 +43,10 @@ pub struct Features {
     /// constant (see `Gen::subgroup`: the operand is now never a constant). Seed 11,
     /// kernels 0..100 x 21 builds: 0 mismatches; in [`Features::all`] since.
     pub subgroup: bool,
+    /// Single-precision transcendentals with OpenCL's ulp bounds ([`TRANSC_FNS`]): each
+    /// kernel writes [`NTRANSC`] results to output words of their own (after the [`NOUT`]
+    /// exact words), compared within the function's bound instead of bit for bit.
+    pub transc: bool,
 }
 
 impl Features {
@@ -53,11 +57,12 @@ impl Features {
             f16fma: true,
             vdiv: true,
             subgroup: true,
+            transc: true,
         }
     }
 
-    /// Parses a comma-separated list of switch names (`partial,f16fma,vdiv,subgroup`, or
-    /// `all`).
+    /// Parses a comma-separated list of switch names (`partial,f16fma,vdiv,subgroup,transc`,
+    /// or `all`).
     pub fn parse(list: &str) -> Result<Features, String> {
         let mut f = Features::default();
         for name in list.split(',').filter(|n| !n.is_empty()) {
@@ -67,9 +72,10 @@ impl Features {
                 "f16fma" => f.f16fma = true,
                 "vdiv" => f.vdiv = true,
                 "subgroup" => f.subgroup = true,
+                "transc" => f.transc = true,
                 _ => {
                     return Err(format!(
-                        "unknown generator feature {name} (known: partial, f16fma, vdiv, subgroup, all)"
+                        "unknown generator feature {name} (known: partial, f16fma, vdiv, subgroup, transc, all)"
                     ))
                 }
             }
@@ -411,6 +417,9 @@ pub struct Kernel {
     pub tail: u32,
     /// OpenCL C source of the kernel function (the batch header comes first).
     pub source: String,
+    /// The transcendental results after the [`NOUT`] exact words of each work-item (empty
+    /// without [`Features::transc`]).
+    pub transc: Vec<Transc>,
 }
 
 impl Kernel {
@@ -418,7 +427,114 @@ impl Kernel {
     pub fn grid(&self) -> u32 {
         self.wg * GROUPS - self.tail
     }
+
+    /// Output words per work-item: [`NOUT`] exact ones, then the transcendental results.
+    pub fn words(&self) -> usize {
+        NOUT + self.transc.len()
+    }
 }
+
+/// Transcendental results per work-item with [`Features::transc`].
+pub const NTRANSC: usize = 4;
+
+/// One transcendental result: output word `NOUT + slot` of every work-item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transc {
+    /// Index into [`TRANSC_FNS`].
+    pub func: usize,
+}
+
+/// A single-precision OpenCL C math function as the generator uses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TranscFn {
+    /// The OpenCL C name.
+    pub name: &'static str,
+    /// The clang builtin both sides call: an LLVM intrinsic that the AMDGPU backend lowers
+    /// itself (clang-22 `-nogpulib`, no device library), glibc's function on the host.
+    pub builtin: &'static str,
+    /// The largest error OpenCL allows, in ulp: the OpenCL C specification's table of
+    /// single-precision ulp values for the full profile (section 7.4, "Relative Error as
+    /// ULPs").
+    pub ulp: u64,
+    /// The header function that maps the argument into the domain and its bound on `|x|`
+    /// (`dom_unit`: `|x| <= b`; `dom_normal`: also no subnormal; see [`header`]), or
+    /// `None` for every argument.
+    pub domain: Option<(&'static str, &'static str)>,
+}
+
+/// The functions [`Features::transc`] draws from, with their bounds and domains.
+///
+/// Domains: LLVM 22 lowers `sin`/`cos` to `v_sin_f32`/`v_cos_f32` of `x * (1 / 2pi)`
+/// rounded to f32. The rounding moves the argument by up to `|x| * 2^-24` relative, which
+/// costs about `|x cot x|` ulp for sin and `|x tan x|` for cos on top of the instruction's
+/// own error: unbounded near every zero of the function but the one at 0 (`sin(pi)` in f32
+/// is off by about 2^22 ulp). The domains keep both within the bound: `|x| <= 1.5` for sin
+/// (below pi/2), `|x| <= 1` for cos (`x tan x` <= 1.56). sin of a subnormal is the
+/// subnormal itself, but LLVM 22's lowering gives +-0: the scaled argument `x / 2pi` reaches
+/// `v_sin_f32`, which flushes f32 denormals whatever the mode, and LLVM does not scale it
+/// as it does for exp, log and sqrt. Seed 21 with this switch found it on every build (up
+/// to 2^24 ulp, for subnormal x and for normal x below 2^-123.35, whose scaled argument is
+/// subnormal), so sin's domain also leaves out nonzero `|x| < 2^-122`. exp, exp2, exp10, log, log2 and
+/// log10 are lowered with extended-precision argument reduction and scaling of denormal
+/// operands and results, and run on every f32 (NaN, infinities, zeros and subnormals
+/// included). sqrt is not here: it is correctly rounded with
+/// `-cl-fp32-correctly-rounded-divide-sqrt` and compared bit for bit by the main generator.
+/// Not generated: `rsqrt` (no LLVM intrinsic; it needs ROCm's device library), `tan` (LLVM
+/// 22 has no AMDGPU lowering of `llvm.tan.f32`: "no libcall available for ftan"),
+/// `native_*` (accuracy implementation-defined: no bound to check), `half_*` (8192 ulp;
+/// with `-nogpulib` they do not exist), the f64 functions (LLVM 22 cannot select `fsin` /
+/// has no libcall for `fexp`, `flog`, ... on AMDGPU) and `half` ones (bounds not checked
+/// here).
+pub const TRANSC_FNS: [TranscFn; 8] = [
+    TranscFn {
+        name: "exp",
+        builtin: "__builtin_expf",
+        ulp: 3,
+        domain: None,
+    },
+    TranscFn {
+        name: "exp2",
+        builtin: "__builtin_exp2f",
+        ulp: 3,
+        domain: None,
+    },
+    TranscFn {
+        name: "exp10",
+        builtin: "__builtin_exp10f",
+        ulp: 3,
+        domain: None,
+    },
+    TranscFn {
+        name: "log",
+        builtin: "__builtin_logf",
+        ulp: 3,
+        domain: None,
+    },
+    TranscFn {
+        name: "log2",
+        builtin: "__builtin_log2f",
+        ulp: 3,
+        domain: None,
+    },
+    TranscFn {
+        name: "log10",
+        builtin: "__builtin_log10f",
+        ulp: 3,
+        domain: None,
+    },
+    TranscFn {
+        name: "sin",
+        builtin: "__builtin_sinf",
+        ulp: 4,
+        domain: Some(("dom_normal", "1.5f")),
+    },
+    TranscFn {
+        name: "cos",
+        builtin: "__builtin_cosf",
+        ulp: 4,
+        domain: Some(("dom_unit", "1.0f")),
+    },
+];
 
 #[derive(Clone)]
 struct Var {
@@ -517,8 +633,31 @@ pub fn kernel_with(seed: u64, index: u64, f: Features) -> Kernel {
         let k = j % NOUT;
         acc[k] = format!("({} * 31u + {f})", acc[k]);
     }
+    let words = if f.transc { NOUT + NTRANSC } else { NOUT };
     for (k, a) in acc.iter().enumerate() {
-        g.line(&format!("out[gid * {NOUT}u + {k}u] = {a};"));
+        g.line(&format!("out[gid * {words}u + {k}u] = {a};"));
+    }
+    // Transcendentals last: their inexact results feed nothing but their own words.
+    let mut transc = Vec::new();
+    if f.transc {
+        for j in 0..NTRANSC {
+            let func = g.r.below(TRANSC_FNS.len() as u64) as usize;
+            let tf = TRANSC_FNS[func];
+            let x = match g.r.pct(50).then(|| g.var_of(F32)).flatten() {
+                Some(v) => v,
+                None => g.load(F32),
+            };
+            let arg = match tf.domain {
+                Some((d, b)) => format!("{d}({x}, {b})"),
+                None => x,
+            };
+            let k = NOUT + j;
+            g.line(&format!(
+                "out[gid * {words}u + {k}u] = bits_f32({}({arg}));",
+                tf.builtin
+            ));
+            transc.push(Transc { func });
+        }
     }
     let _ = g.lds_used;
     let mut source = String::new();
@@ -533,6 +672,7 @@ pub fn kernel_with(seed: u64, index: u64, f: Features) -> Kernel {
         wg: g.wg,
         tail,
         source,
+        transc,
     }
 }
 
@@ -1057,6 +1197,15 @@ DT f16_t ld_f16(GFX_GLOBAL const u32_t *p, u32_t i) { return bits_to_f16(p[768u 
 DT u32_t bits_f32(f32_t x) { return x != x ? 0x7fc00000u : __builtin_bit_cast(u32_t, x); }
 DT u64_t bits_f64(f64_t x) { return x != x ? 0x7ff8000000000000UL : __builtin_bit_cast(u64_t, x); }
 DT u16_t bits_f16(f16_t x) { return x != x ? (u16_t)0x7e00u : __builtin_bit_cast(u16_t, x); }
+/* The argument of a transcendental outside its domain (|x| > b, NaN; with dom_normal also
+ * a nonzero |x| below 2^-122, whose product with 1/(2 pi) is subnormal): x's sign and mantissa with the exponent of 0.5, a value in +-[0.5, 1)
+ * (exact bit operations, the same on both sides). */
+DT f32_t unit_f32(f32_t x) { return __builtin_bit_cast(f32_t, (__builtin_bit_cast(u32_t, x) & 0x807fffffu) | 0x3f000000u); }
+DT f32_t dom_unit(f32_t x, f32_t b) { return __builtin_fabsf(x) <= b ? x : unit_f32(x); }
+DT f32_t dom_normal(f32_t x, f32_t b) {
+  f32_t a = __builtin_fabsf(x);
+  return a <= b && (a >= 0x1p-122f || a == 0.0f) ? x : unit_f32(x);
+}
 DT u32_t fold64(u64_t x) { return (u32_t)x ^ ((u32_t)(x >> 32) * 0x9e3779b1u); }
 DT u32_t fold_v4u32(v4u32 x) { return x.x ^ (x.y * 3u) ^ (x.z * 5u) ^ (x.w * 7u); }
 DT u32_t fold_v4f32(v4f32 x) { return bits_f32(x.x) ^ (bits_f32(x.y) * 3u) ^ (bits_f32(x.z) * 5u) ^ (bits_f32(x.w) * 7u); }

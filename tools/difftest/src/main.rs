@@ -3,7 +3,7 @@
 //! ```text
 //! difftest [--seed S] [--first I] [--count N] [--batch B] [--jobs J]
 //!          [--builds gfx942-w64-O3,...] [--workdir DIR] [--print I]
-//!          [--features partial,f16fma,vdiv,subgroup|all]
+//!          [--features partial,f16fma,vdiv,subgroup,transc|all]
 //! ```
 //! Exit status 1 when anything differed.
 
@@ -136,6 +136,14 @@ fn main() -> ExitCode {
                 rep.mismatches.len(),
                 t.elapsed().as_secs_f64()
             );
+            for (f, st) in difftest::gen::TRANSC_FNS.iter().zip(&rep.transc) {
+                if st.compared > 0 {
+                    println!(
+                        "difftest: {:>5} ({} ulp allowed): {} results, {} not bit-identical to the host, largest {} ulp",
+                        f.name, f.ulp, st.compared, st.inexact, st.max_ulp
+                    );
+                }
+            }
             if rep.mismatches.is_empty() {
                 ExitCode::SUCCESS
             } else {

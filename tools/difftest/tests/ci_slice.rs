@@ -59,6 +59,7 @@ fn fixed_mismatches_stay_fixed() {
     // draws random numbers, so adding one changes the kernels' text).
     let all = difftest::gen::Features {
         subgroup: false,
+        transc: false,
         ..difftest::gen::Features::all()
     };
     for (seed, k, f) in [

@@ -88,6 +88,7 @@ fn extreme_divisions_match_the_host_on_every_build() {
         wg: 64,
         tail: 0,
         source: SRC.into(),
+        transc: Vec::new(),
     };
     let dir = std::env::temp_dir().join(format!("difftest-div-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -91,6 +91,7 @@ fn f16_fma_ties_and_constant_half2_lanes_match_the_host_on_every_build() {
         wg: 32,
         tail: 0,
         source: SRC.into(),
+        transc: Vec::new(),
     };
     let dir = std::env::temp_dir().join(format!("difftest-f16-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
