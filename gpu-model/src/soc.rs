@@ -879,6 +879,14 @@ impl Soc {
     /// dispatches.
     fn retire(&mut self) -> Result<(), SocError> {
         let done: Vec<u64> = self.completions().iter().map(|c| c.seq).collect();
+        // The packet processor drops a dispatch from the registry when it completes it; a
+        // rank that ran only compute units (a distributed run) decoded the dispatches it
+        // was told about and learns of their completion from the packet processor's state
+        // collected after the run: drop them here, on every rank alike.
+        self.shared
+            .write()
+            .dispatches
+            .retain(|seq, _| !done.contains(seq));
         let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
         let mut mem = self.mem.write().unwrap_or_else(|p| p.into_inner());
         let mut result = Ok(());
@@ -935,6 +943,12 @@ impl Soc {
     pub fn service_failure(&self) -> Option<(u64, ServiceError)> {
         let t = self.services.lock().unwrap_or_else(|p| p.into_inner());
         t.failure().map(|(k, e)| (k, e.clone()))
+    }
+
+    /// Dispatches decoded and not yet completed (the packet processor's registry, which
+    /// the compute units read their dispatch from).
+    pub fn registered_dispatches(&self) -> usize {
+        self.shared.read().dispatches.len()
     }
 
     /// Completed dispatches so far.

@@ -150,7 +150,15 @@ impl Workload {
         let out = self.run_with(threads, opts, cluster.is_root(), on_kernel, &mut |soc| {
             let r = soc.run_distributed(cluster, &simkit::mpi::Placement::RoundRobin, config)?;
             times += r.times;
-            Ok(())
+            // Each launch runs to completion: a dispatch still registered on any rank
+            // would be one that rank never let go of.
+            match soc.registered_dispatches() {
+                0 => Ok(()),
+                n => Err(SocError::BadLaunch(format!(
+                    "rank {}: {n} dispatches still registered after the run",
+                    cluster.rank()
+                ))),
+            }
         })?;
         Ok((out, times))
     }
