@@ -93,6 +93,10 @@ const OVER_BOUND: &[(&str, &str)] = &[
     ),
     ("const_table", "code: 36 global accesses"),
     (
+        "indirect_call",
+        "code: 10 expanded instructions (4 v_lshl_add_u64, 12-byte global accesses)",
+    ),
+    (
         "asm_buffer",
         "code: 25 MUBUF accesses as VBUFFER plus descriptor conversions",
     ),

@@ -217,7 +217,7 @@ fn loops(cfg: &Cfg, sc: &BTreeSet<u64>, roots: &[u64]) -> Vec<Loop> {
         let falls =
             matches!(ps.flow, Flow::Next) || matches!(ps.flow, Flow::CondBranch(t) if t != leader);
         let other_way_in = roots.contains(&leader)
-            || cfg.recovered.values().any(|b| b.target == leader)
+            || cfg.recovered.values().any(|b| b.targets().any(|t| t == leader))
             || insts().any(|s| {
                 s.pc != end
                     && matches!(s.flow, Flow::Branch(t) | Flow::CondBranch(t) | Flow::Call(t) if t == leader)
