@@ -17,7 +17,7 @@
 //! per hop taken, and one per pass over a pool that code falls into.
 
 use crate::error::TranslateError;
-use crate::scope::{Body, Fixup, HighSite};
+use crate::scope::{Body, Fixup};
 use gpu_model::isa::layout::{Format, F};
 use gpu_model::isa::{self, Inst, Op};
 use gpu_model::Target;
@@ -138,31 +138,9 @@ pub(crate) fn route(
                         pc,
                     });
                 }
-                None => fixups.push(Fixup::Relative {
-                    at: shift(at),
-                    target,
-                    pc,
-                }),
+                None => fixups.push(f.moved(shift)),
             },
-            Fixup::Local { at, to, pc } => fixups.push(Fixup::Local {
-                at: shift(at),
-                to: shift(to),
-                pc,
-            }),
-            Fixup::Builder {
-                getpc,
-                lo,
-                hi,
-                target,
-            } => fixups.push(Fixup::Builder {
-                getpc: shift(getpc),
-                lo: shift(lo),
-                hi: match hi {
-                    HighSite::At(h) => HighSite::At(shift(h)),
-                    f => f,
-                },
-                target,
-            }),
+            f => fixups.push(f.moved(shift)),
         }
     }
     Ok(Body {

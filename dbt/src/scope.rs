@@ -56,6 +56,38 @@ pub enum Fixup {
     },
 }
 
+impl Fixup {
+    /// The same fixup after the body's bytes moved: every local offset through `shift`.
+    pub fn moved(self, shift: impl Fn(u32) -> u32) -> Fixup {
+        match self {
+            Fixup::Relative { at, target, pc } => Fixup::Relative {
+                at: shift(at),
+                target,
+                pc,
+            },
+            Fixup::Local { at, to, pc } => Fixup::Local {
+                at: shift(at),
+                to: shift(to),
+                pc,
+            },
+            Fixup::Builder {
+                getpc,
+                lo,
+                hi,
+                target,
+            } => Fixup::Builder {
+                getpc: shift(getpc),
+                lo: shift(lo),
+                hi: match hi {
+                    HighSite::At(h) => HighSite::At(shift(h)),
+                    f => f,
+                },
+                target,
+            },
+        }
+    }
+}
+
 /// The high half of a [`Fixup::Builder`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HighSite {
@@ -646,7 +678,7 @@ pub fn relax_for(
     out.code.extend_from_slice(&body.code[prev..]);
     for f in &body.fixups {
         out.fixups.push(match *f {
-            Fixup::Relative { at, target, pc } => match grow.get(&at) {
+            Fixup::Relative { at, target, .. } => match grow.get(&at) {
                 Some((inv, _)) => {
                     let getpc = shift(at) + if inv.is_some() { 4 } else { 0 };
                     Fixup::Builder {
@@ -656,31 +688,9 @@ pub fn relax_for(
                         target,
                     }
                 }
-                None => Fixup::Relative {
-                    at: shift(at),
-                    target,
-                    pc,
-                },
+                None => f.moved(shift),
             },
-            Fixup::Local { at, to, pc } => Fixup::Local {
-                at: shift(at),
-                to: shift(to),
-                pc,
-            },
-            Fixup::Builder {
-                getpc,
-                lo,
-                hi,
-                target,
-            } => Fixup::Builder {
-                getpc: shift(getpc),
-                lo: shift(lo),
-                hi: match hi {
-                    HighSite::At(h) => HighSite::At(shift(h)),
-                    f => f,
-                },
-                target,
-            },
+            f => f.moved(shift),
         });
     }
     Ok(out)

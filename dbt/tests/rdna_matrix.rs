@@ -161,6 +161,28 @@ fn reference_d(m: usize, k: usize, mats: &[(Vec<f32>, Vec<f32>)]) -> Vec<u32> {
     d
 }
 
+/// Runs `name` on the gfx950 model (`guest`) and, translated, on the gfx1201 model
+/// (`t`), asserts both outputs are `want` (the CPU reference) and prints the kernel's
+/// code and dynamic-instruction growth.
+fn both_give(guest: &[u8], t: &dbt::Translation, name: &str, input: &[u32], want: &[u32]) {
+    let (native, n_guest) = launch(guest, Target::Gfx950, name, input, want.len());
+    assert_eq!(native, want, "{name}: gfx950 against the CPU reference");
+    let (host, n_host) = launch(&t.object, Target::Gfx1201, name, input, want.len());
+    assert_eq!(
+        host, want,
+        "{name}: gfx1201 translation against the CPU reference"
+    );
+    let rep = t.kernels.iter().find(|r| r.name == name).expect(name);
+    eprintln!(
+        "{name}: code {} -> {} bytes ({:.2}x), wave-instructions {n_guest} -> {n_host} ({:.2}x), VGPRs {:?}",
+        rep.code_before,
+        rep.code_after,
+        rep.code_after as f64 / rep.code_before as f64,
+        n_host as f64 / n_guest as f64,
+        rep.vgprs
+    );
+}
+
 /// Runs `kernel` (arguments: a buffer holding `input`, a zeroed output of `words`
 /// words) on one wave of `target`; returns the output and the wave-instructions retired.
 fn launch(
@@ -202,23 +224,8 @@ fn f16_and_bf16_mfmas_run_as_wmmas_on_gfx1201() {
     assert!(dis.contains("v_wmma_f32_16x16x16_bf16"), "{dis}");
     assert!(!dis.contains("mfma"), "{dis}");
     for (n, &(name, m, k, bf16)) in SHAPES.iter().enumerate() {
-        let rep = t.kernels.iter().find(|r| r.name == name).expect(name);
         let (input, want) = case(m, k, bf16, 7 + n as u32);
-        let (native, n_guest) = launch(&g, Target::Gfx950, name, &input, want.len());
-        assert_eq!(native, want, "{name}: gfx950 against the CPU reference");
-        let (host, n_host) = launch(&t.object, Target::Gfx1201, name, &input, want.len());
-        assert_eq!(
-            host, want,
-            "{name}: gfx1201 translation against the CPU reference"
-        );
-        eprintln!(
-            "{name}: code {} -> {} bytes ({:.2}x), wave-instructions {n_guest} -> {n_host} ({:.2}x), VGPRs {:?}",
-            rep.code_before,
-            rep.code_after,
-            rep.code_after as f64 / rep.code_before as f64,
-            n_host as f64 / n_guest as f64,
-            rep.vgprs
-        );
+        both_give(&g, &t, name, &input, &want);
     }
 }
 
@@ -327,17 +334,7 @@ fn fp8_and_bf8_mfmas_run_as_wmmas_on_gfx1201() {
     assert!(!dis.contains("mfma"), "{dis}");
     for (n, &(name, m, k, fa, fb, f8f6f4)) in SHAPES8.iter().enumerate() {
         let (input, want) = case8(m, k, (fa, fb), f8f6f4, 70 + n as u32);
-        let (native, n_guest) = launch(&g, Target::Gfx950, name, &input, want.len());
-        assert_eq!(native, want, "{name}: gfx950 against the CPU reference");
-        let (host, n_host) = launch(&t.object, Target::Gfx1201, name, &input, want.len());
-        assert_eq!(
-            host, want,
-            "{name}: gfx1201 translation against the CPU reference"
-        );
-        eprintln!(
-            "{name}: wave-instructions {n_guest} -> {n_host} ({:.2}x)",
-            n_host as f64 / n_guest as f64
-        );
+        both_give(&g, &t, name, &input, &want);
     }
 }
 
@@ -458,23 +455,8 @@ fn f32_mfmas_run_as_fma_chains_on_gfx1201() {
     );
     assert!(!dis.contains("mfma"), "{dis}");
     for (n, &(name, m, k, blocks)) in SHAPES32.iter().enumerate() {
-        let rep = t.kernels.iter().find(|r| r.name == name).expect(name);
         let (input, want) = case32(m, k, blocks, 90 + n as u32);
-        let (native, n_guest) = launch(&g, Target::Gfx950, name, &input, want.len());
-        assert_eq!(native, want, "{name}: gfx950 against the CPU reference");
-        let (host, n_host) = launch(&t.object, Target::Gfx1201, name, &input, want.len());
-        assert_eq!(
-            host, want,
-            "{name}: gfx1201 translation against the CPU reference"
-        );
-        eprintln!(
-            "{name}: code {} -> {} bytes ({:.2}x), wave-instructions {n_guest} -> {n_host} ({:.2}x), VGPRs {:?}",
-            rep.code_before,
-            rep.code_after,
-            rep.code_after as f64 / rep.code_before as f64,
-            n_host as f64 / n_guest as f64,
-            rep.vgprs
-        );
+        both_give(&g, &t, name, &input, &want);
     }
 }
 
@@ -636,17 +618,7 @@ fn i8_mfmas_run_as_iu8_wmmas_on_gfx1201() {
     assert!(!dis.contains("mfma"), "{dis}");
     for (n, &(name, m, k)) in SHAPES_I8.iter().enumerate() {
         let (input, want) = case_i8(m, k, 120 + n as u32);
-        let (native, n_guest) = launch(&g, Target::Gfx950, name, &input, want.len());
-        assert_eq!(native, want, "{name}: gfx950 against the CPU reference");
-        let (host, n_host) = launch(&t.object, Target::Gfx1201, name, &input, want.len());
-        assert_eq!(
-            host, want,
-            "{name}: gfx1201 translation against the CPU reference"
-        );
-        eprintln!(
-            "{name}: wave-instructions {n_guest} -> {n_host} ({:.2}x)",
-            n_host as f64 / n_guest as f64
-        );
+        both_give(&g, &t, name, &input, &want);
     }
 }
 

@@ -7,7 +7,7 @@
 //! The kernels are `tests/ubench/*.cl`, built by `tests/ubench/build.sh` (clang-22).
 
 use gpu_model::config::{ExecMode, GpuConfig};
-use gpu_model::soc::{timing::mfma_passes, LaunchRequest, Soc, SocOptions};
+use gpu_model::soc::{timing::mfma_passes, Completion, LaunchRequest, ModuleId, Soc, SocOptions};
 use gpu_model::Target;
 use std::path::Path;
 
@@ -53,23 +53,37 @@ fn run(
     let mut soc = Soc::new(cfg, &opts).unwrap();
     let m = soc.load_code_object(code).unwrap();
     let args = setup(&mut soc);
+    let c = run_to_end(&mut soc, m, kernel, grid, wg, &args);
+    let cycles = (c.completed.0 - c.submitted.0) as f64 / soc.period().0 as f64;
+    eprintln!("{kernel}: {cycles:.0} cycles");
+    Run { cycles }
+}
+
+/// Submits one launch, runs the SoC until it is idle and returns the launch's
+/// completion, which must not hold a fault.
+fn run_to_end(
+    soc: &mut Soc,
+    m: ModuleId,
+    kernel: &str,
+    grid: [u32; 3],
+    workgroup: [u32; 3],
+    args: &[Vec<u8>],
+) -> Completion {
     soc.submit(
         m,
         &LaunchRequest {
             kernel,
             grid,
-            workgroup: wg,
+            workgroup,
             dynamic_lds: 0,
-            args: &args,
+            args,
         },
     )
     .unwrap();
     soc.run().unwrap();
     let c = soc.completions().last().cloned().expect("a completion");
     assert!(c.fault.is_none(), "{kernel}: {:?}", c.fault);
-    let cycles = (c.completed.0 - c.submitted.0) as f64 / soc.period().0 as f64;
-    eprintln!("{kernel}: {cycles:.0} cycles");
-    Run { cycles }
+    c
 }
 
 fn p64(x: u64) -> Vec<u8> {
@@ -310,20 +324,7 @@ fn wmma_throughput_reaches_the_published_rate() {
             let m = soc.load_code_object(&code).unwrap();
             let out = soc.alloc(4 * u64::from(items)).unwrap();
             let args = [p64(out), u32b(iters)];
-            soc.submit(
-                m,
-                &LaunchRequest {
-                    kernel,
-                    grid: [items, 1, 1],
-                    workgroup: [64, 1, 1],
-                    dynamic_lds: 0,
-                    args: &args,
-                },
-            )
-            .unwrap();
-            soc.run().unwrap();
-            let c = soc.completions().last().cloned().expect("a completion");
-            assert!(c.fault.is_none(), "{kernel}: {:?}", c.fault);
+            let c = run_to_end(&mut soc, m, kernel, [items, 1, 1], [64, 1, 1], &args);
             let mut bytes = vec![0u8; 4 * items as usize];
             soc.read(out, &mut bytes).unwrap();
             let cycles = (c.completed.0 - c.submitted.0) as f64 / soc.period().0 as f64;
@@ -774,20 +775,7 @@ fn stream(cfg: &GpuConfig, n: u32, passes: u32, warm: bool) -> (f64, gpu_model::
     let out = soc.alloc(4 * u64::from(items)).unwrap();
     let launch = |soc: &mut Soc, passes: u32| {
         let args = [p64(a), p64(out), u32b(n), u32b(passes)];
-        soc.submit(
-            m,
-            &LaunchRequest {
-                kernel: "stream_read",
-                grid: [items, 1, 1],
-                workgroup: [256, 1, 1],
-                dynamic_lds: 0,
-                args: &args,
-            },
-        )
-        .unwrap();
-        soc.run().unwrap();
-        let c = soc.completions().last().cloned().expect("a completion");
-        assert!(c.fault.is_none(), "stream_read: {:?}", c.fault);
+        let c = run_to_end(soc, m, "stream_read", [items, 1, 1], [256, 1, 1], &args);
         (c.completed.0 - c.submitted.0) as f64 / soc.period().0 as f64
     };
     if warm {
@@ -907,20 +895,7 @@ fn atomic_chain(cfg: &GpuConfig, n: u32, steps: u32) -> (f64, gpu_model::soc::Le
     soc.write(pr, &image).unwrap();
     let out = soc.alloc(64).unwrap();
     let args = [p64(pr), p64(out), u32b(steps), u32b(0)];
-    soc.submit(
-        m,
-        &LaunchRequest {
-            kernel: "atomic_chain",
-            grid: [1, 1, 1],
-            workgroup: [1, 1, 1],
-            dynamic_lds: 0,
-            args: &args,
-        },
-    )
-    .unwrap();
-    soc.run().unwrap();
-    let c = soc.completions().last().cloned().expect("a completion");
-    assert!(c.fault.is_none(), "atomic_chain: {:?}", c.fault);
+    let c = run_to_end(&mut soc, m, "atomic_chain", [1, 1, 1], [1, 1, 1], &args);
     let mut end = [0u8; 4];
     soc.read(out, &mut end).unwrap();
     assert_eq!(
@@ -993,20 +968,14 @@ fn atomic_heavy_kernel_counts_every_add() {
         let (n, iters, items) = (256u32, 16u32, 2048u32);
         let pc = soc.alloc(4 * u64::from(n)).unwrap();
         let args = [p64(pc), u32b(n), u32b(iters)];
-        soc.submit(
+        let c = run_to_end(
+            &mut soc,
             m,
-            &LaunchRequest {
-                kernel: "atomic_hammer",
-                grid: [items, 1, 1],
-                workgroup: [256, 1, 1],
-                dynamic_lds: 0,
-                args: &args,
-            },
-        )
-        .unwrap();
-        soc.run().unwrap();
-        let c = soc.completions().last().cloned().expect("a completion");
-        assert!(c.fault.is_none(), "atomic_hammer: {:?}", c.fault);
+            "atomic_hammer",
+            [items, 1, 1],
+            [256, 1, 1],
+            &args,
+        );
         let mut got = vec![0u8; 4 * n as usize];
         soc.read(pc, &mut got).unwrap();
         let mut want = vec![0u32; n as usize];
@@ -1123,20 +1092,14 @@ fn contend(cfg: &GpuConfig, waves: u32, stride: u32, iters: u32) -> f64 {
     soc.write(counters, &vec![0; 4 * words as usize]).unwrap();
     let out = soc.alloc(4 * u64::from(items)).unwrap();
     let args = [p64(counters), p64(out), u32b(stride), u32b(iters)];
-    soc.submit(
+    let c = run_to_end(
+        &mut soc,
         m,
-        &LaunchRequest {
-            kernel: "atomic_contend",
-            grid: [items, 1, 1],
-            workgroup: [64, 1, 1],
-            dynamic_lds: 0,
-            args: &args,
-        },
-    )
-    .unwrap();
-    soc.run().unwrap();
-    let c = soc.completions().last().cloned().expect("a completion");
-    assert!(c.fault.is_none(), "atomic_contend: {:?}", c.fault);
+        "atomic_contend",
+        [items, 1, 1],
+        [64, 1, 1],
+        &args,
+    );
     let mut got = vec![0u8; 4 * words as usize];
     soc.read(counters, &mut got).unwrap();
     let got: Vec<u32> = got

@@ -714,20 +714,21 @@ fn s1(r: u16) -> Operand {
     Operand::Sgpr { first: r, count: 1 }
 }
 
-/// The host sequence being built.
-struct Emit<'a, 'b> {
-    out: Vec<Inst>,
-    cx: &'a mut Ctx<'b>,
+/// The host sequence being built (also by the f32 MFMA rule, `super::matrix_valu`).
+pub(super) struct Emit<'a, 'b> {
+    pub(super) out: Vec<Inst>,
+    pub(super) cx: &'a mut Ctx<'b>,
 }
 
 impl Emit<'_, '_> {
     /// A scratch VGPR block of `n` at `off` above the kernel's registers.
-    fn scratch(&mut self, off: u16, n: u16) -> u16 {
+    pub(super) fn scratch(&mut self, off: u16, n: u16) -> u16 {
         self.cx.scratch_used = self.cx.scratch_used.max(off + n);
         self.cx.scratch_first + off
     }
 
-    fn push(&mut self, o: Op, f: Format, ops: &[Operand]) -> Result<(), TranslateError> {
+    /// Appends `o` in format `f` with the operands `ops`, built for the host.
+    pub(super) fn push(&mut self, o: Op, f: Format, ops: &[Operand]) -> Result<(), TranslateError> {
         let mut i = reencode::build(o, f, self.cx)?;
         for (k, x) in ops.iter().enumerate() {
             i.set_operand(k, *x).map_err(|e| self.cx.enc(e))?;

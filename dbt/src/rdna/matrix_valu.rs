@@ -41,6 +41,7 @@
 //! per distinct base for the whole kernel; per MFMA, 2 scratch for A/B copies and one per
 //! permuted operand of a batch (at most 24).
 
+use super::matrix::Emit;
 use super::reencode::{self, Ctx};
 use crate::cfg::Cfg;
 use crate::error::TranslateError;
@@ -370,28 +371,7 @@ fn v(first: u16) -> Operand {
     Operand::Vgpr { first, count: 1 }
 }
 
-/// The host sequence being built.
-struct Emit<'a, 'b> {
-    out: Vec<Inst>,
-    cx: &'a mut Ctx<'b>,
-}
-
 impl Emit<'_, '_> {
-    /// A scratch VGPR block of `n` at `off` above the kernel's registers.
-    fn scratch(&mut self, off: u16, n: u16) -> u16 {
-        self.cx.scratch_used = self.cx.scratch_used.max(off + n);
-        self.cx.scratch_first + off
-    }
-
-    fn push(&mut self, o: Op, f: Format, ops: &[Operand]) -> Result<(), TranslateError> {
-        let mut i = reencode::build(o, f, self.cx)?;
-        for (k, x) in ops.iter().enumerate() {
-            i.set_operand(k, *x).map_err(|e| self.cx.enc(e))?;
-        }
-        self.out.push(i);
-        Ok(())
-    }
-
     /// `s_wait_dscnt 0` (when a permute is outstanding), then the FMAs of `pending`: the
     /// first k reads C (`Ok(register)` or `Err(inline constant)`) unless C is D.
     fn flush(
