@@ -116,7 +116,8 @@
 //! half alone (`v_cndmask_b32_e64 v3, 0, v3, s[0:1]; v_mov_b32 v11, v3`, no OR with -1)
 //! and the executor runs that code as written (the host, compiled by the same clang from
 //! the same source, has the high half all ones). Not reported upstream yet; reproduce with
-//! `scripts/difftest.sh --seed 3 --first 128 --count 1`.
+//! `scripts/difftest.sh --seed 3 --first 128 --count 1`. Pinned, minimized, by
+//! `tests/llvm22_or_select.rs` (-O0 matches; -O1/-O3 differ in exactly that high half).
 //!
 //! Seed 12 kernel 23 with `--features all` (f16, one word, -O1/-O3 on
 //! every target, -O0 matches) is LLVM 22's AMDGPU backend, not the executor: the source's
