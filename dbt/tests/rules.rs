@@ -478,6 +478,37 @@ amdhsa.kernels:
     s
 }
 
+/// Runs the far-loop kernel `guest` on gfx950 and its translation `object` on `host` for
+/// 0, 1 and 5 passes; both must give the reference: v2 = lane + 3 (n + 1) + `added` (what
+/// the variant adds after the loop), v3 the packed f16 of lane + 3n from the far part's
+/// last pass (0 when it never ran).
+fn far_loop_gives_the_reference(guest: &[u8], object: &[u8], host: Target, added: u32) {
+    for n in [0u32, 1, 5] {
+        let want = run_far(guest, Target::Gfx950, n);
+        let got = run_far(object, host, n);
+        for lane in 0..64u32 {
+            let v2 = lane + 3 * (n + 1) + added;
+            let v3 = if n == 0 {
+                0
+            } else {
+                let h = u32::from(half::f16::from_f32((lane + 3 * n) as f32).to_bits());
+                h | h << 16
+            };
+            let l = lane as usize;
+            assert_eq!(
+                (want[2 * l], want[2 * l + 1]),
+                (v2, v3),
+                "gfx950 n={n} lane {lane}"
+            );
+            assert_eq!(
+                (got[2 * l], got[2 * l + 1]),
+                (v2, v3),
+                "translated {host} n={n} lane {lane}"
+            );
+        }
+    }
+}
+
 fn run_far(bytes: &[u8], target: Target, n: u32) -> Vec<u32> {
     let extra = [ArgValue::bytes(&n.to_le_bytes())];
     common::run_words(bytes, target, "far", [64, 64], None, 64 * 2, &extra)
@@ -503,31 +534,7 @@ fn branches_past_the_sopp_range_take_long_forms() {
         3,
         "three long forms"
     );
-    for n in [0u32, 1, 5] {
-        let want = run_far(&guest, Target::Gfx950, n);
-        let got = run_far(&t.object, Target::Gfx942, n);
-        for lane in 0..64u32 {
-            let v2 = lane + 3 * (n + 1);
-            // The far part ran n times, last on lane + 3n.
-            let v3 = if n == 0 {
-                0
-            } else {
-                let h = u32::from(half::f16::from_f32((lane + 3 * n) as f32).to_bits());
-                h | h << 16
-            };
-            let l = lane as usize;
-            assert_eq!(
-                (want[2 * l], want[2 * l + 1]),
-                (v2, v3),
-                "gfx950 n={n} lane {lane}"
-            );
-            assert_eq!(
-                (got[2 * l], got[2 * l + 1]),
-                (v2, v3),
-                "translated gfx942 n={n} lane {lane}"
-            );
-        }
-    }
+    far_loop_gives_the_reference(&guest, &t.object, Target::Gfx942, 0);
 }
 
 /// The far loop with every SGPR below VCC in use (s101 holds an addend the exit adds),
@@ -576,30 +583,7 @@ fn branches_past_the_sopp_range_without_a_free_pair_hop_through_islands() {
             k.code_after,
             dis.matches("s_branch ").count()
         );
-        for n in [0u32, 1, 5] {
-            let want = run_far(&guest, Target::Gfx950, n);
-            let got = run_far(&t.object, host, n);
-            for lane in 0..64u32 {
-                let v2 = lane + 3 * (n + 1) + 5;
-                let v3 = if n == 0 {
-                    0
-                } else {
-                    let h = u32::from(half::f16::from_f32((lane + 3 * n) as f32).to_bits());
-                    h | h << 16
-                };
-                let l = lane as usize;
-                assert_eq!(
-                    (want[2 * l], want[2 * l + 1]),
-                    (v2, v3),
-                    "gfx950 n={n} lane {lane}"
-                );
-                assert_eq!(
-                    (got[2 * l], got[2 * l + 1]),
-                    (v2, v3),
-                    "translated {host} n={n} lane {lane}"
-                );
-            }
-        }
+        far_loop_gives_the_reference(&guest, &t.object, host, 5);
     }
 }
 
