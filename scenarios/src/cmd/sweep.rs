@@ -8,8 +8,8 @@
 //! - `cus`: the 256^3 `matmul_tiled` GEMM time vs CU count (the preset with 8, 4 and 2
 //!   XCDs: 304, 152 and 76 CUs on the MI300X). After the CSV it prints, per CU count, why
 //!   the run took what it took: L2 and HBM bandwidth used against the configured peaks,
-//!   instructions per CU per cycle, wait-counter stalls, and the verdict (memory-, issue-
-//!   or latency-bound; CUs left idle).
+//!   the L2 hit rate, instructions per CU per cycle, wait-counter stalls, and the verdict
+//!   (memory-, issue- or latency-bound; CUs left idle).
 //!
 //! ```text
 //! gfxsim sweep --kind latency --gpu mi300x --out /tmp/lat     # /tmp/lat.csv, /tmp/lat.svg
@@ -175,6 +175,10 @@ fn explain(cfg: &GpuConfig, m: &Measured, workgroups: u32) -> String {
     let ipc_peak = f64::from(cfg.xcd.cu.simds) / f64::from(t.issue_period.max(1));
     let waits = m.wait_stalls as f64 / m.issued.max(1) as f64;
     let (l2_use, hbm_use) = (l2 / l2_peak, hbm / hbm_peak);
+    // Loads that hit the L2 wait its latency, the others the MALL's or DRAM's: with more
+    // XCDs each L2 serves fewer of the workgroups that share a tile, so fewer hits.
+    let accesses = m.levels.l2.hits + m.levels.l2.misses;
+    let l2_hits = m.levels.l2.hits as f64 / accesses.max(1) as f64;
     let per_cu = f64::from(workgroups) / f64::from(cus);
     let mut verdict = if l2_use.max(hbm_use) >= 0.7 {
         let level = if hbm_use >= l2_use { "HBM" } else { "L2" };
@@ -188,11 +192,12 @@ fn explain(cfg: &GpuConfig, m: &Measured, workgroups: u32) -> String {
         let _ = write!(verdict, "; {} of {cus} CUs idle", cus - workgroups);
     }
     format!(
-        "{cus} CUs: {:.0} cycles; L2 {l2:.0} of {l2_peak:.0} B/cycle ({:.0}%), HBM {hbm:.0} of \
-         {hbm_peak:.0} B/cycle ({:.0}%), {ipc:.2} of {ipc_peak:.0} instructions per CU per \
-         cycle, {waits:.2} wait-counter stalls per instruction: {verdict}",
+        "{cus} CUs: {:.0} cycles; L2 {l2:.0} of {l2_peak:.0} B/cycle ({:.0}%), {:.0}% L2 hits, \
+         HBM {hbm:.0} of {hbm_peak:.0} B/cycle ({:.0}%), {ipc:.2} of {ipc_peak:.0} instructions \
+         per CU per cycle, {waits:.2} wait-counter stalls per instruction: {verdict}",
         m.cycles,
         100.0 * l2_use,
+        100.0 * l2_hits,
         100.0 * hbm_use,
     )
 }
