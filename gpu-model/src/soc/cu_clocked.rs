@@ -852,7 +852,8 @@ impl IssuePolicy for ClockedTurn<'_, '_> {
         // When the wave may issue again, what its pipeline is busy with, and when its
         // result is ready for a dependent ALU instruction. An ALU instruction holds
         // its wave only for its issue passes (a wave64 takes 2 on a SIMD32, 4 on a
-        // SIMD16); its latency is what a dependent instruction waits for, as an
+        // SIMD16; ASSUMPTION on RDNA for every op, sources at the RDNA presets'
+        // `simd_lanes`); its latency is what a dependent instruction waits for, as an
         // `s_delay_alu` names it (GFX12). On the CDNA presets the VALU latency equals
         // the issue cadence (4 cycles), so a dependent VALU never waits longer there;
         // MAI hazards are the compiler's `s_nop`s (N + 1 wait states each).
