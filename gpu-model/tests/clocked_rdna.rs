@@ -38,16 +38,18 @@ fn u32b(x: u32) -> Vec<u8> {
     x.to_le_bytes().to_vec()
 }
 
+/// What one launch gave.
+struct Run {
+    cycles: f64,
+    /// The output buffer's dwords.
+    out: Vec<u32>,
+    /// LDS cycles spent on bank conflicts, all CUs (`ClockedStats::lds_conflict_cycles`).
+    lds_conflicts: u64,
+}
+
 /// Runs one launch of `kernel` (arguments: an output buffer of `grid` dwords, then
-/// `extra`) on a fresh SoC; returns its cycles and the output dwords.
-fn run(
-    cfg: &GpuConfig,
-    code: &[u8],
-    kernel: &str,
-    grid: u32,
-    wg: u32,
-    extra: &[u32],
-) -> (f64, Vec<u32>) {
+/// `extra`) on a fresh SoC.
+fn run(cfg: &GpuConfig, code: &[u8], kernel: &str, grid: u32, wg: u32, extra: &[u32]) -> Run {
     let mut soc = Soc::new(cfg, &SocOptions::default()).unwrap();
     let m = soc.load_code_object(code).unwrap();
     let out = soc.alloc(4 * u64::from(grid)).unwrap();
@@ -55,13 +57,23 @@ fn run(
     args.extend(extra.iter().map(|&x| u32b(x)));
     let c = run_to_end(&mut soc, m, kernel, [grid, 1, 1], [wg, 1, 1], &args);
     let cycles = (c.completed.0 - c.submitted.0) as f64 / soc.period().0 as f64;
+    let conflicts: u64 = soc
+        .cus()
+        .iter()
+        .filter_map(|p| soc.cu(p).and_then(|cu| cu.clocked_stats()))
+        .map(|s| s.lds_conflict_cycles)
+        .sum();
     let mut bytes = vec![0u8; 4 * grid as usize];
     soc.read(out, &mut bytes).unwrap();
     let words = bytes
         .chunks(4)
         .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
         .collect();
-    (cycles, words)
+    Run {
+        cycles,
+        out: words,
+        lds_conflicts: conflicts,
+    }
 }
 
 /// Submits one launch, runs the SoC until it is idle and returns the launch's
@@ -97,7 +109,7 @@ fn run_to_end(
 /// lanes. (As `hazard_cycles_per_inst` in tests/clocked.rs.)
 fn cycles_per_inst(cfg: &GpuConfig, obj: &str, kernel: &str, lanes: u32) -> f64 {
     let code = object(obj);
-    let t = |kernel: &str, iters: u32| run(cfg, &code, kernel, lanes, lanes, &[iters]).0;
+    let t = |kernel: &str, iters: u32| run(cfg, &code, kernel, lanes, lanes, &[iters]).cycles;
     // Completions are seen at 100-cycle steps: 1000 iterations keep that under 2%.
     let body = t(kernel, 1008) - t(kernel, 8);
     let lp = t("empty", 1008) - t("empty", 8);
@@ -169,10 +181,11 @@ fn rdna4_wave32_and_wave64_reach_the_same_valu_peak() {
         let code = object(obj);
         let waves = 2 * cfg.xcd.cu.simds * 8;
         let items = waves * lanes;
-        let (a, out_a) = run(&cfg, &code, "valu_indep", items, 4 * lanes, &[8]);
+        let first = run(&cfg, &code, "valu_indep", items, 4 * lanes, &[8]);
+        let (a, out_a) = (first.cycles, first.out);
         // Completions are seen at 100-cycle steps: 1000 more iterations (over 16 K
         // cycles per SIMD) keep that under 1%.
-        let (b, _) = run(&cfg, &code, "valu_indep", items, 4 * lanes, &[1008]);
+        let b = run(&cfg, &code, "valu_indep", items, 4 * lanes, &[1008]).cycles;
         // 8 v_fmac_f32 per iteration (inline assembly).
         let rate = f64::from(items) * 8.0 * 1000.0 / (b - a);
         eprintln!("wave{lanes}: {rate:.1} VALU lane-operations per cycle (peak {peak})");
@@ -232,20 +245,24 @@ fn conflict_cycles(lanes: u32, stride: u32, banks: u32, group: u32) -> u32 {
         .sum()
 }
 
-/// Cycles per iteration of `lds_stride` with `stride` (one wave of `lanes` lanes), by
-/// the difference of 64 and 1088 iterations (completions are seen at 100-cycle steps:
-/// 0.1 cycle per iteration); checks each lane's sum against the CPU's
-/// (`lds[i] = i`, so `iters x ((lane x stride) mod 4096)`).
-fn lds_per_iter(cfg: &GpuConfig, code: &[u8], lanes: u32, stride: u32) -> f64 {
+/// Cycles and bank-conflict cycles per iteration of `lds_stride` with `stride` (one wave
+/// of `lanes` lanes), by the difference of 64 and 1088 iterations (completions are seen
+/// at 100-cycle steps: 0.1 cycle per iteration); checks each lane's sum against the
+/// CPU's (`lds[i] = i`, so `iters x ((lane x stride) mod 4096)`).
+fn lds_per_iter(cfg: &GpuConfig, code: &[u8], lanes: u32, stride: u32) -> (f64, f64) {
     let t = |iters: u32| {
-        let (cycles, out) = run(cfg, code, "lds_stride", lanes, lanes, &[stride, iters]);
-        for (l, &got) in out.iter().enumerate() {
+        let r = run(cfg, code, "lds_stride", lanes, lanes, &[stride, iters]);
+        for (l, &got) in r.out.iter().enumerate() {
             let want = iters.wrapping_mul((l as u32 * stride) % 4096);
             assert_eq!(got, want, "stride {stride}, lane {l}");
         }
-        cycles
+        r
     };
-    (t(1088) - t(64)) / 1024.0
+    let (a, b) = (t(64), t(1088));
+    (
+        (b.cycles - a.cycles) / 1024.0,
+        (b.lds_conflicts - a.lds_conflicts) as f64 / 1024.0,
+    )
 }
 
 /// One preset of [`lds_conflicts_follow_the_preset_banks`].
@@ -270,7 +287,8 @@ struct LdsCase {
 /// load returns `busy - 1` cycles later than a conflict-free one, and the wave issues
 /// again on its SIMD's next issue cycle (every 4 cycles on CDNA, every cycle on RDNA):
 /// the measured cycles per iteration are the stride-1 ones plus the CPU's count of
-/// extra cycles, rounded up to the issue period, within a quarter cycle.
+/// extra cycles, rounded up to the issue period, within a quarter cycle; the CU's
+/// `lds_conflict_cycles` counts exactly those extra cycles.
 #[test]
 fn lds_conflicts_follow_the_preset_banks() {
     let cases = [
@@ -304,13 +322,20 @@ fn lds_conflicts_follow_the_preset_banks() {
         let period = f64::from(t.issue_period);
         let code = object(obj);
         assert_eq!(conflict_cycles(lanes, 1, banks, group), 1, "{preset}");
-        let base = lds_per_iter(&cfg, &code, lanes, 1).round();
+        let (base, none) = lds_per_iter(&cfg, &code, lanes, 1);
+        let base = base.round();
+        assert_eq!(none, 0.0, "{preset} stride 1: conflict cycles counted");
         eprintln!("{preset} stride 1: {base} cycles per iteration");
         for (stride, pinned) in strides {
             let busy = conflict_cycles(lanes, stride, banks, group);
             assert_eq!(busy, pinned, "{preset} stride {stride}: the CPU's count");
             let want = ((base + f64::from(busy - 1)) / period).ceil() * period;
-            let got = lds_per_iter(&cfg, &code, lanes, stride);
+            let (got, conflicts) = lds_per_iter(&cfg, &code, lanes, stride);
+            assert_eq!(
+                conflicts,
+                f64::from(busy - 1),
+                "{preset} stride {stride}: conflict cycles counted per load"
+            );
             eprintln!(
                 "{preset} stride {stride}: {got:.2} cycles per iteration (expected {want}: \
                  {busy} cycles per load)"

@@ -859,6 +859,12 @@ impl IssuePolicy for ClockedTurn<'_, '_> {
         // MAI hazards are the compiler's `s_nop`s (N + 1 wait states each).
         let s = c.spec;
         let passes = u64::from(r.wave.wave_size.div_ceil(s.simd_lanes.max(1)));
+        // The LDS cycles of a conflict-free access: one per group of lanes it serves.
+        let lds_groups = r
+            .wave
+            .wave_size
+            .div_ceil(s.lds_lanes_per_cycle.max(1))
+            .max(1);
         let result = |lat: u32| Tick(now.0 + (u64::from(lat) + passes - 1) * period);
         let latency = match slot.class {
             IssueClass::ScalarAlu => {
@@ -942,11 +948,7 @@ impl IssuePolicy for ClockedTurn<'_, '_> {
                         let start = c.lds_free.max(now);
                         c.lds_free = Tick(start.0 + u64::from(lds_busy.max(1)) * period);
                         c.stats.lds_conflict_cycles +=
-                            u64::from(lds_busy.saturating_sub(if s.lds_lanes_per_cycle >= 64 {
-                                1
-                            } else {
-                                64 / s.lds_lanes_per_cycle.max(1)
-                            }));
+                            u64::from(lds_busy.saturating_sub(lds_groups));
                         Tick(
                             start.0
                                 + (u64::from(s.lds_latency) + u64::from(lds_busy.max(1)) - 1)
