@@ -852,12 +852,19 @@ impl IssuePolicy for ClockedTurn<'_, '_> {
         // When the wave may issue again, what its pipeline is busy with, and when its
         // result is ready for a dependent ALU instruction. An ALU instruction holds
         // its wave only for its issue passes (a wave64 takes 2 on a SIMD32, 4 on a
-        // SIMD16); its latency is what a dependent instruction waits for, as an
+        // SIMD16; ASSUMPTION on RDNA for every op, sources at the RDNA presets'
+        // `simd_lanes`); its latency is what a dependent instruction waits for, as an
         // `s_delay_alu` names it (GFX12). On the CDNA presets the VALU latency equals
         // the issue cadence (4 cycles), so a dependent VALU never waits longer there;
         // MAI hazards are the compiler's `s_nop`s (N + 1 wait states each).
         let s = c.spec;
         let passes = u64::from(r.wave.wave_size.div_ceil(s.simd_lanes.max(1)));
+        // The LDS cycles of a conflict-free access: one per group of lanes it serves.
+        let lds_groups = r
+            .wave
+            .wave_size
+            .div_ceil(s.lds_lanes_per_cycle.max(1))
+            .max(1);
         let result = |lat: u32| Tick(now.0 + (u64::from(lat) + passes - 1) * period);
         let latency = match slot.class {
             IssueClass::ScalarAlu => {
@@ -941,11 +948,7 @@ impl IssuePolicy for ClockedTurn<'_, '_> {
                         let start = c.lds_free.max(now);
                         c.lds_free = Tick(start.0 + u64::from(lds_busy.max(1)) * period);
                         c.stats.lds_conflict_cycles +=
-                            u64::from(lds_busy.saturating_sub(if s.lds_lanes_per_cycle >= 64 {
-                                1
-                            } else {
-                                64 / s.lds_lanes_per_cycle.max(1)
-                            }));
+                            u64::from(lds_busy.saturating_sub(lds_groups));
                         Tick(
                             start.0
                                 + (u64::from(s.lds_latency) + u64::from(lds_busy.max(1)) - 1)

@@ -214,7 +214,9 @@ pub fn mfma_passes(target: Target, mnemonic: &str) -> Option<u32> {
 /// ASSUMPTION (fp8, bf8): the 8-bit integer rate; (f16, bf16): half of it, as on CDNA3,
 /// where LLVM gives an f16 MFMA and the i8/fp8 one of twice its K the same passes.
 /// ASSUMPTION: a wave64 WMMA (the same 16x16 tile over 64 lanes) takes as long as a
-/// wave32 one: the same operations at the same rate. `None`: not a WMMA/SWMMAC mnemonic.
+/// wave32 one: the same operations at the same rate (no source gives a wave64 rate:
+/// GPUOpen's "Using the Matrix Cores of AMD RDNA 4 architecture GPUs" gives per-CU
+/// rates only, the RDNA4 ISA guide none; searched December 2026). `None`: not a WMMA/SWMMAC mnemonic.
 pub fn wmma_cycles(mnemonic: &str) -> Option<u32> {
     let (rest, sparse) = match mnemonic.strip_prefix("v_wmma_") {
         Some(r) => (r, false),
