@@ -91,7 +91,6 @@ const OVER_BOUND: &[(&str, &str)] = &[
         "matvec_f64",
         "code: v_lshl_add_u64 with shifts, 64-bit global loads",
     ),
-    ("const_table", "code: 36 global accesses"),
     (
         "indirect_call",
         "code: 10 expanded instructions (4 v_lshl_add_u64, 12-byte global accesses)",

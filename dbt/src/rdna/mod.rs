@@ -53,6 +53,7 @@
 
 pub(crate) mod desc;
 pub(crate) mod known;
+pub(crate) mod logic;
 pub(crate) mod matrix;
 pub(crate) mod matrix_valu;
 pub(crate) mod reencode;

@@ -193,6 +193,9 @@ pub(crate) fn lower(g: &Inst, bytes: &[u8], cx: &mut Ctx<'_>) -> Result<Vec<Inst
         let bits = if g.op == Op::DsReadB64TrB16 { 16 } else { 8 };
         return read_tr(g, bits, cx);
     }
+    if let Some(seq) = bitop3_short(g, cx)? {
+        return Ok(seq);
+    }
     if matches!(
         g.op,
         Op::VBitop3B32 | Op::VBitop3B16 | Op::VCvtPkF16F32 | Op::VCvtPkBf16F32
@@ -233,6 +236,33 @@ pub(crate) fn lower(g: &Inst, bytes: &[u8], cx: &mut Ctx<'_>) -> Result<Vec<Inst
         return lds_dma(g, cx);
     }
     lower_one(g, cx)
+}
+
+/// A plain `v_bitop3_b32` (no clamp, op_sel or extension) as at most two GFX12 bitwise
+/// operations ([`super::logic`]), when its function takes no more.
+fn bitop3_short(g: &Inst, cx: &mut Ctx<'_>) -> Result<Option<Vec<Inst>>, TranslateError> {
+    let Some(table) = g.bitop3() else {
+        return Ok(None);
+    };
+    if g.op != Op::VBitop3B32
+        || g.ext().is_some()
+        || g.field(F::Clamp) != 0
+        || g.field(F::OpSel) != 0
+    {
+        return Ok(None);
+    }
+    let d = map_operand(g, op(g, 0, cx)?, cx)?;
+    let mut srcs = [Operand::Inline(128); 3];
+    for (k, s) in srcs.iter_mut().enumerate() {
+        *s = map_operand(g, op(g, k + 1, cx)?, cx)?;
+    }
+    let Some((seq, scratch)) = super::logic::bitop3(table, d, srcs, cx.scratch_first, cx)? else {
+        return Ok(None);
+    };
+    if scratch {
+        cx.scratch_used = cx.scratch_used.max(1);
+    }
+    Ok(Some(seq))
 }
 
 /// Whether `g` reads only the low 16 bits of its VGPR sources: a GFX9 16-bit operation
