@@ -395,6 +395,7 @@ fn emit(
         pending: u8::MAX,
         float_mode: (p.kd.compute_pgm_rsrc1 >> 12 & 0xff) as u8,
         high16_dead: false,
+        extended: [None; 2],
         chains,
         bases,
     };
@@ -552,6 +553,14 @@ fn emit(
             s.inst.operand(0),
             Some(isa::Operand::Vgpr { first, count: 1 }) if high16_dead(cfg, pc, first)
         );
+        cx.extended = [None; 2];
+        if s.inst.op == isa::Op::VLshlAddU64 {
+            for (k, i) in [1, 3].into_iter().enumerate() {
+                if let Some(isa::Operand::Vgpr { first, count: 2 }) = s.inst.operand(i) {
+                    cx.extended[k] = extended(cfg, pc, first);
+                }
+            }
+        }
         // In a sidecar, LDS storage accesses become global accesses to the workgroup's
         // slice (`crate::vlds`, GFX9), re-encoded.
         let virtual_lds = match sidecar {
@@ -707,6 +716,77 @@ fn high16_dead(cfg: &Cfg, pc: u64, v: u16) -> bool {
         }
     }
     false
+}
+
+/// Whether the VGPR pair `v[lo:lo+1]`, read by the instruction at `pc`, holds a 32-bit
+/// value extended to 64 bits in every lane that instruction runs: `Some(false)` when
+/// the high half's last write, earlier in the same block, is `v_mov_b32 hi, 0`
+/// (zero-extended, whatever `lo` holds), `Some(true)` when it is `v_ashrrev_i32 hi, 31,
+/// lo` and `lo` is not written after it (sign-extended). Nothing between the write and
+/// `pc` may write EXEC (lanes the write left out could run at `pc`); anything else, a
+/// block boundary or a long stretch gives `None`.
+fn extended(cfg: &Cfg, pc: u64, lo: u16) -> Option<bool> {
+    let hi = lo + 1;
+    let mut at = pc;
+    let mut lo_written = false;
+    for _ in 0..64 {
+        if cfg.leaders.contains(&at) {
+            return None;
+        }
+        let (&prev, s) = cfg.insts.range(..at).next_back()?;
+        if !matches!(s.flow, Flow::Next) || cfg.next_pc(prev) != at {
+            return None;
+        }
+        at = prev;
+        let g = &s.inst;
+        let (mut writes_hi, mut writes_lo) = (false, false);
+        for a in g.accesses() {
+            let hits = |r: u16| a.first <= r && r < a.first + u16::from(a.count);
+            match a.file {
+                isa::RegFile::Vgpr if a.kind.writes() => {
+                    writes_hi |= hits(hi);
+                    writes_lo |= hits(lo);
+                }
+                isa::RegFile::Sgpr if a.kind.writes() && (hits(126) || hits(127)) => return None,
+                _ => {}
+            }
+        }
+        if writes_hi {
+            let plain = g.ext().is_none()
+                && matches!(
+                    g.format,
+                    isa::layout::Format::Vop1 | isa::layout::Format::Vop2
+                );
+            let dst = g.operand(0)
+                == Some(isa::Operand::Vgpr {
+                    first: hi,
+                    count: 1,
+                });
+            return match g.op {
+                isa::Op::VMovB32
+                    if plain && dst && g.operand(1) == Some(isa::Operand::Inline(128)) =>
+                {
+                    Some(false)
+                }
+                isa::Op::VAshrrevI32
+                    if plain
+                        && dst
+                        && !lo_written
+                        && g.operand(1) == Some(isa::Operand::Inline(128 + 31))
+                        && g.operand(2)
+                            == Some(isa::Operand::Vgpr {
+                                first: lo,
+                                count: 1,
+                            }) =>
+                {
+                    Some(true)
+                }
+                _ => None,
+            };
+        }
+        lo_written |= writes_lo;
+    }
+    None
 }
 
 /// Re-encodes an instruction that the translation built for GFX9 (a virtual-LDS

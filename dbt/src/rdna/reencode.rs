@@ -93,6 +93,10 @@ pub(crate) struct Ctx<'a> {
     /// read before it is overwritten ([`super::high16_dead`]): a GFX9 16-bit operation's
     /// clearing of it is then left out.
     pub high16_dead: bool,
+    /// For a `v_lshl_add_u64`, whether its shifted source and its addend (VGPR pairs)
+    /// hold a 32-bit value extended to 64 bits, signed (`Some(true)`) or unsigned
+    /// ([`super::extended`]).
+    pub extended: [Option<bool>; 2],
     /// The scope's 32x32 MFMA chains, whose tiles live below `scratch_first`.
     pub chains: super::matrix::Chains,
     /// The f32 MFMAs' permute bases, which live below `scratch_first`.
@@ -930,6 +934,9 @@ fn lshl_add_u64(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError>
         return Err(cx.unsupported(g, "unexpected destination"));
     };
     let (a, n) = (map_operand(g, a, cx)?, map_operand(g, n, cx)?);
+    if let Some(h) = lshl_add_mad(g, d, [a, n, map_operand(g, c, cx)?], cx)? {
+        return Ok(vec![h]);
+    }
     let (c0, c1) = (half(g, c, 0, cx)?, half(g, c, 1, cx)?);
     let t = cx.scratch_first;
     cx.scratch_used = cx.scratch_used.max(2);
@@ -978,6 +985,64 @@ fn lshl_add_u64(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError>
         out.extend(two_movs(g, d, [v1(t), v1(t + 1)], cx)?);
     }
     Ok(out)
+}
+
+/// `v_lshl_add_u64 d, a, n, c` as one `v_mad_co_u64_u32` / `v_mad_co_i64_i32 d, null,
+/// x, 1 << n, y` when a 64-bit source is a 32-bit value extended ([`Ctx::extended`]):
+/// `zext(a.lo) << n == zext(a.lo) * 2^n` and, for `2^n` positive as an i32 (n <= 30),
+/// `sext(a.lo) << n == sext(a.lo) * sext(2^n)` modulo 2^64, plus the 64-bit addend. With
+/// no shift either addend may be the extended one. The addend must be a register pair
+/// or an integer inline constant (the same 64-bit value on both families).
+fn lshl_add_mad(
+    g: &Inst,
+    d: Operand,
+    [a, n, c]: [Operand; 3],
+    cx: &Ctx<'_>,
+) -> Result<Option<Inst>, TranslateError> {
+    let Operand::Inline(code @ 128..=159) = n else {
+        return Ok(None);
+    };
+    let shift = u32::from(code - 128);
+    let lo = |o: Operand| match o {
+        Operand::Vgpr { first, count: 2 } => Some(v1(first)),
+        _ => None,
+    };
+    let addend = |o: Operand| {
+        matches!(
+            o,
+            Operand::Vgpr { count: 2, .. }
+                | Operand::Sgpr { count: 2, .. }
+                | Operand::Inline(128..=208)
+        )
+    };
+    let pick = match (cx.extended, lo(a), lo(c)) {
+        ([Some(signed), _], Some(x), _) if addend(c) => Some((signed, x, c)),
+        ([_, Some(signed)], _, Some(x)) if shift == 0 && addend(a) => Some((signed, x, a)),
+        _ => None,
+    };
+    let Some((signed, x, y)) = pick else {
+        return Ok(None);
+    };
+    if signed && shift > 30 {
+        return Ok(None);
+    }
+    let o = if signed {
+        Op::VMadCoI64I32
+    } else {
+        Op::VMadCoU64U32
+    };
+    let mut h = build(o, Format::Vop3b, cx)?;
+    let null = Operand::Sgpr {
+        first: NULL,
+        count: 2,
+    };
+    for (k, v) in [d, null, x, constant(1 << shift), y]
+        .into_iter()
+        .enumerate()
+    {
+        h.set_operand(k, v).map_err(|e| cx.enc(e))?;
+    }
+    Ok(Some(redecode(&h, g, cx)?))
 }
 
 /// The GFX12 `s_cmp_*` of a GFX9 `s_cmpk_*` (GFX12 has no SOPK compares: llvm-mc-22
