@@ -708,7 +708,7 @@ fn high16_dead(cfg: &Cfg, pc: u64, v: u16) -> bool {
                 _ => {}
             }
         }
-        if reads && !reencode::reads_low16(&n.inst) {
+        if reads && !reencode::reads_low16(&n.inst) && !stores_low16(&n.inst, v) {
             return false;
         }
         if (overwrites && n.inst.ext().is_none()) || matches!(n.flow, Flow::End) {
@@ -716,6 +716,40 @@ fn high16_dead(cfg: &Cfg, pc: u64, v: u16) -> bool {
         }
     }
     false
+}
+
+/// Whether `g` is an 8- or 16-bit store (not a `_d16_hi` one) whose data is VGPR `v`
+/// and which reads `v` nowhere else (its address): it stores the low bits only.
+fn stores_low16(g: &isa::Inst, v: u16) -> bool {
+    use isa::Op::*;
+    if !matches!(
+        g.op,
+        GlobalStoreShort
+            | GlobalStoreByte
+            | FlatStoreShort
+            | FlatStoreByte
+            | ScratchStoreShort
+            | ScratchStoreByte
+            | BufferStoreShort
+            | BufferStoreByte
+            | DsWriteB16
+            | DsWriteB8
+    ) {
+        return false;
+    }
+    // The data is MUBUF's first operand (vdata), the others' second (after vaddr).
+    let data = if g.format == isa::layout::Format::Mubuf {
+        0
+    } else {
+        1
+    };
+    if g.operand(data) != Some(isa::Operand::Vgpr { first: v, count: 1 }) {
+        return false;
+    }
+    (0..g.num_operands()).filter(|&i| i != data).all(|i| {
+        !matches!(g.operand(i), Some(isa::Operand::Vgpr { first, count })
+            if first <= v && v < first + u16::from(count))
+    })
 }
 
 /// Whether the VGPR pair `v[lo:lo+1]`, read by the instruction at `pc`, holds a 32-bit
