@@ -104,10 +104,6 @@ const OVER_BOUND: &[(&str, &str)] = &[
         "f16_hip",
         "instructions and code: high-half clearing of 16-bit results",
     ),
-    (
-        "asm_t16",
-        "instructions and code: high-half clearing of 16-bit results",
-    ),
 ];
 
 #[test]

@@ -1194,6 +1194,9 @@ fn sdwa(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     {
         return Err(cx.unsupported(g, "SDWA neg/abs are not translated"));
     }
+    if let Some(seq) = sdwa_op_sel(g, cx)? {
+        return Ok(seq);
+    }
     let vopc = g.format == Format::Vopc;
     let n = g.num_operands();
     let mut ops: Vec<Operand> = (0..n).map(|i| op(g, i, cx)).collect::<Result<_, _>>()?;
@@ -1331,6 +1334,153 @@ fn sdwa(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
         }
     }
     Ok(out)
+}
+
+/// A GFX9 SDWA 16-bit operation whose selects are all words or dwords, as the GFX12 VOP3
+/// operation with `op_sel` (GFX12 16-bit operations read either half of a VGPR source
+/// and write either half of the destination, keeping the other: llvm-mc-22 takes
+/// `v_add_f16_e64 v4.h, v1.h, v2.l` as `op_sel:[1,0,1]`; the gfx1201 model's `put16`),
+/// where the general rule ([`sdwa`]) extracts, computes and merges in up to six
+/// instructions. A 16-bit operation reads only the low 16 bits of the SDWA-extended
+/// source, so WORD_1 is the high half and WORD_0/DWORD the low one, whatever the sign
+/// extension. The destination: WORD_1 or WORD_0 with UNUSED_PRESERVE is the half alone;
+/// a DWORD or WORD_0 result with UNUSED_PAD (the 16-bit result zero-extended, as
+/// without SDWA) clears the high half after it unless it is dead ([`zero_high16`]); WORD_1
+/// with UNUSED_PAD clears the low half. Taken: the 16-bit-result operations of
+/// [`zeroes_high16`] but `v_ldexp_f16` (its GFX9 exponent is 32 bits), `v_cvt_f16_f32`
+/// (a dword source), `v_cvt_f32_f16` (a dword result) and the 16-bit VOPC compares writing
+/// VCC, on VGPR sources where a high half is selected. Anything else: `None`.
+fn sdwa_op_sel(g: &Inst, cx: &mut Ctx<'_>) -> Result<Option<Vec<Inst>>, TranslateError> {
+    let vopc = g.format == Format::Vopc;
+    let (src32, dst32) = match g.op {
+        Op::VCvtF16F32 => (true, false),
+        Op::VCvtF32F16 => (false, true),
+        Op::VLdexpF16 => return Ok(None),
+        o if zeroes_high16(o) => (false, false),
+        o if vopc
+            && o.compare().is_some_and(|c| !c.writes_exec)
+            && g.mnemonic().ends_with("16") =>
+        {
+            (false, true)
+        }
+        _ => return Ok(None),
+    };
+    if g.field(F::Omod) != 0 || (vopc && g.field(F::SdwaSd) != 0) {
+        return Ok(None);
+    }
+    let n = g.num_operands();
+    let code = |c: u32, sgpr: bool| -> Operand {
+        if !sgpr {
+            v1(c as u16)
+        } else if c >= 128 {
+            Operand::Inline(c as u16)
+        } else {
+            Operand::Sgpr {
+                first: c as u16,
+                count: 1,
+            }
+        }
+    };
+    let mut srcs = [(
+        code(g.field(F::ExtSrc0), g.field(F::SdwaS0) != 0),
+        g.field(F::SdwaSrc0Sel),
+    ); 2];
+    let nsrc = if g.format == Format::Vop1 { 1 } else { 2 };
+    if nsrc == 2 {
+        srcs[1] = (
+            code(g.field(F::Vsrc1), g.field(F::SdwaS1) != 0),
+            g.field(F::SdwaSrc1Sel),
+        );
+    }
+    let mut sel = 0u32;
+    for (k, &(o, s)) in srcs.iter().take(nsrc).enumerate() {
+        match s {
+            6 => {}
+            4 if !src32 => {}
+            5 if !src32 && matches!(o, Operand::Vgpr { .. }) => sel |= 1 << k,
+            _ => return Ok(None),
+        }
+    }
+    // (write the high half, clear the high half after, clear the low half after)
+    let (hi, clear_hi, clear_lo) = if vopc {
+        (false, false, false)
+    } else {
+        match (g.field(F::SdwaDstSel), g.field(F::SdwaDstUnused)) {
+            (6, 0 | 2) if dst32 => (false, false, false),
+            _ if dst32 => return Ok(None),
+            (6, 0 | 2) | (4, 0) => (false, !cx.high16_dead, false),
+            (4, 2) => (false, false, false),
+            (5, 2) => (true, false, false),
+            (5, 0) => (true, false, true),
+            _ => return Ok(None),
+        }
+    };
+    if hi {
+        sel |= 8;
+    }
+    // The plain operation as GFX9 VOP3, lowered like any other, then given op_sel.
+    let mut plain = None;
+    for fm in [Format::Vop3, Format::Vop3b] {
+        if let Ok(i) = Inst::build(g.target, g.op, fm) {
+            plain = Some(i);
+            break;
+        }
+    }
+    let Some(mut plain) = plain else {
+        return Ok(None);
+    };
+    if plain.num_operands() != n {
+        return Ok(None);
+    }
+    for i in 0..n {
+        let o = match op(g, i, cx)? {
+            Operand::Fixed("vcc") => Operand::Sgpr {
+                first: 106,
+                count: 2,
+            },
+            o => o,
+        };
+        plain.set_operand(i, o).map_err(|e| cx.enc(e))?;
+    }
+    // The sources sit after the destination, in order.
+    if (0..nsrc).any(|k| plain.operand(1 + k) != Some(srcs[k].0)) {
+        return Ok(None);
+    }
+    if !vopc && g.field(F::Clamp) != 0 {
+        let field = plain
+            .layout()
+            .field(F::Clamp)
+            .ok_or_else(|| cx.no_rule(g))?;
+        plain.bits = layout::put(plain.bits, field, 1);
+    }
+    let mut seq = lower_plain(&plain, cx)?;
+    let [h] = seq.as_mut_slice() else {
+        return Ok(None);
+    };
+    if sel != 0 {
+        let Some(fl) = h.layout().field(F::OpSel) else {
+            return Ok(None);
+        };
+        h.bits = layout::put(h.bits, fl, sel);
+        *h = redecode(h, g, cx)?;
+    }
+    if clear_hi {
+        seq.extend(zero_high16(g, cx)?);
+    }
+    if clear_lo {
+        let Some(d @ Operand::Vgpr { count: 1, .. }) = g.operand(0) else {
+            return Ok(None);
+        };
+        let mut i = build(Op::VAndB32, Format::Vop2, cx)?;
+        for (k, o) in [d, Operand::Literal(0xffff_0000), d]
+            .into_iter()
+            .enumerate()
+        {
+            i.set_operand(k, o).map_err(|e| cx.enc(e))?;
+        }
+        seq.push(i);
+    }
+    Ok(Some(seq))
 }
 
 /// A gfx1201 VOP3 instruction from operands in assembly order.
