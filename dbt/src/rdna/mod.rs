@@ -396,6 +396,7 @@ fn emit(
         float_mode: (p.kd.compute_pgm_rsrc1 >> 12 & 0xff) as u8,
         high16_dead: false,
         extended: [None; 2],
+        vcc_dead: false,
         chains,
         bases,
     };
@@ -554,6 +555,7 @@ fn emit(
             Some(isa::Operand::Vgpr { first, count: 1 }) if high16_dead(cfg, pc, first)
         );
         cx.extended = [None; 2];
+        cx.vcc_dead = s.inst.op == isa::Op::VLshlAddU64 && !vcc_live_after(cfg, pc);
         if s.inst.op == isa::Op::VLshlAddU64 {
             for (k, i) in [1, 3].into_iter().enumerate() {
                 if let Some(isa::Operand::Vgpr { first, count: 2 }) = s.inst.operand(i) {
@@ -713,6 +715,65 @@ fn high16_dead(cfg: &Cfg, pc: u64, v: u16) -> bool {
         }
         if (overwrites && n.inst.ext().is_none()) || matches!(n.flow, Flow::End) {
             return true;
+        }
+    }
+    false
+}
+
+/// Whether VCC may be read after the instruction at `pc` (which must not touch VCC)
+/// before all of it is written, along every path (`scope::scc_live_at` for VCC): a read
+/// of either half, a call or indirect jump, an instruction outside the CFG or a long
+/// search count as a read; a write of both halves ends a path, the end of the wave too.
+fn vcc_live_after(cfg: &Cfg, pc: u64) -> bool {
+    let Some(s) = cfg.insts.get(&pc) else {
+        return true;
+    };
+    let vcc = |a: &isa::Access| {
+        a.file == isa::RegFile::Sgpr && a.first < 108 && 106 < a.first + u16::from(a.count)
+    };
+    if s.inst.accesses().any(|a| vcc(&a)) {
+        return true;
+    }
+    let mut work = match s.flow {
+        Flow::Next => vec![cfg.next_pc(pc)],
+        _ => return true,
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let mut budget = 256;
+    while let Some(pc) = work.pop() {
+        if !seen.insert(pc) {
+            continue;
+        }
+        budget -= 1;
+        let Some(s) = cfg.insts.get(&pc) else {
+            return true;
+        };
+        if budget == 0 {
+            return true;
+        }
+        let (mut reads, mut covered) = (false, [false; 2]);
+        for a in s.inst.accesses().filter(|a| vcc(a)) {
+            reads |= a.kind.reads();
+            if a.kind == isa::AccessKind::Write {
+                for (k, c) in covered.iter_mut().enumerate() {
+                    *c |= a.first <= 106 + k as u16
+                        && 106 + (k as u16) < a.first + u16::from(a.count);
+                }
+            }
+        }
+        if reads {
+            return true;
+        }
+        if covered == [true; 2] {
+            continue;
+        }
+        let next = cfg.next_pc(pc);
+        match s.flow {
+            Flow::Next => work.push(next),
+            Flow::End => {}
+            Flow::Branch(t) => work.push(t),
+            Flow::CondBranch(t) => work.extend([t, next]),
+            Flow::Call(_) | Flow::SwapPc | Flow::SetPc => return true,
         }
     }
     false

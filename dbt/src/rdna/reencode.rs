@@ -97,6 +97,10 @@ pub(crate) struct Ctx<'a> {
     /// hold a 32-bit value extended to 64 bits, signed (`Some(true)`) or unsigned
     /// ([`super::extended`]).
     pub extended: [Option<bool>; 2],
+    /// For a `v_lshl_add_u64`, whether VCC is dead after it ([`super::vcc_live_after`]):
+    /// its carry may then go through VCC, which lets the high add take the 4-byte VOP2
+    /// form.
+    pub vcc_dead: bool,
     /// The scope's 32x32 MFMA chains, whose tiles live below `scratch_first`.
     pub chains: super::matrix::Chains,
     /// The f32 MFMAs' permute bases, which live below `scratch_first`.
@@ -941,7 +945,7 @@ fn lshl_add_u64(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError>
     let t = cx.scratch_first;
     cx.scratch_used = cx.scratch_used.max(2);
     let carry = Operand::Sgpr {
-        first: CARRY,
+        first: if cx.vcc_dead { 106 } else { CARRY },
         count: 2,
     };
     // A shift by 0 (clang's 64-bit address add) adds `a` itself: no shifted copy, unless
@@ -975,16 +979,52 @@ fn lshl_add_u64(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError>
     for (i, o) in [v1(r0), carry, a0, c0].into_iter().enumerate() {
         lo.set_operand(i, o).map_err(|e| cx.enc(e))?;
     }
-    let mut hi = build(Op::VAddCoCiU32, Format::Vop3b, cx)?;
-    for (i, o) in [v1(r1), carry, a1, c1, carry].into_iter().enumerate() {
-        hi.set_operand(i, o).map_err(|e| cx.enc(e))?;
-    }
+    let hi = match carry_vop2(r1, a1, c1, cx)? {
+        Some(h) => h,
+        None => {
+            let mut hi = build(Op::VAddCoCiU32, Format::Vop3b, cx)?;
+            for (i, o) in [v1(r1), carry, a1, c1, carry].into_iter().enumerate() {
+                hi.set_operand(i, o).map_err(|e| cx.enc(e))?;
+            }
+            hi
+        }
+    };
     out.push(lo);
     out.push(hi);
     if !direct {
         out.extend(two_movs(g, d, [v1(t), v1(t + 1)], cx)?);
     }
     Ok(out)
+}
+
+/// `v_add_co_ci_u32_e32 d, vcc, x, y, vcc` (VOP2, VCC implied, 4 bytes; llvm-mc-22
+/// -mcpu=gfx1201) when the carry may go through VCC ([`Ctx::vcc_dead`]) and a source is
+/// a VGPR (VOP2's src1; the add is commutative), else `None`.
+fn carry_vop2(
+    d: u16,
+    x: Operand,
+    y: Operand,
+    cx: &Ctx<'_>,
+) -> Result<Option<Inst>, TranslateError> {
+    let vgpr = |o: Operand| matches!(o, Operand::Vgpr { .. });
+    let (x, y) = match (vgpr(x), vgpr(y)) {
+        _ if !cx.vcc_dead => return Ok(None),
+        (_, true) => (x, y),
+        (true, false) => (y, x),
+        _ => return Ok(None),
+    };
+    let mut h = build(Op::VAddCoCiU32, Format::Vop2, cx)?;
+    let mut srcs = [v1(d), x, y].into_iter();
+    for i in 0..h.num_operands() {
+        if matches!(h.operand(i), Some(Operand::Fixed(_))) {
+            continue;
+        }
+        let Some(o) = srcs.next() else {
+            return Ok(None);
+        };
+        h.set_operand(i, o).map_err(|e| cx.enc(e))?;
+    }
+    Ok(srcs.next().is_none().then_some(h))
 }
 
 /// `v_lshl_add_u64 d, a, n, c` as one `v_mad_co_u64_u32` / `v_mad_co_i64_i32 d, null,
