@@ -85,10 +85,6 @@ const MUST: &[&str] = &[
 const OVER_BOUND: &[(&str, &str)] = &[
     // GFX12 VGLOBAL/VBUFFER encodings are 12 bytes where GFX9's are 8.
     (
-        "indirect_call",
-        "code: 10 expanded instructions (4 v_lshl_add_u64, 12-byte global accesses)",
-    ),
-    (
         "asm_buffer",
         "code: 25 MUBUF accesses as VBUFFER plus descriptor conversions",
     ),

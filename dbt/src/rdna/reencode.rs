@@ -24,9 +24,11 @@
 //!   without knowing the stream, so the mapping is conservative: any waited GFX9
 //!   counter waits for 0 on both of its GFX12 counters (`vmcnt(N<63)` ->
 //!   `s_wait_loadcnt 0` + `s_wait_storecnt 0`, `lgkmcnt(N<15)` -> `s_wait_dscnt 0` +
-//!   `s_wait_kmcnt 0`, `expcnt(N<7)` -> `s_wait_expcnt N`), leaving out the GFX12
+//!   `s_wait_kmcnt 0`; `dscnt` shares one `s_wait_loadcnt_dscnt` or
+//!   `s_wait_storecnt_dscnt` with a vector memory counter), leaving out the GFX12
 //!   counters that nothing can be outstanding on there (`known::pending`: e.g. a
-//!   `vmcnt(0)` after loads only waits on `loadcnt`). Field layout of the GFX9
+//!   `vmcnt(0)` after loads only waits on `loadcnt`) and `expcnt`, which nothing a
+//!   translation emits counts on (see [`waitcnt`]). Field layout of the GFX9
 //!   immediate: vmcnt bits 3:0 and 15:14, expcnt 6:4, lgkmcnt 11:8 (LLVM
 //!   AMDGPUBaseInfo, gfx9 `Waitcnt` encoding).
 //! * `s_barrier` -> `s_barrier_signal -1` + `s_barrier_wait -1` (what clang-22 emits for
@@ -836,7 +838,6 @@ fn redecode(h: &Inst, g: &Inst, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
 fn waitcnt(g: &Inst, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     let s = g.field(F::Simm16);
     let vm = (s & 0xf) | (s >> 14 & 3) << 4;
-    let exp = s >> 4 & 7;
     let lgkm = s >> 8 & 0xf;
     let mut out = Vec::new();
     let mut wait = |o: Op, v: u32| -> Result<(), TranslateError> {
@@ -847,19 +848,45 @@ fn waitcnt(g: &Inst, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     };
     // A counter nothing can be outstanding on needs no wait (`cx.pending`).
     use super::known::{DS, KM, LOAD, STORE};
-    for (waited, bit, o) in [
-        (vm < 63, LOAD, Op::SWaitLoadcnt),
-        (vm < 63, STORE, Op::SWaitStorecnt),
-        (lgkm < 15, DS, Op::SWaitDscnt),
-        (lgkm < 15, KM, Op::SWaitKmcnt),
-    ] {
-        if waited && cx.pending & bit != 0 {
-            wait(o, 0)?;
-        }
+    let need = |waited: bool, bit: u8| waited && cx.pending & bit != 0;
+    let (load, store) = (need(vm < 63, LOAD), need(vm < 63, STORE));
+    let (mut ds, km) = (need(lgkm < 15, DS), need(lgkm < 15, KM));
+    // dscnt rides along with loadcnt or storecnt in one `s_wait_loadcnt_dscnt` /
+    // `s_wait_storecnt_dscnt` (counts in bits 13:8 and 5:0, both 0 here: llvm-mc-22
+    // -mcpu=gfx1201; the gfx1201 model's `soc::timing::wait_thresholds`).
+    if load {
+        wait(
+            if ds {
+                Op::SWaitLoadcntDscnt
+            } else {
+                Op::SWaitLoadcnt
+            },
+            0,
+        )?;
+        ds = false;
     }
-    if exp < 7 {
-        wait(Op::SWaitExpcnt, exp)?;
+    if store {
+        wait(
+            if ds {
+                Op::SWaitStorecntDscnt
+            } else {
+                Op::SWaitStorecnt
+            },
+            0,
+        )?;
+        ds = false;
     }
+    if ds {
+        wait(Op::SWaitDscnt, 0)?;
+    }
+    if km {
+        wait(Op::SWaitKmcnt, 0)?;
+    }
+    // expcnt: on gfx1201 only `export`, `ds_param_load` and `ds_direct_load` count on it
+    // (the gfx1200 tables' wait counters). No translation emits them: GFX9 exports are
+    // refused (their format is not translated) and the LDS parameter loads have no GFX9
+    // source. So a GFX9 `expcnt` wait, which compute code emits at every function entry,
+    // waits for nothing on the host and is left out.
     Ok(out)
 }
 
