@@ -82,13 +82,7 @@ const MUST: &[&str] = &[
 /// Cases without MFMAs that are still over the 1.3x bound on code or dynamic
 /// instructions, and why. A listed case that comes within the bound fails the test, so
 /// the list only shrinks.
-const OVER_BOUND: &[(&str, &str)] = &[
-    // GFX12 VGLOBAL/VBUFFER encodings are 12 bytes where GFX9's are 8.
-    (
-        "asm_buffer",
-        "code: 25 MUBUF accesses as VBUFFER plus descriptor conversions",
-    ),
-];
+const OVER_BOUND: &[(&str, &str)] = &[];
 
 #[test]
 fn gfx950_corpus_kernels_translate_to_gfx1201_and_run_the_same() {

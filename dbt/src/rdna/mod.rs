@@ -397,6 +397,7 @@ fn emit(
         high16_dead: false,
         extended: [None; 2],
         vcc_dead: false,
+        deferred: Vec::new(),
         chains,
         bases,
     };
@@ -466,6 +467,25 @@ fn emit(
             }
         }
         cx.pc = pc;
+        // A deferred dword3 constant goes out before anything but the buffer access
+        // it waits for, or an instruction that leaves its register alone, comes.
+        let mut flush = Vec::new();
+        cx.deferred.retain(|&(reg, d)| {
+            let touches = s.inst.accesses().any(|a| {
+                a.file == isa::RegFile::Sgpr && a.first <= reg && reg < a.first + u16::from(a.count)
+            });
+            let waits_for = s.inst.format == isa::layout::Format::Mubuf
+                && (s.inst.field(F::Srsrc) * 4 + 3) as u16 == reg;
+            let keep = matches!(s.flow, Flow::Next) && (!touches || waits_for);
+            if !keep {
+                flush.push(d);
+            }
+            keep
+        });
+        for d in &flush {
+            let n = isa::encode(d, &mut buf).map_err(|e| enc(pc, e))?;
+            body.code.extend_from_slice(&buf[..n]);
+        }
         if cfg.leaders.contains(&pc) {
             cx.rsrc.observe(s, true);
         }
@@ -630,9 +650,14 @@ fn emit(
         if seq.len() != 1 {
             body.expanded += 1;
         }
-        for i in seq.iter().filter(|_| !to_next) {
-            let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
-            body.code.extend_from_slice(&buf[..n]);
+        match (dword3_def(cfg, pc, &cx), seq.as_slice()) {
+            (Some(reg), [d]) if !to_next => cx.deferred.push((reg, *d)),
+            _ => {
+                for i in seq.iter().filter(|_| !to_next) {
+                    let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
+                    body.code.extend_from_slice(&buf[..n]);
+                }
+            }
         }
         // Accumulators entering or leaving a loop in WMMA tiles (`matrix::Chains`).
         for i in &matrix::edge(&mut cx)? {
@@ -640,6 +665,13 @@ fn emit(
             body.code.extend_from_slice(&buf[..n]);
         }
         sites.note(cfg, pc, here, &body.code[here as usize..], bytes, kernel)?;
+        // The block ends: a deferred constant goes out.
+        if !matches!(s.flow, Flow::Next) || cfg.leaders.contains(&cfg.next_pc(pc)) {
+            for (_, d) in std::mem::take(&mut cx.deferred) {
+                let n = isa::encode(&d, &mut buf).map_err(|e| enc(pc, e))?;
+                body.code.extend_from_slice(&buf[..n]);
+            }
+        }
         // The block ends by falling into a leader: put the in-place words back.
         if matches!(s.flow, Flow::Next)
             && !cx.inplace.is_empty()
@@ -777,6 +809,63 @@ fn vcc_live_after(cfg: &Cfg, pc: u64) -> bool {
         }
     }
     false
+}
+
+/// The SGPR that the instruction at `pc` sets to a constant (`s_mov_b32 sK, const`),
+/// when its emission may wait for the buffer access that reads it as a descriptor's
+/// dword3 ([`Ctx::deferred`]): in-place conversion is allowed and forward through the block (not past a leader or a transfer of control) the first
+/// instruction touching `sK` is a MUBUF access whose descriptor's dword3 is `sK`. The
+/// access then writes the GFX12 word over it ([`reencode::buffer`]'s in-place path), so
+/// the guest's constant, which nothing reads, is never emitted.
+fn dword3_def(cfg: &Cfg, pc: u64, cx: &Ctx<'_>) -> Option<u16> {
+    let s = cfg.insts.get(&pc)?;
+    if !cx.inplace_ok || s.inst.op != isa::Op::SMovB32 {
+        return None;
+    }
+    let (
+        Some(isa::Operand::Sgpr {
+            first: reg,
+            count: 1,
+        }),
+        Some(isa::Operand::Literal(_) | isa::Operand::Inline(_)),
+    ) = (s.inst.operand(0), s.inst.operand(1))
+    else {
+        return None;
+    };
+    if !matches!(s.flow, Flow::Next) {
+        return None;
+    }
+    let mut at = pc;
+    for _ in 0..64 {
+        at = cfg.next_pc(at);
+        if cfg.leaders.contains(&at) {
+            return None;
+        }
+        let n = cfg.insts.get(&at)?;
+        let touches = n.inst.accesses().any(|a| {
+            a.file == isa::RegFile::Sgpr && a.first <= reg && reg < a.first + u16::from(a.count)
+        });
+        if touches {
+            // The descriptor is operand 2; no other operand may name `sK`.
+            let elsewhere = (0..n.inst.num_operands()).any(|i| {
+                i != 2
+                    && matches!(n.inst.operand(i), Some(isa::Operand::Sgpr { first, count })
+                        if first <= reg && reg < first + u16::from(count))
+            });
+            let mubuf = n.inst.format == isa::layout::Format::Mubuf
+                && n.inst.field(F::Lds) == 0
+                && (n.inst.field(F::Srsrc) * 4 + 3) as u16 == reg
+                && n.inst
+                    .operand(2)
+                    .is_some_and(|o| matches!(o, isa::Operand::Sgpr { count: 4, .. }))
+                && !elsewhere;
+            return (mubuf && matches!(n.flow, Flow::Next)).then_some(reg);
+        }
+        if !matches!(n.flow, Flow::Next) {
+            return None;
+        }
+    }
+    None
 }
 
 /// Whether `g` is an 8- or 16-bit store (not a `_d16_hi` one) whose data is VGPR `v`

@@ -103,6 +103,11 @@ pub(crate) struct Ctx<'a> {
     /// its carry may then go through VCC, which lets the high add take the 4-byte VOP2
     /// form.
     pub vcc_dead: bool,
+    /// Guest `s_mov_b32`s of constants into descriptors' dword3 whose emission waits
+    /// for the buffer access that reads them ([`super::dword3_def`]), by register:
+    /// [`buffer`] drops one when it writes the register's GFX12 word in place, else
+    /// emits those of its descriptor first.
+    pub deferred: Vec<(u16, Inst)>,
     /// The scope's 32x32 MFMA chains, whose tiles live below `scratch_first`.
     pub chains: super::matrix::Chains,
     /// The f32 MFMAs' permute bases, which live below `scratch_first`.
@@ -1620,6 +1625,8 @@ fn buffer(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
         // A register already converted (here or by a copy of a converted one) holds its
         // GFX12 word; it is written again only when this descriptor's dword1 asks for
         // another one.
+        // A deferred guest constant for this register is overwritten unread.
+        cx.deferred.retain(|d| d.0 != reg);
         match cx.inplace.iter().position(|e| e.reg == reg) {
             Some(k) if cx.inplace[k].host == w3 => {}
             Some(k) => {
@@ -1639,6 +1646,14 @@ fn buffer(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
         out.push(reencode_with(g, cx, Some(r))?);
         return Ok(out);
     }
+    // The conversion reads the whole guest descriptor.
+    cx.deferred.retain(|(reg, d)| {
+        let keep = *reg < r || *reg >= r + 4;
+        if !keep {
+            out.push(*d);
+        }
+        keep
+    });
     let q = if let Some(k) = cx.rsrc.held.iter().position(|&(s, _)| s == r) {
         let e = cx.rsrc.held.remove(k);
         cx.rsrc.held.push(e);
