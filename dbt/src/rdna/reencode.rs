@@ -1420,24 +1420,22 @@ fn sdwa(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
 /// without SDWA) clears the high half after it unless it is dead ([`zero_high16`]); WORD_1
 /// with UNUSED_PAD clears the low half. Taken: the 16-bit-result operations of
 /// [`zeroes_high16`] but `v_ldexp_f16` (its GFX9 exponent is 32 bits), `v_cvt_f16_f32`
-/// (a dword source), `v_cvt_f32_f16` (a dword result) and the 16-bit VOPC compares writing
-/// VCC, on VGPR sources where a high half is selected. Anything else: `None`.
+/// (a dword source) and `v_cvt_f32_f16` (a dword result), on VGPR sources where a high
+/// half is selected. Compares (GFX12 VOP3 with an SGPR destination, whose op_sel this
+/// does not place) and anything else: `None`.
 fn sdwa_op_sel(g: &Inst, cx: &mut Ctx<'_>) -> Result<Option<Vec<Inst>>, TranslateError> {
-    let vopc = g.format == Format::Vopc;
+    // GFX12 compares in VOP3 (sdst) take no op_sel here: the general rule.
+    if g.format == Format::Vopc {
+        return Ok(None);
+    }
     let (src32, dst32) = match g.op {
         Op::VCvtF16F32 => (true, false),
         Op::VCvtF32F16 => (false, true),
         Op::VLdexpF16 => return Ok(None),
         o if zeroes_high16(o) => (false, false),
-        o if vopc
-            && o.compare().is_some_and(|c| !c.writes_exec)
-            && g.mnemonic().ends_with("16") =>
-        {
-            (false, true)
-        }
         _ => return Ok(None),
     };
-    if g.field(F::Omod) != 0 || (vopc && g.field(F::SdwaSd) != 0) {
+    if g.field(F::Omod) != 0 {
         return Ok(None);
     }
     let n = g.num_operands();
@@ -1474,18 +1472,14 @@ fn sdwa_op_sel(g: &Inst, cx: &mut Ctx<'_>) -> Result<Option<Vec<Inst>>, Translat
         }
     }
     // (write the high half, clear the high half after, clear the low half after)
-    let (hi, clear_hi, clear_lo) = if vopc {
-        (false, false, false)
-    } else {
-        match (g.field(F::SdwaDstSel), g.field(F::SdwaDstUnused)) {
-            (6, 0 | 2) if dst32 => (false, false, false),
-            _ if dst32 => return Ok(None),
-            (6, 0 | 2) | (4, 0) => (false, !cx.high16_dead, false),
-            (4, 2) => (false, false, false),
-            (5, 2) => (true, false, false),
-            (5, 0) => (true, false, true),
-            _ => return Ok(None),
-        }
+    let (hi, clear_hi, clear_lo) = match (g.field(F::SdwaDstSel), g.field(F::SdwaDstUnused)) {
+        (6, 0 | 2) if dst32 => (false, false, false),
+        _ if dst32 => return Ok(None),
+        (6, 0 | 2) | (4, 0) => (false, !cx.high16_dead, false),
+        (4, 2) => (false, false, false),
+        (5, 2) => (true, false, false),
+        (5, 0) => (true, false, true),
+        _ => return Ok(None),
     };
     if hi {
         sel |= 8;
@@ -1505,20 +1499,13 @@ fn sdwa_op_sel(g: &Inst, cx: &mut Ctx<'_>) -> Result<Option<Vec<Inst>>, Translat
         return Ok(None);
     }
     for i in 0..n {
-        let o = match op(g, i, cx)? {
-            Operand::Fixed("vcc") => Operand::Sgpr {
-                first: 106,
-                count: 2,
-            },
-            o => o,
-        };
-        plain.set_operand(i, o).map_err(|e| cx.enc(e))?;
+        plain.set_operand(i, op(g, i, cx)?).map_err(|e| cx.enc(e))?;
     }
     // The sources sit after the destination, in order.
     if (0..nsrc).any(|k| plain.operand(1 + k) != Some(srcs[k].0)) {
         return Ok(None);
     }
-    if !vopc && g.field(F::Clamp) != 0 {
+    if g.field(F::Clamp) != 0 {
         let field = plain
             .layout()
             .field(F::Clamp)
