@@ -904,21 +904,27 @@ fn stores_low16(g: &isa::Inst, v: u16) -> bool {
 
 /// Whether the VGPR pair `v[lo:lo+1]`, read by the instruction at `pc`, holds a 32-bit
 /// value extended to 64 bits in every lane that instruction runs: `Some(false)` when
-/// the high half's last write, earlier in the same block, is `v_mov_b32 hi, 0`
-/// (zero-extended, whatever `lo` holds), `Some(true)` when it is `v_ashrrev_i32 hi, 31,
-/// lo` and `lo` is not written after it (sign-extended). Nothing between the write and
-/// `pc` may write EXEC (lanes the write left out could run at `pc`); anything else, a
-/// block boundary or a long stretch gives `None`.
+/// the high half's last write on every path to `pc` is `v_mov_b32 hi, 0` (zero-extended,
+/// whatever `lo` holds; also through `v_mov_b32` copies of a register whose last write
+/// is that), `Some(true)` when it is `v_ashrrev_i32 hi, 31, lo` and `lo` is not written
+/// after it (sign-extended). The search walks back from `pc` through one straight line
+/// of code; it crosses a block leader only when the leader's other predecessors are
+/// branches back from the loop that the walk's block closes ([`loop_keeps`]), which
+/// writes neither register nor EXEC. Nothing between the write and `pc` may write EXEC
+/// (lanes the write left out could run at `pc`); anything else, or a long walk, gives
+/// `None`.
 fn extended(cfg: &Cfg, pc: u64, lo: u16) -> Option<bool> {
-    let hi = lo + 1;
+    let mut hi = lo + 1;
     let mut at = pc;
     let mut lo_written = false;
+    // Copied from another register: only a zero can come through.
+    let mut copied = false;
     for _ in 0..64 {
         if cfg.leaders.contains(&at) {
-            return None;
+            lo_written |= loop_keeps(cfg, at, pc, hi, lo)?;
         }
         let (&prev, s) = cfg.insts.range(..at).next_back()?;
-        if !matches!(s.flow, Flow::Next) || cfg.next_pc(prev) != at {
+        if !matches!(s.flow, Flow::Next | Flow::CondBranch(_)) || cfg.next_pc(prev) != at {
             return None;
         }
         at = prev;
@@ -946,31 +952,98 @@ fn extended(cfg: &Cfg, pc: u64, lo: u16) -> Option<bool> {
                     first: hi,
                     count: 1,
                 });
-            return match g.op {
-                isa::Op::VMovB32
-                    if plain && dst && g.operand(1) == Some(isa::Operand::Inline(128)) =>
-                {
-                    Some(false)
+            match (g.op, g.operand(1)) {
+                (isa::Op::VMovB32, Some(isa::Operand::Inline(128))) if plain && dst => {
+                    return Some(false)
                 }
-                isa::Op::VAshrrevI32
+                (isa::Op::VMovB32, Some(isa::Operand::Vgpr { first, count: 1 }))
+                    if plain && dst && first != hi =>
+                {
+                    hi = first;
+                    copied = true;
+                    continue;
+                }
+                (isa::Op::VAshrrevI32, Some(isa::Operand::Inline(159)))
                     if plain
                         && dst
+                        && !copied
                         && !lo_written
-                        && g.operand(1) == Some(isa::Operand::Inline(128 + 31))
                         && g.operand(2)
                             == Some(isa::Operand::Vgpr {
                                 first: lo,
                                 count: 1,
                             }) =>
                 {
-                    Some(true)
+                    return Some(true)
                 }
-                _ => None,
-            };
+                _ => return None,
+            }
         }
         lo_written |= writes_lo;
     }
     None
+}
+
+/// Whether control reaches the leader `at` only by falling through from the instruction
+/// before it (a leader no branch names: the walk goes on into the code before) or by
+/// branching back from the straight line of code from `at` through `pc`
+/// to the first transfer of control at or after `pc` (a loop closed there), nothing
+/// else branches into that line, and it writes neither EXEC nor VGPR `hi`: its value at `at` is then the one the
+/// fall-through brings. `Some(whether the line writes VGPR lo)`, or `None`.
+fn loop_keeps(cfg: &Cfg, at: u64, pc: u64, hi: u16, lo: u16) -> Option<bool> {
+    // A leader only because a conditional branch precedes it: the fall-through alone.
+    let entered = cfg.insts.values().any(|s| match s.flow {
+        Flow::Branch(t) | Flow::CondBranch(t) | Flow::Call(t) => t == at,
+        _ => false,
+    });
+    if !entered {
+        return Some(false);
+    }
+    // The end of the line: the first instruction at or after `pc` that does not fall
+    // through unconditionally.
+    let mut end = pc;
+    for _ in 0..256 {
+        let s = cfg.insts.get(&end)?;
+        if !matches!(s.flow, Flow::Next) {
+            break;
+        }
+        end = cfg.next_pc(end);
+    }
+    let line = at..=end;
+    // Indirect transfers land on recovered targets or (returns) after calls, which
+    // the line (it ends at its first transfer) has none of before `end`.
+    let indirect = cfg.recovered.values().any(|b| {
+        b.lo[..usize::from(b.count)]
+            .iter()
+            .any(|&(_, t)| line.contains(&t))
+    });
+    if indirect || cfg.leaders.range(at + 1..=end).next().is_some() {
+        return None;
+    }
+    for (&b, s) in cfg.insts.iter() {
+        let target = match s.flow {
+            Flow::Branch(t) | Flow::CondBranch(t) | Flow::Call(t) => t,
+            _ => continue,
+        };
+        // Only the loop's own branches back may enter the line, and only at its start.
+        let back = target == at && line.contains(&b) && !matches!(s.flow, Flow::Call(_));
+        if line.contains(&target) && !back {
+            return None;
+        }
+    }
+    let mut writes_lo = false;
+    for (_, s) in cfg.insts.range(line) {
+        for a in s.inst.accesses().filter(|a| a.kind.writes()) {
+            let hits = |r: u16| a.first <= r && r < a.first + u16::from(a.count);
+            match a.file {
+                isa::RegFile::Vgpr if hits(hi) => return None,
+                isa::RegFile::Vgpr => writes_lo |= hits(lo),
+                isa::RegFile::Sgpr if hits(126) || hits(127) => return None,
+                _ => {}
+            }
+        }
+    }
+    Some(writes_lo)
 }
 
 /// Re-encodes an instruction that the translation built for GFX9 (a virtual-LDS
