@@ -39,7 +39,10 @@
 //!   VGPRs `t` above the kernel's and the carry in s[104:105] (with `n` = 0 the adds read
 //!   `a` directly, unless `a` is a literal or both sources are SGPRs): on GFX12 every wave has
 //!   106 SGPRs and s102..s105 are never named by translated gfx950 code (its codes
-//!   102..105 are FLAT_SCRATCH/XNACK_MASK, refused above).
+//!   102..105 are FLAT_SCRATCH/XNACK_MASK, refused above). Where VCC is dead after it
+//!   the carry goes through VCC instead and the high add is the VOP2 form; where `a`
+//!   (or with `n` = 0 either source) is a 32-bit value proven zero- or sign-extended, the
+//!   whole operation is one `v_mad_co_u64_u32` / `v_mad_co_i64_i32` ([`lshl_add_mad`]).
 //! * `v_mov_b64` (gfx940+, not on gfx1201) and `v_pk_mov_b32` (gfx90a+, not on gfx1201)
 //!   -> two `v_mov_b32`, ordered so an overlapping source half is read before it is
 //!   written.
