@@ -53,6 +53,7 @@
 
 pub(crate) mod desc;
 pub(crate) mod known;
+pub(crate) mod logic;
 pub(crate) mod matrix;
 pub(crate) mod matrix_valu;
 pub(crate) mod reencode;
@@ -394,6 +395,9 @@ fn emit(
         pending: u8::MAX,
         float_mode: (p.kd.compute_pgm_rsrc1 >> 12 & 0xff) as u8,
         high16_dead: false,
+        extended: [None; 2],
+        vcc_dead: false,
+        deferred: Vec::new(),
         chains,
         bases,
     };
@@ -463,6 +467,25 @@ fn emit(
             }
         }
         cx.pc = pc;
+        // A deferred dword3 constant goes out before anything but the buffer access
+        // it waits for, or an instruction that leaves its register alone, comes.
+        let mut flush = Vec::new();
+        cx.deferred.retain(|&(reg, d)| {
+            let touches = s.inst.accesses().any(|a| {
+                a.file == isa::RegFile::Sgpr && a.first <= reg && reg < a.first + u16::from(a.count)
+            });
+            let waits_for = s.inst.format == isa::layout::Format::Mubuf
+                && (s.inst.field(F::Srsrc) * 4 + 3) as u16 == reg;
+            let keep = matches!(s.flow, Flow::Next) && (!touches || waits_for);
+            if !keep {
+                flush.push(d);
+            }
+            keep
+        });
+        for d in &flush {
+            let n = isa::encode(d, &mut buf).map_err(|e| enc(pc, e))?;
+            body.code.extend_from_slice(&buf[..n]);
+        }
         if cfg.leaders.contains(&pc) {
             cx.rsrc.observe(s, true);
         }
@@ -551,6 +574,15 @@ fn emit(
             s.inst.operand(0),
             Some(isa::Operand::Vgpr { first, count: 1 }) if high16_dead(cfg, pc, first)
         );
+        cx.extended = [None; 2];
+        cx.vcc_dead = s.inst.op == isa::Op::VLshlAddU64 && !vcc_live_after(cfg, pc);
+        if s.inst.op == isa::Op::VLshlAddU64 {
+            for (k, i) in [1, 3].into_iter().enumerate() {
+                if let Some(isa::Operand::Vgpr { first, count: 2 }) = s.inst.operand(i) {
+                    cx.extended[k] = extended(cfg, pc, first);
+                }
+            }
+        }
         // In a sidecar, LDS storage accesses become global accesses to the workgroup's
         // slice (`crate::vlds`, GFX9), re-encoded.
         let virtual_lds = match sidecar {
@@ -618,9 +650,14 @@ fn emit(
         if seq.len() != 1 {
             body.expanded += 1;
         }
-        for i in seq.iter().filter(|_| !to_next) {
-            let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
-            body.code.extend_from_slice(&buf[..n]);
+        match (dword3_def(cfg, pc, &cx), seq.as_slice()) {
+            (Some(reg), [d]) if !to_next => cx.deferred.push((reg, *d)),
+            _ => {
+                for i in seq.iter().filter(|_| !to_next) {
+                    let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
+                    body.code.extend_from_slice(&buf[..n]);
+                }
+            }
         }
         // Accumulators entering or leaving a loop in WMMA tiles (`matrix::Chains`).
         for i in &matrix::edge(&mut cx)? {
@@ -628,6 +665,13 @@ fn emit(
             body.code.extend_from_slice(&buf[..n]);
         }
         sites.note(cfg, pc, here, &body.code[here as usize..], bytes, kernel)?;
+        // The block ends: a deferred constant goes out.
+        if !matches!(s.flow, Flow::Next) || cfg.leaders.contains(&cfg.next_pc(pc)) {
+            for (_, d) in std::mem::take(&mut cx.deferred) {
+                let n = isa::encode(&d, &mut buf).map_err(|e| enc(pc, e))?;
+                body.code.extend_from_slice(&buf[..n]);
+            }
+        }
         // The block ends by falling into a leader: put the in-place words back.
         if matches!(s.flow, Flow::Next)
             && !cx.inplace.is_empty()
@@ -698,7 +742,7 @@ fn high16_dead(cfg: &Cfg, pc: u64, v: u16) -> bool {
                 _ => {}
             }
         }
-        if reads && !reencode::reads_low16(&n.inst) {
+        if reads && !reencode::reads_low16(&n.inst) && !stores_low16(&n.inst, v) {
             return false;
         }
         if (overwrites && n.inst.ext().is_none()) || matches!(n.flow, Flow::End) {
@@ -706,6 +750,300 @@ fn high16_dead(cfg: &Cfg, pc: u64, v: u16) -> bool {
         }
     }
     false
+}
+
+/// Whether VCC may be read after the instruction at `pc` (which must not touch VCC)
+/// before all of it is written, along every path (`scope::scc_live_at` for VCC): a read
+/// of either half, a call or indirect jump, an instruction outside the CFG or a long
+/// search count as a read; a write of both halves ends a path, the end of the wave too.
+fn vcc_live_after(cfg: &Cfg, pc: u64) -> bool {
+    let Some(s) = cfg.insts.get(&pc) else {
+        return true;
+    };
+    let vcc = |a: &isa::Access| {
+        a.file == isa::RegFile::Sgpr && a.first < 108 && 106 < a.first + u16::from(a.count)
+    };
+    if s.inst.accesses().any(|a| vcc(&a)) {
+        return true;
+    }
+    let mut work = match s.flow {
+        Flow::Next => vec![cfg.next_pc(pc)],
+        _ => return true,
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let mut budget = 256;
+    while let Some(pc) = work.pop() {
+        if !seen.insert(pc) {
+            continue;
+        }
+        budget -= 1;
+        let Some(s) = cfg.insts.get(&pc) else {
+            return true;
+        };
+        if budget == 0 {
+            return true;
+        }
+        let (mut reads, mut covered) = (false, [false; 2]);
+        for a in s.inst.accesses().filter(|a| vcc(a)) {
+            reads |= a.kind.reads();
+            if a.kind == isa::AccessKind::Write {
+                for (k, c) in covered.iter_mut().enumerate() {
+                    *c |= a.first <= 106 + k as u16
+                        && 106 + (k as u16) < a.first + u16::from(a.count);
+                }
+            }
+        }
+        if reads {
+            return true;
+        }
+        if covered == [true; 2] {
+            continue;
+        }
+        let next = cfg.next_pc(pc);
+        match s.flow {
+            Flow::Next => work.push(next),
+            Flow::End => {}
+            Flow::Branch(t) => work.push(t),
+            Flow::CondBranch(t) => work.extend([t, next]),
+            Flow::Call(_) | Flow::SwapPc | Flow::SetPc => return true,
+        }
+    }
+    false
+}
+
+/// The SGPR that the instruction at `pc` sets to a constant (`s_mov_b32 sK, const`),
+/// when its emission may wait for the buffer access that reads it as a descriptor's
+/// dword3 ([`Ctx::deferred`]): in-place conversion is allowed and forward through the block (not past a leader or a transfer of control) the first
+/// instruction touching `sK` is a MUBUF access whose descriptor's dword3 is `sK`. The
+/// access then writes the GFX12 word over it ([`reencode::buffer`]'s in-place path), so
+/// the guest's constant, which nothing reads, is never emitted.
+fn dword3_def(cfg: &Cfg, pc: u64, cx: &Ctx<'_>) -> Option<u16> {
+    let s = cfg.insts.get(&pc)?;
+    if !cx.inplace_ok || s.inst.op != isa::Op::SMovB32 {
+        return None;
+    }
+    let (
+        Some(isa::Operand::Sgpr {
+            first: reg,
+            count: 1,
+        }),
+        Some(isa::Operand::Literal(_) | isa::Operand::Inline(_)),
+    ) = (s.inst.operand(0), s.inst.operand(1))
+    else {
+        return None;
+    };
+    if !matches!(s.flow, Flow::Next) {
+        return None;
+    }
+    let mut at = pc;
+    for _ in 0..64 {
+        at = cfg.next_pc(at);
+        if cfg.leaders.contains(&at) {
+            return None;
+        }
+        let n = cfg.insts.get(&at)?;
+        let touches = n.inst.accesses().any(|a| {
+            a.file == isa::RegFile::Sgpr && a.first <= reg && reg < a.first + u16::from(a.count)
+        });
+        if touches {
+            // The descriptor is operand 2; no other operand may name `sK`.
+            let elsewhere = (0..n.inst.num_operands()).any(|i| {
+                i != 2
+                    && matches!(n.inst.operand(i), Some(isa::Operand::Sgpr { first, count })
+                        if first <= reg && reg < first + u16::from(count))
+            });
+            let mubuf = n.inst.format == isa::layout::Format::Mubuf
+                && n.inst.field(F::Lds) == 0
+                && (n.inst.field(F::Srsrc) * 4 + 3) as u16 == reg
+                && n.inst
+                    .operand(2)
+                    .is_some_and(|o| matches!(o, isa::Operand::Sgpr { count: 4, .. }))
+                && !elsewhere;
+            return (mubuf && matches!(n.flow, Flow::Next)).then_some(reg);
+        }
+        if !matches!(n.flow, Flow::Next) {
+            return None;
+        }
+    }
+    None
+}
+
+/// Whether `g` is an 8- or 16-bit store (not a `_d16_hi` one) whose data is VGPR `v`
+/// and which reads `v` nowhere else (its address): it stores the low bits only.
+fn stores_low16(g: &isa::Inst, v: u16) -> bool {
+    use isa::Op::*;
+    if !matches!(
+        g.op,
+        GlobalStoreShort
+            | GlobalStoreByte
+            | FlatStoreShort
+            | FlatStoreByte
+            | ScratchStoreShort
+            | ScratchStoreByte
+            | BufferStoreShort
+            | BufferStoreByte
+            | DsWriteB16
+            | DsWriteB8
+    ) {
+        return false;
+    }
+    // The data is MUBUF's first operand (vdata), the others' second (after vaddr).
+    let data = if g.format == isa::layout::Format::Mubuf {
+        0
+    } else {
+        1
+    };
+    if g.operand(data) != Some(isa::Operand::Vgpr { first: v, count: 1 }) {
+        return false;
+    }
+    (0..g.num_operands()).filter(|&i| i != data).all(|i| {
+        !matches!(g.operand(i), Some(isa::Operand::Vgpr { first, count })
+            if first <= v && v < first + u16::from(count))
+    })
+}
+
+/// Whether the VGPR pair `v[lo:lo+1]`, read by the instruction at `pc`, holds a 32-bit
+/// value extended to 64 bits in every lane that instruction runs: `Some(false)` when
+/// the high half's last write on every path to `pc` is `v_mov_b32 hi, 0` (zero-extended,
+/// whatever `lo` holds; also through `v_mov_b32` copies of a register whose last write
+/// is that), `Some(true)` when it is `v_ashrrev_i32 hi, 31, lo` and `lo` is not written
+/// after it (sign-extended). The search walks back from `pc` through one straight line
+/// of code; it crosses a block leader only when the leader's other predecessors are
+/// branches back from the loop that the walk's block closes ([`loop_keeps`]), which
+/// writes neither register nor EXEC. Nothing between the write and `pc` may write EXEC
+/// (lanes the write left out could run at `pc`); anything else, or a long walk, gives
+/// `None`.
+fn extended(cfg: &Cfg, pc: u64, lo: u16) -> Option<bool> {
+    let mut hi = lo + 1;
+    let mut at = pc;
+    let mut lo_written = false;
+    // Copied from another register: only a zero can come through.
+    let mut copied = false;
+    for _ in 0..64 {
+        if cfg.leaders.contains(&at) {
+            lo_written |= loop_keeps(cfg, at, pc, hi, lo)?;
+        }
+        let (&prev, s) = cfg.insts.range(..at).next_back()?;
+        if !matches!(s.flow, Flow::Next | Flow::CondBranch(_)) || cfg.next_pc(prev) != at {
+            return None;
+        }
+        at = prev;
+        let g = &s.inst;
+        let (mut writes_hi, mut writes_lo) = (false, false);
+        for a in g.accesses() {
+            let hits = |r: u16| a.first <= r && r < a.first + u16::from(a.count);
+            match a.file {
+                isa::RegFile::Vgpr if a.kind.writes() => {
+                    writes_hi |= hits(hi);
+                    writes_lo |= hits(lo);
+                }
+                isa::RegFile::Sgpr if a.kind.writes() && (hits(126) || hits(127)) => return None,
+                _ => {}
+            }
+        }
+        if writes_hi {
+            let plain = g.ext().is_none()
+                && matches!(
+                    g.format,
+                    isa::layout::Format::Vop1 | isa::layout::Format::Vop2
+                );
+            let dst = g.operand(0)
+                == Some(isa::Operand::Vgpr {
+                    first: hi,
+                    count: 1,
+                });
+            match (g.op, g.operand(1)) {
+                (isa::Op::VMovB32, Some(isa::Operand::Inline(128))) if plain && dst => {
+                    return Some(false)
+                }
+                (isa::Op::VMovB32, Some(isa::Operand::Vgpr { first, count: 1 }))
+                    if plain && dst && first != hi =>
+                {
+                    hi = first;
+                    copied = true;
+                    continue;
+                }
+                (isa::Op::VAshrrevI32, Some(isa::Operand::Inline(159)))
+                    if plain
+                        && dst
+                        && !copied
+                        && !lo_written
+                        && g.operand(2)
+                            == Some(isa::Operand::Vgpr {
+                                first: lo,
+                                count: 1,
+                            }) =>
+                {
+                    return Some(true)
+                }
+                _ => return None,
+            }
+        }
+        lo_written |= writes_lo;
+    }
+    None
+}
+
+/// Whether control reaches the leader `at` only by falling through from the instruction
+/// before it (a leader no branch names: the walk goes on into the code before) or by
+/// branching back from the straight line of code from `at` through `pc`
+/// to the first transfer of control at or after `pc` (a loop closed there), nothing
+/// else branches into that line, and it writes neither EXEC nor VGPR `hi`: its value at `at` is then the one the
+/// fall-through brings. `Some(whether the line writes VGPR lo)`, or `None`.
+fn loop_keeps(cfg: &Cfg, at: u64, pc: u64, hi: u16, lo: u16) -> Option<bool> {
+    // A leader only because a conditional branch precedes it: the fall-through alone.
+    let entered = cfg.insts.values().any(|s| match s.flow {
+        Flow::Branch(t) | Flow::CondBranch(t) | Flow::Call(t) => t == at,
+        _ => false,
+    });
+    if !entered {
+        return Some(false);
+    }
+    // The end of the line: the first instruction at or after `pc` that does not fall
+    // through unconditionally.
+    let mut end = pc;
+    for _ in 0..256 {
+        let s = cfg.insts.get(&end)?;
+        if !matches!(s.flow, Flow::Next) {
+            break;
+        }
+        end = cfg.next_pc(end);
+    }
+    let line = at..=end;
+    // Indirect transfers land on recovered targets or (returns) after calls, which
+    // the line (it ends at its first transfer) has none of before `end`.
+    let indirect = cfg.recovered.values().any(|b| {
+        b.lo[..usize::from(b.count)]
+            .iter()
+            .any(|&(_, t)| line.contains(&t))
+    });
+    if indirect || cfg.leaders.range(at + 1..=end).next().is_some() {
+        return None;
+    }
+    for (&b, s) in cfg.insts.iter() {
+        let target = match s.flow {
+            Flow::Branch(t) | Flow::CondBranch(t) | Flow::Call(t) => t,
+            _ => continue,
+        };
+        // Only the loop's own branches back may enter the line, and only at its start.
+        let back = target == at && line.contains(&b) && !matches!(s.flow, Flow::Call(_));
+        if line.contains(&target) && !back {
+            return None;
+        }
+    }
+    let mut writes_lo = false;
+    for (_, s) in cfg.insts.range(line) {
+        for a in s.inst.accesses().filter(|a| a.kind.writes()) {
+            let hits = |r: u16| a.first <= r && r < a.first + u16::from(a.count);
+            match a.file {
+                isa::RegFile::Vgpr if hits(hi) => return None,
+                isa::RegFile::Vgpr => writes_lo |= hits(lo),
+                isa::RegFile::Sgpr if hits(126) || hits(127) => return None,
+                _ => {}
+            }
+        }
+    }
+    Some(writes_lo)
 }
 
 /// Re-encodes an instruction that the translation built for GFX9 (a virtual-LDS

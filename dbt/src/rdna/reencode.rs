@@ -24,9 +24,11 @@
 //!   without knowing the stream, so the mapping is conservative: any waited GFX9
 //!   counter waits for 0 on both of its GFX12 counters (`vmcnt(N<63)` ->
 //!   `s_wait_loadcnt 0` + `s_wait_storecnt 0`, `lgkmcnt(N<15)` -> `s_wait_dscnt 0` +
-//!   `s_wait_kmcnt 0`, `expcnt(N<7)` -> `s_wait_expcnt N`), leaving out the GFX12
+//!   `s_wait_kmcnt 0`; `dscnt` shares one `s_wait_loadcnt_dscnt` or
+//!   `s_wait_storecnt_dscnt` with a vector memory counter), leaving out the GFX12
 //!   counters that nothing can be outstanding on there (`known::pending`: e.g. a
-//!   `vmcnt(0)` after loads only waits on `loadcnt`). Field layout of the GFX9
+//!   `vmcnt(0)` after loads only waits on `loadcnt`) and `expcnt`, which nothing a
+//!   translation emits counts on (see [`waitcnt`]). Field layout of the GFX9
 //!   immediate: vmcnt bits 3:0 and 15:14, expcnt 6:4, lgkmcnt 11:8 (LLVM
 //!   AMDGPUBaseInfo, gfx9 `Waitcnt` encoding).
 //! * `s_barrier` -> `s_barrier_signal -1` + `s_barrier_wait -1` (what clang-22 emits for
@@ -37,7 +39,10 @@
 //!   VGPRs `t` above the kernel's and the carry in s[104:105] (with `n` = 0 the adds read
 //!   `a` directly, unless `a` is a literal or both sources are SGPRs): on GFX12 every wave has
 //!   106 SGPRs and s102..s105 are never named by translated gfx950 code (its codes
-//!   102..105 are FLAT_SCRATCH/XNACK_MASK, refused above).
+//!   102..105 are FLAT_SCRATCH/XNACK_MASK, refused above). Where VCC is dead after it
+//!   the carry goes through VCC instead and the high add is the VOP2 form; where `a`
+//!   (or with `n` = 0 either source) is a 32-bit value proven zero- or sign-extended, the
+//!   whole operation is one `v_mad_co_u64_u32` / `v_mad_co_i64_i32` ([`lshl_add_mad`]).
 //! * `v_mov_b64` (gfx940+, not on gfx1201) and `v_pk_mov_b32` (gfx90a+, not on gfx1201)
 //!   -> two `v_mov_b32`, ordered so an overlapping source half is read before it is
 //!   written.
@@ -93,6 +98,19 @@ pub(crate) struct Ctx<'a> {
     /// read before it is overwritten ([`super::high16_dead`]): a GFX9 16-bit operation's
     /// clearing of it is then left out.
     pub high16_dead: bool,
+    /// For a `v_lshl_add_u64`, whether its shifted source and its addend (VGPR pairs)
+    /// hold a 32-bit value extended to 64 bits, signed (`Some(true)`) or unsigned
+    /// ([`super::extended`]).
+    pub extended: [Option<bool>; 2],
+    /// For a `v_lshl_add_u64`, whether VCC is dead after it ([`super::vcc_live_after`]):
+    /// its carry may then go through VCC, which lets the high add take the 4-byte VOP2
+    /// form.
+    pub vcc_dead: bool,
+    /// Guest `s_mov_b32`s of constants into descriptors' dword3 whose emission waits
+    /// for the buffer access that reads them ([`super::dword3_def`]), by register:
+    /// [`buffer`] drops one when it writes the register's GFX12 word in place, else
+    /// emits those of its descriptor first.
+    pub deferred: Vec<(u16, Inst)>,
     /// The scope's 32x32 MFMA chains, whose tiles live below `scratch_first`.
     pub chains: super::matrix::Chains,
     /// The f32 MFMAs' permute bases, which live below `scratch_first`.
@@ -193,6 +211,9 @@ pub(crate) fn lower(g: &Inst, bytes: &[u8], cx: &mut Ctx<'_>) -> Result<Vec<Inst
         let bits = if g.op == Op::DsReadB64TrB16 { 16 } else { 8 };
         return read_tr(g, bits, cx);
     }
+    if let Some(seq) = bitop3_short(g, cx)? {
+        return Ok(seq);
+    }
     if matches!(
         g.op,
         Op::VBitop3B32 | Op::VBitop3B16 | Op::VCvtPkF16F32 | Op::VCvtPkBf16F32
@@ -233,6 +254,33 @@ pub(crate) fn lower(g: &Inst, bytes: &[u8], cx: &mut Ctx<'_>) -> Result<Vec<Inst
         return lds_dma(g, cx);
     }
     lower_one(g, cx)
+}
+
+/// A plain `v_bitop3_b32` (no clamp, op_sel or extension) as at most two GFX12 bitwise
+/// operations ([`super::logic`]), when its function takes no more.
+fn bitop3_short(g: &Inst, cx: &mut Ctx<'_>) -> Result<Option<Vec<Inst>>, TranslateError> {
+    let Some(table) = g.bitop3() else {
+        return Ok(None);
+    };
+    if g.op != Op::VBitop3B32
+        || g.ext().is_some()
+        || g.field(F::Clamp) != 0
+        || g.field(F::OpSel) != 0
+    {
+        return Ok(None);
+    }
+    let d = map_operand(g, op(g, 0, cx)?, cx)?;
+    let mut srcs = [Operand::Inline(128); 3];
+    for (k, s) in srcs.iter_mut().enumerate() {
+        *s = map_operand(g, op(g, k + 1, cx)?, cx)?;
+    }
+    let Some((seq, scratch)) = super::logic::bitop3(table, d, srcs, cx.scratch_first, cx)? else {
+        return Ok(None);
+    };
+    if scratch {
+        cx.scratch_used = cx.scratch_used.max(1);
+    }
+    Ok(Some(seq))
 }
 
 /// Whether `g` reads only the low 16 bits of its VGPR sources: a GFX9 16-bit operation
@@ -798,7 +846,6 @@ fn redecode(h: &Inst, g: &Inst, cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
 fn waitcnt(g: &Inst, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     let s = g.field(F::Simm16);
     let vm = (s & 0xf) | (s >> 14 & 3) << 4;
-    let exp = s >> 4 & 7;
     let lgkm = s >> 8 & 0xf;
     let mut out = Vec::new();
     let mut wait = |o: Op, v: u32| -> Result<(), TranslateError> {
@@ -809,19 +856,45 @@ fn waitcnt(g: &Inst, cx: &Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     };
     // A counter nothing can be outstanding on needs no wait (`cx.pending`).
     use super::known::{DS, KM, LOAD, STORE};
-    for (waited, bit, o) in [
-        (vm < 63, LOAD, Op::SWaitLoadcnt),
-        (vm < 63, STORE, Op::SWaitStorecnt),
-        (lgkm < 15, DS, Op::SWaitDscnt),
-        (lgkm < 15, KM, Op::SWaitKmcnt),
-    ] {
-        if waited && cx.pending & bit != 0 {
-            wait(o, 0)?;
-        }
+    let need = |waited: bool, bit: u8| waited && cx.pending & bit != 0;
+    let (load, store) = (need(vm < 63, LOAD), need(vm < 63, STORE));
+    let (mut ds, km) = (need(lgkm < 15, DS), need(lgkm < 15, KM));
+    // dscnt rides along with loadcnt or storecnt in one `s_wait_loadcnt_dscnt` /
+    // `s_wait_storecnt_dscnt` (counts in bits 13:8 and 5:0, both 0 here: llvm-mc-22
+    // -mcpu=gfx1201; the gfx1201 model's `soc::timing::wait_thresholds`).
+    if load {
+        wait(
+            if ds {
+                Op::SWaitLoadcntDscnt
+            } else {
+                Op::SWaitLoadcnt
+            },
+            0,
+        )?;
+        ds = false;
     }
-    if exp < 7 {
-        wait(Op::SWaitExpcnt, exp)?;
+    if store {
+        wait(
+            if ds {
+                Op::SWaitStorecntDscnt
+            } else {
+                Op::SWaitStorecnt
+            },
+            0,
+        )?;
+        ds = false;
     }
+    if ds {
+        wait(Op::SWaitDscnt, 0)?;
+    }
+    if km {
+        wait(Op::SWaitKmcnt, 0)?;
+    }
+    // expcnt: on gfx1201 only `export`, `ds_param_load` and `ds_direct_load` count on it
+    // (the gfx1200 tables' wait counters). No translation emits them: GFX9 exports are
+    // refused (their format is not translated) and the LDS parameter loads have no GFX9
+    // source. So a GFX9 `expcnt` wait, which compute code emits at every function entry,
+    // waits for nothing on the host and is left out.
     Ok(out)
 }
 
@@ -900,11 +973,14 @@ fn lshl_add_u64(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError>
         return Err(cx.unsupported(g, "unexpected destination"));
     };
     let (a, n) = (map_operand(g, a, cx)?, map_operand(g, n, cx)?);
+    if let Some(h) = lshl_add_mad(g, d, [a, n, map_operand(g, c, cx)?], cx)? {
+        return Ok(vec![h]);
+    }
     let (c0, c1) = (half(g, c, 0, cx)?, half(g, c, 1, cx)?);
     let t = cx.scratch_first;
     cx.scratch_used = cx.scratch_used.max(2);
     let carry = Operand::Sgpr {
-        first: CARRY,
+        first: if cx.vcc_dead { 106 } else { CARRY },
         count: 2,
     };
     // A shift by 0 (clang's 64-bit address add) adds `a` itself: no shifted copy, unless
@@ -938,16 +1014,110 @@ fn lshl_add_u64(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError>
     for (i, o) in [v1(r0), carry, a0, c0].into_iter().enumerate() {
         lo.set_operand(i, o).map_err(|e| cx.enc(e))?;
     }
-    let mut hi = build(Op::VAddCoCiU32, Format::Vop3b, cx)?;
-    for (i, o) in [v1(r1), carry, a1, c1, carry].into_iter().enumerate() {
-        hi.set_operand(i, o).map_err(|e| cx.enc(e))?;
-    }
+    let hi = match carry_vop2(r1, a1, c1, cx)? {
+        Some(h) => h,
+        None => {
+            let mut hi = build(Op::VAddCoCiU32, Format::Vop3b, cx)?;
+            for (i, o) in [v1(r1), carry, a1, c1, carry].into_iter().enumerate() {
+                hi.set_operand(i, o).map_err(|e| cx.enc(e))?;
+            }
+            hi
+        }
+    };
     out.push(lo);
     out.push(hi);
     if !direct {
         out.extend(two_movs(g, d, [v1(t), v1(t + 1)], cx)?);
     }
     Ok(out)
+}
+
+/// `v_add_co_ci_u32_e32 d, vcc, x, y, vcc` (VOP2, VCC implied, 4 bytes; llvm-mc-22
+/// -mcpu=gfx1201) when the carry may go through VCC ([`Ctx::vcc_dead`]) and a source is
+/// a VGPR (VOP2's src1; the add is commutative), else `None`.
+fn carry_vop2(
+    d: u16,
+    x: Operand,
+    y: Operand,
+    cx: &Ctx<'_>,
+) -> Result<Option<Inst>, TranslateError> {
+    let vgpr = |o: Operand| matches!(o, Operand::Vgpr { .. });
+    let (x, y) = match (vgpr(x), vgpr(y)) {
+        _ if !cx.vcc_dead => return Ok(None),
+        (_, true) => (x, y),
+        (true, false) => (y, x),
+        _ => return Ok(None),
+    };
+    let mut h = build(Op::VAddCoCiU32, Format::Vop2, cx)?;
+    let mut srcs = [v1(d), x, y].into_iter();
+    for i in 0..h.num_operands() {
+        if matches!(h.operand(i), Some(Operand::Fixed(_))) {
+            continue;
+        }
+        let Some(o) = srcs.next() else {
+            return Ok(None);
+        };
+        h.set_operand(i, o).map_err(|e| cx.enc(e))?;
+    }
+    Ok(srcs.next().is_none().then_some(h))
+}
+
+/// `v_lshl_add_u64 d, a, n, c` as one `v_mad_co_u64_u32` / `v_mad_co_i64_i32 d, null,
+/// x, 1 << n, y` when a 64-bit source is a 32-bit value extended ([`Ctx::extended`]):
+/// `zext(a.lo) << n == zext(a.lo) * 2^n` and, for `2^n` positive as an i32 (n <= 30),
+/// `sext(a.lo) << n == sext(a.lo) * sext(2^n)` modulo 2^64, plus the 64-bit addend. With
+/// no shift either addend may be the extended one. The addend must be a register pair
+/// or an integer inline constant (the same 64-bit value on both families).
+fn lshl_add_mad(
+    g: &Inst,
+    d: Operand,
+    [a, n, c]: [Operand; 3],
+    cx: &Ctx<'_>,
+) -> Result<Option<Inst>, TranslateError> {
+    let Operand::Inline(code @ 128..=159) = n else {
+        return Ok(None);
+    };
+    let shift = u32::from(code - 128);
+    let lo = |o: Operand| match o {
+        Operand::Vgpr { first, count: 2 } => Some(v1(first)),
+        _ => None,
+    };
+    let addend = |o: Operand| {
+        matches!(
+            o,
+            Operand::Vgpr { count: 2, .. }
+                | Operand::Sgpr { count: 2, .. }
+                | Operand::Inline(128..=208)
+        )
+    };
+    let pick = match (cx.extended, lo(a), lo(c)) {
+        ([Some(signed), _], Some(x), _) if addend(c) => Some((signed, x, c)),
+        ([_, Some(signed)], _, Some(x)) if shift == 0 && addend(a) => Some((signed, x, a)),
+        _ => None,
+    };
+    let Some((signed, x, y)) = pick else {
+        return Ok(None);
+    };
+    if signed && shift > 30 {
+        return Ok(None);
+    }
+    let o = if signed {
+        Op::VMadCoI64I32
+    } else {
+        Op::VMadCoU64U32
+    };
+    let mut h = build(o, Format::Vop3b, cx)?;
+    let null = Operand::Sgpr {
+        first: NULL,
+        count: 2,
+    };
+    for (k, v) in [d, null, x, constant(1 << shift), y]
+        .into_iter()
+        .enumerate()
+    {
+        h.set_operand(k, v).map_err(|e| cx.enc(e))?;
+    }
+    Ok(Some(redecode(&h, g, cx)?))
 }
 
 /// The GFX12 `s_cmp_*` of a GFX9 `s_cmpk_*` (GFX12 has no SOPK compares: llvm-mc-22
@@ -1099,6 +1269,9 @@ fn sdwa(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     {
         return Err(cx.unsupported(g, "SDWA neg/abs are not translated"));
     }
+    if let Some(seq) = sdwa_op_sel(g, cx)? {
+        return Ok(seq);
+    }
     let vopc = g.format == Format::Vopc;
     let n = g.num_operands();
     let mut ops: Vec<Operand> = (0..n).map(|i| op(g, i, cx)).collect::<Result<_, _>>()?;
@@ -1238,6 +1411,140 @@ fn sdwa(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     Ok(out)
 }
 
+/// A GFX9 SDWA 16-bit operation whose selects are all words or dwords, as the GFX12 VOP3
+/// operation with `op_sel` (GFX12 16-bit operations read either half of a VGPR source
+/// and write either half of the destination, keeping the other: llvm-mc-22 takes
+/// `v_add_f16_e64 v4.h, v1.h, v2.l` as `op_sel:[1,0,1]`; the gfx1201 model's `put16`),
+/// where the general rule ([`sdwa`]) extracts, computes and merges in up to six
+/// instructions. A 16-bit operation reads only the low 16 bits of the SDWA-extended
+/// source, so WORD_1 is the high half and WORD_0/DWORD the low one, whatever the sign
+/// extension. The destination: WORD_1 or WORD_0 with UNUSED_PRESERVE is the half alone;
+/// a DWORD or WORD_0 result with UNUSED_PAD (the 16-bit result zero-extended, as
+/// without SDWA) clears the high half after it unless it is dead ([`zero_high16`]); WORD_1
+/// with UNUSED_PAD clears the low half. Taken: the 16-bit-result operations of
+/// [`zeroes_high16`] but `v_ldexp_f16` (its GFX9 exponent is 32 bits), `v_cvt_f16_f32`
+/// (a dword source) and `v_cvt_f32_f16` (a dword result), on VGPR sources where a high
+/// half is selected. Compares (GFX12 VOP3 with an SGPR destination, whose op_sel this
+/// does not place) and anything else: `None`.
+fn sdwa_op_sel(g: &Inst, cx: &mut Ctx<'_>) -> Result<Option<Vec<Inst>>, TranslateError> {
+    // GFX12 compares in VOP3 (sdst) take no op_sel here: the general rule.
+    if g.format == Format::Vopc {
+        return Ok(None);
+    }
+    let (src32, dst32) = match g.op {
+        Op::VCvtF16F32 => (true, false),
+        Op::VCvtF32F16 => (false, true),
+        Op::VLdexpF16 => return Ok(None),
+        o if zeroes_high16(o) => (false, false),
+        _ => return Ok(None),
+    };
+    if g.field(F::Omod) != 0 {
+        return Ok(None);
+    }
+    let n = g.num_operands();
+    let code = |c: u32, sgpr: bool| -> Operand {
+        if !sgpr {
+            v1(c as u16)
+        } else if c >= 128 {
+            Operand::Inline(c as u16)
+        } else {
+            Operand::Sgpr {
+                first: c as u16,
+                count: 1,
+            }
+        }
+    };
+    let mut srcs = [(
+        code(g.field(F::ExtSrc0), g.field(F::SdwaS0) != 0),
+        g.field(F::SdwaSrc0Sel),
+    ); 2];
+    let nsrc = if g.format == Format::Vop1 { 1 } else { 2 };
+    if nsrc == 2 {
+        srcs[1] = (
+            code(g.field(F::Vsrc1), g.field(F::SdwaS1) != 0),
+            g.field(F::SdwaSrc1Sel),
+        );
+    }
+    let mut sel = 0u32;
+    for (k, &(o, s)) in srcs.iter().take(nsrc).enumerate() {
+        match s {
+            6 => {}
+            4 if !src32 => {}
+            5 if !src32 && matches!(o, Operand::Vgpr { .. }) => sel |= 1 << k,
+            _ => return Ok(None),
+        }
+    }
+    // (write the high half, clear the high half after, clear the low half after)
+    let (hi, clear_hi, clear_lo) = match (g.field(F::SdwaDstSel), g.field(F::SdwaDstUnused)) {
+        (6, 0 | 2) if dst32 => (false, false, false),
+        _ if dst32 => return Ok(None),
+        (6, 0 | 2) | (4, 0) => (false, !cx.high16_dead, false),
+        (4, 2) => (false, false, false),
+        (5, 2) => (true, false, false),
+        (5, 0) => (true, false, true),
+        _ => return Ok(None),
+    };
+    if hi {
+        sel |= 8;
+    }
+    // The plain operation as GFX9 VOP3, lowered like any other, then given op_sel.
+    let mut plain = None;
+    for fm in [Format::Vop3, Format::Vop3b] {
+        if let Ok(i) = Inst::build(g.target, g.op, fm) {
+            plain = Some(i);
+            break;
+        }
+    }
+    let Some(mut plain) = plain else {
+        return Ok(None);
+    };
+    if plain.num_operands() != n {
+        return Ok(None);
+    }
+    for i in 0..n {
+        plain.set_operand(i, op(g, i, cx)?).map_err(|e| cx.enc(e))?;
+    }
+    // The sources sit after the destination, in order.
+    if (0..nsrc).any(|k| plain.operand(1 + k) != Some(srcs[k].0)) {
+        return Ok(None);
+    }
+    if g.field(F::Clamp) != 0 {
+        let field = plain
+            .layout()
+            .field(F::Clamp)
+            .ok_or_else(|| cx.no_rule(g))?;
+        plain.bits = layout::put(plain.bits, field, 1);
+    }
+    let mut seq = lower_plain(&plain, cx)?;
+    let [h] = seq.as_mut_slice() else {
+        return Ok(None);
+    };
+    if sel != 0 {
+        let Some(fl) = h.layout().field(F::OpSel) else {
+            return Ok(None);
+        };
+        h.bits = layout::put(h.bits, fl, sel);
+        *h = redecode(h, g, cx)?;
+    }
+    if clear_hi {
+        seq.extend(zero_high16(g, cx)?);
+    }
+    if clear_lo {
+        let Some(d @ Operand::Vgpr { count: 1, .. }) = g.operand(0) else {
+            return Ok(None);
+        };
+        let mut i = build(Op::VAndB32, Format::Vop2, cx)?;
+        for (k, o) in [d, Operand::Literal(0xffff_0000), d]
+            .into_iter()
+            .enumerate()
+        {
+            i.set_operand(k, o).map_err(|e| cx.enc(e))?;
+        }
+        seq.push(i);
+    }
+    Ok(Some(seq))
+}
+
 /// A gfx1201 VOP3 instruction from operands in assembly order.
 fn vop3_host(o: Op, ops: &[Operand], cx: &Ctx<'_>) -> Result<Inst, TranslateError> {
     let mut i = build(o, Format::Vop3, cx)?;
@@ -1308,6 +1615,8 @@ fn buffer(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
         // A register already converted (here or by a copy of a converted one) holds its
         // GFX12 word; it is written again only when this descriptor's dword1 asks for
         // another one.
+        // A deferred guest constant for this register is overwritten unread.
+        cx.deferred.retain(|d| d.0 != reg);
         match cx.inplace.iter().position(|e| e.reg == reg) {
             Some(k) if cx.inplace[k].host == w3 => {}
             Some(k) => {
@@ -1327,6 +1636,14 @@ fn buffer(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
         out.push(reencode_with(g, cx, Some(r))?);
         return Ok(out);
     }
+    // The conversion reads the whole guest descriptor.
+    cx.deferred.retain(|(reg, d)| {
+        let keep = *reg < r || *reg >= r + 4;
+        if !keep {
+            out.push(*d);
+        }
+        keep
+    });
     let q = if let Some(k) = cx.rsrc.held.iter().position(|&(s, _)| s == r) {
         let e = cx.rsrc.held.remove(k);
         cx.rsrc.held.push(e);
