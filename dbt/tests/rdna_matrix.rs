@@ -397,11 +397,11 @@ K(m4x4x1f32, float4, 4, __builtin_amdgcn_mfma_f32_4x4x1f32)
 /// in k order from 0, the gfx950 model's f32 MFMA numerics (`exec::matrix`, "Numerics"),
 /// in the CDNA D layout (`out[lane * regs + reg]`). The values are arbitrary f32 in
 /// [-1, 1), so another order or unfused products would round differently.
-fn case32(m: usize, k: usize, blocks: usize, seed: u32) -> (Vec<u32>, Vec<u32>) {
+fn case32(m: usize, k: usize, blocks: usize, seed: u32, scale: f32) -> (Vec<u32>, Vec<u32>) {
     let mut s = seed;
     let mut val = || {
         s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-        (s >> 8) as f32 / (1 << 23) as f32 - 1.0
+        ((s >> 8) as f32 / (1 << 23) as f32 - 1.0) * scale
     };
     let mut words = vec![0u32; 4 * 64];
     let mut mats = Vec::new();
@@ -455,7 +455,7 @@ fn f32_mfmas_run_as_fma_chains_on_gfx1201() {
     );
     assert!(!dis.contains("mfma"), "{dis}");
     for (n, &(name, m, k, blocks)) in SHAPES32.iter().enumerate() {
-        let (input, want) = case32(m, k, blocks, 90 + n as u32);
+        let (input, want) = case32(m, k, blocks, 90 + n as u32, 1.0);
         both_give(&g, &t, name, &input, &want);
     }
 }
@@ -514,7 +514,7 @@ amdhsa.kernels:
     let t = dbt::translate(&g, Target::Gfx1201);
     assert!(t.translated, "{:?}", t.diagnostics);
     common::llvm_accepts_as(&t.object, "fma-overlap", "gfx1201");
-    let (input, want) = case32(16, 4, 1, 200);
+    let (input, want) = case32(16, 4, 1, 200, 1.0);
     let run = |bytes: &[u8], target: Target| {
         common::run_words(
             bytes,
@@ -688,13 +688,14 @@ fn case64(
     blocks: usize,
     (cbsz, abid, neg): (u32, u32, u32),
     seed: u64,
+    scale: f64,
 ) -> (Vec<u32>, Vec<u32>) {
     let mut s = seed;
     let mut val = || {
         s = s
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
-        (s >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+        ((s >> 11) as f64 / (1u64 << 52) as f64 - 1.0) * scale
     };
     let mut words = vec![0u32; 8 * 64];
     let mut mats = Vec::new();
@@ -766,7 +767,7 @@ fn f64_mfmas_run_as_fma_chains_on_gfx1201_and_gfx942() {
     assert!(t942.translated, "{:?}", t942.diagnostics);
     common::llvm_accepts_as(&t942.object, "fma64-942", "gfx942");
     for (n, &(name, m, k, blocks, mods)) in SHAPES64.iter().enumerate() {
-        let (input, want) = case64(m, k, blocks, mods, 300 + n as u64);
+        let (input, want) = case64(m, k, blocks, mods, 300 + n as u64, 1.0);
         both_give(&g, &t, name, &input, &want);
         let (on942, _) = launch(&t942.object, Target::Gfx942, name, &input, want.len());
         assert_eq!(on942, want, "{name}: gfx942 translation");
@@ -774,18 +775,25 @@ fn f64_mfmas_run_as_fma_chains_on_gfx1201_and_gfx942() {
 }
 
 /// An f64 MFMA in a kernel that flushes f64 denormals (`-fdenormal-fp-math=preserve-sign`:
-/// FLOAT_MODE bits 7:6 = 0) stays refused by name on gfx1201: the MFMA does not flush,
-/// `v_fma_f64` would.
+/// FLOAT_MODE bits 7:6 = 0) runs with f64 denormals kept around its FMAs
+/// (`s_denorm_mode`): the inputs are scaled by 2^-520, so the products and sums are f64
+/// denormals, which the MFMA keeps and a flushing `v_fma_f64` would not.
 #[test]
-fn f64_mfma_in_a_flushing_kernel_stays_refused_by_name() {
+fn f64_mfma_in_a_flushing_kernel_keeps_denormals_on_gfx1201() {
     let g = compile_with(SRC64, "f64-ftz", &["-fdenormal-fp-math=preserve-sign"]);
     let t = dbt::translate(&g, Target::Gfx1201);
-    assert!(!t.translated);
-    let d = t.diagnostics[0].to_string();
-    assert!(
-        d.contains("v_mfma_f64_") && d.contains("flushes f64 denormals"),
-        "{d}"
-    );
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let dis = common::llvm_accepts_as(&t.object, "fma64-ftz", "gfx1201");
+    assert!(dis.contains("s_denorm_mode"), "{dis}");
+    for (n, &(name, m, k, blocks, mods)) in SHAPES64.iter().enumerate() {
+        let (input, want) = case64(m, k, blocks, mods, 310 + n as u64, 2f64.powi(-520));
+        assert!(
+            want.chunks(2)
+                .any(|w| (w[1] & 0x7ff0_0000) == 0 && (w[0] | w[1] & 0xf_ffff) != 0),
+            "{name}: no denormal result"
+        );
+        both_give(&g, &t, name, &input, &want);
+    }
 }
 
 /// (kernel, M, K): the single-block i8 MFMAs of gfx950.
@@ -880,19 +888,26 @@ fn i8_mfmas_run_as_iu8_wmmas_on_gfx1201() {
     }
 }
 
-/// A kernel whose FLOAT_MODE flushes f32 denormals (`-cl-denorms-are-zero`) keeps its f32
-/// MFMA refused by name: the VALU would flush what the MFMA keeps.
+/// A kernel whose FLOAT_MODE flushes f32 denormals (`-cl-denorms-are-zero`) runs its f32
+/// MFMAs with f32 denormals kept around their FMAs (`s_denorm_mode`): the inputs are
+/// scaled by 2^-64, so the products and sums are f32 denormals, which the MFMA keeps and
+/// a flushing `v_fma_f32` would not.
 #[test]
-fn f32_mfma_in_a_flushing_kernel_stays_refused_by_name() {
+fn f32_mfma_in_a_flushing_kernel_keeps_denormals_on_gfx1201() {
     let g = compile_with(SRC32, "f32-daz", &["-cl-denorms-are-zero"]);
     let t = dbt::translate(&g, Target::Gfx1201);
-    assert!(!t.translated);
-    assert_eq!(t.object, g);
-    let d = t.diagnostics[0].to_string();
-    assert!(
-        d.contains("v_mfma_f32_") && d.contains("flushes f32 denormals"),
-        "{d}"
-    );
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let dis = common::llvm_accepts_as(&t.object, "fma32-daz", "gfx1201");
+    assert!(dis.contains("s_denorm_mode"), "{dis}");
+    for (n, &(name, m, k, blocks)) in SHAPES32.iter().enumerate() {
+        let (input, want) = case32(m, k, blocks, 95 + n as u32, 2f32.powi(-64));
+        assert!(
+            want.iter()
+                .any(|&w| w & 0x7f80_0000 == 0 && w & 0x7f_ffff != 0),
+            "{name}: no denormal result"
+        );
+        both_give(&g, &t, name, &input, &want);
+    }
 }
 
 /// One gfx950 assembly kernel (llvm-mc-22) per shape whose C and D are AGPRs (as in

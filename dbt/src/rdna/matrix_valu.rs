@@ -11,9 +11,10 @@
 //! the VALU does not flush what the MFMA keeps: with the kernel's FLOAT_MODE keeping f32
 //! denormals (bits 5:4 = 3, clang-22's and IREE's 0xf0) and rounding to nearest even (bits
 //! 1:0 = 0), `v_fma_f32` is the IEEE fused multiply-add; for f64 the same with bits 7:6
-//! and 3:2. Other float modes are refused by name (a kernel may also change MODE at run
-//! time; the rule reads the descriptor's mode, the same ASSUMPTION the
-//! `v_cvt_pk_bf16_f32` rule makes). An f64 MFMA's BLGP is the NEG of A, B and C (bits 0,
+//! and 3:2. A kernel whose FLOAT_MODE flushes or rounds otherwise gets `s_denorm_mode` /
+//! `s_round_mode` to that mode before the sequence and back to the kernel's after it.
+//! ASSUMPTION: the kernel does not change MODE at run time (the rule restores the
+//! descriptor's mode; the same assumption the `v_cvt_pk_bf16_f32` rule makes). An f64 MFMA's BLGP is the NEG of A, B and C (bits 0,
 //! 1, 2; the model multiplies by -1 before the products), which become `v_fma_f64`'s
 //! source NEG bits, C's on the first k only. ASSUMPTION: the two differ only in the sign
 //! of a NaN result (x86 keeps a NaN operand's sign through `* -1.0`, NEG flips it).
@@ -354,19 +355,10 @@ pub(crate) fn lower(g: &Inst, s: Shape, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, T
     // f64: BLGP is the NEG of A, B and C (the gfx950 model's `run_f64`), which
     // `v_fma_f64` has as source modifiers.
     let neg = if s.wide { g.field(F::Blgp) } else { 0 };
-    if !s.wide && cx.float_mode & 0x33 != 0x30 {
-        return Err(fail(
-            cx,
-            "f32 MFMA -> FMA: the kernel's FLOAT_MODE flushes f32 denormals or does not round to nearest even (the MFMA does neither)",
-        ));
-    }
-    // FLOAT_MODE bits 3:2 round f64/f16, bits 7:6 their denormals.
-    if s.wide && cx.float_mode & 0xcc != 0xc0 {
-        return Err(fail(
-            cx,
-            "f64 MFMA -> FMA: the kernel's FLOAT_MODE flushes f64 denormals or does not round to nearest even (the MFMA does neither)",
-        ));
-    }
+    // The FLOAT_MODE the FMAs need: FP_ROUND bits 1:0 (f32) or 3:2 (f64/f16) nearest
+    // even, FP_DENORM bits 5:4 (f32) or 7:6 (f64/f16) keeping denormals.
+    let (mask, keep) = if s.wide { (0xcc, 0xc0) } else { (0x33, 0x30) };
+    let mode = cx.float_mode & !mask | keep;
     let w = s.w();
     let dvals = s.dvals();
     let reg = |i: usize, n: u16, cx: &Ctx<'_>| -> Result<Operand, TranslateError> {
@@ -415,10 +407,12 @@ pub(crate) fn lower(g: &Inst, s: Shape, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, T
             "MFMA -> FMA: a lane map is not a base plus a constant",
         ));
     };
+    let kernel_mode = cx.float_mode;
     let mut e = Emit {
         out: Vec::new(),
         cx,
     };
+    e.mode(kernel_mode, mode)?;
     // Scratch: copies of A/B inside D, then the permuted operands of one batch.
     // The bases set at the kernel entry ([`Bases::plan`] saw every such MFMA of the scope).
     let (Some(base_a), Some(base_b)) = (e.cx.bases.reg(pa.base), e.cx.bases.reg(pb.base)) else {
@@ -508,6 +502,7 @@ pub(crate) fn lower(g: &Inst, s: Shape, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, T
         }
     }
     e.flush(&mut f)?;
+    e.mode(mode, kernel_mode)?;
     Ok(e.out)
 }
 
@@ -576,6 +571,21 @@ impl Emit<'_, '_> {
             match acc {
                 Some(acc) => self.vop3(Op::VFmaF32, &[v(d + r), v(x), v(y), acc])?,
                 None => self.push(Op::VFmacF32, Format::Vop2, &[v(d + r), v(x), v(y)])?,
+            }
+        }
+        Ok(())
+    }
+
+    /// `s_round_mode` / `s_denorm_mode` (MODE bits 3:0 / 7:4) where FLOAT_MODE `from`
+    /// and `to` differ. LLVM 22 puts `s_denorm_mode 15` right before a `v_fma_f32` for
+    /// gfx1201 (its f32 division in a flushing kernel), so no wait follows.
+    fn mode(&mut self, from: u8, to: u8) -> Result<(), TranslateError> {
+        for (o, sh) in [(Op::SRoundMode, 0), (Op::SDenormMode, 4)] {
+            if (from ^ to) >> sh & 0xf != 0 {
+                let mut i = reencode::build(o, Format::Sopp, self.cx)?;
+                i.set_operand(0, Operand::Imm(u32::from(to >> sh & 0xf)))
+                    .map_err(|x| self.cx.enc(x))?;
+                self.out.push(i);
             }
         }
         Ok(())
