@@ -339,7 +339,8 @@ fn fp8_and_bf8_mfmas_run_as_wmmas_on_gfx1201() {
 }
 
 /// The `f8f6f4` formats without a GFX12 WMMA (here fp4 A) and the scaled form with a
-/// scale that is not neutral are refused by name, returning the original object.
+/// run-time scale are refused by name on gfx1201 and on gfx942, returning the original
+/// object.
 #[test]
 fn fp4_and_scaled_mfmas_stay_refused_by_name() {
     for (tag, args, what) in [
@@ -360,6 +361,20 @@ fn fp4_and_scaled_mfmas_stay_refused_by_name() {
         assert_eq!(t.object, g);
         let d = t.diagnostics[0].to_string();
         assert!(d.contains("f8f6f4") && d.contains(what), "{tag}: {d}");
+        // gfx942 (which has fp8 MFMAs only) refuses both too, naming the instruction.
+        let t = dbt::translate(&g, Target::Gfx942);
+        assert!(!t.translated, "{tag} on gfx942");
+        assert_eq!(t.object, g);
+        let d = t.diagnostics[0].to_string();
+        let why = if tag == "fp4" {
+            "only fp8 (E4M3) A and B"
+        } else {
+            "no gfx942 equivalent"
+        };
+        assert!(
+            d.contains("f8f6f4") && d.contains(why),
+            "{tag} on gfx942: {d}"
+        );
     }
 }
 
