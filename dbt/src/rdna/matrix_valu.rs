@@ -52,9 +52,12 @@
 //! ASSUMPTION: EXEC is all ones at every MFMA (the MFMA writes every lane; the FMAs only
 //! active ones, and a permute reads 0 from an inactive lane), as `matrix`'s rules assume.
 //!
-//! Cost: f32 16x16x4 37 instructions, 32x32x2 68 (the corpus and IREE shapes). VGPRs: one
-//! per distinct base for the whole kernel; per MFMA, 2 scratch for A/B copies and one per
-//! permuted operand of a batch (at most 24).
+//! Cost: f32 16x16x4 37 instructions, 32x32x2 68 (the corpus and IREE shapes); f64
+//! 16x16x4 58 (40 permutes, 2 waits, 16 FMAs), 4x4x4 4-block 21 (16 permutes, a wait, 4
+//! FMAs); 2 more in a kernel whose FLOAT_MODE differs, 1 or 2 per copied A/B register.
+//! VGPRs: one per distinct base for the whole kernel (one more for the lane id with a
+//! [`Base::Mix`]); per MFMA, 2 (f64: 4) scratch for A/B copies and one per permuted
+//! register of a batch (at most 24).
 
 use super::matrix::Emit;
 use super::reencode::{self, Ctx};
