@@ -339,7 +339,8 @@ fn fp8_and_bf8_mfmas_run_as_wmmas_on_gfx1201() {
 }
 
 /// The `f8f6f4` formats without a GFX12 WMMA (here fp4 A) and the scaled form with a
-/// scale that is not neutral are refused by name, returning the original object.
+/// run-time scale are refused by name on gfx1201 and on gfx942, returning the original
+/// object.
 #[test]
 fn fp4_and_scaled_mfmas_stay_refused_by_name() {
     for (tag, args, what) in [
@@ -360,6 +361,20 @@ fn fp4_and_scaled_mfmas_stay_refused_by_name() {
         assert_eq!(t.object, g);
         let d = t.diagnostics[0].to_string();
         assert!(d.contains("f8f6f4") && d.contains(what), "{tag}: {d}");
+        // gfx942 (which has fp8 MFMAs only) refuses both too, naming the instruction.
+        let t = dbt::translate(&g, Target::Gfx942);
+        assert!(!t.translated, "{tag} on gfx942");
+        assert_eq!(t.object, g);
+        let d = t.diagnostics[0].to_string();
+        let why = if tag == "fp4" {
+            "only fp8 (E4M3) A and B"
+        } else {
+            "no gfx942 equivalent"
+        };
+        assert!(
+            d.contains("f8f6f4") && d.contains(why),
+            "{tag} on gfx942: {d}"
+        );
     }
 }
 
@@ -397,11 +412,11 @@ K(m4x4x1f32, float4, 4, __builtin_amdgcn_mfma_f32_4x4x1f32)
 /// in k order from 0, the gfx950 model's f32 MFMA numerics (`exec::matrix`, "Numerics"),
 /// in the CDNA D layout (`out[lane * regs + reg]`). The values are arbitrary f32 in
 /// [-1, 1), so another order or unfused products would round differently.
-fn case32(m: usize, k: usize, blocks: usize, seed: u32) -> (Vec<u32>, Vec<u32>) {
+fn case32(m: usize, k: usize, blocks: usize, seed: u32, scale: f32) -> (Vec<u32>, Vec<u32>) {
     let mut s = seed;
     let mut val = || {
         s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-        (s >> 8) as f32 / (1 << 23) as f32 - 1.0
+        ((s >> 8) as f32 / (1 << 23) as f32 - 1.0) * scale
     };
     let mut words = vec![0u32; 4 * 64];
     let mut mats = Vec::new();
@@ -455,7 +470,7 @@ fn f32_mfmas_run_as_fma_chains_on_gfx1201() {
     );
     assert!(!dis.contains("mfma"), "{dis}");
     for (n, &(name, m, k, blocks)) in SHAPES32.iter().enumerate() {
-        let (input, want) = case32(m, k, blocks, 90 + n as u32);
+        let (input, want) = case32(m, k, blocks, 90 + n as u32, 1.0);
         both_give(&g, &t, name, &input, &want);
     }
 }
@@ -514,7 +529,7 @@ amdhsa.kernels:
     let t = dbt::translate(&g, Target::Gfx1201);
     assert!(t.translated, "{:?}", t.diagnostics);
     common::llvm_accepts_as(&t.object, "fma-overlap", "gfx1201");
-    let (input, want) = case32(16, 4, 1, 200);
+    let (input, want) = case32(16, 4, 1, 200, 1.0);
     let run = |bytes: &[u8], target: Target| {
         common::run_words(
             bytes,
@@ -528,6 +543,272 @@ amdhsa.kernels:
     };
     assert_eq!(run(&g, Target::Gfx950), want, "gfx950");
     assert_eq!(run(&t.object, Target::Gfx1201), want, "gfx1201");
+}
+
+/// CBSZ, ABID and BLGP (f64: NEG) of an MFMA.
+type Bc = (u32, u32, u32);
+
+/// (kernel, M, K, blocks, (CBSZ, ABID, BLGP) of the second MFMA): f32 MFMAs whose
+/// second product broadcasts A blocks and/or B lanes.
+const SHAPES32_MODS: &[(&str, usize, usize, usize, Bc)] = &[
+    ("bc16x16x4", 16, 4, 1, (0, 0, 3)),
+    ("bc32x32x2", 32, 2, 1, (0, 0, 5)),
+    ("bc16x16x1", 16, 1, 4, (2, 1, 1)),
+    ("bc4x4x1", 4, 1, 16, (3, 5, 6)),
+    ("bc32x32x1", 32, 1, 2, (1, 1, 2)),
+];
+
+const SRC32_MODS: &str = r#"
+typedef float f32x32 __attribute__((ext_vector_type(32)));
+#define K(name, ACC, OUT, CALL, CBSZ, ABID, BLGP)                                   \
+  __kernel __attribute__((reqd_work_group_size(64, 1, 1))) void name(               \
+      __global const uint *in, __global float *out) {                               \
+    uint l = __builtin_amdgcn_workitem_id_x();                                      \
+    __global const float *p = (__global const float *)in;                           \
+    float a0 = p[l], b0 = p[64 + l], a1 = p[128 + l], b1 = p[192 + l];              \
+    ACC acc = 0.0f;                                                                 \
+    acc = CALL(a0, b0, acc, 0, 0, 0);                                               \
+    acc = CALL(a1, b1, acc, CBSZ, ABID, BLGP);                                      \
+    for (uint r = 0; r < OUT; r++) out[l * OUT + r] = acc[r];                       \
+  }
+K(bc16x16x4, float4, 4, __builtin_amdgcn_mfma_f32_16x16x4f32, 0, 0, 3)
+K(bc32x32x2, float16, 16, __builtin_amdgcn_mfma_f32_32x32x2f32, 0, 0, 5)
+K(bc16x16x1, float16, 16, __builtin_amdgcn_mfma_f32_16x16x1f32, 2, 1, 1)
+K(bc4x4x1, float4, 4, __builtin_amdgcn_mfma_f32_4x4x1f32, 3, 5, 6)
+K(bc32x32x1, f32x32, 32, __builtin_amdgcn_mfma_f32_32x32x1f32, 1, 1, 2)
+"#;
+
+/// Input words (A0, B0, A1, B1, one f32 per lane) and the reference D of an f32 MFMA
+/// pair whose second MFMA has the modifiers `(cbsz, abid, blgp)`, computed from the
+/// lanes: block `b` of A from block `(b >> cbsz << cbsz) + abid`, B of lane `l` from
+/// lane 1: `l % 32`, 2: `32 + l % 32`, 3: `(l + 16) % 64`, 4-7: `16 * (blgp - 4) + l %
+/// 16` (the gfx950 model's `exec::matrix` doc), one fused multiply-add per k in k order.
+fn case32_mods(
+    m: usize,
+    k: usize,
+    blocks: usize,
+    (cbsz, abid, blgp): (u32, u32, u32),
+    seed: u32,
+) -> (Vec<u32>, Vec<u32>) {
+    let mut s = seed;
+    let words: Vec<u32> = (0..4 * 64)
+        .map(|_| {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            ((s >> 8) as f32 / (1 << 23) as f32 - 1.0).to_bits()
+        })
+        .collect();
+    let lane = |step: usize, l: usize| f32::from_bits(words[step * 64 + l]);
+    let b_lane = |l: usize, g: u32| match g {
+        0 => l,
+        1 => l % 32,
+        2 => 32 + l % 32,
+        3 => (l + 16) % 64,
+        g => 16 * (g as usize - 4) + l % 16,
+    };
+    let regs = m * m * blocks / 64;
+    let (mpr, bpr) = (64 / m, 64usize.div_ceil(m * m / 4));
+    let mut d = vec![0u32; 64 * regs];
+    for blk in 0..blocks {
+        for i in 0..m {
+            for j in 0..m {
+                let mut acc = 0f32;
+                for (step, (cb, ab, bg)) in [(0, 0, 0), (cbsz, abid, blgp)].into_iter().enumerate()
+                {
+                    let ablk = (blk >> cb << cb) + ab as usize;
+                    for kk in 0..k {
+                        let x = lane(2 * step, ablk * m + kk * m * blocks + i);
+                        let y = lane(2 * step + 1, b_lane(blk * m + kk * m * blocks + j, bg));
+                        acc = x.mul_add(y, acc);
+                    }
+                }
+                let reg = blk * (m * m / 64) + (i / (4 * mpr)) * 4 + i % 4;
+                let l = (blk % bpr) * m + ((i / 4) % mpr) * bpr * m + j;
+                d[l * regs + reg] = acc.to_bits();
+            }
+        }
+    }
+    (words, d)
+}
+
+/// CBSZ/ABID (A block broadcast) and BLGP (B lane broadcast) on f32 MFMAs, as clang-22
+/// emits them from the builtins' arguments: the rule folds them into its lane maps; every
+/// shape, bit-exact against the gfx950 run and the lane-level reference.
+#[test]
+fn f32_mfma_broadcasts_run_as_fma_chains_on_gfx1201() {
+    let g = compile(SRC32_MODS, "f32-bc");
+    let t = dbt::translate(&g, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let dis = common::llvm_accepts_as(&t.object, "fma32-bc", "gfx1201");
+    assert!(!dis.contains("mfma"), "{dis}");
+    for (n, &(name, m, k, blocks, mods)) in SHAPES32_MODS.iter().enumerate() {
+        let (input, want) = case32_mods(m, k, blocks, mods, 400 + n as u32);
+        both_give(&g, &t, name, &input, &want);
+    }
+}
+
+/// (kernel, M, K, blocks, (CBSZ, ABID, NEG bits) of the second MFMA): the f64 MFMAs of
+/// gfx950 (BLGP is their NEG).
+const SHAPES64: &[(&str, usize, usize, usize, Bc)] = &[
+    ("m16x16x4f64", 16, 4, 1, (0, 0, 5)),
+    ("m4x4x4f64", 4, 4, 4, (0, 0, 6)),
+    ("bc4x4x4f64", 4, 4, 4, (2, 3, 1)),
+];
+
+/// Each kernel: `D = A0 * B0` (C the inline constant 0), then `D = (-A1) * B1 + (-D)`
+/// (16x16x4) or `D = A1 * (-B1) + (-D)` (4x4x4, whose D is its own A0 in the compiled
+/// code: the rule copies A first); `bc4x4x4f64` also broadcasts A's block 3 to blocks
+/// 0-3 (CBSZ 2, ABID 3) and negates A. BLGP is the f64 MFMA's NEG.
+const SRC64: &str = r#"
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void m16x16x4f64(
+    __global const double *in, __global double *out) {
+  uint l = __builtin_amdgcn_workitem_id_x();
+  double a0 = in[l], b0 = in[64 + l], a1 = in[128 + l], b1 = in[192 + l];
+  double4 acc = 0.0;
+  acc = __builtin_amdgcn_mfma_f64_16x16x4f64(a0, b0, acc, 0, 0, 0);
+  acc = __builtin_amdgcn_mfma_f64_16x16x4f64(a1, b1, acc, 0, 0, 5);
+  for (uint r = 0; r < 4; r++) out[l * 4 + r] = acc[r];
+}
+__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void m4x4x4f64(
+    __global const double *in, __global double *out) {
+  uint l = __builtin_amdgcn_workitem_id_x();
+  double a0 = in[l], b0 = in[64 + l], a1 = in[128 + l], b1 = in[192 + l];
+  double acc = 0.0;
+  acc = __builtin_amdgcn_mfma_f64_4x4x4f64(a0, b0, acc, 0, 0, 0);
+  acc = __builtin_amdgcn_mfma_f64_4x4x4f64(a1, b1, acc, 0, 0, 6);
+  out[l] = acc;
+}
+__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void bc4x4x4f64(
+    __global const double *in, __global double *out) {
+  uint l = __builtin_amdgcn_workitem_id_x();
+  double a0 = in[l], b0 = in[64 + l], a1 = in[128 + l], b1 = in[192 + l];
+  double acc = 0.0;
+  acc = __builtin_amdgcn_mfma_f64_4x4x4f64(a0, b0, acc, 0, 0, 0);
+  acc = __builtin_amdgcn_mfma_f64_4x4x4f64(a1, b1, acc, 2, 3, 1);
+  out[l] = acc;
+}
+"#;
+
+/// Input words (A0, B0, A1, B1 as f64: lane `b * M + k * M * blocks + i` holds
+/// `A[b][i][k]`, B alike with the column) and the reference D: the second MFMA reads A
+/// block `b` from block `(b >> cbsz << cbsz) + abid` and applies the NEG bits `neg` to A,
+/// B and C, then per element one fused multiply-add per k in k
+/// order, the gfx950 model's f64 MFMA numerics, in the CDNA 64-bit D layout (value `r` of
+/// lane `l` at `out[l * values + r]`, rows of one register pair). The values are
+/// arbitrary f64 in [-1, 1), so another order or unfused products would round
+/// differently.
+fn case64(
+    m: usize,
+    k: usize,
+    blocks: usize,
+    (cbsz, abid, neg): (u32, u32, u32),
+    seed: u64,
+    scale: f64,
+) -> (Vec<u32>, Vec<u32>) {
+    let mut s = seed;
+    let mut val = || {
+        s = s
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((s >> 11) as f64 / (1u64 << 52) as f64 - 1.0) * scale
+    };
+    let mut words = vec![0u32; 8 * 64];
+    let mut mats = Vec::new();
+    for step in 0..2 {
+        let a: Vec<f64> = (0..blocks * m * k).map(|_| val()).collect(); // [b][i][kk]
+        let b: Vec<f64> = (0..blocks * k * m).map(|_| val()).collect(); // [b][kk][j]
+        for blk in 0..blocks {
+            for i in 0..m {
+                for kk in 0..k {
+                    let lane = blk * m + kk * m * blocks + i;
+                    let (x, y) = (a[(blk * m + i) * k + kk], b[(blk * k + kk) * m + i]);
+                    for (t, z) in [(2 * step, x), (2 * step + 1, y)] {
+                        let at = 2 * (t * 64 + lane);
+                        words[at] = z.to_bits() as u32;
+                        words[at + 1] = (z.to_bits() >> 32) as u32;
+                    }
+                }
+            }
+        }
+        mats.push((a, b));
+    }
+    let vals = m * m * blocks / 64;
+    let (mpr, bpr) = (64 / m, 64usize.div_ceil(m * m));
+    let sign = |bit: u32| if neg >> bit & 1 != 0 { -1.0 } else { 1.0 };
+    let mut d = vec![0u32; 2 * 64 * vals];
+    for blk in 0..blocks {
+        for i in 0..m {
+            for j in 0..m {
+                let mut acc = 0f64;
+                for (step, (a, b)) in mats.iter().enumerate() {
+                    let (sa, sb, ab) = if step == 1 {
+                        acc *= sign(2);
+                        (sign(0), sign(1), (blk >> cbsz << cbsz) + abid as usize)
+                    } else {
+                        (1.0, 1.0, blk)
+                    };
+                    for kk in 0..k {
+                        let x = sa * a[(ab * m + i) * k + kk];
+                        acc = x.mul_add(sb * b[(blk * k + kk) * m + j], acc);
+                    }
+                }
+                let r = blk * (m * m / 64) + i / mpr;
+                let lane = (blk % bpr) * m + (i % mpr) * bpr * m + j;
+                let at = 2 * (lane * vals + r);
+                d[at] = acc.to_bits() as u32;
+                d[at + 1] = (acc.to_bits() >> 32) as u32;
+            }
+        }
+    }
+    (words, d)
+}
+
+/// f64 MFMAs (no GFX12 WMMA takes f64) become `v_fma_f64` chains over pairs of
+/// `ds_bpermute_b32` (`dbt/src/rdna/matrix_valu.rs`), BLGP as the FMAs' NEG: both gfx950
+/// shapes, bit-exact against the gfx950 run and the fused k-order CPU reference; the same
+/// object translated to gfx942 (which has both MFMAs) gives the same bits.
+#[test]
+fn f64_mfmas_run_as_fma_chains_on_gfx1201_and_gfx942() {
+    let g = compile(SRC64, "f64");
+    let t = dbt::translate(&g, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let dis = common::llvm_accepts_as(&t.object, "fma64", "gfx1201");
+    assert!(
+        dis.contains("ds_bpermute_b32") && dis.contains("v_fma_f64"),
+        "{dis}"
+    );
+    assert!(!dis.contains("mfma"), "{dis}");
+    let t942 = dbt::translate(&g, Target::Gfx942);
+    assert!(t942.translated, "{:?}", t942.diagnostics);
+    common::llvm_accepts_as(&t942.object, "fma64-942", "gfx942");
+    for (n, &(name, m, k, blocks, mods)) in SHAPES64.iter().enumerate() {
+        let (input, want) = case64(m, k, blocks, mods, 300 + n as u64, 1.0);
+        both_give(&g, &t, name, &input, &want);
+        let (on942, _) = launch(&t942.object, Target::Gfx942, name, &input, want.len());
+        assert_eq!(on942, want, "{name}: gfx942 translation");
+    }
+}
+
+/// An f64 MFMA in a kernel that flushes f64 denormals (`-fdenormal-fp-math=preserve-sign`:
+/// FLOAT_MODE bits 7:6 = 0) runs with f64 denormals kept around its FMAs
+/// (`s_denorm_mode`): the inputs are scaled by 2^-520, so the products and sums are f64
+/// denormals, which the MFMA keeps and a flushing `v_fma_f64` would not.
+#[test]
+fn f64_mfma_in_a_flushing_kernel_keeps_denormals_on_gfx1201() {
+    let g = compile_with(SRC64, "f64-ftz", &["-fdenormal-fp-math=preserve-sign"]);
+    let t = dbt::translate(&g, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let dis = common::llvm_accepts_as(&t.object, "fma64-ftz", "gfx1201");
+    assert!(dis.contains("s_denorm_mode"), "{dis}");
+    for (n, &(name, m, k, blocks, mods)) in SHAPES64.iter().enumerate() {
+        let (input, want) = case64(m, k, blocks, mods, 310 + n as u64, 2f64.powi(-520));
+        assert!(
+            want.chunks(2)
+                .any(|w| (w[1] & 0x7ff0_0000) == 0 && (w[0] | w[1] & 0xf_ffff) != 0),
+            "{name}: no denormal result"
+        );
+        both_give(&g, &t, name, &input, &want);
+    }
 }
 
 /// (kernel, M, K): the single-block i8 MFMAs of gfx950.
@@ -622,19 +903,26 @@ fn i8_mfmas_run_as_iu8_wmmas_on_gfx1201() {
     }
 }
 
-/// A kernel whose FLOAT_MODE flushes f32 denormals (`-cl-denorms-are-zero`) keeps its f32
-/// MFMA refused by name: the VALU would flush what the MFMA keeps.
+/// A kernel whose FLOAT_MODE flushes f32 denormals (`-cl-denorms-are-zero`) runs its f32
+/// MFMAs with f32 denormals kept around their FMAs (`s_denorm_mode`): the inputs are
+/// scaled by 2^-64, so the products and sums are f32 denormals, which the MFMA keeps and
+/// a flushing `v_fma_f32` would not.
 #[test]
-fn f32_mfma_in_a_flushing_kernel_stays_refused_by_name() {
+fn f32_mfma_in_a_flushing_kernel_keeps_denormals_on_gfx1201() {
     let g = compile_with(SRC32, "f32-daz", &["-cl-denorms-are-zero"]);
     let t = dbt::translate(&g, Target::Gfx1201);
-    assert!(!t.translated);
-    assert_eq!(t.object, g);
-    let d = t.diagnostics[0].to_string();
-    assert!(
-        d.contains("v_mfma_f32_") && d.contains("flushes f32 denormals"),
-        "{d}"
-    );
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let dis = common::llvm_accepts_as(&t.object, "fma32-daz", "gfx1201");
+    assert!(dis.contains("s_denorm_mode"), "{dis}");
+    for (n, &(name, m, k, blocks)) in SHAPES32.iter().enumerate() {
+        let (input, want) = case32(m, k, blocks, 95 + n as u32, 2f32.powi(-64));
+        assert!(
+            want.iter()
+                .any(|&w| w & 0x7f80_0000 == 0 && w & 0x7f_ffff != 0),
+            "{name}: no denormal result"
+        );
+        both_give(&g, &t, name, &input, &want);
+    }
 }
 
 /// One gfx950 assembly kernel (llvm-mc-22) per shape whose C and D are AGPRs (as in

@@ -102,9 +102,9 @@
 //! calculator README, "NEG Modifier"). Integer sums wrap modulo 2^32 in any order, so the
 //! chained WMMAs (CLAMP off) give the MFMA's result exactly.
 //!
-//! f32 MFMAs go to the VALU ([`super::matrix_valu`]). Refused by name: f64 MFMAs (GFX12
-//! WMMA has no f64 inputs), fp6/bf6/fp4 and scaled f8f6f4 MFMAs, the multi-block shapes
-//! of the other types, and CBSZ/ABID/BLGP as broadcast modifiers.
+//! f32 and f64 MFMAs go to the VALU ([`super::matrix_valu`]). Refused by name:
+//! fp6/bf6/fp4 and scaled f8f6f4 MFMAs, the multi-block shapes of the other types, and
+//! CBSZ/ABID/BLGP as broadcast modifiers.
 
 use super::reencode::{self, Ctx, CARRY};
 use crate::cfg::{Cfg, Flow};
@@ -609,7 +609,7 @@ const ODD_ROWS: (u32, u32) = (0xffff_0000, 0xffff_0000);
 
 /// The gfx1201 sequence for the guest MFMA `g` (see the module doc).
 pub(crate) fn lower(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
-    // f32 inputs have no WMMA: fused multiply-adds on the VALU.
+    // f32 and f64 inputs have no WMMA: fused multiply-adds on the VALU.
     if let Some(s) = super::matrix_valu::shape(g.op) {
         return super::matrix_valu::lower(g, s, cx);
     }

@@ -1,20 +1,27 @@
-//! gfx950 f32 MFMAs -> gfx1201 (wave64) VALU: GFX12 has no WMMA with f32 inputs
-//! (`v_wmma_f32_16x16x16_{f16,bf16,fp8_*,bf8_*}` and the integer ones only; llvm-mc-22
-//! `-mcpu=gfx1201`), so each result element is computed by a chain of `v_fma_f32` in its
-//! own lane, reading A and B across lanes with `ds_bpermute_b32`.
+//! gfx950 f32 and f64 MFMAs -> gfx1201 (wave64) VALU: GFX12 has no WMMA with f32 or f64
+//! inputs (`v_wmma_f32_16x16x16_{f16,bf16,fp8_*,bf8_*}` and the integer ones only;
+//! llvm-mc-22 `-mcpu=gfx1201`), so each result element is computed by a chain of
+//! `v_fma_f32` (`v_fma_f64`) in its own lane, reading A and B across lanes with
+//! `ds_bpermute_b32` (an f64 value with two, one per half).
 //!
-//! Guest semantics (the gfx950 model, `gpu-model/src/exec/matrix/kernel.rs`, `F32Fused`):
-//! `D[b][i][j] = fma(A[b][i][K-1], B[b][K-1][j], ... fma(A[b][i][0], B[b][0][j],
-//! C[b][i][j]))`, one fused multiply-add per k in k order, MODE ignored. The host does the
-//! same FMAs in the same order, so the results are bit-identical as long as the VALU does
-//! not flush what the MFMA keeps: with the kernel's FLOAT_MODE keeping f32 denormals
-//! (bits 5:4 = 3, clang-22's and IREE's 0xf0) and rounding to nearest even (bits 1:0 =
-//! 0), `v_fma_f32` is the IEEE fused multiply-add. Other float modes are refused by name
-//! (a kernel may also change MODE at run time; the rule reads the descriptor's mode, the
-//! same ASSUMPTION the `v_cvt_pk_bf16_f32` rule makes).
+//! Guest semantics (the gfx950 model, `gpu-model/src/exec/matrix/kernel.rs`, `F32Fused`
+//! and `F64Fused`): `D[b][i][j] = fma(A[b][i][K-1], B[b][K-1][j], ... fma(A[b][i][0],
+//! B[b][0][j], C[b][i][j]))`, one fused multiply-add per k in k order, MODE ignored. The
+//! host does the same FMAs in the same order, so the results are bit-identical as long as
+//! the VALU does not flush what the MFMA keeps: with the kernel's FLOAT_MODE keeping f32
+//! denormals (bits 5:4 = 3, clang-22's and IREE's 0xf0) and rounding to nearest even (bits
+//! 1:0 = 0), `v_fma_f32` is the IEEE fused multiply-add; for f64 the same with bits 7:6
+//! and 3:2. A kernel whose FLOAT_MODE flushes or rounds otherwise gets `s_denorm_mode` /
+//! `s_round_mode` to that mode before the sequence and back to the kernel's after it.
+//! ASSUMPTION: the kernel does not change MODE at run time (the rule restores the
+//! descriptor's mode; the same assumption the `v_cvt_pk_bf16_f32` rule makes). An f64 MFMA's BLGP is the NEG of A, B and C (bits 0,
+//! 1, 2; the model multiplies by -1 before the products), which become `v_fma_f64`'s
+//! source NEG bits, C's on the first k only. ASSUMPTION: the two differ only in the sign
+//! of a NaN result (x86 keeps a NaN operand's sign through `* -1.0`, NEG flips it).
 //!
-//! Layouts (f32 inputs hold one k per lane, `kl` = 1): the CDNA dense A of block `b` has
-//! `A[b][i][k]` in lane `b * M + k * M * blocks + i` (B alike with `j`), and the 32-bit D
+//! Layouts (f32 and f64 inputs hold one k per lane, `kl` = 1): the CDNA dense A of block
+//! `b` has `A[b][i][k]` in lane `b * M + k * M * blocks + i` (B alike with `j`); 64-bit
+//! D values sit in rows of one register pair (`4` below becomes `1`), and the 32-bit D
 //! has `D[b][i][j]` in register `b * M * M / 64 + (i / (4 * mpr)) * 4 + i % 4`, lane
 //! `(b % bpr) * M + ((i / 4) % mpr) * bpr * M + j` with `mpr = 64 / M`, `bpr = ceil(64 /
 //! (M * M / 4))`: the model's `exec::matrix::layout::{cdna, cdna_out}` (AMD's matrix
@@ -32,14 +39,25 @@
 //! from C for the first k, `v_fmac_f32` after), so every element still adds its products
 //! in k order. An A or B register inside D is copied first
 //! (D is written from the first k on); C equal to D or apart from it is read before its
-//! element is written; a C that partly overlaps D is refused by name.
+//! element is written; a C that partly overlaps D is refused by name. An f64 operand
+//! takes two scratch VGPRs and two permutes, and its FMA is `v_fma_f64` with D as C
+//! (GFX12 has no `v_fmac_f64`).
+//!
+//! CBSZ/ABID (A block broadcast) and the f32 BLGP (B lane broadcast) only change which
+//! lane each product reads ([`Mods`]); the rule folds them into the lane maps, which then
+//! must still be a base plus a constant (every value of the five f32 shapes is; checked
+//! at translation time, refused by name otherwise). An ABID naming a block the shape does
+//! not have is refused (the model faults).
 //!
 //! ASSUMPTION: EXEC is all ones at every MFMA (the MFMA writes every lane; the FMAs only
 //! active ones, and a permute reads 0 from an inactive lane), as `matrix`'s rules assume.
 //!
-//! Cost: 16x16x4 37 instructions, 32x32x2 68 (the corpus and IREE shapes). VGPRs: one
-//! per distinct base for the whole kernel; per MFMA, 2 scratch for A/B copies and one per
-//! permuted operand of a batch (at most 24).
+//! Cost: f32 16x16x4 37 instructions, 32x32x2 68 (the corpus and IREE shapes); f64
+//! 16x16x4 58 (40 permutes, 2 waits, 16 FMAs), 4x4x4 4-block 21 (16 permutes, a wait, 4
+//! FMAs); 2 more in a kernel whose FLOAT_MODE differs, 1 or 2 per copied A/B register.
+//! VGPRs: one per distinct base for the whole kernel (one more for the lane id with a
+//! [`Base::Mix`]); per MFMA, 2 (f64: 4) scratch for A/B copies and one per permuted
+//! register of a batch (at most 24).
 
 use super::matrix::Emit;
 use super::reencode::{self, Ctx};
@@ -49,26 +67,47 @@ use gpu_model::isa::layout::{self, Format, F};
 use gpu_model::isa::{Inst, Op, Operand};
 use std::collections::BTreeSet;
 
-/// An f32 MFMA: M (= N), K, blocks.
+/// An f32 or f64 MFMA: M (= N), K, blocks, and whether its values are f64 (register
+/// pairs).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Shape {
     m: u16,
     k: u16,
     blocks: u16,
+    wide: bool,
+}
+
+impl Shape {
+    /// Registers per value.
+    fn w(self) -> u16 {
+        if self.wide {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// Result values per lane (D registers, or register pairs when wide).
+    fn dvals(self) -> u16 {
+        self.m * self.m * self.blocks / 64
+    }
 }
 
 /// The f32-input MFMAs of gfx950 (`v_mfma_f32_{16x16x4,32x32x2,32x32x1_2b,16x16x1_4b,
-/// 4x4x1_16b}_f32`; gfx950 has no xf32 MFMAs: llvm-mc-22 refuses them there).
+/// 4x4x1_16b}_f32`; gfx950 has no xf32 MFMAs: llvm-mc-22 refuses them there) and its
+/// f64 ones (`v_mfma_f64_{16x16x4,4x4x4_4b}_f64`, the only two in its ISA tables).
 pub(crate) fn shape(o: Op) -> Option<Shape> {
-    let (m, k, blocks) = match o {
-        Op::VMfmaF3216x16x4F32 => (16, 4, 1),
-        Op::VMfmaF3232x32x2F32 => (32, 2, 1),
-        Op::VMfmaF3232x32x12bF32 => (32, 1, 2),
-        Op::VMfmaF3216x16x14bF32 => (16, 1, 4),
-        Op::VMfmaF324x4x116bF32 => (4, 1, 16),
+    let (m, k, blocks, wide) = match o {
+        Op::VMfmaF3216x16x4F32 => (16, 4, 1, false),
+        Op::VMfmaF3232x32x2F32 => (32, 2, 1, false),
+        Op::VMfmaF3232x32x12bF32 => (32, 1, 2, false),
+        Op::VMfmaF3216x16x14bF32 => (16, 1, 4, false),
+        Op::VMfmaF324x4x116bF32 => (4, 1, 16, false),
+        Op::VMfmaF6416x16x4F64 => (16, 4, 1, true),
+        Op::VMfmaF644x4x44bF64 => (4, 4, 4, true),
         _ => return None,
     };
-    Some(Shape { m, k, blocks })
+    Some(Shape { m, k, blocks, wide })
 }
 
 /// Most D registers an f32 MFMA has (32x32x1 2-block).
@@ -77,17 +116,19 @@ const MAX_D: usize = 32;
 /// before one wait.
 const TEMPS: u16 = 24;
 
-/// (register, lane) -> (block, i, j) of the CDNA 32-bit D layout (see the module doc).
+/// (value, lane) -> (block, i, j) of the CDNA D layout (see the module doc; 64-bit
+/// values sit in rows of one register pair where 32-bit ones sit in rows of 4 registers).
 fn owners(s: Shape) -> [[(u16, u16, u16); 64]; MAX_D] {
     let mut own = [[(0, 0, 0); 64]; MAX_D];
     let m = s.m;
+    let h = if s.wide { 1 } else { 4 };
     let mpr = 64 / m;
-    let bpr = 64u16.div_ceil(m * m / 4);
+    let bpr = 64u16.div_ceil((m * m / h).max(1));
     for b in 0..s.blocks {
         for i in 0..m {
             for j in 0..m {
-                let r = b * (m * m / 64) + (i / (4 * mpr)) * 4 + i % 4;
-                let lane = (b % bpr) * m + ((i / 4) % mpr) * bpr * m + j;
+                let r = b * (m * m / 64) + (i / (h * mpr)) * h + i % h;
+                let lane = (b % bpr) * m + ((i / h) % mpr) * bpr * m + j;
                 own[usize::from(r)][usize::from(lane)] = (b, i, j);
             }
         }
@@ -95,10 +136,59 @@ fn owners(s: Shape) -> [[(u16, u16, u16); 64]; MAX_D] {
     own
 }
 
+/// The lane modifiers of an MFMA: CBSZ/ABID (A block `b` read from block
+/// `(b >> cbsz << cbsz) + abid`) and, f32 only, BLGP (lane `l` reads B from lane 1: `l %
+/// 32`, 2: `32 + l % 32`, 3: `(l + 16) % 64`, 4-7: `16 * (blgp - 4) + l % 16`; for f64
+/// BLGP is the NEG of the sources). The gfx950 model's `exec::matrix` (module doc and
+/// `gather`, `kernel::mul_n`).
+#[derive(Debug, Clone, Copy, Default)]
+struct Mods {
+    cbsz: u32,
+    abid: u32,
+    blgp: u32,
+}
+
+impl Mods {
+    /// The modifiers of `g`; `None` when ABID names a block the shape does not have (the
+    /// model faults).
+    fn of(g: &Inst, s: Shape) -> Option<Mods> {
+        let m = Mods {
+            cbsz: g.field(F::Cbsz),
+            abid: g.field(F::Abid),
+            blgp: if s.wide { 0 } else { g.field(F::Blgp) },
+        };
+        (0..u32::from(s.blocks))
+            .all(|b| m.block(b) < u32::from(s.blocks))
+            .then_some(m)
+    }
+
+    fn block(self, b: u32) -> u32 {
+        b.checked_shr(self.cbsz)
+            .and_then(|x| x.checked_shl(self.cbsz))
+            .unwrap_or(0)
+            + self.abid
+    }
+
+    fn b_lane(self, l: u16) -> u16 {
+        match self.blgp {
+            0 => l,
+            1 => l % 32,
+            2 => 32 + l % 32,
+            3 => (l + 16) % 64,
+            g => 16 * (g as u16 - 4) + l % 16,
+        }
+    }
+}
+
 /// The lane of the A (`col` false: row `i`) or B (`col`: column `j`) value that result
-/// lane `(b, i, j)` multiplies at `k` (CDNA dense layout, one k per lane).
-fn source(s: Shape, (b, i, j): (u16, u16, u16), k: u16, col: bool) -> u16 {
-    b * s.m + k * s.m * s.blocks + if col { j } else { i }
+/// lane `(b, i, j)` multiplies at `k` (CDNA dense layout, one k per lane; `x` the lane
+/// modifiers).
+fn source(s: Shape, x: Mods, (b, i, j): (u16, u16, u16), k: u16, col: bool) -> u16 {
+    if col {
+        x.b_lane(b * s.m + k * s.m * s.blocks + j)
+    } else {
+        x.block(u32::from(b)) as u16 * s.m + k * s.m * s.blocks + i
+    }
 }
 
 /// How a lane computes its permute base (in lanes) from its lane id `L`.
@@ -110,6 +200,9 @@ enum Base {
     Low(u16),
     /// `(L / q) * c`.
     High(u16, u16),
+    /// `(L & mask) + (L >> shift)`, the two parts in disjoint bits (the A of the f64
+    /// 4x4 4-block shape: `(L & 12) + (L >> 4)`).
+    Mix(u16, u16),
 }
 
 impl Base {
@@ -118,21 +211,31 @@ impl Base {
             Base::Lane => l,
             Base::Low(q) => l % q,
             Base::High(q, c) => l / q * c,
+            Base::Mix(mask, shift) => (l & mask) + (l >> shift),
         }
     }
 
-    /// The first of the candidates that gives `want` for every lane.
+    /// The first of the candidates that gives `want` for every lane up to one constant
+    /// (modulo 64).
     fn fit(want: &[u16; 64]) -> Option<Base> {
         let mut cands = vec![Base::Lane];
         for q in [4, 8, 16, 32] {
             cands.push(Base::Low(q));
-            for c in [1, 2, 4, 8, 16] {
+            for c in [1, 2, 4, 8, 16, 32] {
                 cands.push(Base::High(q, c));
             }
         }
-        cands
-            .into_iter()
-            .find(|b| (0..64u16).all(|l| b.of(l) == want[usize::from(l)]))
+        // The same lane for all (an A block broadcast to every block).
+        cands.push(Base::High(64, 1));
+        for shift in 2..6 {
+            for mask in (1..64).filter(|m| m & (63 >> shift) == 0) {
+                cands.push(Base::Mix(mask, shift));
+            }
+        }
+        cands.into_iter().find(|b| {
+            let d = |l: u16| (want[usize::from(l)] + 64 - b.of(l) % 64) % 64;
+            (0..64u16).all(|l| d(l) == d(0))
+        })
     }
 }
 
@@ -140,6 +243,10 @@ impl Base {
 /// kernel (below the rules' scratch, above the chain tiles) and set once at the kernel
 /// entry ([`Bases::setup`]): a base depends on the lane id only, and nothing else writes
 /// these VGPRs, so every MFMA of the scope finds them set.
+///
+/// The lane id is built into the first base's VGPR, which the last base computed
+/// overwrites; a [`Base::Mix`] reads the lane id twice, so a kernel with one keeps the
+/// lane id in a VGPR of its own after the bases.
 #[derive(Debug, Default)]
 pub(crate) struct Bases {
     first: u16,
@@ -155,7 +262,10 @@ impl Bases {
                 continue;
             };
             let own = owners(sh);
-            for p in [perm(sh, &own, false), perm(sh, &own, true)]
+            let Some(x) = Mods::of(&s.inst, sh) else {
+                continue;
+            };
+            for p in [perm(sh, x, &own, false), perm(sh, x, &own, true)]
                 .into_iter()
                 .flatten()
             {
@@ -169,7 +279,11 @@ impl Bases {
 
     /// VGPRs reserved.
     pub(crate) fn count(&self) -> u16 {
-        self.list.len() as u16
+        self.list.len() as u16 + u16::from(self.mixed())
+    }
+
+    fn mixed(&self) -> bool {
+        self.list.iter().any(|b| matches!(b, Base::Mix(..)))
     }
 
     fn reg(&self, b: Base) -> Option<u16> {
@@ -187,7 +301,11 @@ impl Bases {
             out: Vec::new(),
             cx,
         };
-        let lid = self.first;
+        let lid = if self.mixed() {
+            self.first + self.list.len() as u16
+        } else {
+            self.first
+        };
         e.lane_id(lid)?;
         for (k, &b) in self.list.iter().enumerate().rev() {
             e.base(b, self.first + k as u16, lid)?;
@@ -205,10 +323,11 @@ struct Perm {
 
 /// Splits the source-lane maps of A (`col` false) or B into base + offset; `None` when
 /// some map is not the base shifted by a constant.
-fn perm(s: Shape, own: &[[(u16, u16, u16); 64]; MAX_D], col: bool) -> Option<Perm> {
-    let dregs = usize::from(s.m * s.m * s.blocks / 64);
-    let map =
-        |r: usize, k: u16| -> [u16; 64] { std::array::from_fn(|l| source(s, own[r][l], k, col)) };
+fn perm(s: Shape, x: Mods, own: &[[(u16, u16, u16); 64]; MAX_D], col: bool) -> Option<Perm> {
+    let dregs = usize::from(s.dvals());
+    let map = |r: usize, k: u16| -> [u16; 64] {
+        std::array::from_fn(|l| source(s, x, own[r][l], k, col))
+    };
     let base = Base::fit(&map(0, 0))?;
     let mut off = [[None; 4]; MAX_D];
     for (r, row) in off.iter_mut().enumerate().take(dregs) {
@@ -225,7 +344,7 @@ fn perm(s: Shape, own: &[[(u16, u16, u16); 64]; MAX_D], col: bool) -> Option<Per
     Some(Perm { base, off })
 }
 
-/// The gfx1201 sequence for the f32 MFMA `g` of shape `s` (see the module doc).
+/// The gfx1201 sequence for the f32 or f64 MFMA `g` of shape `s` (see the module doc).
 pub(crate) fn lower(g: &Inst, s: Shape, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     let fail = |cx: &Ctx<'_>, reason| TranslateError::UnsupportedForm {
         kernel: cx.kernel.to_string(),
@@ -233,26 +352,25 @@ pub(crate) fn lower(g: &Inst, s: Shape, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, T
         text: g.to_string(),
         reason,
     };
-    if g.format != Format::Mai || (g.field(F::Cbsz) | g.field(F::Abid) | g.field(F::Blgp)) != 0 {
-        return Err(fail(
-            cx,
-            "f32 MFMA -> FMA: cbsz/abid/blgp are not translated",
-        ));
+    if g.format != Format::Mai {
+        return Err(fail(cx, "MFMA -> FMA: only the MAI encoding is translated"));
     }
-    if cx.float_mode & 0x33 != 0x30 {
-        return Err(fail(
-            cx,
-            "f32 MFMA -> FMA: the kernel's FLOAT_MODE flushes f32 denormals or does not round to nearest even (the MFMA does neither)",
-        ));
-    }
-    let dregs = s.m * s.m * s.blocks / 64;
+    // f64: BLGP is the NEG of A, B and C (the gfx950 model's `run_f64`), which
+    // `v_fma_f64` has as source modifiers.
+    let neg = if s.wide { g.field(F::Blgp) } else { 0 };
+    // The FLOAT_MODE the FMAs need: FP_ROUND bits 1:0 (f32) or 3:2 (f64/f16) nearest
+    // even, FP_DENORM bits 5:4 (f32) or 7:6 (f64/f16) keeping denormals.
+    let (mask, keep) = if s.wide { (0xcc, 0xc0) } else { (0x33, 0x30) };
+    let mode = cx.float_mode & !mask | keep;
+    let w = s.w();
+    let dvals = s.dvals();
     let reg = |i: usize, n: u16, cx: &Ctx<'_>| -> Result<Operand, TranslateError> {
         match g.operand(i).map(|o| reencode::map_operand(g, o, cx)) {
             Some(Ok(o @ Operand::Vgpr { count, .. })) if u16::from(count) == n => Ok(o),
             Some(Err(e)) => Err(e),
             _ => Err(fail(
                 cx,
-                "f32 MFMA -> FMA: unexpected operand (A, B and D must be registers)",
+                "MFMA -> FMA: unexpected operand (A, B and D must be registers)",
             )),
         }
     };
@@ -260,13 +378,13 @@ pub(crate) fn lower(g: &Inst, s: Shape, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, T
         Operand::Vgpr { first, .. } => first,
         _ => 0,
     };
-    let d = first(reg(0, dregs, cx)?);
-    let (mut a, mut b) = (first(reg(1, 1, cx)?), first(reg(2, 1, cx)?));
+    let d = first(reg(0, dvals * w, cx)?);
+    let (mut a, mut b) = (first(reg(1, w, cx)?), first(reg(2, w, cx)?));
     // C: `Ok(first register)` or `Err(inline constant)`.
     let c = match g.operand(3).map(|o| reencode::map_operand(g, o, cx)) {
-        Some(Ok(Operand::Vgpr { first, count })) if u16::from(count) == dregs => {
-            if first != d && first < d + dregs && d < first + dregs {
-                return Err(fail(cx, "f32 MFMA -> FMA: C partly overlaps D"));
+        Some(Ok(Operand::Vgpr { first, count })) if u16::from(count) == dvals * w => {
+            if first != d && first < d + dvals * w && d < first + dvals * w {
+                return Err(fail(cx, "MFMA -> FMA: C partly overlaps D"));
             }
             Ok(first)
         }
@@ -275,66 +393,85 @@ pub(crate) fn lower(g: &Inst, s: Shape, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, T
         _ => {
             return Err(fail(
                 cx,
-                "f32 MFMA -> FMA: C must be registers or an inline constant",
+                "MFMA -> FMA: C must be registers or an inline constant",
             ))
         }
     };
     let own = owners(s);
-    let (Some(pa), Some(pb)) = (perm(s, &own, false), perm(s, &own, true)) else {
+    let Some(x) = Mods::of(g, s) else {
         return Err(fail(
             cx,
-            "f32 MFMA -> FMA: a lane map is not a base plus a constant",
+            "MFMA -> FMA: abid names a block the shape does not have",
         ));
     };
+    let (Some(pa), Some(pb)) = (perm(s, x, &own, false), perm(s, x, &own, true)) else {
+        return Err(fail(
+            cx,
+            "MFMA -> FMA: a lane map is not a base plus a constant",
+        ));
+    };
+    let kernel_mode = cx.float_mode;
     let mut e = Emit {
         out: Vec::new(),
         cx,
     };
+    e.mode(kernel_mode, mode)?;
     // Scratch: copies of A/B inside D, then the permuted operands of one batch.
-    // The bases set at the kernel entry ([`Bases::plan`] saw every f32 MFMA of the scope).
+    // The bases set at the kernel entry ([`Bases::plan`] saw every such MFMA of the scope).
     let (Some(base_a), Some(base_b)) = (e.cx.bases.reg(pa.base), e.cx.bases.reg(pb.base)) else {
         return Err(fail(
             e.cx,
-            "f32 MFMA -> FMA: no permute base was set for this MFMA",
+            "MFMA -> FMA: no permute base was set for this MFMA",
         ));
     };
     for (k, x) in [&mut a, &mut b].into_iter().enumerate() {
-        if *x >= d && *x < d + dregs {
-            let t = e.scratch(k as u16, 1);
-            e.push(Op::VMovB32, Format::Vop1, &[v(t), v(*x)])?;
+        if *x < d + dvals * w && d < *x + w {
+            let t = e.scratch(k as u16 * w, w);
+            for h in 0..w {
+                e.push(Op::VMovB32, Format::Vop1, &[v(t + h), v(*x + h)])?;
+            }
             *x = t;
         }
     }
-    // FMAs whose operands are permuted, waiting for them: (D register, k, A, B).
-    let mut pending: Vec<(u16, u16, u16, u16)> = Vec::with_capacity(usize::from(TEMPS));
+    let mut f = Fmas {
+        pending: Vec::with_capacity(usize::from(TEMPS)),
+        d,
+        c,
+        wide: s.wide,
+        neg,
+        temp: 2 * w,
+    };
     // B permutes of the batch: (k, offset, register).
     let mut seen: Vec<(u16, u16, u16)> = Vec::with_capacity(usize::from(TEMPS));
+    // Scratch VGPRs of the batch in use, from `f.temp` on.
     let mut next = 0;
+    let slots = TEMPS / w * w;
     for k in 0..s.k {
         // A k whose permutes fit in a batch of their own does not straddle two.
-        let mut offs: Vec<u16> = (0..dregs)
+        let mut offs: Vec<u16> = (0..dvals)
             .filter_map(|r| pb.off[usize::from(r)][usize::from(k)])
             .collect();
         offs.sort_unstable();
         offs.dedup();
-        let per_k = offs.len() as u16
-            + (0..dregs)
-                .filter(|&r| pa.off[usize::from(r)][usize::from(k)].is_some())
-                .count() as u16;
-        if next + per_k > TEMPS && per_k <= TEMPS {
-            e.flush(&mut pending, d, c)?;
+        let per_k = w
+            * (offs.len() as u16
+                + (0..dvals)
+                    .filter(|&r| pa.off[usize::from(r)][usize::from(k)].is_some())
+                    .count() as u16);
+        if next + per_k > slots && per_k <= slots {
+            e.flush(&mut f)?;
             seen.clear();
             next = 0;
         }
-        for r in 0..dregs {
+        for r in 0..dvals {
             let (oa, ob) = (
                 pa.off[usize::from(r)][usize::from(k)],
                 pb.off[usize::from(r)][usize::from(k)],
             );
             let new_b = ob.is_some_and(|o| !seen.iter().any(|x| (x.0, x.1) == (k, o)));
-            let need = u16::from(oa.is_some()) + u16::from(new_b);
-            if next + need > TEMPS {
-                e.flush(&mut pending, d, c)?;
+            let need = w * (u16::from(oa.is_some()) + u16::from(new_b));
+            if next + need > slots {
+                e.flush(&mut f)?;
                 seen.clear();
                 next = 0;
             }
@@ -343,9 +480,11 @@ pub(crate) fn lower(g: &Inst, s: Shape, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, T
                 Some(o) => match seen.iter().find(|x| (x.0, x.1) == (k, o)) {
                     Some(x) => x.2,
                     None => {
-                        let t = e.scratch(2 + next, 1);
-                        next += 1;
-                        e.bpermute(t, base_b, b, o)?;
+                        let t = e.scratch(f.temp + next, w);
+                        next += w;
+                        for h in 0..w {
+                            e.bpermute(t + h, base_b, b + h, o)?;
+                        }
                         seen.push((k, o, t));
                         t
                     }
@@ -354,17 +493,34 @@ pub(crate) fn lower(g: &Inst, s: Shape, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, T
             let x = match oa {
                 None => a,
                 Some(o) => {
-                    let t = e.scratch(2 + next, 1);
-                    next += 1;
-                    e.bpermute(t, base_a, a, o)?;
+                    let t = e.scratch(f.temp + next, w);
+                    next += w;
+                    for h in 0..w {
+                        e.bpermute(t + h, base_a, a + h, o)?;
+                    }
                     t
                 }
             };
-            pending.push((r, k, x, y));
+            f.pending.push((r, k, x, y));
         }
     }
-    e.flush(&mut pending, d, c)?;
+    e.flush(&mut f)?;
+    e.mode(mode, kernel_mode)?;
     Ok(e.out)
+}
+
+/// The FMAs of a batch, waiting for their permutes.
+struct Fmas {
+    /// (D value, k, A register, B register).
+    pending: Vec<(u16, u16, u16, u16)>,
+    d: u16,
+    /// C: `Ok(first register)` or `Err(inline constant)`.
+    c: Result<u16, Operand>,
+    wide: bool,
+    /// f64: NEG of A (bit 0), B (bit 1) and C (bit 2).
+    neg: u32,
+    /// The first scratch VGPR (offset) of permuted operands.
+    temp: u16,
 }
 
 fn v(first: u16) -> Operand {
@@ -372,27 +528,45 @@ fn v(first: u16) -> Operand {
 }
 
 impl Emit<'_, '_> {
-    /// `s_wait_dscnt 0` (when a permute is outstanding), then the FMAs of `pending`: the
-    /// first k reads C (`Ok(register)` or `Err(inline constant)`) unless C is D.
-    fn flush(
-        &mut self,
-        pending: &mut Vec<(u16, u16, u16, u16)>,
-        d: u16,
-        c: Result<u16, Operand>,
-    ) -> Result<(), TranslateError> {
-        if pending.is_empty() {
+    /// `s_wait_dscnt 0` (when a permute is outstanding), then the FMAs of `f.pending`:
+    /// the first k reads C unless C is D (f32: `v_fmac_f32` on D), f64 with the NEG bits.
+    fn flush(&mut self, f: &mut Fmas) -> Result<(), TranslateError> {
+        if f.pending.is_empty() {
             return Ok(());
         }
-        // Permuted operands live from scratch VGPR 2 on.
-        let temp = self.cx.scratch_first + 2;
-        if pending.iter().any(|p| p.2 >= temp || p.3 >= temp) {
+        let temp = self.cx.scratch_first + f.temp;
+        if f.pending.iter().any(|p| p.2 >= temp || p.3 >= temp) {
             let mut w = reencode::build(Op::SWaitDscnt, Format::Sopp, self.cx)?;
             w.set_operand(0, Operand::Imm(0))
                 .map_err(|x| self.cx.enc(x))?;
             self.out.push(w);
         }
-        for (r, k, x, y) in pending.drain(..) {
-            let acc = match (k, c) {
+        let d = f.d;
+        for (r, k, x, y) in f.pending.drain(..) {
+            if f.wide {
+                let p = |first: u16| Operand::Vgpr { first, count: 2 };
+                let acc = match (k, f.c) {
+                    (0, Ok(cr)) => p(cr + 2 * r),
+                    (0, Err(o)) => o,
+                    _ => p(d + 2 * r),
+                };
+                // NEG of C on the first k only: later ks add to the result so far.
+                let neg = if k == 0 { f.neg } else { f.neg & 3 };
+                self.vop3(Op::VFmaF64, &[p(d + 2 * r), p(x), p(y), acc])?;
+                if neg != 0 {
+                    let i = self.out.last_mut().expect("just pushed");
+                    let fl =
+                        i.layout()
+                            .field(F::Neg)
+                            .ok_or_else(|| TranslateError::Unsupported {
+                                kernel: self.cx.kernel.to_string(),
+                                reason: "the gfx1201 VOP3 layout has no neg field".into(),
+                            })?;
+                    i.bits = layout::put(i.bits, fl, neg);
+                }
+                continue;
+            }
+            let acc = match (k, f.c) {
                 (0, Ok(cr)) if cr != d => Some(v(cr + r)),
                 (0, Err(o)) => Some(o),
                 _ => None,
@@ -400,6 +574,21 @@ impl Emit<'_, '_> {
             match acc {
                 Some(acc) => self.vop3(Op::VFmaF32, &[v(d + r), v(x), v(y), acc])?,
                 None => self.push(Op::VFmacF32, Format::Vop2, &[v(d + r), v(x), v(y)])?,
+            }
+        }
+        Ok(())
+    }
+
+    /// `s_round_mode` / `s_denorm_mode` (MODE bits 3:0 / 7:4) where FLOAT_MODE `from`
+    /// and `to` differ. LLVM 22 puts `s_denorm_mode 15` right before a `v_fma_f32` for
+    /// gfx1201 (its f32 division in a flushing kernel), so no wait follows.
+    fn mode(&mut self, from: u8, to: u8) -> Result<(), TranslateError> {
+        for (o, sh) in [(Op::SRoundMode, 0), (Op::SDenormMode, 4)] {
+            if (from ^ to) >> sh & 0xf != 0 {
+                let mut i = reencode::build(o, Format::Sopp, self.cx)?;
+                i.set_operand(0, Operand::Imm(u32::from(to >> sh & 0xf)))
+                    .map_err(|x| self.cx.enc(x))?;
+                self.out.push(i);
             }
         }
         Ok(())
@@ -436,6 +625,12 @@ impl Emit<'_, '_> {
                     &[v(t), int(log2(c) + 2), v(t)],
                 )
             }
+            // `lid` is not `t` here ([`Bases`] keeps the lane id apart).
+            Base::Mix(mask, shift) => {
+                self.push(Op::VLshrrevB32, Format::Vop2, &[v(t), int(shift), v(lid)])?;
+                self.vop3(Op::VAndOrB32, &[v(t), v(lid), int(mask), v(t)])?;
+                self.push(Op::VLshlrevB32, Format::Vop2, &[v(t), int(2), v(t)])
+            }
         }
     }
 
@@ -468,7 +663,8 @@ impl Emit<'_, '_> {
 mod tests {
     use super::*;
 
-    /// Every gfx950 f32 shape splits into base + offset for A and B, and the B of the
+    /// Every gfx950 f32 and f64 shape splits into base + offset for A and B (the f64
+    /// 4x4 4-block A through a [`Base::Mix`]), and the B of the
     /// 4x4 16-block shape (column `j` of block `b` in lane `4b + j`, D alike) is read in
     /// place.
     #[test]
@@ -479,14 +675,50 @@ mod tests {
             Op::VMfmaF3232x32x12bF32,
             Op::VMfmaF3216x16x14bF32,
             Op::VMfmaF324x4x116bF32,
+            Op::VMfmaF6416x16x4F64,
+            Op::VMfmaF644x4x44bF64,
         ] {
             let s = shape(o).unwrap();
             let own = owners(s);
-            assert!(perm(s, &own, false).is_some(), "{o:?} A");
-            assert!(perm(s, &own, true).is_some(), "{o:?} B");
+            let x = Mods::default();
+            assert!(perm(s, x, &own, false).is_some(), "{o:?} A");
+            assert!(perm(s, x, &own, true).is_some(), "{o:?} B");
         }
         let s = shape(Op::VMfmaF324x4x116bF32).unwrap();
-        let pb = perm(s, &owners(s), true).unwrap();
+        let pb = perm(s, Mods::default(), &owners(s), true).unwrap();
         assert!(pb.off[..4].iter().all(|r| r[0].is_none()));
+        let s = shape(Op::VMfmaF644x4x44bF64).unwrap();
+        let pa = perm(s, Mods::default(), &owners(s), false).unwrap();
+        assert_eq!(pa.base, Base::Mix(12, 4));
+    }
+
+    /// Every BLGP and every in-range CBSZ/ABID of every f32 and f64 shape keeps the lane
+    /// maps a base plus a constant (so the rule never refuses one for its lane map).
+    #[test]
+    fn every_broadcast_keeps_the_lane_maps_affine() {
+        for o in [
+            Op::VMfmaF3216x16x4F32,
+            Op::VMfmaF3232x32x2F32,
+            Op::VMfmaF3232x32x12bF32,
+            Op::VMfmaF3216x16x14bF32,
+            Op::VMfmaF324x4x116bF32,
+            Op::VMfmaF6416x16x4F64,
+            Op::VMfmaF644x4x44bF64,
+        ] {
+            let s = shape(o).unwrap();
+            let own = owners(s);
+            for blgp in 0..if s.wide { 1 } else { 8 } {
+                for cbsz in 0..5 {
+                    for abid in 0..16 {
+                        let x = Mods { cbsz, abid, blgp };
+                        if (0..u32::from(s.blocks)).any(|b| x.block(b) >= u32::from(s.blocks)) {
+                            continue;
+                        }
+                        assert!(perm(s, x, &own, false).is_some(), "{o:?} A {x:?}");
+                        assert!(perm(s, x, &own, true).is_some(), "{o:?} B {x:?}");
+                    }
+                }
+            }
+        }
     }
 }
