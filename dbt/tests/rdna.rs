@@ -100,6 +100,13 @@ const OVER_BOUND: &[(&str, &str)] = &[
         "asm_buffer",
         "code: 25 MUBUF accesses as VBUFFER plus descriptor conversions",
     ),
+    // GFX12's s_getpc_b64 zero-extends the 48-bit PC: each one gains the
+    // `s_wait_alu depctr_sa_sdst(0); s_sext_i32_i16` that LLVM emits for gfx12, two of
+    // the kernel's 9 dynamic instructions.
+    (
+        "device_global_read",
+        "instructions: the sign extension after its one s_getpc_b64 in a 9-instruction kernel",
+    ),
     // GFX9's 16-bit VALU zeroes the high half, GFX12's keeps it: each such operation
     // gains a `v_and_b32` (reencode::zero_high16), also where the high half is dead.
     (
