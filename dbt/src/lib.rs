@@ -559,6 +559,7 @@ fn translate_inner(
                     lo: at(lo)?,
                     hi: at(hi)?,
                     target,
+                    src: [g, lo, hi],
                 });
             }
             data_refs.push(refs);

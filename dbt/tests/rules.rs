@@ -615,6 +615,37 @@ fn calls_followed_by_branch_island_pools_return_over_the_islands() {
     }
 }
 
+/// The far loop with a PC-relative data address after its long forms: past `.Ldone` the
+/// kernel loads a constant 7 from `.rodata` through `s_getpc_b64; s_add_u32
+/// konst@rel32@lo+4; s_addc_u32 konst@rel32@hi+12` and adds it to v2. Every long form
+/// that placement inserts before the sequence moves it, so its literals must be
+/// recomputed from the final layout, on both hosts.
+#[test]
+fn data_addresses_after_long_forms_reach_their_data() {
+    let src = long_branch_source()
+        .replacen(
+            ".Ldone:\n",
+            ".Ldone:\n  s_getpc_b64 s[8:9]\n  s_add_u32 s8, s8, konst@rel32@lo+4\n  s_addc_u32 s9, s9, konst@rel32@hi+12\n  s_load_dword s10, s[8:9], 0x0\n  s_waitcnt lgkmcnt(0)\n  v_add_u32_e32 v2, s10, v2\n",
+            1,
+        )
+        .replacen(
+            ".amdgpu_metadata\n",
+            "  .section .rodata.konst,\"a\"\n  .p2align 2\nkonst:\n  .long 7\n.amdgpu_metadata\n",
+            1,
+        )
+        .replacen(".amdhsa_next_free_sgpr 8", ".amdhsa_next_free_sgpr 12", 1);
+    assert!(src.contains("konst:"), "the source has the expected shape");
+    let guest = common::assemble(&src, "gfx950", "far-data");
+    for host in [Target::Gfx942, Target::Gfx1201] {
+        let t = dbt::translate(&guest, host);
+        assert!(t.translated, "{host}: {:?}", t.diagnostics);
+        assert_eq!(t.kernels[0].status, dbt::KernelStatus::Relocated, "{host}");
+        let dis = common::llvm_accepts_as(&t.object, &format!("far-data-{host}"), host.name());
+        assert!(dis.contains("s_setpc_b64"), "{host}: long forms");
+        far_loop_gives_the_reference(&guest, &t.object, host, 7);
+    }
+}
+
 /// The far loop with every SGPR below VCC in use (see
 /// [`branches_past_the_sopp_range_without_a_free_pair_hop_through_islands`]).
 fn islands_source() -> String {

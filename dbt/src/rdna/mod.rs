@@ -235,6 +235,8 @@ pub(crate) fn translate(
         }
         None => None,
     };
+    // The layouts the data references were taken in (long forms move code).
+    let emitted: Vec<BTreeMap<u64, u32>> = bodies.iter().map(|b| b.map.clone()).collect();
     // Placement; branches that no longer reach take the long form through s[104:105]
     // (the expansions' carry pair: free between guest instructions, above every quad),
     // with the condition inverted around it (`scope::relax_for`). The long form writes
@@ -401,6 +403,16 @@ pub(crate) fn translate(
             ..Rewrite::default()
         },
     )?;
+    let data_refs = data_refs
+        .iter()
+        .zip(&emitted)
+        .zip(&bodies)
+        .map(|((refs, before), b)| {
+            refs.iter()
+                .map(|r| r.moved(before, &b.map))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     patch_data_refs(&co, &mut out, &entries, &starts, &data_refs)?;
     let out = crate::with_sidecar_records(out, &records, guest)?;
     verify(&out)?;
@@ -720,6 +732,7 @@ fn emit(
             lo: at(lo)?,
             hi: at(hi)?,
             target,
+            src: [g, lo, hi],
         });
     }
     Ok((body, refs))
@@ -830,6 +843,32 @@ pub(crate) struct DataRef {
     pub(crate) hi: u32,
     /// The guest image address referenced.
     pub(crate) target: u64,
+    /// Source addresses of the three guest instructions.
+    pub(crate) src: [u64; 3],
+}
+
+impl DataRef {
+    /// The same reference after its body's code moved from the layout `before` to the
+    /// layout `after` (source address -> local offset; long forms and islands insert code
+    /// only at branches, so each instruction's host code moves as a whole).
+    pub(crate) fn moved(
+        self,
+        before: &BTreeMap<u64, u32>,
+        after: &BTreeMap<u64, u32>,
+    ) -> Result<DataRef, TranslateError> {
+        let by = |src: u64, at: u32| match (before.get(&src), after.get(&src)) {
+            (Some(&b), Some(&a)) if at >= b => Ok(at - b + a),
+            _ => Err(bad(format!(
+                "pc {src:#x}: a PC-relative data address lost its place in the layout"
+            ))),
+        };
+        Ok(DataRef {
+            getpc: by(self.src[0], self.getpc)?,
+            lo: by(self.src[1], self.lo)?,
+            hi: by(self.src[2], self.hi)?,
+            ..self
+        })
+    }
 }
 
 /// The add/addc pair completing a `s_getpc_b64` at `pc` that no indirect transfer
