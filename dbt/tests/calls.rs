@@ -146,7 +146,17 @@ fn kernels_of_one_object_call_through_code_pointers_in_data_on_both_hosts() {
             t.diagnostics,
             t.kernels
         );
+        eprintln!(
+            "{}: .text {} -> {} bytes (the shared copy included)",
+            host.name(),
+            t.text_bytes.0,
+            t.text_bytes.1
+        );
         for r in &t.kernels {
+            eprintln!(
+                "  {}: scope {} -> {} bytes",
+                r.name, r.code_before, r.code_after
+            );
             assert_eq!(
                 r.status,
                 dbt::KernelStatus::Relocated,
