@@ -21,6 +21,17 @@
 //! unrecovered; the caller decides whether that is acceptable (it is when code does not
 //! move, or for an indirect call when every code pointer in data names a function entry:
 //! [`Cfg::address_taken`]).
+//!
+//! Jump tables (a computed `s_setpc_b64` with more than two targets, read from a table in
+//! `.rodata`) are not recovered, because LLVM 22 does not emit them for AMDGPU: clang
+//! 22.1.8 for gfx950 keeps dense switches (12 and 16 cases, a uniform `readfirstlane`
+//! selector and a divergent one, in a kernel and in a `noinline` function) as compare
+//! and branch trees, with no `s_getpc_b64`/`s_setpc_b64` but calls and returns, under
+//! HIP `-O2`, `-O3` and `-O3 -fjump-tables -mllvm -min-jump-table-entries=2`, and
+//! OpenCL `-O1`, `-O2`, `-O3` and `-Os` with `-fjump-tables` (the IR still holds the
+//! `switch`; the backend lowers it without a table). Hand-written code that jumps through
+//! a table stays an unrecovered transfer, refused by name when the code moves
+//! ([`TranslateError::UnrecoveredIndirect`]).
 
 use crate::error::TranslateError;
 use gpu_model::isa::layout::F;

@@ -149,8 +149,9 @@ pub enum TranslateError {
         /// What is missing (virtual-LDS sidecars, preload entry stubs, ...).
         reason: String,
     },
-    /// Data in the image points into `.text`, which moves.
-    #[error("relocation at {offset:#x} points into .text at {target:#x}; function pointers cannot follow relocated code")]
+    /// Data in the image points into `.text`, which moves, and not every code pointer in
+    /// data names a function entry (when all do, they name the functions' shared copy).
+    #[error("relocation at {offset:#x} points into .text at {target:#x}: code pointers in data follow relocated code only when every one names a function symbol's entry")]
     TextPointer {
         /// The relocation's image address.
         offset: u64,

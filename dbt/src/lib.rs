@@ -19,6 +19,9 @@
 //! source residue modulo 256, shared helpers are duplicated per scope, SOPP branches and
 //! recovered `s_getpc`/`s_add_u32`/`s_addc_u32` builders are repaired, and scratch
 //! VGPRs that rules needed grow the descriptor and metadata counts ("relocated").
+//! Functions whose addresses data holds (function-pointer tables, vtables) get one more,
+//! shared copy that the relocated pointers name, so every kernel can call through them
+//! (`shared_functions`).
 //!
 //! A branch out of the SOPP range after placement takes a long form through an SGPR pair
 //! above the scope's SGPRs (`scope::relax`), or, when no pair is free, hops through
@@ -186,6 +189,9 @@ struct Plan {
     dynamic_lds: bool,
     /// For a sidecar variant: its slice-base SGPR pair and the dispatch state's offset.
     sidecar: Option<(u16, u32)>,
+    /// Not a kernel: the shared copy of the functions called through code pointers,
+    /// entered only by calls (no dispatch state at its roots).
+    called: bool,
 }
 
 fn check_pair(guest: Target, host: Target) -> Result<(), TranslateError> {
@@ -278,6 +284,7 @@ fn plans(co: &CodeObject, host: Target) -> Result<Vec<Plan>, TranslateError> {
             over_lds,
             dynamic_lds,
             sidecar: None,
+            called: false,
         });
     }
     Ok(out)
@@ -303,6 +310,8 @@ fn translate_inner(
     let mut bodies = Vec::new();
     // The SGPR pair for long branches: above every SGPR the scope touches.
     let mut pairs: Vec<Option<u16>> = Vec::new();
+    // Per kernel: whether it calls through code pointers, and its VGPR extent.
+    let mut callers: Vec<(bool, u32)> = Vec::new();
     for (i, p) in plans.iter().enumerate() {
         let sc = match scope::scope(&cfg, &p.roots, &p.name) {
             Ok(s) => s,
@@ -310,6 +319,7 @@ fn translate_inner(
                 // Unrecovered transfers matter only when code moves: try in place.
                 bodies.push(Err(e));
                 pairs.push(None);
+                callers.push((false, 0));
                 continue;
             }
         };
@@ -320,6 +330,7 @@ fn translate_inner(
         );
         let alloc = p.kd.allocated_vgprs(guest);
         let first = scope::vgpr_extent(&cfg, &sc).map_or(alloc, u32::from);
+        callers.push((scope::calls_through_pointers(&cfg, &sc), first));
         let preload = p.roots.get(1).map(|&pre| (p.roots[0], pre));
         // MODE bits 7:0 start as the descriptor's FLOAT_MODE (COMPUTE_PGM_RSRC1 bits
         // 19:12: round 32, round 16/64, denorm 32, denorm 16/64; LLVM
@@ -350,7 +361,15 @@ fn translate_inner(
         if !plans[i].over_lds && !plans[i].dynamic_lds {
             continue;
         }
-        let (p, sc) = match sidecar_body(&cfg, &plans[i], text, base, guest, host) {
+        let built = if callers[i].0 {
+            Err(TranslateError::Unsupported {
+                kernel: plans[i].name.clone(),
+                reason: "its virtual-LDS sidecar would call through code pointers into the shared copies of the functions, which access hardware LDS".into(),
+            })
+        } else {
+            sidecar_body(&cfg, &plans[i], text, base, guest, host)
+        };
+        let (p, sc) = match built {
             Ok(x) => x,
             Err(e) if !plans[i].over_lds => {
                 reports[i].no_sidecar = Some(e.to_string());
@@ -407,7 +426,11 @@ fn translate_inner(
     let rw_text;
     let mut descriptors = Vec::new();
     let mut counts: Vec<(String, KernelCounts)> = Vec::new();
-    let text_map: BTreeMap<u64, u64>;
+    let mut text_map: BTreeMap<u64, u64>;
+    // PC-relative data references of relocated bodies, and where each body starts.
+    let mut data_refs: Vec<Vec<rdna::DataRef>> = Vec::new();
+    let mut body_starts: Vec<u64> = Vec::new();
+    let mut body_entries: Vec<u64> = Vec::new();
     if let Some(t) = in_place {
         rw_text = t;
         text_map = BTreeMap::new();
@@ -417,6 +440,28 @@ fn translate_inner(
         }
     } else {
         let mut bodies: Vec<Body> = bodies.into_iter().collect::<Result<_, _>>()?;
+        // Functions called through code pointers: one shared copy, placed last.
+        let shared = match shared_functions(&cfg, &plans[..normal], &callers)? {
+            Some(sf) => {
+                let body = scope::emit(
+                    &cfg,
+                    &sf.scope,
+                    text,
+                    base,
+                    host,
+                    sf.first,
+                    &sf.plan.name,
+                    None,
+                    sf.float_mode,
+                    None,
+                )?;
+                plans.push(sf.plan);
+                bodies.push(body);
+                pairs.push(None);
+                Some(plans.len() - 1)
+            }
+            None => None,
+        };
         let mut relaxed = vec![false; plans.len()];
         let mut rounds = 0;
         let Placed {
@@ -453,6 +498,7 @@ fn translate_inner(
                     };
                     *b = island::route(b, &set, keep_out, &plans[i].name, host)?;
                     match plans[i].sidecar {
+                        _ if Some(i) == shared => {}
                         Some(_) => reports[report_of[i]].sidecar = Some(b.code.len()),
                         None => reports[i].code_after = b.code.len(),
                     }
@@ -481,7 +527,58 @@ fn translate_inner(
         let tail_addr = base + (t.len() as u64).next_multiple_of(64);
         rw_text = t;
         text_map = map;
+        // The code moved and the data may have: the literals of every PC-relative data
+        // address are recomputed after the commit (`rdna::patch_data_refs`).
+        let builders: std::collections::BTreeSet<u64> =
+            cfg.recovered.values().map(|b| b.getpc).collect();
+        for (p, b) in plans.iter().zip(&bodies) {
+            let mut refs = Vec::new();
+            for &pc in b.map.keys() {
+                let getpc = cfg
+                    .insts
+                    .get(&pc)
+                    .is_some_and(|s| s.inst.op == gpu_model::isa::Op::SGetpcB64);
+                if !getpc || builders.contains(&pc) {
+                    continue;
+                }
+                let (g, lo, hi, target) =
+                    rdna::data_builder(&cfg, pc, base, text.len() as u64, &p.name)?;
+                let at = |a: u64| {
+                    b.map
+                        .get(&a)
+                        .copied()
+                        .ok_or_else(|| TranslateError::Unsupported {
+                            kernel: p.name.clone(),
+                            reason: format!(
+                                "pc {g:#x}: a PC-relative data address is built outside the kernel scope"
+                            ),
+                        })
+                };
+                refs.push(rdna::DataRef {
+                    getpc: at(g)?,
+                    lo: at(lo)?,
+                    hi: at(hi)?,
+                    target,
+                    src: [g, lo, hi],
+                });
+            }
+            data_refs.push(refs);
+            body_starts.push(u64::from(b.entry_local.unwrap_or(b.map[&p.roots[0]])));
+        }
+        body_entries.clone_from(&entries);
+        // VGPRs the shared copy needs in every kernel that calls into it.
+        let shared_need = shared.map_or(0, |s| {
+            let (first, used) = bodies[s].scratch;
+            if used > 0 {
+                u32::from(first) + u32::from(used)
+            } else {
+                0
+            }
+        });
         for (i, p) in plans.iter().enumerate() {
+            if Some(i) == shared {
+                continue;
+            }
             let r = report_of[i];
             let kd_addr = match p.sidecar {
                 Some(_) => tail_addr + 64 * (i - normal) as u64,
@@ -492,11 +589,18 @@ fn translate_inner(
             let (first, used) = bodies[i].scratch;
             let before = kd.allocated_vgprs(guest);
             let mut vgpr_count = p.meta_counts.map_or(before, |c| c.vgpr);
-            if used > 0 {
+            let mut need = if used > 0 {
+                u32::from(first) + u32::from(used)
+            } else {
+                0
+            };
+            if i < normal && callers[i].0 {
+                need = need.max(shared_need);
+            }
+            if need > 0 {
                 // The unified CDNA register file: arch VGPRs below ACCUM_OFFSET, AGPRs
                 // from there (instructions name AGPRs from a0 whatever the offset, so the
                 // offset can move up to make room).
-                let need = u32::from(first) + u32::from(used);
                 let first_agpr = kd.first_agpr();
                 let agprs = if p.agprs > 0 {
                     p.agprs.max(before.saturating_sub(first_agpr))
@@ -571,14 +675,26 @@ fn translate_inner(
                 }
             }
         }
-        // Data that points into .text cannot follow relocated code.
+        // Code pointers in data name the shared copies; any other data that points
+        // into .text cannot follow relocated code.
         for r in co.relocations() {
             let t = r.symbol_value.unwrap_or(0).wrapping_add_signed(r.addend);
-            if t >= base && t < end {
-                return Err(TranslateError::TextPointer {
-                    offset: r.offset,
-                    target: t,
-                });
+            if t < base || t >= end {
+                continue;
+            }
+            let copy = shared
+                .filter(|_| cfg.address_taken.contains(&t))
+                .and_then(|s| shared_address(&plans[s], &bodies[s], entries[s], t));
+            match copy {
+                Some(a) => {
+                    text_map.insert(t, a);
+                }
+                None => {
+                    return Err(TranslateError::TextPointer {
+                        offset: r.offset,
+                        target: t,
+                    })
+                }
             }
         }
     }
@@ -593,7 +709,7 @@ fn translate_inner(
     };
     let map_fn = |a: u64| text_map.get(&a).copied();
     let new_len = rw_text.len();
-    let out = writer::rewrite(
+    let mut out = writer::rewrite(
         guest_bytes,
         &Rewrite {
             text: Some(rw_text),
@@ -606,6 +722,7 @@ fn translate_inner(
         },
     )?;
     // The sidecar records name the normal descriptors where the rewrite put them.
+    rdna::patch_data_refs(&co, &mut out, &body_entries, &body_starts, &data_refs)?;
     let out = with_sidecar_records(out, &records, guest)?;
     verify(&out, host)?;
     Ok((out, (text.len(), new_len)))
@@ -652,6 +769,121 @@ fn translate_in_place(
         }
     }
     Ok(out)
+}
+
+/// The shared copy of the functions that code pointers in data name.
+///
+/// Kernel scopes duplicate the helpers they reach, but a pointer in data is one address
+/// for every kernel. So the functions whose addresses data holds ([`Cfg::address_taken`])
+/// and everything they reach get one more body, translated once, and the pointers name
+/// it; a call through a pointer from any kernel lands there, and its returns go back
+/// through the return address the call wrote. Direct calls keep using each kernel's own
+/// copy. The shared copy must suit every kernel that calls into it: its scratch VGPRs sit
+/// above the VGPRs of all of them (each such kernel's descriptor covers them), it takes
+/// no SGPR pair for long branches (it hops through islands), and the kernels must agree
+/// on the descriptor's FLOAT_MODE (refused by name otherwise).
+pub(crate) struct SharedFunctions {
+    /// A plan for placement only: no descriptor, entry at the lowest function; its
+    /// descriptor fields are a caller's.
+    pub(crate) plan: Plan,
+    /// MODE bits 7:0 the callers start with.
+    pub(crate) float_mode: u8,
+    /// The functions and everything they reach.
+    pub(crate) scope: std::collections::BTreeSet<u64>,
+    /// The first scratch VGPR: above every VGPR of the scope and of the callers.
+    pub(crate) first: u16,
+}
+
+/// Name of the shared copy in diagnostics.
+const SHARED_NAME: &str = "(functions called through code pointers)";
+
+/// The shared copy of the functions, when data holds code pointers.
+/// `callers[i]`: whether kernel `i` calls through pointers, and the first VGPR above
+/// everything its scope names (its scratch base).
+pub(crate) fn shared_functions(
+    cfg: &Cfg,
+    plans: &[Plan],
+    callers: &[(bool, u32)],
+) -> Result<Option<SharedFunctions>, TranslateError> {
+    let Some(&root) = cfg.address_taken.first() else {
+        return Ok(None);
+    };
+    let roots: Vec<u64> = cfg.address_taken.iter().copied().collect();
+    // The functions return through the pairs the calls through pointers wrote.
+    let returns = cfg
+        .insts
+        .values()
+        .filter(|s| s.flow == crate::cfg::Flow::SwapPc && !cfg.recovered.contains_key(&s.pc))
+        .filter_map(|s| match s.inst.operand(0) {
+            Some(gpu_model::isa::Operand::Sgpr { first, count: 2 }) => Some(first),
+            _ => None,
+        })
+        .collect();
+    let sc = scope::scope_returning(cfg, &roots, SHARED_NAME, returns)?;
+    let mut first = scope::vgpr_extent(cfg, &sc).map_or(0, u32::from);
+    let mut mode: Option<(u8, &str)> = None;
+    for (p, &(calls, extent)) in plans.iter().zip(callers) {
+        if !calls {
+            continue;
+        }
+        first = first.max(extent);
+        let m = (p.kd.compute_pgm_rsrc1 >> 12 & 0xff) as u8;
+        match mode {
+            Some((o, other)) if o != m => {
+                return Err(TranslateError::Unsupported {
+                    kernel: p.name.clone(),
+                    reason: format!(
+                        "it and `{other}` call through code pointers into one shared copy of the functions but start with different FLOAT_MODE bits ({m:#x}, {o:#x})"
+                    ),
+                })
+            }
+            _ => mode = Some((m, &p.name)),
+        }
+    }
+    // The descriptor fields the rules read (FLOAT_MODE) come from a caller.
+    let Some(base_plan) = plans
+        .iter()
+        .zip(callers)
+        .find(|(_, c)| c.0)
+        .map(|(p, _)| p)
+        .or(plans.first())
+    else {
+        return Ok(None);
+    };
+    let plan = Plan {
+        name: SHARED_NAME.into(),
+        kd_addr: 0,
+        roots: vec![root],
+        agprs: 0,
+        meta_counts: None,
+        kernarg_bytes: 0,
+        over_lds: false,
+        dynamic_lds: false,
+        sidecar: None,
+        called: true,
+        ..base_plan.clone()
+    };
+    let float_mode = (base_plan.kd.compute_pgm_rsrc1 >> 12 & 0xff) as u8;
+    if first > 256 {
+        return Err(TranslateError::NoScratch {
+            kernel: SHARED_NAME.into(),
+            need: first,
+            limit: 256,
+        });
+    }
+    Ok(Some(SharedFunctions {
+        plan,
+        float_mode,
+        scope: sc,
+        first: first as u16,
+    }))
+}
+
+/// The final address of source address `t` in the shared copy placed with its entry at
+/// `entry`.
+pub(crate) fn shared_address(plan: &Plan, body: &Body, entry: u64, t: u64) -> Option<u64> {
+    let e = u64::from(*body.map.get(&plan.roots[0])?);
+    Some(entry - e + u64::from(*body.map.get(&t)?))
 }
 
 /// Starts a translation: a report per kernel (not translated yet) and the guest CFG from

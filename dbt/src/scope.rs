@@ -233,14 +233,34 @@ pub struct Sidecar {
     pub entry: u64,
 }
 
+/// Whether the scope calls through a code pointer: an `s_swappc_b64` whose target was not
+/// recovered (it may reach any function of [`Cfg::address_taken`]).
+pub(crate) fn calls_through_pointers(cfg: &Cfg, sc: &BTreeSet<u64>) -> bool {
+    sc.iter().any(|pc| {
+        cfg.insts
+            .get(pc)
+            .is_some_and(|s| s.flow == Flow::SwapPc && !cfg.recovered.contains_key(pc))
+    })
+}
+
 /// The instructions reachable from `roots`. Fails on an indirect transfer that was
 /// neither recovered nor is a validated return nor a call through a function pointer
 /// ([`Cfg::address_taken`]).
 pub fn scope(cfg: &Cfg, roots: &[u64], kernel: &str) -> Result<BTreeSet<u64>, TranslateError> {
+    scope_returning(cfg, roots, kernel, BTreeSet::new())
+}
+
+/// [`scope`] of functions that are entered by calls from outside it, which wrote their
+/// return addresses to the SGPR pairs `return_pairs`.
+pub(crate) fn scope_returning(
+    cfg: &Cfg,
+    roots: &[u64],
+    kernel: &str,
+    mut return_pairs: BTreeSet<u16>,
+) -> Result<BTreeSet<u64>, TranslateError> {
     let mut seen = BTreeSet::new();
     let mut work: Vec<u64> = roots.to_vec();
     let mut setpcs = Vec::new();
-    let mut return_pairs = BTreeSet::new();
     while let Some(pc) = work.pop() {
         if !seen.insert(pc) {
             continue;

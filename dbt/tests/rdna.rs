@@ -82,7 +82,15 @@ const MUST: &[&str] = &[
 /// Cases without MFMAs that are still over the 1.3x bound on code or dynamic
 /// instructions, and why. A listed case that comes within the bound fails the test, so
 /// the list only shrinks.
-const OVER_BOUND: &[(&str, &str)] = &[];
+const OVER_BOUND: &[(&str, &str)] = &[
+    // GFX12's s_getpc_b64 zero-extends the 48-bit PC: each one gains the
+    // `s_wait_alu depctr_sa_sdst(0); s_sext_i32_i16` that LLVM emits for gfx12, two of
+    // the kernel's 9 dynamic instructions.
+    (
+        "device_global_read",
+        "instructions: the sign extension after its one s_getpc_b64 in a 9-instruction kernel",
+    ),
+];
 
 #[test]
 fn gfx950_corpus_kernels_translate_to_gfx1201_and_run_the_same() {

@@ -545,21 +545,7 @@ fn branches_past_the_sopp_range_take_long_forms() {
 /// over the pools placed there (their leading `s_branch` skips the islands).
 #[test]
 fn branches_past_the_sopp_range_without_a_free_pair_hop_through_islands() {
-    let src = long_branch_source()
-        .replacen("  s_branch .Lfar\n.Lfill:\n", ".Lfill:\n", 1)
-        .replacen(
-            "  s_mov_b32 s7, 0\n",
-            "  s_mov_b32 s7, 0\n  s_mov_b32 s101, 5\n",
-            1,
-        )
-        .replacen(".Ldone:\n", ".Ldone:\n  v_add_u32_e32 v2, s101, v2\n", 1)
-        .replacen(".amdhsa_next_free_sgpr 8", ".amdhsa_next_free_sgpr 102", 1)
-        .replacen(".sgpr_count: 14", ".sgpr_count: 108", 1);
-    assert_eq!(
-        src.matches("s101").count(),
-        2,
-        "the source has the expected shape"
-    );
+    let src = islands_source();
     let guest = common::assemble(&src, "gfx950", "islands");
     for host in [Target::Gfx942, Target::Gfx1201] {
         let t = dbt::translate(&guest, host);
@@ -585,6 +571,100 @@ fn branches_past_the_sopp_range_without_a_free_pair_hop_through_islands() {
         );
         far_loop_gives_the_reference(&guest, &t.object, host, 5);
     }
+}
+
+/// The island variant with calls where the pools go: the middle of the NOP block is
+/// 8000 `s_call_b64 s[30:31]` of a leaf that returns at once (further on, behind an
+/// `s_branch`), so each pool there follows a call, and each call returns into the
+/// `s_branch` that skips the pool's islands. Gives the same results on both hosts
+/// (gfx942 hops through the islands, gfx1201 takes long forms).
+#[test]
+fn calls_followed_by_branch_island_pools_return_over_the_islands() {
+    let mut calls = String::from("  .fill 12000, 4, 0xbf800000\n");
+    for _ in 0..8000 {
+        calls.push_str("  s_call_b64 s[30:31], .Lleaf\n");
+    }
+    calls.push_str(
+        "  .fill 5000, 4, 0xbf800000\n  s_branch .Lover\n.Lleaf:\n  s_setpc_b64 s[30:31]\n.Lover:\n",
+    );
+    let _ = writeln!(
+        calls,
+        "  .fill {}, 4, 0xbf800000",
+        FAR_NOPS - 12000 - 8000 - 5002
+    );
+    let fill = format!("  .fill {FAR_NOPS}, 4, 0xbf800000\n");
+    let src = islands_source().replacen(&fill, &calls, 1);
+    assert!(src.contains(".Lleaf"), "the source has the expected shape");
+    let guest = common::assemble(&src, "gfx950", "island-calls");
+    for host in [Target::Gfx942, Target::Gfx1201] {
+        let t = dbt::translate(&guest, host);
+        assert!(t.translated, "{host}: {:?}", t.diagnostics);
+        assert_eq!(t.kernels[0].status, dbt::KernelStatus::Relocated, "{host}");
+        if host == Target::Gfx942 {
+            let dis = common::llvm_accepts(&t.object, "island-calls");
+            let lines: Vec<&str> = dis.lines().map(str::trim).collect();
+            let pools_after_calls = lines
+                .windows(2)
+                .filter(|w| w[0].starts_with("s_call_b64") && w[1].starts_with("s_branch"))
+                .count();
+            assert!(pools_after_calls > 0, "no pool follows a call");
+        } else {
+            common::llvm_accepts_as(&t.object, "island-calls-1201", "gfx1201");
+        }
+        far_loop_gives_the_reference(&guest, &t.object, host, 5);
+    }
+}
+
+/// The far loop with a PC-relative data address after its long forms: past `.Ldone` the
+/// kernel loads a constant 7 from `.rodata` through `s_getpc_b64; s_add_u32
+/// konst@rel32@lo+4; s_addc_u32 konst@rel32@hi+12` and adds it to v2. Every long form
+/// that placement inserts before the sequence moves it, so its literals must be
+/// recomputed from the final layout, on both hosts.
+#[test]
+fn data_addresses_after_long_forms_reach_their_data() {
+    let src = long_branch_source()
+        .replacen(
+            ".Ldone:\n",
+            ".Ldone:\n  s_getpc_b64 s[8:9]\n  s_add_u32 s8, s8, konst@rel32@lo+4\n  s_addc_u32 s9, s9, konst@rel32@hi+12\n  s_load_dword s10, s[8:9], 0x0\n  s_waitcnt lgkmcnt(0)\n  v_add_u32_e32 v2, s10, v2\n",
+            1,
+        )
+        .replacen(
+            ".amdgpu_metadata\n",
+            "  .section .rodata.konst,\"a\"\n  .p2align 2\nkonst:\n  .long 7\n.amdgpu_metadata\n",
+            1,
+        )
+        .replacen(".amdhsa_next_free_sgpr 8", ".amdhsa_next_free_sgpr 12", 1);
+    assert!(src.contains("konst:"), "the source has the expected shape");
+    let guest = common::assemble(&src, "gfx950", "far-data");
+    for host in [Target::Gfx942, Target::Gfx1201] {
+        let t = dbt::translate(&guest, host);
+        assert!(t.translated, "{host}: {:?}", t.diagnostics);
+        assert_eq!(t.kernels[0].status, dbt::KernelStatus::Relocated, "{host}");
+        let dis = common::llvm_accepts_as(&t.object, &format!("far-data-{host}"), host.name());
+        assert!(dis.contains("s_setpc_b64"), "{host}: long forms");
+        far_loop_gives_the_reference(&guest, &t.object, host, 7);
+    }
+}
+
+/// The far loop with every SGPR below VCC in use (see
+/// [`branches_past_the_sopp_range_without_a_free_pair_hop_through_islands`]).
+fn islands_source() -> String {
+    let src = long_branch_source()
+        .replacen("  s_branch .Lfar\n.Lfill:\n", ".Lfill:\n", 1)
+        .replacen(
+            "  s_mov_b32 s7, 0\n",
+            "  s_mov_b32 s7, 0\n  s_mov_b32 s101, 5\n",
+            1,
+        )
+        .replacen(".Ldone:\n", ".Ldone:\n  v_add_u32_e32 v2, s101, v2\n", 1)
+        .replacen(".amdhsa_next_free_sgpr 8", ".amdhsa_next_free_sgpr 102", 1)
+        .replacen(".sgpr_count: 14", ".sgpr_count: 108", 1);
+    assert_eq!(
+        src.matches("s101").count(),
+        2,
+        "the source has the expected shape"
+    );
+    src
 }
 
 /// `v_permlane{16,32}_swap_b32` forms: (half, EXEC, same register for d and s, VOP3).

@@ -636,3 +636,49 @@ fn split_barrier_state() {
         assert_eq!((w.sgpr(10), w.sgpr(11), w.sgpr(12)), (0, 0, 0));
     }
 }
+
+/// `s_getpc_b64` returns the 48-bit address of the next instruction: sign-extended on
+/// GFX9, zero-extended on GFX12 (LLVM 22 `GCNSubtarget::hasGetPCZeroExtension`, the reason
+/// clang-22 follows a gfx12 `s_getpc_b64` with `s_sext_i32_i16` of the high half). Code
+/// placed with bit 47 set shows the difference; `s_sext_i32_i16` restores the GFX9 value.
+#[test]
+fn getpc_extends_the_48_bit_pc_per_family() {
+    for t in Target::ALL {
+        let code = asm::assemble_wave(
+            t,
+            64,
+            "s_getpc_b64 s[0:1]\n\
+             s_getpc_b64 s[2:3]\n\
+             s_sext_i32_i16 s3, s3\n\
+             s_endpgm\n",
+        );
+        for base in [asm::BASE, 0x0000_8000_0000_1000, 0x0000_7fff_ffff_f000] {
+            let prog = Program::new(t, base, &code);
+            let mem = DeviceMemory::new();
+            let mut lds = vec![0u8; 1024];
+            let mut ctx = ExecCtx {
+                prog: &prog,
+                mem: (&mem).into(),
+                lds: &mut lds,
+                observer: None,
+                group: None,
+            };
+            let mut w = Wave::new(64, base);
+            w.set_exec(u64::MAX);
+            assert_eq!(w.run(&mut ctx, 100), Stop::Endpgm, "{}", t.name());
+            let next = base + 4;
+            let sext = if next >> 47 & 1 != 0 {
+                next | 0xffff_0000_0000_0000
+            } else {
+                next
+            };
+            let first = match t.family() {
+                Family::Gfx9 => sext,
+                _ => next,
+            };
+            let ctx = format!("{} base {base:#x}", t.name());
+            assert_eq!(w.sgpr64(0), first, "{ctx}");
+            assert_eq!(w.sgpr64(2), sext + 4, "{ctx}");
+        }
+    }
+}

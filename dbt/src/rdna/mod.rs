@@ -39,17 +39,20 @@
 //! 16-bit DPP operations that may leave lanes unwritten,
 //! DPP wave shifts/rotates, SDWA neg/abs and UNUSED_SEXT, SMEM with SGPR offsets,
 //! `v_cmpx` (GFX9 also writes VCC), kernarg preload, workgroup-info SGPRs, private
-//! segment buffers, code pointers in data that are not function entries or that more
-//! than one kernel calls through (each kernel has its own copy of a function),
-//! branches into or fallthrough into a kernel entry that gains a prologue.
+//! segment buffers, code pointers in data that are not function entries, AGPRs in
+//! functions called through code pointers when the calling kernels fold them differently,
+//! matrix instructions in such functions, virtual-LDS sidecars of kernels that call
+//! through code pointers, branches into or fallthrough into a kernel entry that gains a
+//! prologue.
 //!
 //! Calls through function pointers (an unrecovered `s_swappc_b64`) may reach every
-//! function whose address data holds (`Cfg::address_taken`); those are in the calling
-//! kernel's scope and the data's relocations name that kernel's copies. GFX12's
-//! `s_getpc_b64` zero-extends the 48-bit PC where GFX9 sign-extends (clang-22 follows a
-//! gfx1201 `s_getpc_b64` with `s_sext_i32_i16` on the high half); the translation adds
-//! nothing, so it assumes code below 2^47 (ASSUMPTION: as the model and the HSA runtime
-//! place code objects; above it the PC builders' high halves would differ).
+//! function whose address data holds (`Cfg::address_taken`); the data's relocations
+//! name one shared copy of those functions that every kernel calls into
+//! (`crate::shared_functions`). GFX12's
+//! `s_getpc_b64` zero-extends the 48-bit PC where GFX9 sign-extends: every translated
+//! `s_getpc_b64` is followed by the `s_sext_i32_i16` of its high half that LLVM emits
+//! for gfx12 (`getpc_sign_extension`), so PC builders hold the GFX9 value wherever the
+//! code sits.
 
 pub(crate) mod desc;
 pub(crate) mod known;
@@ -146,7 +149,14 @@ pub(crate) fn translate(
         if !plans[i].over_lds && !plans[i].dynamic_lds {
             continue;
         }
+        let through_pointers = scope::calls_through_pointers(&cfg, &scopes[i]);
         let built = crate::sidecar_plan(&cfg, &plans[i], HOST).and_then(|(sp, v, sc)| {
+            if through_pointers {
+                return Err(TranslateError::Unsupported {
+                    kernel: sp.name.clone(),
+                    reason: "its virtual-LDS sidecar would call through code pointers into the shared copies of the functions, which access hardware LDS".into(),
+                });
+            }
             let prologue = desc::prologue(&sp.kd, &sp.name)?;
             let (first, agpr_base) = (kds[i].1 as u16, agpr_base_of(&cfg, &sc, &sp, guest));
             let (body, refs) = emit(
@@ -175,6 +185,59 @@ pub(crate) fn translate(
             Err(e) => return Err(e),
         }
     }
+    // Functions called through code pointers: one shared copy, placed last
+    // (`crate::shared_functions`).
+    let callers: Vec<(bool, u32)> = (0..normal)
+        .map(|i| (scope::calls_through_pointers(&cfg, &scopes[i]), kds[i].1))
+        .collect();
+    let shared = match crate::shared_functions(&cfg, &plans[..normal], &callers)? {
+        Some(sf) => {
+            let (sp, sc, first) = (sf.plan, sf.scope, sf.first);
+            // Folded AGPRs sit above each kernel's arch VGPRs: a shared copy that names
+            // AGPRs needs the same fold base in every caller.
+            let agprs = agpr_extent(&cfg, &sc);
+            let bases: std::collections::BTreeSet<Option<u16>> = (0..normal)
+                .filter(|&i| callers[i].0)
+                .map(|i| agpr_base_of(&cfg, &scopes[i], &plans[i], guest))
+                .collect();
+            let (first, agpr_base) = match bases.first() {
+                _ if agprs == 0 => (first, None),
+                Some(&b) if bases.len() == 1 => (first, b),
+                None => {
+                    let arch = scope::vgpr_extent(&cfg, &sc).unwrap_or(0);
+                    (first.max(arch + agprs as u16), Some(arch))
+                }
+                _ => {
+                    return Err(TranslateError::Unsupported {
+                        kernel: crate::SHARED_NAME.into(),
+                        reason: "the functions called through code pointers name AGPRs, which the calling kernels fold into different VGPRs".into(),
+                    })
+                }
+            };
+            if let Some(pc) = sc.iter().find(|pc| {
+                cfg.insts
+                    .get(pc)
+                    .is_some_and(|s| s.inst.format == isa::layout::Format::Mai)
+            }) {
+                return Err(TranslateError::Unsupported {
+                    kernel: crate::SHARED_NAME.into(),
+                    reason: format!(
+                        "pc {pc:#x}: a matrix instruction in a function called through code pointers (its WMMA state is set up per kernel entry)"
+                    ),
+                });
+            }
+            let (body, refs) = emit(&cfg, &sc, text, base, &[], (first, agpr_base), &sp, None)?;
+            data_refs.push(refs);
+            bodies.push(body);
+            scopes.push(sc);
+            plans.push(sp);
+            kernel_of.push(0);
+            Some(plans.len() - 1)
+        }
+        None => None,
+    };
+    // The layouts the data references were taken in (long forms move code).
+    let emitted: Vec<BTreeMap<u64, u32>> = bodies.iter().map(|b| b.map.clone()).collect();
     // Placement; branches that no longer reach take the long form through s[104:105]
     // (the expansions' carry pair: free between guest instructions, above every quad),
     // with the condition inverted around it (`scope::relax_for`). The long form writes
@@ -221,6 +284,7 @@ pub(crate) fn translate(
             let set = mine.iter().map(|l| l.at).collect();
             *b = scope::relax_for(b, &set, reencode::CARRY, &plans[i].name, HOST)?;
             match plans[i].sidecar {
+                _ if Some(i) == shared => {}
                 Some(_) => reports[kernel_of[i]].sidecar = Some(b.code.len()),
                 None => reports[i].code_after = b.code.len(),
             }
@@ -231,9 +295,20 @@ pub(crate) fn translate(
     // Sidecar descriptors follow the text (writer::Rewrite::text_tail).
     let tail_addr = base + (new_text.len() as u64).next_multiple_of(64);
     let (mut tail, mut records) = (Vec::new(), Vec::new());
+    // VGPRs the shared copy needs in every kernel that calls into it.
+    let shared_need = shared.map_or(0, |s| {
+        let (first, used) = bodies[s].scratch;
+        u32::from(first) + u32::from(used)
+    });
     for (i, p) in plans.iter().enumerate() {
+        if Some(i) == shared {
+            continue;
+        }
         let (first, used) = bodies[i].scratch;
-        let vgprs = kds[i].1.max(u32::from(first) + u32::from(used)).max(1);
+        let mut vgprs = kds[i].1.max(u32::from(first) + u32::from(used)).max(1);
+        if callers.get(kernel_of[i]).is_some_and(|c| c.0) {
+            vgprs = vgprs.max(shared_need);
+        }
         if vgprs > 256 {
             return Err(TranslateError::NoScratch {
                 kernel: p.name.clone(),
@@ -280,37 +355,16 @@ pub(crate) fn translate(
         .zip(&bodies)
         .map(|(p, b)| u64::from(b.map[&p.roots[0]]))
         .collect();
-    // Code pointers in data name the copies of the one kernel that calls through them
-    // (each kernel's copy of a function is translated for that kernel's registers).
+    // Code pointers in data name the shared copies of the functions.
     let mut map = map;
-    let callers: Vec<usize> = plans
-        .iter()
-        .zip(&scopes)
-        .enumerate()
-        .filter(|(_, (_, sc))| calls_through_pointers(&cfg, sc))
-        .map(|(i, _)| i)
-        .collect();
     for r in co.relocations() {
         let t = r.symbol_value.unwrap_or(0).wrapping_add_signed(r.addend);
         if t < base || t >= end {
             continue;
         }
-        let copy = match callers[..] {
-            [k] if cfg.address_taken.contains(&t) => bodies[k]
-                .map
-                .get(&t)
-                .map(|&l| entries[k] - starts[k] + u64::from(l)),
-            [_, _, ..] => {
-                return Err(TranslateError::Unsupported {
-                    kernel: plans[callers[1]].name.clone(),
-                    reason: format!(
-                        "it and `{}` call through function pointers, which can name one kernel's copy of a function only",
-                        plans[callers[0]].name
-                    ),
-                })
-            }
-            _ => None,
-        };
+        let copy = shared
+            .filter(|_| cfg.address_taken.contains(&t))
+            .and_then(|s| crate::shared_address(&plans[s], &bodies[s], entries[s], t));
         match copy {
             Some(a) => {
                 map.insert(t, a);
@@ -350,6 +404,16 @@ pub(crate) fn translate(
             ..Rewrite::default()
         },
     )?;
+    let data_refs = data_refs
+        .iter()
+        .zip(&emitted)
+        .zip(&bodies)
+        .map(|((refs, before), b)| {
+            refs.iter()
+                .map(|r| r.moved(before, &b.map))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     patch_data_refs(&co, &mut out, &entries, &starts, &data_refs)?;
     let out = crate::with_sidecar_records(out, &records, guest)?;
     verify(&out)?;
@@ -373,7 +437,10 @@ fn emit(
     let mut body = Body::default();
     let extent = scope::sgpr_extent(cfg, sc);
     // The MFMA chains' tiles come first; the rules' scratch above them.
-    let chains = matrix::chains(cfg, sc, &p.roots, scratch_first);
+    // Where the dispatch state is known: the kernel entry (none in the shared copy of
+    // functions called through pointers).
+    let entries: &[u64] = if p.called { &[] } else { &p.roots };
+    let chains = matrix::chains(cfg, sc, entries, scratch_first);
     // Then the f32 MFMAs' permute bases, set at the entry.
     let tiles_end = scratch_first + 16 * chains.slots + chains.extra;
     let bases = matrix_valu::Bases::plan(cfg, sc, tiles_end);
@@ -401,8 +468,8 @@ fn emit(
         chains,
         bases,
     };
-    let known = known::analyse(cfg, sc, &p.roots);
-    let pending = known::pending(cfg, sc, &p.roots);
+    let known = known::analyse(cfg, sc, entries);
+    let pending = known::pending(cfg, sc, entries);
     let (mut kn, mut pend): (Option<known::State>, Option<u8>) = (None, None);
     let mut buf = [0u8; 20];
     let enc = |pc: u64, source| TranslateError::Encode {
@@ -457,7 +524,7 @@ fn emit(
                 }
             }
         }
-        if pc == p.roots[0] {
+        if pc == p.roots[0] && !p.called {
             let bases = std::mem::take(&mut cx.bases);
             let setup = bases.setup(&mut cx);
             cx.bases = bases;
@@ -659,6 +726,12 @@ fn emit(
                 }
             }
         }
+        if s.inst.op == isa::Op::SGetpcB64 {
+            for i in &getpc_sign_extension(&s.inst, &cx)? {
+                let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
+                body.code.extend_from_slice(&buf[..n]);
+            }
+        }
         // Accumulators entering or leaving a loop in WMMA tiles (`matrix::Chains`).
         for i in &matrix::edge(&mut cx)? {
             let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
@@ -703,6 +776,7 @@ fn emit(
             lo: at(lo)?,
             hi: at(hi)?,
             target,
+            src: [g, lo, hi],
         });
     }
     Ok((body, refs))
@@ -1046,6 +1120,44 @@ fn loop_keeps(cfg: &Cfg, at: u64, pc: u64, hi: u16, lo: u16) -> Option<bool> {
     Some(writes_lo)
 }
 
+/// What follows a `s_getpc_b64 s[n:n+1]` on gfx1201 so that the pair holds what GFX9
+/// returns: GFX12 (before gfx1250) zero-extends the 48-bit PC where GFX9 sign-extends it
+/// (LLVM 22 `GCNSubtarget::hasGetPCZeroExtension`), and LLVM follows every such
+/// `s_getpc_b64` with `s_sext_i32_i16 s[n+1], s[n+1]`, after the `s_wait_alu
+/// depctr_sa_sdst(0)` its SGPR-hazard pass puts between them (clang-22 `-O2
+/// --offload-arch=gfx1201`: `s_getpc_b64 s[0:1]; s_wait_alu depctr_sa_sdst(0);
+/// s_sext_i32_i16 s1, s1`). Emitted for every `s_getpc_b64` of a scope: in a kernel scope
+/// each one starts a recovered builder or a PC-relative data address, both of which read
+/// the high half. The value it yields stays `getpc + 4`, so the builders' offsets are
+/// unchanged.
+fn getpc_sign_extension(g: &isa::Inst, cx: &Ctx<'_>) -> Result<[isa::Inst; 2], TranslateError> {
+    use isa::layout::Format;
+    use isa::{Op, Operand};
+    let Some(Operand::Sgpr { first, count: 2 }) = g.operand(0) else {
+        return Err(TranslateError::Unsupported {
+            kernel: cx.kernel.to_string(),
+            reason: format!("pc {:#x}: s_getpc_b64 without an SGPR pair", cx.pc),
+        });
+    };
+    // depctr_sa_sdst(0): SIMM16 0xff9e (llvm-mc-22 -mcpu=gfx1201 encodes
+    // `s_wait_alu depctr_sa_sdst(0)` as 0xbf88ff9e).
+    let mut wait = reencode::build(Op::SWaitAlu, Format::Sopp, cx)?;
+    wait.set_operand(0, Operand::Imm(0xff9e))
+        .map_err(|e| cx.enc(e))?;
+    let hi = reencode::map_operand(
+        g,
+        Operand::Sgpr {
+            first: first + 1,
+            count: 1,
+        },
+        cx,
+    )?;
+    let mut sext = reencode::build(Op::SSextI32I16, Format::Sop1, cx)?;
+    sext.set_operand(0, hi).map_err(|e| cx.enc(e))?;
+    sext.set_operand(1, hi).map_err(|e| cx.enc(e))?;
+    Ok([wait, sext])
+}
+
 /// Re-encodes an instruction that the translation built for GFX9 (a virtual-LDS
 /// prologue or access) for the host.
 fn gfx9_to_host(g: &isa::Inst, cx: &mut Ctx<'_>) -> Result<Vec<isa::Inst>, TranslateError> {
@@ -1062,20 +1174,46 @@ fn gfx9_to_host(g: &isa::Inst, cx: &mut Ctx<'_>) -> Result<Vec<isa::Inst>, Trans
 /// lo; s_addc_u32 sn+1, sn+1, hi`, the AMDGPUUsage global-address sequence): the data
 /// does not move with the code, so the literals are recomputed after the commit.
 #[derive(Debug, Clone, Copy)]
-struct DataRef {
+pub(crate) struct DataRef {
     /// Local offsets of the three host instructions.
-    getpc: u32,
-    lo: u32,
-    hi: u32,
+    pub(crate) getpc: u32,
+    pub(crate) lo: u32,
+    pub(crate) hi: u32,
     /// The guest image address referenced.
-    target: u64,
+    pub(crate) target: u64,
+    /// Source addresses of the three guest instructions.
+    pub(crate) src: [u64; 3],
+}
+
+impl DataRef {
+    /// The same reference after its body's code moved from the layout `before` to the
+    /// layout `after` (source address -> local offset; long forms and islands insert code
+    /// only at branches, so each instruction's host code moves as a whole).
+    pub(crate) fn moved(
+        self,
+        before: &BTreeMap<u64, u32>,
+        after: &BTreeMap<u64, u32>,
+    ) -> Result<DataRef, TranslateError> {
+        let by = |src: u64, at: u32| match (before.get(&src), after.get(&src)) {
+            (Some(&b), Some(&a)) if at >= b => Ok(at - b + a),
+            _ => Err(bad(format!(
+                "pc {src:#x}: a PC-relative data address lost its place in the layout"
+            ))),
+        };
+        Ok(DataRef {
+            getpc: by(self.src[0], self.getpc)?,
+            lo: by(self.src[1], self.lo)?,
+            hi: by(self.src[2], self.hi)?,
+            ..self
+        })
+    }
 }
 
 /// The add/addc pair completing a `s_getpc_b64` at `pc` that no indirect transfer
 /// consumes, with the address it builds; fails closed when the sequence is not the
 /// recognized one or builds an address inside `.text` (a code pointer that relocated
 /// code would invalidate).
-fn data_builder(
+pub(crate) fn data_builder(
     cfg: &Cfg,
     pc: u64,
     base: u64,
@@ -1147,15 +1285,6 @@ fn agpr_base_of(
     (agprs > 0).then_some(arch as u16)
 }
 
-/// Whether the scope calls through a function pointer (an unrecovered `s_swappc_b64`).
-fn calls_through_pointers(cfg: &Cfg, sc: &std::collections::BTreeSet<u64>) -> bool {
-    sc.iter().any(|pc| {
-        cfg.insts
-            .get(pc)
-            .is_some_and(|s| s.flow == Flow::SwapPc && !cfg.recovered.contains_key(pc))
-    })
-}
-
 /// One past the highest AGPR the scope names.
 fn agpr_extent(cfg: &Cfg, sc: &std::collections::BTreeSet<u64>) -> u32 {
     let mut hi = 0u32;
@@ -1172,7 +1301,7 @@ fn agpr_extent(cfg: &Cfg, sc: &std::collections::BTreeSet<u64>) -> u32 {
 /// Recomputes the literals of every PC-relative data reference for the final code and
 /// data addresses (the writer moves what lies behind `.text` by one delta; the guest
 /// segment holding the target and its counterpart in the output give it).
-fn patch_data_refs(
+pub(crate) fn patch_data_refs(
     guest: &CodeObject,
     out: &mut [u8],
     entries: &[u64],

@@ -112,7 +112,16 @@ pub(super) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<Flow
         }
         SCbranchGFork | SCbranchIFork | SCbranchJoin => return Ok(fork_join(w, i)),
         SGetpcB64 => {
-            let v = w.pc.wrapping_add(4);
+            // The 48-bit PC of the next instruction: GFX9 sign-extends it to 64 bits,
+            // GFX12 (before gfx1250) zero-extends it (LLVM 22
+            // `GCNSubtarget::hasGetPCZeroExtension`, which is why LLVM follows a gfx12
+            // `s_getpc_b64` with `s_sext_i32_i16` of the high half).
+            let pc = w.pc.wrapping_add(4) & ((1 << 48) - 1);
+            let v = if ctx.prog.target().family() == Family::Gfx12 {
+                pc
+            } else {
+                ((pc << 16) as i64 >> 16) as u64
+            };
             w.swrite64(d, v)
         }
         SSetpcB64 => {
