@@ -680,7 +680,24 @@ fn reencode_with(g: &Inst, cx: &Ctx<'_>, rsrc_quad: Option<u16>) -> Result<Inst,
                     put(&mut h, F::Offset, off)?;
                     put(&mut h, F::Soffset, u32::from(NULL))?;
                 }
-                _ => return Err(cx.unsupported(g, "SMEM SGPR offsets are not translated yet")),
+                (1, 1) => {
+                    // SGPR plus immediate (`s_load_dword s5, s[6:7], s4 offset:0x0`, clang
+                    // for kernel-argument and indexed loads): GFX12 SMEM always adds
+                    // soffset and the 24-bit signed offset. Any SGPR selects the operand
+                    // form; the operand loop below writes the mapped register.
+                    let off = g.field(F::Offset);
+                    if off >= 1 << 20 {
+                        return Err(cx.unsupported(g, "negative SMEM offsets are not translated"));
+                    }
+                    put(&mut h, F::Offset, off)?;
+                    put(&mut h, F::Soffset, 0)?;
+                }
+                _ => {
+                    return Err(cx.unsupported(
+                        g,
+                        "SMEM SGPR offsets without an immediate are not translated yet",
+                    ))
+                }
             }
         }
         Format::Ds => {
