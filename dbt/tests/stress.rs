@@ -91,3 +91,37 @@ fn smem_sgpr_plus_immediate_offsets_translate() {
         }
     }
 }
+
+/// A 64-bit constant with bit 31 set and a zero high word: clang-22 -O0 materializes it
+/// with `v_mov_b64_e32 v[0:1], 0xb3388de0` (a 32-bit literal, zero-extended: llc-22 emits
+/// this form for 0x00000000b3388de0 only). gfx1201 refused it ("a 64-bit literal with bit
+/// 31 set"); generated seed 3 kernel 27 at -O0 hit it.
+#[test]
+fn v_mov_b64_literals_with_bit_31_set_are_zero_extended() {
+    const SRC: &str = "__kernel void k(__global const uint *in, __global ulong *out) {
+  uint i = get_global_id(0);
+  ulong c = 0xb3388de0UL;
+  out[i] = ((ulong)in[i] * 0x10001UL) ^ c;
+}
+";
+    let input: Vec<u32> = (0..128u32).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
+    let reference: Vec<u32> = input
+        .iter()
+        .flat_map(|&x| {
+            let v = (u64::from(x) * 0x10001) ^ 0xb338_8de0;
+            [v as u32, (v >> 32) as u32]
+        })
+        .collect();
+    let tag = "movb64-literal-O0";
+    let guest = compile_cl(SRC, 0, tag);
+    let gdis = common::llvm_accepts_as(&guest, tag, "gfx950");
+    assert!(
+        gdis.contains("v_mov_b64_e32 v[0:1], 0xb3388de0"),
+        "clang-22 no longer emits the literal form:\n{gdis}"
+    );
+    let run = |b: &[u8], t| common::run_words(b, t, "k", [128, 64], Some(&input), 256, &[]);
+    assert_eq!(run(&guest, Target::Gfx950), reference, "gfx950");
+    for (h, obj, _) in translate_both(&guest, tag) {
+        assert_eq!(run(&obj, h), reference, "on {}", h.name());
+    }
+}
