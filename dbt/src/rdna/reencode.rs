@@ -758,6 +758,24 @@ fn reencode_with(g: &Inst, cx: &Ctx<'_>, rsrc_quad: Option<u16>) -> Result<Inst,
             put(&mut h, f, v)?;
         }
     }
+    // A returning FLAT/GLOBAL/SCRATCH atomic (sc0) writes the old value to VDST, which the
+    // operand list leaves out (the learned syntax is the non-returning one): copy it.
+    // Without this the translation wrote v0 (generated seed 4 kernel 39 at -O0).
+    if matches!(g.format, Format::Global | Format::Flat | Format::Scratch)
+        && is_atomic(g)
+        && g.field(F::Glc) != 0
+    {
+        let first = g.field(F::Vdst) as u16;
+        let d = if g.field(F::Acc) != 0 {
+            Operand::Agpr { first, count: 1 }
+        } else {
+            Operand::Vgpr { first, count: 1 }
+        };
+        match map_operand(g, d, cx)? {
+            Operand::Vgpr { first, .. } => put(&mut h, F::Vdst, u32::from(first))?,
+            _ => return Err(cx.no_rule(g)),
+        }
+    }
     if g.format == Format::Vop3p {
         put(&mut h, F::OpSelHi, g.field(F::OpSelHi))?;
         put(&mut h, F::OpSelHi2, g.field(F::OpSelHi2))?;
