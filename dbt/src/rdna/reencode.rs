@@ -354,6 +354,8 @@ fn zeroes_high16(o: Op) -> bool {
             | VMinU16
             | VMaxI16
             | VMinI16
+            | VMadLegacyU16
+            | VMadLegacyI16
     )
 }
 
@@ -420,6 +422,33 @@ fn renamed_nc(g: &Inst, cx: &Ctx<'_>) -> Result<Option<Inst>, TranslateError> {
     Ok(Some(redecode(&h, g, cx)?))
 }
 
+/// gfx9's `v_mad_legacy_u16` / `v_mad_legacy_i16` (the GFX8 encodings, no op_sel) ->
+/// GFX12 `v_mad_u16` / `v_mad_i16`: LLVM selects the same `V_MAD_U16_e64` /
+/// `V_MAD_I16_e64` to both (the gfx9 op_sel forms are separate `_gfx9` ones), and lists
+/// them as zeroing the high half on GFX9 only (`GCNSubtarget::zeroesHigh16BitsOfDest`), so
+/// [`zero_high16`] follows. clang-22 emits them for `ushort` multiply-adds (generated seeds
+/// 5, 6 and 7 at -O1/-O3).
+fn mad_legacy16(g: &Inst, cx: &Ctx<'_>) -> Result<Option<Inst>, TranslateError> {
+    let o = match g.op {
+        Op::VMadLegacyU16 => Op::VMadU16,
+        Op::VMadLegacyI16 => Op::VMadI16,
+        _ => return Ok(None),
+    };
+    if g.field(F::OpSel) != 0 || g.field(F::Omod) != 0 || g.field(F::Neg) != 0 {
+        return Err(cx.unsupported(g, "op_sel, omod or neg on a legacy 16-bit mad"));
+    }
+    let mut ops = [Operand::Inline(128); 4];
+    for (k, x) in ops.iter_mut().enumerate() {
+        *x = map_operand(g, op(g, k, cx)?, cx)?;
+    }
+    let mut h = vop3_host(o, &ops, cx)?;
+    if g.field(F::Clamp) != 0 {
+        let fl = h.layout().field(F::Clamp).ok_or_else(|| cx.no_rule(g))?;
+        h.bits = layout::put(h.bits, fl, 1);
+    }
+    Ok(Some(redecode(&h, g, cx)?))
+}
+
 /// [`lower_one`] before the 16-bit high-half fix-up.
 fn lower_plain(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     match g.ext() {
@@ -432,6 +461,9 @@ fn lower_plain(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> 
         Some(_) => return Err(cx.unsupported(g, "this VALU extension is not translated")),
     }
     if let Some(h) = renamed_nc(g, cx)? {
+        return Ok(vec![h]);
+    }
+    if let Some(h) = mad_legacy16(g, cx)? {
         return Ok(vec![h]);
     }
     if let Some(o) = match g.op {
