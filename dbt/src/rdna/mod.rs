@@ -37,7 +37,8 @@
 //! Not implemented yet (each a typed rejection naming the kernel, and for
 //! instructions the PC): f64/multi-block i8/fp6/fp4/scaled MFMAs, formatted buffer accesses,
 //! 16-bit DPP operations that may leave lanes unwritten,
-//! DPP wave shifts/rotates, SDWA neg/abs and UNUSED_SEXT, SMEM with SGPR offsets,
+//! DPP wave shifts/rotates, SDWA neg/abs and UNUSED_SEXT, SMEM with an SGPR offset and no
+//! immediate (SGPR plus immediate is translated),
 //! `v_cmpx` (GFX9 also writes VCC), kernarg preload, workgroup-info SGPRs, private
 //! segment buffers, code pointers in data that are not function entries or that more
 //! than one kernel calls through (each kernel has its own copy of a function),
