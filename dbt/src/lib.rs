@@ -404,6 +404,8 @@ fn translate_inner(
     };
     let mut tail = Vec::new();
     let mut records = Vec::new();
+    // Relocated bodies' PC-relative data references: (entries, entry offsets, refs).
+    let mut data_refs = None;
     let rw_text;
     let mut descriptors = Vec::new();
     let mut counts: Vec<(String, KernelCounts)> = Vec::new();
@@ -422,6 +424,8 @@ fn translate_inner(
         let Placed {
             text: t,
             entries,
+            starts,
+            data,
             map,
         } = loop {
             let long = match place(&plans, &bodies, base, text.len())? {
@@ -477,6 +481,7 @@ fn translate_inner(
                 relaxed[i] = true;
             }
         };
+        data_refs = Some((entries.clone(), starts, data));
         // Sidecar descriptors follow the text (writer::Rewrite::text_tail).
         let tail_addr = base + (t.len() as u64).next_multiple_of(64);
         rw_text = t;
@@ -593,7 +598,7 @@ fn translate_inner(
     };
     let map_fn = |a: u64| text_map.get(&a).copied();
     let new_len = rw_text.len();
-    let out = writer::rewrite(
+    let mut out = writer::rewrite(
         guest_bytes,
         &Rewrite {
             text: Some(rw_text),
@@ -605,6 +610,9 @@ fn translate_inner(
             ..Rewrite::default()
         },
     )?;
+    if let Some((entries, starts, refs)) = &data_refs {
+        rdna::patch_data_refs(&co, &mut out, entries, starts, refs)?;
+    }
     // The sidecar records name the normal descriptors where the rewrite put them.
     let out = with_sidecar_records(out, &records, guest)?;
     verify(&out, host)?;
@@ -740,6 +748,7 @@ fn place(
     let mut long = Vec::new();
     let mut out: Vec<u8> = Vec::new();
     let mut entries = Vec::new();
+    let (mut starts, mut data) = (Vec::new(), Vec::new());
     let mut map = BTreeMap::new();
     for (bi, (p, b)) in plans.iter().zip(bodies).enumerate() {
         let entry = p.roots[0];
@@ -766,6 +775,7 @@ fn place(
         }
         let fin = |src: u64| b.map.get(&src).map(|&l| base + start + u64::from(l));
         let mut code = b.code.clone();
+        let mut refs = Vec::new();
         for f in &b.fixups {
             match *f {
                 Fixup::Relative { at, target, pc } => {
@@ -805,6 +815,20 @@ fn place(
                     let a = at as usize;
                     code[a..a + 2].copy_from_slice(&(simm as i16).to_le_bytes());
                 }
+                Fixup::Data {
+                    getpc,
+                    lo,
+                    hi,
+                    target,
+                } => {
+                    // Patched for the final data addresses after the rewrite.
+                    refs.push(rdna::DataRef {
+                        getpc,
+                        lo,
+                        hi,
+                        target,
+                    });
+                }
                 Fixup::Builder {
                     getpc,
                     lo,
@@ -843,6 +867,8 @@ fn place(
             map.entry(src).or_insert(base + start + u64::from(l));
         }
         entries.push(base + start + e_local);
+        starts.push(e_local);
+        data.push(refs);
         out.extend_from_slice(&code);
     }
     while out.len() < old_len {
@@ -854,6 +880,8 @@ fn place(
     Ok(Ok(Placed {
         text: out,
         entries,
+        starts,
+        data,
         map,
     }))
 }
@@ -864,6 +892,10 @@ struct Placed {
     text: Vec<u8>,
     /// Each kernel's final entry address.
     entries: Vec<u64>,
+    /// Each body's entry as a local offset (its start is the entry less this).
+    starts: Vec<u64>,
+    /// Each body's PC-relative data references ([`scope::Fixup::Data`]).
+    data: Vec<Vec<rdna::DataRef>>,
     /// Source address -> final address (the first body holding it).
     map: BTreeMap<u64, u64>,
 }

@@ -54,12 +54,37 @@ pub enum Fixup {
         /// Source address of the target.
         target: u64,
     },
+    /// A PC-relative data address (`s_getpc_b64; s_add_u32 lo; s_addc_u32 hi` that no
+    /// transfer consumes, `crate::rdna::data_builder`): the literals of the instructions
+    /// at `lo` and `hi` must add `target - (getpc + 4)` for the final code and data
+    /// addresses. Without it relocated code read its constant data from the old offset
+    /// (corpus `const_table` at -O0 on gfx942).
+    Data {
+        /// Local offset of the `s_getpc_b64`.
+        getpc: u32,
+        /// Local offsets of the `s_add_u32` and the `s_addc_u32`.
+        lo: u32,
+        hi: u32,
+        /// Guest image address of the data.
+        target: u64,
+    },
 }
 
 impl Fixup {
     /// The same fixup after the body's bytes moved: every local offset through `shift`.
     pub fn moved(self, shift: impl Fn(u32) -> u32) -> Fixup {
         match self {
+            Fixup::Data {
+                getpc,
+                lo,
+                hi,
+                target,
+            } => Fixup::Data {
+                getpc: shift(getpc),
+                lo: shift(lo),
+                hi: shift(hi),
+                target,
+            },
             Fixup::Relative { at, target, pc } => Fixup::Relative {
                 at: shift(at),
                 target,
@@ -510,6 +535,31 @@ pub fn emit(
         sites.note(cfg, pc, local, &body.code[local as usize..], bytes, kernel)?;
     }
     body.fixups.extend(sites.fixups(cfg, kernel)?);
+    // PC-relative data addresses: an `s_getpc_b64` that no recovered transfer uses,
+    // completed by the recognized add pair (one that is not stays as it was).
+    for &pc in scope {
+        let Some(s) = cfg.insts.get(&pc) else {
+            continue;
+        };
+        if s.inst.op != Op::SGetpcB64 || cfg.recovered.values().any(|b| b.getpc == pc) {
+            continue;
+        }
+        let Ok((g, lo, hi, target)) =
+            crate::rdna::data_builder(cfg, pc, base, text.len() as u64, kernel)
+        else {
+            continue;
+        };
+        if let (Some(&g), Some(&lo), Some(&hi)) =
+            (body.map.get(&g), body.map.get(&lo), body.map.get(&hi))
+        {
+            body.fixups.push(Fixup::Data {
+                getpc: g,
+                lo,
+                hi,
+                target,
+            });
+        }
+    }
     body.scratch = (scratch.first, scratch.used);
     Ok(body)
 }

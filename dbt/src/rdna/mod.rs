@@ -185,6 +185,7 @@ pub(crate) fn translate(
         text: new_text,
         entries,
         map,
+        ..
     } = loop {
         let long = match place(&plans, &bodies, base, text.len())? {
             Ok(p) => break p,
@@ -725,20 +726,20 @@ fn gfx9_to_host(g: &isa::Inst, cx: &mut Ctx<'_>) -> Result<Vec<isa::Inst>, Trans
 /// lo; s_addc_u32 sn+1, sn+1, hi`, the AMDGPUUsage global-address sequence): the data
 /// does not move with the code, so the literals are recomputed after the commit.
 #[derive(Debug, Clone, Copy)]
-struct DataRef {
+pub(crate) struct DataRef {
     /// Local offsets of the three host instructions.
-    getpc: u32,
-    lo: u32,
-    hi: u32,
+    pub(crate) getpc: u32,
+    pub(crate) lo: u32,
+    pub(crate) hi: u32,
     /// The guest image address referenced.
-    target: u64,
+    pub(crate) target: u64,
 }
 
 /// The add/addc pair completing a `s_getpc_b64` at `pc` that no indirect transfer
 /// consumes, with the address it builds; fails closed when the sequence is not the
 /// recognized one or builds an address inside `.text` (a code pointer that relocated
 /// code would invalidate).
-fn data_builder(
+pub(crate) fn data_builder(
     cfg: &Cfg,
     pc: u64,
     base: u64,
@@ -835,7 +836,7 @@ fn agpr_extent(cfg: &Cfg, sc: &std::collections::BTreeSet<u64>) -> u32 {
 /// Recomputes the literals of every PC-relative data reference for the final code and
 /// data addresses (the writer moves what lies behind `.text` by one delta; the guest
 /// segment holding the target and its counterpart in the output give it).
-fn patch_data_refs(
+pub(crate) fn patch_data_refs(
     guest: &CodeObject,
     out: &mut [u8],
     entries: &[u64],
