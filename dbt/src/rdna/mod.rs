@@ -16,7 +16,8 @@
 //! * [`desc`]: the gfx1201 kernel descriptor and the entry prologue that rebuilds the
 //!   workgroup-id SGPRs the gfx950 code expects from the GFX12 TTMP registers;
 //! * [`matrix`]: the f16/bf16, fp8/bf8 and i8 MFMAs as GFX12 WMMAs with lane fix-ups;
-//!   [`matrix_valu`]: the f32 MFMAs (no GFX12 WMMA takes f32) as `v_fma_f32` chains;
+//!   [`matrix_valu`]: the f32 and f64 MFMAs (no GFX12 WMMA takes either) as `v_fma_f32`
+//!   and `v_fma_f64` chains;
 //! * virtual-LDS sidecars (`crate::vlds`) for kernels over gfx1201's 64 KiB of LDS or
 //!   with LDS sized at dispatch: the GFX9 sidecar prologue and global accesses are
 //!   re-encoded like guest code, behind the TTMP workgroup-id prologue, with the slice
@@ -35,9 +36,10 @@
 //! gfx942 rule's integer rounding, re-encoded.
 //!
 //! Not implemented yet (each a typed rejection naming the kernel, and for
-//! instructions the PC): f64/multi-block i8/fp6/fp4/scaled MFMAs, formatted buffer accesses,
+//! instructions the PC): multi-block i8/fp6/fp4/scaled MFMAs, formatted buffer accesses,
 //! 16-bit DPP operations that may leave lanes unwritten,
-//! DPP wave shifts/rotates, SDWA neg/abs and UNUSED_SEXT, SMEM with SGPR offsets,
+//! DPP wave shifts/rotates, SDWA neg/abs and UNUSED_SEXT, SMEM with an SGPR offset and no
+//! immediate (SGPR plus immediate is translated),
 //! `v_cmpx` (GFX9 also writes VCC), kernarg preload, workgroup-info SGPRs, private
 //! segment buffers, code pointers in data that are not function entries, AGPRs in
 //! functions called through code pointers when the calling kernels fold them differently,
@@ -248,6 +250,7 @@ pub(crate) fn translate(
         text: new_text,
         entries,
         map,
+        ..
     } = loop {
         let long = match place(&plans, &bodies, base, text.len())? {
             Ok(p) => break p,

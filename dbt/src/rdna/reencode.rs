@@ -402,6 +402,8 @@ fn zeroes_high16(o: Op) -> bool {
             | VMinU16
             | VMaxI16
             | VMinI16
+            | VMadLegacyU16
+            | VMadLegacyI16
     )
 }
 
@@ -468,6 +470,33 @@ fn renamed_nc(g: &Inst, cx: &Ctx<'_>) -> Result<Option<Inst>, TranslateError> {
     Ok(Some(redecode(&h, g, cx)?))
 }
 
+/// gfx9's `v_mad_legacy_u16` / `v_mad_legacy_i16` (the GFX8 encodings, no op_sel) ->
+/// GFX12 `v_mad_u16` / `v_mad_i16`: LLVM selects the same `V_MAD_U16_e64` /
+/// `V_MAD_I16_e64` to both (the gfx9 op_sel forms are separate `_gfx9` ones), and lists
+/// them as zeroing the high half on GFX9 only (`GCNSubtarget::zeroesHigh16BitsOfDest`), so
+/// [`zero_high16`] follows. clang-22 emits them for `ushort` multiply-adds (generated seeds
+/// 5, 6 and 7 at -O1/-O3).
+fn mad_legacy16(g: &Inst, cx: &Ctx<'_>) -> Result<Option<Inst>, TranslateError> {
+    let o = match g.op {
+        Op::VMadLegacyU16 => Op::VMadU16,
+        Op::VMadLegacyI16 => Op::VMadI16,
+        _ => return Ok(None),
+    };
+    if g.field(F::OpSel) != 0 || g.field(F::Omod) != 0 || g.field(F::Neg) != 0 {
+        return Err(cx.unsupported(g, "op_sel, omod or neg on a legacy 16-bit mad"));
+    }
+    let mut ops = [Operand::Inline(128); 4];
+    for (k, x) in ops.iter_mut().enumerate() {
+        *x = map_operand(g, op(g, k, cx)?, cx)?;
+    }
+    let mut h = vop3_host(o, &ops, cx)?;
+    if g.field(F::Clamp) != 0 {
+        let fl = h.layout().field(F::Clamp).ok_or_else(|| cx.no_rule(g))?;
+        h.bits = layout::put(h.bits, fl, 1);
+    }
+    Ok(Some(redecode(&h, g, cx)?))
+}
+
 /// [`lower_one`] before the 16-bit high-half fix-up.
 fn lower_plain(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     match g.ext() {
@@ -480,6 +509,9 @@ fn lower_plain(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> 
         Some(_) => return Err(cx.unsupported(g, "this VALU extension is not translated")),
     }
     if let Some(h) = renamed_nc(g, cx)? {
+        return Ok(vec![h]);
+    }
+    if let Some(h) = mad_legacy16(g, cx)? {
         return Ok(vec![h]);
     }
     if let Some(o) = match g.op {
@@ -535,14 +567,12 @@ fn lower_plain(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> 
         _ if cmpk(g.op).is_some() => return cmpk_rule(g, cx),
         Op::VMovB64 => {
             let (d, s) = (op(g, 0, cx)?, op(g, 1, cx)?);
-            // A 32-bit literal as a 64-bit integer operand: taken only with bit 31 clear,
-            // where zero- and sign-extension agree (the gfx950 model zero-extends:
-            // `Wave::sread64`; ASSUMPTION: which one the hardware does is not
-            // established here, so a negative literal is refused).
+            // A 32-bit literal as a 64-bit integer operand is zero-extended: llc-22
+            // -mcpu=gfx950 emits `v_mov_b64_e32 v[2:3], 0xb3388de0` for the i64
+            // 0x00000000b3388de0 and two v_mov_b32 (high word -1) for 0xffffffffb3388de0
+            // (the gfx950 model agrees: `Wave::sread64`). clang-22 -O0 emits such literals
+            // (generated seed 3 kernel 27).
             if let Operand::Literal(l) = s {
-                if l >> 31 != 0 {
-                    return Err(cx.unsupported(g, "a 64-bit literal with bit 31 set"));
-                }
                 return two_movs(g, d, [Operand::Literal(l), Operand::Inline(128)], cx);
             }
             // A float inline constant as a 64-bit operand is the f64 of that value (the
@@ -728,7 +758,24 @@ fn reencode_with(g: &Inst, cx: &Ctx<'_>, rsrc_quad: Option<u16>) -> Result<Inst,
                     put(&mut h, F::Offset, off)?;
                     put(&mut h, F::Soffset, u32::from(NULL))?;
                 }
-                _ => return Err(cx.unsupported(g, "SMEM SGPR offsets are not translated yet")),
+                (1, 1) => {
+                    // SGPR plus immediate (`s_load_dword s5, s[6:7], s4 offset:0x0`, clang
+                    // for kernel-argument and indexed loads): GFX12 SMEM always adds
+                    // soffset and the 24-bit signed offset. Any SGPR selects the operand
+                    // form; the operand loop below writes the mapped register.
+                    let off = g.field(F::Offset);
+                    if off >= 1 << 20 {
+                        return Err(cx.unsupported(g, "negative SMEM offsets are not translated"));
+                    }
+                    put(&mut h, F::Offset, off)?;
+                    put(&mut h, F::Soffset, 0)?;
+                }
+                _ => {
+                    return Err(cx.unsupported(
+                        g,
+                        "SMEM SGPR offsets without an immediate are not translated yet",
+                    ))
+                }
             }
         }
         Format::Ds => {
@@ -789,6 +836,24 @@ fn reencode_with(g: &Inst, cx: &Ctx<'_>, rsrc_quad: Option<u16>) -> Result<Inst,
         let v = g.field(f);
         if v != 0 {
             put(&mut h, f, v)?;
+        }
+    }
+    // A returning FLAT/GLOBAL/SCRATCH atomic (sc0) writes the old value to VDST, which the
+    // operand list leaves out (the learned syntax is the non-returning one): copy it.
+    // Without this the translation wrote v0 (generated seed 4 kernel 39 at -O0).
+    if matches!(g.format, Format::Global | Format::Flat | Format::Scratch)
+        && is_atomic(g)
+        && g.field(F::Glc) != 0
+    {
+        let first = g.field(F::Vdst) as u16;
+        let d = if g.field(F::Acc) != 0 {
+            Operand::Agpr { first, count: 1 }
+        } else {
+            Operand::Vgpr { first, count: 1 }
+        };
+        match map_operand(g, d, cx)? {
+            Operand::Vgpr { first, .. } => put(&mut h, F::Vdst, u32::from(first))?,
+            _ => return Err(cx.no_rule(g)),
         }
     }
     if g.format == Format::Vop3p {
