@@ -3,6 +3,13 @@
 //! bytes of guest `.text` per second (fastest and median of the passes), then each
 //! object's `.text` growth: objects whose kernels need no gfx950-only instruction stay in
 //! place (target: at most 1.05x), the others are relocated with their EXPAND rules.
+//! Last, on the simulator: dynamic wave-instructions of every clang-corpus case (the
+//! manifest's inputs) translated to gfx942 and to gfx1201 (wave64) against the native
+//! gfx942 and gfx1201 wave64 builds of the same source, and against the gfx950 original.
+
+#[path = "../../gpu-model/tests/corpus/manifest.rs"]
+#[allow(dead_code)]
+mod manifest;
 
 use gpu_model::Target;
 use std::path::Path;
@@ -94,6 +101,84 @@ fn main() {
     }
     println!("  {n_in_place} objects translated in place: worst .text growth {worst_in_place:.3}x");
     gfx1201(&objs, text);
+    dynamic();
+}
+
+/// Wave-instructions retired by `case` from `bytes` on `target`, or why it did not run.
+fn retired(case: &manifest::Case, bytes: &[u8], target: Target) -> Result<u64, String> {
+    manifest::launch(case, bytes, target).map(|r| r.instructions)
+}
+
+/// Dynamic wave-instructions on the simulator: for each host, the cases that have a
+/// native build of the same source, split by whether the translation kept the guest's
+/// instruction stream (in place) or relocated it; totals against the native builds and
+/// against the gfx950 original.
+fn dynamic() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+    let Ok(text) = std::fs::read_to_string(root.join("manifest.ron")) else {
+        println!("dynamic instructions: no corpus/manifest.ron");
+        return;
+    };
+    let m: manifest::Manifest = match ron::from_str(&text) {
+        Ok(m) => m,
+        Err(e) => {
+            println!("dynamic instructions: corpus/manifest.ron: {e}");
+            return;
+        }
+    };
+    let read =
+        |dir: &str, stem: &str| std::fs::read(root.join(format!("build/{dir}/{stem}.hsaco")));
+    for (host, native_dir) in [(Target::Gfx942, "gfx942"), (Target::Gfx1201, "gfx1201-w64")] {
+        // [in place, relocated]: (cases, gfx950 original, translated, native host build)
+        let mut sums = [(0usize, 0u64, 0u64, 0u64); 2];
+        let mut skipped = Vec::new();
+        for case in m
+            .kernels
+            .iter()
+            .filter(|c| c.variants.iter().any(|v| v == "gfx950"))
+        {
+            let (Ok(guest), Ok(native)) =
+                (read("gfx950", &case.stem), read(native_dir, &case.stem))
+            else {
+                continue;
+            };
+            let t = dbt::translate(&guest, host);
+            if !t.translated {
+                skipped.push(format!("{}: not translated", case.name));
+                continue;
+            }
+            let moved = t
+                .kernels
+                .iter()
+                .any(|k| k.status == dbt::KernelStatus::Relocated);
+            match (
+                retired(case, &guest, Target::Gfx950),
+                retired(case, &t.object, host),
+                retired(case, &native, host),
+            ) {
+                (Ok(g), Ok(h), Ok(n)) => {
+                    let s = &mut sums[usize::from(moved)];
+                    *s = (s.0 + 1, s.1 + g, s.2 + h, s.3 + n);
+                }
+                (g, h, n) => skipped.push(format!("{}: {g:?} {h:?} {n:?}", case.name)),
+            }
+        }
+        for (k, what) in ["in place", "relocated"].iter().enumerate() {
+            let (n, g, h, nat) = sums[k];
+            if n == 0 {
+                continue;
+            }
+            println!(
+                "dynamic wave-instructions gfx950->{}, {n} cases {what}: translated {h}, native {native_dir} build {nat} ({:.3}x), gfx950 original {g} ({:.3}x)",
+                host.name(),
+                h as f64 / nat.max(1) as f64,
+                h as f64 / g.max(1) as f64
+            );
+        }
+        for s in &skipped {
+            println!("  not counted: {s}");
+        }
+    }
 }
 
 /// The same objects to gfx1201 (RDNA4, wave64): throughput over every object (refused
