@@ -8,7 +8,9 @@
 
 mod clocked_util;
 
-use clocked_util::{config, object, p64, run, run_to_end, u32b, within};
+use clocked_util::{
+    config, hazard_cycles_per_inst, near, object, p64, run, run_to_end, u32b, within,
+};
 use gpu_model::config::{ExecMode, GpuConfig};
 use gpu_model::soc::{timing::mfma_passes, LaunchRequest, Soc, SocOptions};
 use gpu_model::Target;
@@ -795,42 +797,6 @@ fn every_preset_runs_clocked() {
         cfg.exec_mode = ExecMode::Clocked;
         cfg.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
     }
-}
-
-/// Cycles per loop-body ALU instruction of `kernel` in `hazard_<cpu>.hsaco` (8 per
-/// iteration; the difference of two iteration counts removes the rest of the kernel, the
-/// same difference of the `empty` kernel the loop's own instructions), one wave of
-/// `lanes` lanes.
-fn hazard_cycles_per_inst(cfg: &GpuConfig, obj: &str, kernel: &str, lanes: u32) -> f64 {
-    let code = object(obj);
-    let t = |kernel: &str, iters: u32| {
-        run(
-            cfg,
-            1,
-            &code,
-            kernel,
-            [lanes, 1, 1],
-            [lanes, 1, 1],
-            &mut |soc| {
-                let out = soc.alloc(4 * u64::from(lanes)).unwrap();
-                vec![p64(out), u32b(iters)]
-            },
-        )
-        .cycles
-    };
-    // Completions are seen at 100-cycle steps: 1000 iterations keep that under 2%.
-    let body = t(kernel, 1008) - t(kernel, 8);
-    let lp = t("empty", 1008) - t("empty", 8);
-    (body - lp) / (1000.0 * 8.0)
-}
-
-/// `got` within 5% of `want` (cycles per instruction).
-fn near(what: &str, got: f64, want: f64) {
-    eprintln!("{what}: {got:.3} cycles per instruction (expected {want})");
-    assert!(
-        (got - want).abs() <= want * 0.05,
-        "{what}: {got:.2} cycles per instruction, expected {want}"
-    );
 }
 
 /// `s_nop N` holds its wave N + 1 cycles; on a CDNA CU a wave issues at most every 4

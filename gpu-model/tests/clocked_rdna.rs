@@ -7,35 +7,15 @@
 //! `tests/ubench/ubench.cl` (`lds_stride`, built for gfx950 and gfx1201), built by
 //! `tests/ubench/build.sh` (clang-22).
 
-use gpu_model::config::{ExecMode, GpuConfig};
-use gpu_model::soc::{Completion, LaunchRequest, ModuleId, Soc, SocOptions};
-use std::path::Path;
+mod clocked_util;
 
-fn object(name: &str) -> Vec<u8> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join(name);
-    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
+use clocked_util::{hazard_cycles_per_inst, near, object, p64, run_to_end, u32b};
+use gpu_model::config::{ExecMode, GpuConfig};
+use gpu_model::soc::{Soc, SocOptions};
 
 /// A one-shader-engine, `cus`-CU version of `preset` in clocked mode.
 fn config(preset: &str, cus: u32) -> GpuConfig {
-    let mut c = GpuConfig::preset(preset)
-        .unwrap()
-        .with_overrides_ron(&format!(
-            r#"{{"xcds": 1, "iods": 1, "xcd.shader_engines": 1, "xcd.active_cus": {cus}}}"#
-        ))
-        .unwrap();
-    c.exec_mode = ExecMode::Clocked;
-    c.validate().unwrap();
-    c
-}
-
-fn p64(x: u64) -> Vec<u8> {
-    x.to_le_bytes().to_vec()
-}
-fn u32b(x: u32) -> Vec<u8> {
-    x.to_le_bytes().to_vec()
+    clocked_util::config(preset, cus, ExecMode::Clocked, "")
 }
 
 /// What one launch gave.
@@ -76,55 +56,6 @@ fn run(cfg: &GpuConfig, code: &[u8], kernel: &str, grid: u32, wg: u32, extra: &[
     }
 }
 
-/// Submits one launch, runs the SoC until it is idle and returns the launch's
-/// completion, which must not hold a fault.
-fn run_to_end(
-    soc: &mut Soc,
-    m: ModuleId,
-    kernel: &str,
-    grid: [u32; 3],
-    workgroup: [u32; 3],
-    args: &[Vec<u8>],
-) -> Completion {
-    soc.submit(
-        m,
-        &LaunchRequest {
-            kernel,
-            grid,
-            workgroup,
-            dynamic_lds: 0,
-            args,
-        },
-    )
-    .unwrap();
-    soc.run().unwrap();
-    let c = soc.completions().last().cloned().expect("a completion");
-    assert!(c.fault.is_none(), "{kernel}: {:?}", c.fault);
-    c
-}
-
-/// Cycles per loop-body ALU instruction of `kernel` in `obj` (8 per iteration; the
-/// difference of two iteration counts removes the rest of the kernel, the same
-/// difference of the `empty` kernel the loop's own instructions), one wave of `lanes`
-/// lanes. (As `hazard_cycles_per_inst` in tests/clocked.rs.)
-fn cycles_per_inst(cfg: &GpuConfig, obj: &str, kernel: &str, lanes: u32) -> f64 {
-    let code = object(obj);
-    let t = |kernel: &str, iters: u32| run(cfg, &code, kernel, lanes, lanes, &[iters]).cycles;
-    // Completions are seen at 100-cycle steps: 1000 iterations keep that under 2%.
-    let body = t(kernel, 1008) - t(kernel, 8);
-    let lp = t("empty", 1008) - t("empty", 8);
-    (body - lp) / (1000.0 * 8.0)
-}
-
-/// `got` within 5% of `want` (cycles per instruction).
-fn near(what: &str, got: f64, want: f64) {
-    eprintln!("{what}: {got:.3} cycles per instruction (expected {want})");
-    assert!(
-        (got - want).abs() <= want * 0.05,
-        "{what}: {got:.3} cycles per instruction, expected {want}"
-    );
-}
-
 const W32: &str = "ubench/hazard_gfx1201.hsaco";
 const W64: &str = "ubench/hazard_gfx1201_w64.hsaco";
 
@@ -148,22 +79,22 @@ fn rdna4_wave64_valu_takes_two_passes() {
     };
     near(
         "wave32 independent",
-        cycles_per_inst(&cfg, W32, "valu_indep", 32),
+        hazard_cycles_per_inst(&cfg, W32, "valu_indep", 32),
         1.0,
     );
     near(
         "wave64 independent",
-        cycles_per_inst(&cfg, W64, "valu_indep", 64),
+        hazard_cycles_per_inst(&cfg, W64, "valu_indep", 64),
         2.0,
     );
     near(
         "wave32 VALU_DEP_1",
-        cycles_per_inst(&cfg, W32, "valu_indep_delayed", 32),
+        hazard_cycles_per_inst(&cfg, W32, "valu_indep_delayed", 32),
         chain(1.0),
     );
     near(
         "wave64 VALU_DEP_1",
-        cycles_per_inst(&cfg, W64, "valu_indep_delayed", 64),
+        hazard_cycles_per_inst(&cfg, W64, "valu_indep_delayed", 64),
         chain(2.0),
     );
 }

@@ -145,3 +145,39 @@ pub fn stream(cfg: &GpuConfig, n: u32, passes: u32, warm: bool) -> (f64, LevelSt
     let cycles = launch(&mut soc, passes);
     (cycles, soc.level_stats())
 }
+
+/// Cycles per loop-body ALU instruction of `kernel` in `hazard_<cpu>.hsaco` (8 per
+/// iteration; the difference of two iteration counts removes the rest of the kernel, the
+/// same difference of the `empty` kernel the loop's own instructions), one wave of
+/// `lanes` lanes.
+pub fn hazard_cycles_per_inst(cfg: &GpuConfig, obj: &str, kernel: &str, lanes: u32) -> f64 {
+    let code = object(obj);
+    let t = |kernel: &str, iters: u32| {
+        run(
+            cfg,
+            1,
+            &code,
+            kernel,
+            [lanes, 1, 1],
+            [lanes, 1, 1],
+            &mut |soc| {
+                let out = soc.alloc(4 * u64::from(lanes)).unwrap();
+                vec![p64(out), u32b(iters)]
+            },
+        )
+        .cycles
+    };
+    // Completions are seen at 100-cycle steps: 1000 iterations keep that under 2%.
+    let body = t(kernel, 1008) - t(kernel, 8);
+    let lp = t("empty", 1008) - t("empty", 8);
+    (body - lp) / (1000.0 * 8.0)
+}
+
+/// `got` within 5% of `want` (cycles per instruction).
+pub fn near(what: &str, got: f64, want: f64) {
+    eprintln!("{what}: {got:.3} cycles per instruction (expected {want})");
+    assert!(
+        (got - want).abs() <= want * 0.05,
+        "{what}: {got:.2} cycles per instruction, expected {want}"
+    );
+}
