@@ -724,6 +724,26 @@ fn op_name(op: Op) -> String {
 /// change it): follows fallthrough and branches for a bounded number of instructions
 /// and answers `true` when in doubt.
 pub fn scc_live_at(cfg: &Cfg, target: u64) -> bool {
+    live_at(cfg, target, |inst| {
+        let (mut reads, mut writes) = (false, false);
+        for a in inst.accesses() {
+            if a.file == isa::RegFile::Special(isa::Special::Scc) {
+                match a.kind {
+                    isa::AccessKind::Write => writes = true,
+                    _ => reads = true,
+                }
+            }
+        }
+        (reads, writes)
+    })
+}
+
+/// Whether some state may be read at `target` before it is all written, along every
+/// path: `uses` says of an instruction whether it reads the state and whether it writes
+/// all of it (a read counts first). Follows fallthrough and branches for a bounded
+/// number of instructions; a call or indirect jump, an instruction outside the CFG or a
+/// long search answer `true`, the end of the wave `false`.
+pub fn live_at(cfg: &Cfg, target: u64, uses: impl Fn(&isa::Inst) -> (bool, bool)) -> bool {
     let mut work = vec![target];
     let mut seen = BTreeSet::new();
     let mut budget = 256;
@@ -738,20 +758,11 @@ pub fn scc_live_at(cfg: &Cfg, target: u64) -> bool {
         if budget == 0 {
             return true;
         }
-        let mut reads = false;
-        let mut writes = false;
-        for a in s.inst.accesses() {
-            if a.file == isa::RegFile::Special(isa::Special::Scc) {
-                match a.kind {
-                    isa::AccessKind::Write => writes = true,
-                    _ => reads = true,
-                }
-            }
-        }
+        let (reads, kills) = uses(&s.inst);
         if reads {
             return true;
         }
-        if writes {
+        if kills {
             continue;
         }
         let next = cfg.next_pc(pc);

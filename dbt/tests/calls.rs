@@ -9,47 +9,30 @@ mod common;
 
 use gpu_model::device::ArgValue;
 use gpu_model::Target;
-use std::path::PathBuf;
-use std::process::Command;
 
 const N: u32 = 300;
 const WG: u32 = 64;
 
 /// dbt/tests/calls/`stem`.hip built for gfx950 by clang-22 as corpus/build.sh builds HIP.
 fn build(stem: &str) -> Vec<u8> {
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = std::env::temp_dir().join(format!("dbt-calls-{}-{stem}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = dir.join(format!("{stem}.hsaco"));
-    let st = Command::new("clang-22")
-        .args([
+    let cuid = format!("-cuid={stem}");
+    common::clang(
+        &[
             "-x",
             "hip",
             "--offload-arch=gfx950",
             "-mcode-object-version=6",
-            &format!("-cuid={stem}"),
+            &cuid,
             "-fno-offload-uniform-block",
             "-nogpulib",
             "-nogpuinc",
             "--cuda-device-only",
             "--no-gpu-bundle-output",
             "-O2",
-        ])
-        .arg("-I")
-        .arg(here.join("../corpus/include"))
-        .arg(here.join(format!("tests/calls/{stem}.hip")))
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .expect("clang-22 is required (scripts/install-deps.sh)");
-    assert!(
-        st.status.success(),
-        "clang-22: {}",
-        String::from_utf8_lossy(&st.stderr)
-    );
-    let bytes = std::fs::read(&out).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    bytes
+        ],
+        &format!("tests/calls/{stem}.hip"),
+        &format!("calls-{stem}"),
+    )
 }
 
 fn mix(x: u32) -> u32 {

@@ -9,8 +9,6 @@ mod common;
 
 use gpu_model::loader::CodeObject;
 use gpu_model::Target;
-use std::path::PathBuf;
-use std::process::Command;
 
 const BIG: u32 = 24576;
 const SMALL: u32 = 4096;
@@ -29,42 +27,23 @@ fn build(stem: &str) -> Vec<u8> {
 
 /// [`build`] with extra clang-22 arguments.
 fn build_with(stem: &str, extra: &[&str]) -> Vec<u8> {
-    // One directory per build: tests of this binary run in parallel and each removes its
-    // own.
-    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = std::env::temp_dir().join(format!("dbt-sidecar-{}-{stem}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = dir.join(format!("{stem}.hsaco"));
-    let st = Command::new("clang-22")
-        .args([
-            "-x",
-            "cl",
-            "-cl-std=CL2.0",
-            "-target",
-            "amdgcn-amd-amdhsa",
-            "-mcpu=gfx950",
-            "-cl-kernel-arg-info",
-            "-nogpulib",
-            "-O2",
-        ])
-        .args(extra)
-        .arg("-I")
-        .arg(here.join("../corpus/include"))
-        .arg(here.join(format!("tests/sidecar/{stem}.cl")))
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .expect("clang-22 is required (scripts/install-deps.sh)");
-    assert!(
-        st.status.success(),
-        "clang-22: {}",
-        String::from_utf8_lossy(&st.stderr)
-    );
-    let bytes = std::fs::read(&out).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    bytes
+    let mut args = vec![
+        "-x",
+        "cl",
+        "-cl-std=CL2.0",
+        "-target",
+        "amdgcn-amd-amdhsa",
+        "-mcpu=gfx950",
+        "-cl-kernel-arg-info",
+        "-nogpulib",
+        "-O2",
+    ];
+    args.extend_from_slice(extra);
+    common::clang(
+        &args,
+        &format!("tests/sidecar/{stem}.cl"),
+        &format!("sidecar-{stem}"),
+    )
 }
 
 /// The kernels' computation on the CPU: per workgroup `g`, `lds[i] = in[g n + i] * 3 + i`,

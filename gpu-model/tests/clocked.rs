@@ -9,7 +9,7 @@
 mod clocked_util;
 
 use clocked_util::{
-    config, hazard_cycles_per_inst, near, object, p64, run, run_to_end, u32b, within,
+    config, hazard_cycles_per_inst, near, object, p64, run, run_to_end, u32b, ubench_soc, within,
 };
 use gpu_model::config::{ExecMode, GpuConfig};
 use gpu_model::soc::{timing::mfma_passes, LaunchRequest, Soc, SocOptions};
@@ -669,14 +669,7 @@ fn mfma_passes_agree_with_llvm_mca() {
 /// `n` counters 128 bytes apart; checks the ring is intact (the adds were of 0) and the
 /// chain ended where the CPU says.
 fn atomic_chain(cfg: &GpuConfig, n: u32, steps: u32) -> (f64, gpu_model::soc::LevelStats) {
-    let opts = SocOptions {
-        threads: 1,
-        ..SocOptions::default()
-    };
-    let mut soc = Soc::new(cfg, &opts).unwrap();
-    let m = soc
-        .load_code_object(&object("ubench/ubench_gfx942.hsaco"))
-        .unwrap();
+    let (mut soc, m) = ubench_soc(cfg);
     // Element k (dword index 32k) holds the index of the next element.
     let words = 32 * n;
     let mut ring = vec![0u32; words as usize];

@@ -26,7 +26,18 @@ fn run_stops(
     code: &[u8],
     setup: impl FnOnce(&mut Wave),
 ) -> (Wave, Option<FaultReason>) {
-    let prog = Program::new(target, asm::BASE, code);
+    run_stops_at(target, wave, asm::BASE, code, setup)
+}
+
+/// [`run_stops`] with the code placed at `base`.
+fn run_stops_at(
+    target: Target,
+    wave: u32,
+    base: u64,
+    code: &[u8],
+    setup: impl FnOnce(&mut Wave),
+) -> (Wave, Option<FaultReason>) {
+    let prog = Program::new(target, base, code);
     let mem = DeviceMemory::new();
     let mut lds = vec![0u8; 1024];
     let mut ctx = ExecCtx {
@@ -36,7 +47,7 @@ fn run_stops(
         observer: None,
         group: None,
     };
-    let mut w = Wave::new(wave, asm::BASE);
+    let mut w = Wave::new(wave, base);
     w.set_exec(if wave == 32 { 0xffff_ffff } else { u64::MAX });
     setup(&mut w);
     for _ in 0..100 {
@@ -653,19 +664,8 @@ fn getpc_extends_the_48_bit_pc_per_family() {
              s_endpgm\n",
         );
         for base in [asm::BASE, 0x0000_8000_0000_1000, 0x0000_7fff_ffff_f000] {
-            let prog = Program::new(t, base, &code);
-            let mem = DeviceMemory::new();
-            let mut lds = vec![0u8; 1024];
-            let mut ctx = ExecCtx {
-                prog: &prog,
-                mem: (&mem).into(),
-                lds: &mut lds,
-                observer: None,
-                group: None,
-            };
-            let mut w = Wave::new(64, base);
-            w.set_exec(u64::MAX);
-            assert_eq!(w.run(&mut ctx, 100), Stop::Endpgm, "{}", t.name());
+            let (w, fault) = run_stops_at(t, 64, base, &code, |_| {});
+            assert!(fault.is_none(), "{}: {fault:?}", t.name());
             let next = base + 4;
             let sext = if next >> 47 & 1 != 0 {
                 next | 0xffff_0000_0000_0000

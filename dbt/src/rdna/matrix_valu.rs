@@ -663,21 +663,24 @@ impl Emit<'_, '_> {
 mod tests {
     use super::*;
 
+    /// The gfx950 f32 and f64 MFMAs.
+    const SHAPES: [Op; 7] = [
+        Op::VMfmaF3216x16x4F32,
+        Op::VMfmaF3232x32x2F32,
+        Op::VMfmaF3232x32x12bF32,
+        Op::VMfmaF3216x16x14bF32,
+        Op::VMfmaF324x4x116bF32,
+        Op::VMfmaF6416x16x4F64,
+        Op::VMfmaF644x4x44bF64,
+    ];
+
     /// Every gfx950 f32 and f64 shape splits into base + offset for A and B (the f64
     /// 4x4 4-block A through a [`Base::Mix`]), and the B of the
     /// 4x4 16-block shape (column `j` of block `b` in lane `4b + j`, D alike) is read in
     /// place.
     #[test]
     fn every_f32_shape_has_affine_lane_maps() {
-        for o in [
-            Op::VMfmaF3216x16x4F32,
-            Op::VMfmaF3232x32x2F32,
-            Op::VMfmaF3232x32x12bF32,
-            Op::VMfmaF3216x16x14bF32,
-            Op::VMfmaF324x4x116bF32,
-            Op::VMfmaF6416x16x4F64,
-            Op::VMfmaF644x4x44bF64,
-        ] {
+        for o in SHAPES {
             let s = shape(o).unwrap();
             let own = owners(s);
             let x = Mods::default();
@@ -696,15 +699,7 @@ mod tests {
     /// maps a base plus a constant (so the rule never refuses one for its lane map).
     #[test]
     fn every_broadcast_keeps_the_lane_maps_affine() {
-        for o in [
-            Op::VMfmaF3216x16x4F32,
-            Op::VMfmaF3232x32x2F32,
-            Op::VMfmaF3232x32x12bF32,
-            Op::VMfmaF3216x16x14bF32,
-            Op::VMfmaF324x4x116bF32,
-            Op::VMfmaF6416x16x4F64,
-            Op::VMfmaF644x4x44bF64,
-        ] {
+        for o in SHAPES {
             let s = shape(o).unwrap();
             let own = owners(s);
             for blgp in 0..if s.wide { 1 } else { 8 } {

@@ -830,9 +830,8 @@ fn high16_dead(cfg: &Cfg, pc: u64, v: u16) -> bool {
 }
 
 /// Whether VCC may be read after the instruction at `pc` (which must not touch VCC)
-/// before all of it is written, along every path (`scope::scc_live_at` for VCC): a read
-/// of either half, a call or indirect jump, an instruction outside the CFG or a long
-/// search count as a read; a write of both halves ends a path, the end of the wave too.
+/// before all of it is written, along every path ([`scope::live_at`]): a read of either
+/// half counts as a read, a write of both halves ends a path.
 fn vcc_live_after(cfg: &Cfg, pc: u64) -> bool {
     let Some(s) = cfg.insts.get(&pc) else {
         return true;
@@ -840,28 +839,12 @@ fn vcc_live_after(cfg: &Cfg, pc: u64) -> bool {
     let vcc = |a: &isa::Access| {
         a.file == isa::RegFile::Sgpr && a.first < 108 && 106 < a.first + u16::from(a.count)
     };
-    if s.inst.accesses().any(|a| vcc(&a)) {
+    if s.inst.accesses().any(|a| vcc(&a)) || !matches!(s.flow, Flow::Next) {
         return true;
     }
-    let mut work = match s.flow {
-        Flow::Next => vec![cfg.next_pc(pc)],
-        _ => return true,
-    };
-    let mut seen = std::collections::BTreeSet::new();
-    let mut budget = 256;
-    while let Some(pc) = work.pop() {
-        if !seen.insert(pc) {
-            continue;
-        }
-        budget -= 1;
-        let Some(s) = cfg.insts.get(&pc) else {
-            return true;
-        };
-        if budget == 0 {
-            return true;
-        }
+    scope::live_at(cfg, cfg.next_pc(pc), |inst| {
         let (mut reads, mut covered) = (false, [false; 2]);
-        for a in s.inst.accesses().filter(|a| vcc(a)) {
+        for a in inst.accesses().filter(|a| vcc(a)) {
             reads |= a.kind.reads();
             if a.kind == isa::AccessKind::Write {
                 for (k, c) in covered.iter_mut().enumerate() {
@@ -870,22 +853,8 @@ fn vcc_live_after(cfg: &Cfg, pc: u64) -> bool {
                 }
             }
         }
-        if reads {
-            return true;
-        }
-        if covered == [true; 2] {
-            continue;
-        }
-        let next = cfg.next_pc(pc);
-        match s.flow {
-            Flow::Next => work.push(next),
-            Flow::End => {}
-            Flow::Branch(t) => work.push(t),
-            Flow::CondBranch(t) => work.extend([t, next]),
-            Flow::Call(_) | Flow::SwapPc | Flow::SetPc => return true,
-        }
-    }
-    false
+        (reads, covered == [true; 2])
+    })
 }
 
 /// The SGPR that the instruction at `pc` sets to a constant (`s_mov_b32 sK, const`),

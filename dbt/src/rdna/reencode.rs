@@ -1341,18 +1341,7 @@ fn sdwa(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     let n = g.num_operands();
     let mut ops: Vec<Operand> = (0..n).map(|i| op(g, i, cx)).collect::<Result<_, _>>()?;
     // The sources: src0 from the SDWA dword, src1 from vsrc1 (VGPR or SGPR code).
-    let code = |c: u32, sgpr: bool| -> Operand {
-        if !sgpr {
-            v1(c as u16)
-        } else if c >= 128 {
-            Operand::Inline(c as u16)
-        } else {
-            Operand::Sgpr {
-                first: c as u16,
-                count: 1,
-            }
-        }
-    };
+    let code = sdwa_source;
     let s0 = code(g.field(F::ExtSrc0), g.field(F::SdwaS0) != 0);
     let i0 = (1..n)
         .find(|&i| ops[i] == s0)
@@ -1476,6 +1465,21 @@ fn sdwa(g: &Inst, cx: &mut Ctx<'_>) -> Result<Vec<Inst>, TranslateError> {
     Ok(out)
 }
 
+/// An SDWA source operand from its register code: a VGPR (`sgpr` false), else an inline
+/// constant (code 128 and up) or an SGPR.
+fn sdwa_source(c: u32, sgpr: bool) -> Operand {
+    if !sgpr {
+        v1(c as u16)
+    } else if c >= 128 {
+        Operand::Inline(c as u16)
+    } else {
+        Operand::Sgpr {
+            first: c as u16,
+            count: 1,
+        }
+    }
+}
+
 /// A GFX9 SDWA 16-bit operation whose selects are all words or dwords, as the GFX12 VOP3
 /// operation with `op_sel` (GFX12 16-bit operations read either half of a VGPR source
 /// and write either half of the destination, keeping the other: llvm-mc-22 takes
@@ -1507,18 +1511,7 @@ fn sdwa_op_sel(g: &Inst, cx: &mut Ctx<'_>) -> Result<Option<Vec<Inst>>, Translat
         return Ok(None);
     }
     let n = g.num_operands();
-    let code = |c: u32, sgpr: bool| -> Operand {
-        if !sgpr {
-            v1(c as u16)
-        } else if c >= 128 {
-            Operand::Inline(c as u16)
-        } else {
-            Operand::Sgpr {
-                first: c as u16,
-                count: 1,
-            }
-        }
-    };
+    let code = sdwa_source;
     let mut srcs = [(
         code(g.field(F::ExtSrc0), g.field(F::SdwaS0) != 0),
         g.field(F::SdwaSrc0Sel),

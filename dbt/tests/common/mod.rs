@@ -151,3 +151,32 @@ pub fn has_mfma(bytes: &[u8]) -> bool {
     }
     false
 }
+
+/// The code object clang-22 builds from `src` (a path below the dbt crate) with `args`
+/// and `-I corpus/include`, in a directory of its own (tests run in parallel) that is
+/// removed afterwards; `tag` names the directory. Fails without clang-22.
+pub fn clang(args: &[&str], src: &str, tag: &str) -> Vec<u8> {
+    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("dbt-{tag}-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("out.hsaco");
+    let st = Command::new("clang-22")
+        .args(args)
+        .arg("-I")
+        .arg(here.join("../corpus/include"))
+        .arg(here.join(src))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("clang-22 is required (scripts/install-deps.sh)");
+    assert!(
+        st.status.success(),
+        "clang-22: {}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let bytes = std::fs::read(&out).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    bytes
+}

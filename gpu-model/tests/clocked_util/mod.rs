@@ -122,14 +122,7 @@ pub fn stream_items(cfg: &GpuConfig) -> u32 {
 pub fn stream(cfg: &GpuConfig, n: u32, passes: u32, warm: bool) -> (f64, LevelStats) {
     let items = stream_items(cfg);
     assert_eq!(n % (4 * items), 0);
-    let opts = SocOptions {
-        threads: 1,
-        ..SocOptions::default()
-    };
-    let mut soc = Soc::new(cfg, &opts).unwrap();
-    let m = soc
-        .load_code_object(&object("ubench/ubench_gfx942.hsaco"))
-        .unwrap();
+    let (mut soc, m) = ubench_soc(cfg);
     let a = soc.alloc(16 * u64::from(n)).unwrap();
     let out = soc.alloc(4 * u64::from(items)).unwrap();
     let launch = |soc: &mut Soc, passes: u32| {
@@ -180,4 +173,17 @@ pub fn near(what: &str, got: f64, want: f64) {
         (got - want).abs() <= want * 0.05,
         "{what}: {got:.2} cycles per instruction, expected {want}"
     );
+}
+
+/// A one-thread SoC of `cfg` with `tests/ubench/ubench_gfx942.hsaco` loaded.
+pub fn ubench_soc(cfg: &GpuConfig) -> (Soc, ModuleId) {
+    let opts = SocOptions {
+        threads: 1,
+        ..SocOptions::default()
+    };
+    let mut soc = Soc::new(cfg, &opts).unwrap();
+    let m = soc
+        .load_code_object(&object("ubench/ubench_gfx942.hsaco"))
+        .unwrap();
+    (soc, m)
 }
