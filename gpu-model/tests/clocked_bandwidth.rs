@@ -130,10 +130,11 @@ fn streaming_reads_reach_the_configured_mall_bandwidth() {
     let extra = 2 * bytes;
     assert_eq!(sb.hbm_read, sa.hbm_read, "warm passes do not reach HBM");
     assert_eq!(sb.l2.hits, sa.l2.hits, "no line hits an L2");
+    // Each L2 line (128 B) looks up every MALL line it covers (64 B on the MI300X).
     assert_eq!(
         sb.mall.hits - sa.mall.hits,
-        extra / line,
-        "every line of the 2 more passes hits the MALL"
+        extra / line * line.div_ceil(u64::from(mall.line_bytes)),
+        "every MALL line of the 2 more passes hits the MALL"
     );
     let peak = f64::from(t.mall_bytes_per_cycle);
     let got = extra as f64 / (b - a);
@@ -142,4 +143,36 @@ fn streaming_reads_reach_the_configured_mall_bandwidth() {
         (got - peak).abs() <= peak * 0.1,
         "MALL streaming: {got:.1} B/cycle, configured {peak}"
     );
+}
+
+/// A cold stream reads every byte from HBM once, in both modes, although the L2 asks for
+/// 128 B lines and the MI300X preset's MALL keeps 64 B ones: each request looks up every
+/// MALL line it covers (before, only the first was, so HBM reads counted half the bytes
+/// and the MALL held one 64 B line per 128 B fetched).
+#[test]
+fn a_cold_stream_reads_every_byte_from_hbm_once_in_both_modes() {
+    for mode in [ExecMode::Functional, ExecMode::Clocked] {
+        let cfg = config("mi300x", 4, mode, "");
+        let mall = cfg.iod.mall.as_ref().unwrap();
+        assert!(
+            mall.line_bytes < cfg.xcd.l2.line_bytes,
+            "the case this checks"
+        );
+        let n = 4 * 4 * stream_items(&cfg);
+        let bytes = 16 * u64::from(n);
+        let (_, s) = stream(&cfg, n, 1, false);
+        // Beyond the stream: the kernel's arguments, code-side reads and its output.
+        let slack = bytes / 64;
+        assert!(
+            (bytes..=bytes + slack).contains(&s.hbm_read),
+            "{mode:?}: {} HBM bytes read for a {bytes}-byte stream",
+            s.hbm_read
+        );
+        let lines = bytes / u64::from(mall.line_bytes);
+        assert!(
+            (lines..=lines + slack / 64).contains(&s.mall.misses),
+            "{mode:?}: {} MALL misses for {lines} MALL lines",
+            s.mall.misses
+        );
+    }
 }

@@ -418,6 +418,23 @@ impl L2 {
     }
 }
 
+/// The pieces of the `bytes` bytes at `addr` that fall in each `line`-byte line, in
+/// address order.
+fn line_chunks(addr: u64, bytes: u32, line: u64) -> impl Iterator<Item = (u64, u32)> {
+    let line = line.max(1);
+    let end = addr + u64::from(bytes);
+    let mut at = addr;
+    std::iter::from_fn(move || {
+        if at >= end {
+            return None;
+        }
+        let next = ((at / line) + 1).saturating_mul(line).min(end);
+        let piece = (at, (next - at) as u32);
+        at = next;
+        Some(piece)
+    })
+}
+
 /// One I/O die: its slice of the memory-side cache and its HBM controllers.
 #[derive(Debug)]
 pub struct Iod {
@@ -468,15 +485,27 @@ impl Iod {
         } else {
             q.kind
         };
+        // The bytes that go on to DRAM (all of them without a MALL).
+        let mut dram_bytes = bytes;
         if let Some(m) = &mut self.mall {
-            let o = m.access(q.addr, q.bytes, kind, q.mtype);
-            done = self.mall_port.serve(now, bytes, t.mall_bw, t.period);
-            dram = o.fill.is_some() || o.forward;
-            if let Some(_w) = o.writeback {
-                self.hbm_write += m.line_bytes();
+            // A request wider than the MALL's line (the L2's 128 B line on a 64 B MALL)
+            // looks up every line it covers.
+            dram_bytes = 0;
+            let line = m.line_bytes();
+            for (a, b) in line_chunks(q.addr, q.bytes, line) {
+                let o = m.access(a, b, kind, q.mtype);
+                if o.fill.is_some() || o.forward {
+                    dram_bytes += u64::from(b);
+                }
+                if o.writeback.is_some() {
+                    self.hbm_write += line;
+                }
             }
+            done = self.mall_port.serve(now, bytes, t.mall_bw, t.period);
+            dram = dram_bytes > 0;
         }
         if dram {
+            let bytes = dram_bytes;
             // Channels interleave at 256 bytes (ASSUMPTION: the HBM channel interleave
             // granularity is not published; 256 B spreads a stream over every channel).
             let ch = ((q.addr / 256) % self.channels.len().max(1) as u64) as usize;
@@ -552,15 +581,17 @@ impl Component<SocMsg> for Iod {
                 continue;
             };
             let line = m.line_bytes();
-            let o = m.access(r.addr, r.bytes, r.kind, r.mtype);
-            if o.fill.is_some() {
-                self.hbm_read += line;
-            }
-            if o.forward {
-                self.hbm_write += u64::from(r.bytes);
-            }
-            if o.writeback.is_some() {
-                self.hbm_write += line;
+            for (a, b) in line_chunks(r.addr, r.bytes, line) {
+                let o = m.access(a, b, r.kind, r.mtype);
+                if o.fill.is_some() {
+                    self.hbm_read += line;
+                }
+                if o.forward {
+                    self.hbm_write += u64::from(b);
+                }
+                if o.writeback.is_some() {
+                    self.hbm_write += line;
+                }
             }
         }
     }
