@@ -738,6 +738,24 @@ pub fn scc_live_at(cfg: &Cfg, target: u64) -> bool {
     })
 }
 
+/// Whether SGPR `reg` (operand code) may be read at `target` before it is written.
+pub fn sgpr_live_at(cfg: &Cfg, target: u64, reg: u16) -> bool {
+    live_at(cfg, target, |inst| {
+        let (mut reads, mut writes) = (false, false);
+        for a in inst.accesses() {
+            if a.file == isa::RegFile::Sgpr
+                && (a.first..a.first + u16::from(a.count)).contains(&reg)
+            {
+                match a.kind {
+                    isa::AccessKind::Write => writes = true,
+                    _ => reads = true,
+                }
+            }
+        }
+        (reads, writes)
+    })
+}
+
 /// Whether some state may be read at `target` before it is all written, along every
 /// path: `uses` says of an instruction whether it reads the state and whether it writes
 /// all of it (a read counts first). Follows fallthrough and branches for a bounded

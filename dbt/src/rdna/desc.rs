@@ -61,8 +61,15 @@ pub(crate) fn check(p: &Plan, guest: Target) -> Result<KernelDescriptor, Transla
     Ok(d)
 }
 
-/// The prologue that rebuilds the GFX9 system SGPRs (workgroup ids) from TTMPs.
-pub(crate) fn prologue(d: &KernelDescriptor, kernel: &str) -> Result<Vec<Inst>, TranslateError> {
+/// The prologue that rebuilds the GFX9 system SGPRs (workgroup ids) from TTMPs, each
+/// one only where `live` says the kernel may read that SGPR before writing it (clang
+/// enables the workgroup id X SGPR of a kernel that never reads it and reuses the
+/// register: `device_global_read` writes it with `s_getpc_b64` first).
+pub(crate) fn prologue(
+    d: &KernelDescriptor,
+    kernel: &str,
+    live: impl Fn(u16) -> bool,
+) -> Result<Vec<Inst>, TranslateError> {
     let enc = |source| TranslateError::Encode {
         kernel: kernel.to_string(),
         pc: 0,
@@ -79,18 +86,22 @@ pub(crate) fn prologue(d: &KernelDescriptor, kernel: &str) -> Result<Vec<Inst>, 
         Ok(i)
     };
     if d.enable_workgroup_id_x() {
-        out.push(mk(Op::SMovB32, Format::Sop1, &[sg(s), sg(TTMP9)])?);
+        if live(s) {
+            out.push(mk(Op::SMovB32, Format::Sop1, &[sg(s), sg(TTMP9)])?);
+        }
         s += 1;
     }
     if d.enable_workgroup_id_y() {
-        out.push(mk(
-            Op::SAndB32,
-            Format::Sop2,
-            &[sg(s), sg(TTMP7), Operand::Literal(0xffff)],
-        )?);
+        if live(s) {
+            out.push(mk(
+                Op::SAndB32,
+                Format::Sop2,
+                &[sg(s), sg(TTMP7), Operand::Literal(0xffff)],
+            )?);
+        }
         s += 1;
     }
-    if d.enable_workgroup_id_z() {
+    if d.enable_workgroup_id_z() && live(s) {
         // Inline constant 16 is source code 144.
         out.push(mk(
             Op::SLshrB32,

@@ -53,8 +53,9 @@
 //! (`crate::shared_functions`). GFX12's
 //! `s_getpc_b64` zero-extends the 48-bit PC where GFX9 sign-extends: every translated
 //! `s_getpc_b64` is followed by the `s_sext_i32_i16` of its high half that LLVM emits
-//! for gfx12 (`getpc_sign_extension`), so PC builders hold the GFX9 value wherever the
-//! code sits.
+//! for gfx12 (`getpc_sign_extension`, with the `s_wait_alu` of GFX12's SGPR read hazard
+//! where a VALU reads the pair), so PC builders hold the GFX9 value wherever the code
+//! sits.
 
 pub(crate) mod desc;
 pub(crate) mod known;
@@ -122,7 +123,9 @@ pub(crate) fn translate(
             });
         }
         let agpr_base = (agprs > 0).then_some(arch as u16);
-        let prologue = desc::prologue(&p.kd, &p.name)?;
+        let prologue = desc::prologue(&p.kd, &p.name, |r| {
+            p.roots.iter().any(|&e| scope::sgpr_live_at(&cfg, e, r))
+        })?;
         let (body, refs) = emit(
             &cfg,
             &sc,
@@ -159,7 +162,9 @@ pub(crate) fn translate(
                     reason: "its virtual-LDS sidecar would call through code pointers into the shared copies of the functions, which access hardware LDS".into(),
                 });
             }
-            let prologue = desc::prologue(&sp.kd, &sp.name)?;
+            let prologue = desc::prologue(&sp.kd, &sp.name, |r| {
+                sp.roots.iter().any(|&e| scope::sgpr_live_at(&cfg, e, r))
+            })?;
             let (first, agpr_base) = (kds[i].1 as u16, agpr_base_of(&cfg, &sc, &sp, guest));
             let (body, refs) = emit(
                 &cfg,
@@ -425,8 +430,74 @@ pub(crate) fn translate(
 
 /// Translates one scope into a local buffer: the prologue, then every instruction in
 /// source order. The descriptor entry is the prologue's first instruction.
+///
+/// GFX12's SGPR read hazard (LLVM 22 `AMDGPUWaitSGPRHazards`): once a VALU has read an
+/// SGPR pair, an SALU write of that pair must be waited for (`s_wait_alu
+/// depctr_sa_sdst(0)`) before the pair is read again; a pair no VALU ever read needs no
+/// wait (clang-22 gfx1201 `device_global_read`: `s_getpc_b64 s[2:3]; s_sext_i32_i16 s3,
+/// s3` with nothing between, where kernels whose VALUs read the pair get the wait). The
+/// `s_getpc_b64` of a kernel scope goes without its wait first; when the emitted code
+/// has a VALU that reads such a pair anywhere (whatever the order, so any path is
+/// covered), the scope is emitted again with the wait on those pairs. A shared copy of
+/// functions (callers' VALU reads unknown) and a scope that calls into one always wait.
 #[allow(clippy::too_many_arguments)]
 fn emit(
+    cfg: &Cfg,
+    sc: &std::collections::BTreeSet<u64>,
+    text: &[u8],
+    base: u64,
+    prologue: &[isa::Inst],
+    resources: (u16, Option<u16>),
+    p: &crate::Plan,
+    sidecar: Option<&scope::Sidecar>,
+) -> Result<(Body, Vec<DataRef>), TranslateError> {
+    let always = p.called || scope::calls_through_pointers(cfg, sc);
+    let mut wait = if always { u64::MAX } else { 0 };
+    loop {
+        let (body, refs, bare) =
+            emit_with(cfg, sc, text, base, prologue, resources, p, sidecar, wait)?;
+        let read = valu_sgpr_pairs(&body.code);
+        if bare & read == 0 {
+            return Ok((body, refs));
+        }
+        // Adding waits reads no SGPR: the second emission passes.
+        wait |= read;
+    }
+}
+
+/// The SGPR pairs (bit `n` for s[2n:2n+1], SGPRs 0..=127 as LLVM tracks them) that
+/// some VALU of gfx1201 `code` reads; all of them when `code` does not decode.
+fn valu_sgpr_pairs(code: &[u8]) -> u64 {
+    use isa::IssueClass as C;
+    let mut pairs = 0u64;
+    let mut at = 0;
+    while at < code.len() {
+        let Ok(i) = isa::decode(HOST, &code[at..], false) else {
+            return u64::MAX;
+        };
+        at += usize::from(i.len.max(4));
+        if !matches!(
+            i.issue_class(),
+            C::VectorAlu | C::Transcendental | C::Matrix
+        ) {
+            continue;
+        }
+        for a in i.accesses() {
+            if a.file != isa::RegFile::Sgpr || a.kind == isa::AccessKind::Write {
+                continue;
+            }
+            for r in a.first..(a.first + u16::from(a.count)).min(128) {
+                pairs |= 1 << (r / 2);
+            }
+        }
+    }
+    pairs
+}
+
+/// [`emit`] with the `s_getpc_b64` waits of the pairs in `wait` (bit per SGPR pair);
+/// also returns the pairs whose `s_getpc_b64` went without one.
+#[allow(clippy::too_many_arguments)]
+fn emit_with(
     cfg: &Cfg,
     sc: &std::collections::BTreeSet<u64>,
     text: &[u8],
@@ -435,7 +506,9 @@ fn emit(
     (scratch_first, agpr_base): (u16, Option<u16>),
     p: &crate::Plan,
     sidecar: Option<&scope::Sidecar>,
-) -> Result<(Body, Vec<DataRef>), TranslateError> {
+    wait: u64,
+) -> Result<(Body, Vec<DataRef>, u64), TranslateError> {
+    let mut bare = 0u64;
     let kernel = p.name.as_str();
     let mut body = Body::default();
     let extent = scope::sgpr_extent(cfg, sc);
@@ -730,7 +803,7 @@ fn emit(
             }
         }
         if s.inst.op == isa::Op::SGetpcB64 {
-            for i in &getpc_sign_extension(&s.inst, &cx)? {
+            for i in &getpc_sign_extension(&s.inst, wait, &mut bare, &cx)? {
                 let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
                 body.code.extend_from_slice(&buf[..n]);
             }
@@ -782,7 +855,7 @@ fn emit(
             src: [g, lo, hi],
         });
     }
-    Ok((body, refs))
+    Ok((body, refs, bare))
 }
 
 /// Whether the high half of VGPR `v`, which the instruction at `pc` writes, is never
@@ -1098,11 +1171,17 @@ fn loop_keeps(cfg: &Cfg, at: u64, pc: u64, hi: u16, lo: u16) -> Option<bool> {
 /// `s_getpc_b64` with `s_sext_i32_i16 s[n+1], s[n+1]`, after the `s_wait_alu
 /// depctr_sa_sdst(0)` its SGPR-hazard pass puts between them (clang-22 `-O2
 /// --offload-arch=gfx1201`: `s_getpc_b64 s[0:1]; s_wait_alu depctr_sa_sdst(0);
-/// s_sext_i32_i16 s1, s1`). Emitted for every `s_getpc_b64` of a scope: in a kernel scope
-/// each one starts a recovered builder or a PC-relative data address, both of which read
-/// the high half. The value it yields stays `getpc + 4`, so the builders' offsets are
-/// unchanged.
-fn getpc_sign_extension(g: &isa::Inst, cx: &Ctx<'_>) -> Result<[isa::Inst; 2], TranslateError> {
+/// s_sext_i32_i16 s1, s1`) when a VALU reads the pair (bit set in `wait`, see [`emit`];
+/// else the pair's bit goes into `bare`). Emitted for every `s_getpc_b64` of a scope: in
+/// a kernel scope each one starts a recovered builder or a PC-relative data address,
+/// both of which read the high half. The value it yields stays `getpc + 4`, so the
+/// builders' offsets are unchanged.
+fn getpc_sign_extension(
+    g: &isa::Inst,
+    wait: u64,
+    bare: &mut u64,
+    cx: &Ctx<'_>,
+) -> Result<Vec<isa::Inst>, TranslateError> {
     use isa::layout::Format;
     use isa::{Op, Operand};
     let Some(Operand::Sgpr { first, count: 2 }) = g.operand(0) else {
@@ -1113,9 +1192,16 @@ fn getpc_sign_extension(g: &isa::Inst, cx: &Ctx<'_>) -> Result<[isa::Inst; 2], T
     };
     // depctr_sa_sdst(0): SIMM16 0xff9e (llvm-mc-22 -mcpu=gfx1201 encodes
     // `s_wait_alu depctr_sa_sdst(0)` as 0xbf88ff9e).
-    let mut wait = reencode::build(Op::SWaitAlu, Format::Sopp, cx)?;
-    wait.set_operand(0, Operand::Imm(0xff9e))
-        .map_err(|e| cx.enc(e))?;
+    let mut out = Vec::with_capacity(2);
+    let pair = 1u64 << (first.min(127) / 2);
+    if wait & pair != 0 {
+        let mut w = reencode::build(Op::SWaitAlu, Format::Sopp, cx)?;
+        w.set_operand(0, Operand::Imm(0xff9e))
+            .map_err(|e| cx.enc(e))?;
+        out.push(w);
+    } else {
+        *bare |= pair;
+    }
     let hi = reencode::map_operand(
         g,
         Operand::Sgpr {
@@ -1127,7 +1213,8 @@ fn getpc_sign_extension(g: &isa::Inst, cx: &Ctx<'_>) -> Result<[isa::Inst; 2], T
     let mut sext = reencode::build(Op::SSextI32I16, Format::Sop1, cx)?;
     sext.set_operand(0, hi).map_err(|e| cx.enc(e))?;
     sext.set_operand(1, hi).map_err(|e| cx.enc(e))?;
-    Ok([wait, sext])
+    out.push(sext);
+    Ok(out)
 }
 
 /// Re-encodes an instruction that the translation built for GFX9 (a virtual-LDS
