@@ -821,11 +821,12 @@ fn emit_with(
                 body.code.extend_from_slice(&buf[..n]);
             }
         }
-        // The block ends by falling into a leader: put the in-place words back.
-        if matches!(s.flow, Flow::Next)
-            && !cx.inplace.is_empty()
-            && cfg.leaders.contains(&cfg.next_pc(pc))
-        {
+        // The block ends by falling into a leader: put the in-place words back, those
+        // the code there may read (a register written first, or the end of the wave,
+        // needs none).
+        let next = cfg.next_pc(pc);
+        if matches!(s.flow, Flow::Next) && !cx.inplace.is_empty() && cfg.leaders.contains(&next) {
+            cx.inplace.retain(|e| scope::sgpr_live_at(cfg, next, e.reg));
             for i in &reencode::restore(&mut cx, &|_| true)? {
                 let n = isa::encode(i, &mut buf).map_err(|e| enc(pc, e))?;
                 body.code.extend_from_slice(&buf[..n]);
