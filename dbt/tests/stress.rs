@@ -356,3 +356,140 @@ GFX_KERNEL void const_table(GFX_GLOBAL const uchar *data, GFX_GLOBAL uint *out, 
         assert_eq!(run(&obj, h), reference, "on {}", h.name());
     }
 }
+
+/// NaN operands of f32 arithmetic: the model returns the first NaN operand in source
+/// order, quieted (`gpu_model` `float::first_nan32`), whatever the host compiler did with
+/// the operand order. Generated seed 9 kernel 41 (`--features all`, -O3) found it: clang
+/// adds with `v_pk_add_f32 v[0:1], v[0:1], v[0:1] op_sel_hi:[0,1] neg_lo:[0,1]
+/// neg_hi:[0,1]`, whose low half is `v0 + -v0`; on a NaN `v0` the gfx950 run returned
+/// `-v0` and the gfx1201 translation (`v_add_f32_e64 v5, v0, -v0`) `v0`. A gfx950
+/// assembly kernel runs that instruction and a `v_pk_fma_f32` on NaNs of both signs,
+/// signalling and quiet, and on numbers; gfx950 and both translations must write what the
+/// rule says.
+#[test]
+fn nan_operands_give_the_first_nan_in_source_order_on_every_host() {
+    let src = r#"
+  .amdhsa_code_object_version 5
+  .text
+  .globl nanord
+  .p2align 8
+  .type nanord,@function
+nanord:
+  s_load_dwordx4 s[4:7], s[0:1], 0x0
+  v_lshlrev_b32 v4, 3, v0
+  v_lshlrev_b32 v5, 4, v0
+  s_waitcnt lgkmcnt(0)
+  global_load_dwordx2 v[0:1], v4, s[4:5]
+  s_waitcnt vmcnt(0)
+  v_mov_b32 v2, v0
+  v_mov_b32 v3, v1
+  v_pk_add_f32 v[0:1], v[0:1], v[0:1] op_sel_hi:[0,1] neg_lo:[0,1] neg_hi:[0,1]
+  v_pk_fma_f32 v[2:3], v[2:3], v[2:3], v[2:3] op_sel:[1,0,0] op_sel_hi:[0,1,1] neg_lo:[0,0,1]
+  global_store_dwordx4 v5, v[0:3], s[6:7]
+  s_endpgm
+.Lnan_end:
+  .size nanord, .Lnan_end-nanord
+  .rodata
+  .p2align 6
+  .amdhsa_kernel nanord
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_next_free_vgpr 6
+    .amdhsa_next_free_sgpr 8
+    .amdhsa_accum_offset 8
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: nanord
+    .symbol: nanord.kd
+    .kernarg_segment_size: 16
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 8
+    .vgpr_count: 6
+    .agpr_count: 0
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+      - { .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }
+...
+.end_amdgpu_metadata
+"#;
+    // (x, y) per lane: NaNs of both signs, quiet and signalling, with payloads, and
+    // numbers (none makes an invalid operation: no infinities).
+    let vals = [
+        0x7fc0_0000u32,
+        0xffc0_0000,
+        0x7f80_0001,
+        0xff80_1234,
+        0x7fc0_5678,
+        0x3f80_0000,
+        0xc040_0000,
+        0x0000_0000,
+    ];
+    let input: Vec<u32> = (0..64).flat_map(|l| [vals[l % 8], vals[l / 8]]).collect();
+    let nan = |b: u32| b & 0x7fff_ffff > 0x7f80_0000;
+    // The first NaN among `ops` (source order), quieted; else `r`.
+    let rule = |ops: &[u32], r: f32| {
+        ops.iter()
+            .find(|&&b| nan(b))
+            .map_or(r.to_bits(), |&b| b | 0x0040_0000)
+    };
+    let f = f32::from_bits;
+    let reference: Vec<u32> = input
+        .chunks(2)
+        .flat_map(|p| {
+            let (x, y) = (p[0], p[1]);
+            let neg = |b: u32| b ^ 0x8000_0000;
+            // v_pk_add: lo = x + -x, hi = x + -y.
+            let lo = rule(&[x, neg(x)], f(x) + f(neg(x)));
+            let hi = rule(&[x, neg(y)], f(x) + f(neg(y)));
+            // v_pk_fma (op_sel [1,0,0], op_sel_hi [0,1,1], neg_lo [0,0,1]):
+            // lo = fma(y, x, -x), hi = fma(x, y, y).
+            let flo = rule(&[y, x, neg(x)], f(y).mul_add(f(x), f(neg(x))));
+            let fhi = rule(&[x, y, y], f(x).mul_add(f(y), f(y)));
+            [lo, hi, flo, fhi]
+        })
+        .collect();
+    let guest = common::assemble(src, "gfx950", "nan-order");
+    let out = gpu_model::device::ArgValue::ptr;
+    let run = |b: &[u8], t: Target| -> Vec<u32> {
+        use gpu_model::device::{Device, LaunchConfig};
+        let mut dev = Device::new(t);
+        let m = dev.load_code_object(b).expect("loads");
+        let inb: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let ia = dev.alloc(inb.len() as u64).unwrap();
+        dev.copy_in(ia, &inb).unwrap();
+        let oa = dev.alloc(64 * 16).unwrap();
+        let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
+        let id = dev
+            .dispatch(m, "nanord", &cfg, &[out(ia), out(oa)])
+            .expect("dispatch");
+        dev.wait(id).expect("runs");
+        let mut o = vec![0u8; 64 * 16];
+        dev.copy_out(oa, &mut o).unwrap();
+        o.chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let show = |got: &[u32]| {
+        got.iter()
+            .zip(&reference)
+            .enumerate()
+            .filter(|(_, (g, w))| g != w)
+            .take(6)
+            .map(|(k, (g, w))| format!("word {k}: {g:#010x}, want {w:#010x}"))
+            .collect::<Vec<_>>()
+    };
+    let g = run(&guest, Target::Gfx950);
+    assert!(g == reference, "gfx950: {:?}", show(&g));
+    for (h, obj, _) in translate_both(&guest, "nan-order") {
+        let got = run(&obj, h);
+        assert!(got == reference, "{}: {:?}", h.name(), show(&got));
+    }
+}

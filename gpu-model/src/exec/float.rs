@@ -11,6 +11,34 @@
 
 use half::f16;
 
+/// Whether f32 bits are a NaN.
+#[inline(always)]
+pub(crate) fn is_nan32(x: u32) -> bool {
+    x & 0x7fff_ffff > 0x7f80_0000
+}
+
+/// The NaN rule of f32 arithmetic (add, sub, mul, mad, fma in every encoding, packed
+/// included): a NaN result `r` with a NaN among the operands (after input modifiers,
+/// in source order: src0, src1, src2) becomes the first such operand, quieted; any other
+/// result stays. Documented choice: the guides do not say which of two NaN operands an
+/// add returns, and the host's own answer depends on the order its compiler put the
+/// operands in (x86 returns its instruction's first operand, and LLVM commutes adds and
+/// multiplies), so without a rule `v_pk_add_f32 v[0:1], v[0:1], v[0:1] neg_lo:[0,1]`
+/// and the `v_add_f32_e64 v5, v0, -v0` it translates to differed on a NaN `v0` (found by
+/// the dbt stress driver, seed 9 kernel 41). Source order is the guides' rule for
+/// V_MIN/V_MAX ([`minmax32`]). An invalid operation (inf - inf, 0 * inf) keeps the
+/// host's NaN.
+#[inline(always)]
+pub(crate) fn first_nan32(r: u32, ops: &[f32]) -> u32 {
+    if !is_nan32(r) {
+        return r;
+    }
+    match ops.iter().map(|o| o.to_bits()).find(|&b| is_nan32(b)) {
+        Some(b) => b | 0x0040_0000,
+        None => r,
+    }
+}
+
 /// Applies VOP3 abs/neg to an f32 bit pattern.
 #[inline(always)]
 pub(crate) fn mod32(x: u32, abs: bool, neg: bool) -> u32 {

@@ -16,7 +16,8 @@
 //! where the exact result does not fit an f32/f64 operation (fma with a scale, mixed
 //! precision) it is rounded to odd in IEEE quad first, which then rounds correctly into
 //! any narrower format. NaN results are left to the host arithmetic (quiet NaN
-//! propagation as in the default path).
+//! propagation as in the default path; f32 add, mul and fma follow its first-NaN rule,
+//! `float::first_nan32`).
 //!
 //! What MODE does to every float operation the executor implements (`round`: the result
 //! is rounded in the MODE direction of the result's format; `in`/`out`: denormal operands
@@ -176,7 +177,9 @@ fn arith32(env: Env, op: u8, a: f32, b: f32, c: f32) -> f32 {
         _ => a * b + c,
     };
     if host.is_nan() {
-        return host;
+        // The default path's NaN rule (`float::first_nan32`).
+        let ops: &[f32] = if op < 2 { &[a, b] } else { &[a, b, c] };
+        return f32::from_bits(fl::first_nan32(host.to_bits(), ops));
     }
     let (x, y, z) = (s(a.to_bits()), s(b.to_bits()), s(c.to_bits()));
     let r = match op {

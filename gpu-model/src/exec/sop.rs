@@ -15,6 +15,7 @@ mod vmode;
 pub use barrier::WorkgroupSync;
 pub(crate) use vmode::{vector_mode, Vector, VECTOR_MODES};
 
+use super::float::first_nan32;
 use super::inst::{Inst, Unit};
 use super::wave::{Flow, Wave};
 use super::{ExecCtx, FaultReason};
@@ -455,16 +456,30 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<Flow
         SFloorF32 => w.swrite(d, f0().floor().to_bits()),
         STruncF32 => w.swrite(d, f0().trunc().to_bits()),
         SRndneF32 => w.swrite(d, (super::float::rndne(f0() as f64) as f32).to_bits()),
-        SAddF32 => w.swrite(d, (f0() + f1()).to_bits()),
-        SSubF32 => w.swrite(d, (f0() - f1()).to_bits()),
-        SMulF32 => w.swrite(d, (f0() * f1()).to_bits()),
+        // NaN results: `float::first_nan32`, as the VALU's.
+        SAddF32 => w.swrite(d, first_nan32((f0() + f1()).to_bits(), &[f0(), f1()])),
+        SSubF32 => w.swrite(d, first_nan32((f0() - f1()).to_bits(), &[f0(), f1()])),
+        SMulF32 => w.swrite(d, first_nan32((f0() * f1()).to_bits(), &[f0(), f1()])),
         SFmacF32 => {
             let c = f32::from_bits(w.sread(d, 0));
-            w.swrite(d, f0().mul_add(f1(), c).to_bits())
+            let r = f0().mul_add(f1(), c).to_bits();
+            w.swrite(d, first_nan32(r, &[f0(), f1(), c]))
         }
         // s_fmaak: d = s0 * s1 + K; s_fmamk: d = s0 * K + s1 (K is the literal).
-        SFmaakF32 => w.swrite(d, f0().mul_add(f1(), f32::from_bits(i.lit)).to_bits()),
-        SFmamkF32 => w.swrite(d, f0().mul_add(f32::from_bits(i.lit), f1()).to_bits()),
+        SFmaakF32 => {
+            let k = f32::from_bits(i.lit);
+            w.swrite(
+                d,
+                first_nan32(f0().mul_add(f1(), k).to_bits(), &[f0(), f1(), k]),
+            )
+        }
+        SFmamkF32 => {
+            let k = f32::from_bits(i.lit);
+            w.swrite(
+                d,
+                first_nan32(f0().mul_add(k, f1()).to_bits(), &[f0(), k, f1()]),
+            )
+        }
         SAddNcU64 | SSubNcU64 | SMulU64 => {
             let a = w.sread64(i.src[0], i.lit, false);
             let b = w.sread64(i.src[1], i.lit, false);

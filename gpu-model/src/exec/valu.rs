@@ -15,7 +15,7 @@ mod rows;
 mod sad;
 
 pub(crate) use kernels::{
-    d2, d3, dfma3, dsrc, f2, f3, f3_split, fma3, fma_lanes, fsrc, hsrc, int2, int3,
+    d2, d3, dfma3, dsrc, f2, f2_arith, f3, f3_split, fma3, fma_lanes, fsrc, hsrc, int2, int3,
 };
 pub(crate) use rows::{put, put16, put16_keep, put64, src, src16, src64, Opnd, Row, Row64};
 
@@ -346,10 +346,10 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             });
             put(w, i, &r, en)
         }
-        VAddF32 => f2(w, i, |a, b| a + b),
-        VSubF32 => f2(w, i, |a, b| a - b),
-        VSubrevF32 => f2(w, i, |a, b| b - a),
-        VMulF32 => f2(w, i, |a, b| a * b),
+        VAddF32 => f2_arith(w, i, |a, b| a + b),
+        VSubF32 => f2_arith(w, i, |a, b| a - b),
+        VSubrevF32 => f2_arith(w, i, |a, b| b - a),
+        VMulF32 => f2_arith(w, i, |a, b| a * b),
         VMinF32 | VMaxF32 => {
             let (max, ieee) = (i.op == VMaxF32, ieee_mode(w));
             f2(w, i, move |a, b| fl::minmax32(a, b, max, ieee))
@@ -410,7 +410,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             let ([a, b], exec) = operands(w, i);
             let ops = [a, b, Opnd(i.dst as usize)];
             let m = [fmods(i, 0), fmods(i, 1), (u32::MAX, 0)];
-            f3_ops(w, i, ops, exec, m, |a, b, c| a * b + c)
+            f3_ops(w, i, ops, exec, m, true, |a, b, c| a * b + c)
         }
         VFmacF64 => {
             let (a, b) = (dsrc(w, i, 0), dsrc(w, i, 1));
@@ -437,7 +437,9 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             } else {
                 [a, b, k]
             };
-            f3_ops(w, i, ops, exec, [(u32::MAX, 0); 3], |a, b, c| a * b + c)
+            f3_ops(w, i, ops, exec, [(u32::MAX, 0); 3], true, |a, b, c| {
+                a * b + c
+            })
         }
         VAddCoU32 => carry(w, i, |a, b, _| a.overflowing_add(b)),
         VSubCoU32 => carry(w, i, |a, b, _| a.overflowing_sub(b)),

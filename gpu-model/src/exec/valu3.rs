@@ -16,14 +16,14 @@ use crate::isa::Op;
 pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
     use Op::*;
     match i.op {
-        VMadF32 | VMadLegacyF32 => f3(w, i, |a, b, c| a * b + c),
+        VMadF32 | VMadLegacyF32 => f3(w, i, true, |a, b, c| a * b + c),
         VFmaF32 => fma3(w, i),
         VFmaF64 => dfma3(w, i),
         // V_MIN3_F32 / V_MAX3_F32 are defined as two v_min_f32 / v_max_f32.
         VMin3F32 | VMax3F32 => {
             let (max, ieee) = (i.op == VMax3F32, ieee_mode(w));
             let m = move |a, b| fl::minmax32(a, b, max, ieee);
-            f3(w, i, move |a, b, c| m(m(a, b), c))
+            f3(w, i, false, move |a, b, c| m(m(a, b), c))
         }
         // The guide's rule (`fl::med3`) is branchy; without NaNs and zeros it is the
         // plain median (`med3_plain`).
@@ -298,7 +298,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst) -> Result<(), FaultReason> {
             });
             put64(w, i.dst as usize, &r);
         }
-        VDivFixupF32 => f3(w, i, fl::div_fixup32),
+        VDivFixupF32 => f3(w, i, false, fl::div_fixup32),
         VDivFixupF64 => d3(w, i, fl::div_fixup64),
         _ => return super::valu::exec_rare(w, i),
     }

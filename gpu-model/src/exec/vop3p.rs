@@ -167,7 +167,9 @@ pub(crate) fn pk_f32<const N: usize>(w: &mut Wave, i: &Inst, f: impl Fn([f32; N]
                 let x = (srcs[n][l] >> if sel >> n & 1 != 0 { 32 } else { 0 }) as u32;
                 f32::from_bits(fl::mod32(x, false, negs >> n & 1 != 0))
             });
-            w.v[d + h][l] = fl::out32(f(args), 0, i.clamp).to_bits();
+            // The three users are arithmetic: NaN results follow `first_nan32`.
+            let r = f32::from_bits(fl::first_nan32(f(args).to_bits(), &args));
+            w.v[d + h][l] = fl::out32(r, 0, i.clamp).to_bits();
         }
     }
 }

@@ -99,8 +99,30 @@ wide! {
     }
 }
 
+/// [`fl::first_nan32`] over a chunk whose operands are `ops`: one vectorised test for a
+/// NaN result, then the lanes that have one.
+#[inline(always)]
+fn first_nan<const N: usize>(r: &mut Chunk, ops: [&[f32; CH]; N]) {
+    if !r.iter().fold(false, |a, &x| a | fl::is_nan32(x)) {
+        return;
+    }
+    for (k, x) in r.iter_mut().enumerate() {
+        *x = fl::first_nan32(*x, &ops.map(|o| o[k]));
+    }
+}
+
+/// A binary f32 operation without its own NaN rule.
+pub(crate) fn f2(w: &mut Wave, i: &Inst, f: impl Fn(f32, f32) -> f32) {
+    f2_with(w, i, false, f)
+}
+
+/// A binary f32 arithmetic operation: NaN results follow [`fl::first_nan32`].
+pub(crate) fn f2_arith(w: &mut Wave, i: &Inst, f: impl Fn(f32, f32) -> f32) {
+    f2_with(w, i, true, f)
+}
+
 wide! {
-    pub(crate) fn f2(w: &mut Wave, i: &Inst, f: impl Fn(f32, f32) -> f32) {
+    fn f2_with(w: &mut Wave, i: &Inst, nan: bool, f: impl Fn(f32, f32) -> f32) {
         let ([a, b], exec) = operands(w, i);
         let (ma, mb) = (fmods(i, 0), fmods(i, 1));
         lanes(
@@ -112,6 +134,9 @@ wide! {
             |w, c| {
                 let (x, y) = (fchunk(w, a, ma, c), fchunk(w, b, mb, c));
                 let mut r: Chunk = each(|k| f(x[k], y[k]).to_bits());
+                if nan {
+                    first_nan(&mut r, [&x, &y]);
+                }
                 finish32(i, &mut r);
                 r
             },
@@ -119,9 +144,19 @@ wide! {
     }
 }
 
-pub(crate) fn f3(w: &mut Wave, i: &Inst, f: impl Fn(f32, f32, f32) -> f32) {
+/// A three-source f32 operation; `nan`: arithmetic, whose NaN results follow
+/// [`fl::first_nan32`].
+pub(crate) fn f3(w: &mut Wave, i: &Inst, nan: bool, f: impl Fn(f32, f32, f32) -> f32) {
     let (ops, exec) = operands(w, i);
-    f3_ops(w, i, ops, exec, [fmods(i, 0), fmods(i, 1), fmods(i, 2)], f)
+    f3_ops(
+        w,
+        i,
+        ops,
+        exec,
+        [fmods(i, 0), fmods(i, 1), fmods(i, 2)],
+        nan,
+        f,
+    )
 }
 
 wide! {
@@ -132,12 +167,16 @@ wide! {
         ops: [Opnd; 3],
         exec: u64,
         m: [(u32, u32); 3],
+        nan: bool,
         f: impl Fn(f32, f32, f32) -> f32,
     ) {
         lanes(w, i, i.dst as usize, exec, #[inline(always)] |w, c| {
             let (x, y) = (fchunk(w, ops[0], m[0], c), fchunk(w, ops[1], m[1], c));
             let z = fchunk(w, ops[2], m[2], c);
             let mut r: Chunk = each(|k| f(x[k], y[k], z[k]).to_bits());
+            if nan {
+                first_nan(&mut r, [&x, &y, &z]);
+            }
             finish32(i, &mut r);
             r
         });
@@ -191,6 +230,7 @@ wide! {
             let y = fchunk(w, ops[1], m[1], c);
             let z = fchunk(w, ops[2], m[2], c);
             let mut r: Chunk = each(|k| x[k].mul_add(y[k], z[k]).to_bits());
+            first_nan(&mut r, [&x, &y, &z]);
             finish32(i, &mut r);
             r
         })
