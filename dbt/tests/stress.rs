@@ -457,26 +457,7 @@ amdhsa.kernels:
         })
         .collect();
     let guest = common::assemble(src, "gfx950", "nan-order");
-    let out = gpu_model::device::ArgValue::ptr;
-    let run = |b: &[u8], t: Target| -> Vec<u32> {
-        use gpu_model::device::{Device, LaunchConfig};
-        let mut dev = Device::new(t);
-        let m = dev.load_code_object(b).expect("loads");
-        let inb: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let ia = dev.alloc(inb.len() as u64).unwrap();
-        dev.copy_in(ia, &inb).unwrap();
-        let oa = dev.alloc(64 * 16).unwrap();
-        let cfg = LaunchConfig::new([64, 1, 1], [64, 1, 1]);
-        let id = dev
-            .dispatch(m, "nanord", &cfg, &[out(ia), out(oa)])
-            .expect("dispatch");
-        dev.wait(id).expect("runs");
-        let mut o = vec![0u8; 64 * 16];
-        dev.copy_out(oa, &mut o).unwrap();
-        o.chunks(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect()
-    };
+    let run = |b: &[u8], t| common::run_words(b, t, "nanord", [64, 64], Some(&input), 256, &[]);
     let show = |got: &[u32]| {
         got.iter()
             .zip(&reference)
