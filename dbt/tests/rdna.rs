@@ -1392,3 +1392,86 @@ amdhsa.kernels:
         );
     }
 }
+
+/// SMEM with an SGPR offset and no immediate (`s_load_dword s9, s[4:5], s8`, GFX9 IMM=0,
+/// the SGPR in OFFSET) becomes GFX12's soffset form with offset 0 (`s_load_b32 s9,
+/// s[4:5], s8 offset:0x0`): a gfx950 assembly kernel loads `in[k / 4]` through a byte
+/// offset from its arguments and stores it for every lane, on both models.
+#[test]
+fn smem_sgpr_offsets_without_an_immediate_translate() {
+    let src = r#"
+  .amdhsa_code_object_version 5
+  .text
+  .globl smemoff
+  .p2align 8
+  .type smemoff,@function
+smemoff:
+  s_load_dwordx4 s[4:7], s[0:1], 0x0
+  s_load_dword s8, s[0:1], 0x10
+  s_waitcnt lgkmcnt(0)
+  s_load_dword s9, s[4:5], s8
+  v_lshlrev_b32 v2, 2, v0
+  s_waitcnt lgkmcnt(0)
+  v_mov_b32 v1, s9
+  global_store_dword v2, v1, s[6:7]
+  s_endpgm
+.Lsmemoff_end:
+  .size smemoff, .Lsmemoff_end-smemoff
+  .rodata
+  .p2align 6
+  .amdhsa_kernel smemoff
+    .amdhsa_kernarg_size 20
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_next_free_vgpr 3
+    .amdhsa_next_free_sgpr 10
+    .amdhsa_accum_offset 4
+  .end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx950
+amdhsa.kernels:
+  - .name: smemoff
+    .symbol: smemoff.kd
+    .kernarg_segment_size: 20
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 10
+    .vgpr_count: 3
+    .agpr_count: 0
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .name: in, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }
+      - { .name: out, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }
+      - { .name: k, .offset: 16, .size: 4, .value_kind: by_value }
+...
+.end_amdgpu_metadata
+"#;
+    let guest = common::assemble(src, "gfx950", "rdna-smem-sgpr");
+    let t = dbt::translate(&guest, Target::Gfx1201);
+    assert!(t.translated, "{:?}", t.diagnostics);
+    let dis = llvm_accepts_as(&t.object, "rdna-smem-sgpr", "gfx1201");
+    assert!(
+        dis.contains("s_load_b32 s9, s[4:5], s8 offset:0x0"),
+        "no soffset form:\n{dis}"
+    );
+    let input: Vec<u32> = (0..64u32).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
+    for k in [0u32, 4 * 37, 4 * 63] {
+        let want = vec![input[(k / 4) as usize]; 64];
+        let run = |b: &[u8], t: Target| {
+            common::run_words(
+                b,
+                t,
+                "smemoff",
+                [64, 64],
+                Some(&input),
+                64,
+                &[ArgValue::u32(k)],
+            )
+        };
+        assert_eq!(run(&guest, Target::Gfx950), want, "gfx950, k {k}");
+        assert_eq!(run(&t.object, Target::Gfx1201), want, "gfx1201, k {k}");
+    }
+}

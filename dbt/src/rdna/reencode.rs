@@ -770,12 +770,15 @@ fn reencode_with(g: &Inst, cx: &Ctx<'_>, rsrc_quad: Option<u16>) -> Result<Inst,
                     put(&mut h, F::Offset, off)?;
                     put(&mut h, F::Soffset, 0)?;
                 }
-                _ => {
-                    return Err(cx.unsupported(
-                        g,
-                        "SMEM SGPR offsets without an immediate are not translated yet",
-                    ))
+                (0, 0) => {
+                    // SGPR offset alone (`s_load_dword s0, s[2:3], s4`: GFX9 IMM=0 keeps
+                    // the SGPR in OFFSET): GFX12's soffset with offset 0 (llvm-mc-22
+                    // -mcpu=gfx1201 encodes `s_load_b32 s0, s[2:3], s4` with offset 0
+                    // and prints `offset:0x0`); the operand loop writes the SGPR.
+                    put(&mut h, F::Offset, 0)?;
+                    put(&mut h, F::Soffset, 0)?;
                 }
+                _ => return Err(cx.unsupported(g, "SMEM SOE without IMM is not translated")),
             }
         }
         Format::Ds => {
