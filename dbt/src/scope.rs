@@ -725,35 +725,30 @@ fn op_name(op: Op) -> String {
 /// and answers `true` when in doubt.
 pub fn scc_live_at(cfg: &Cfg, target: u64) -> bool {
     live_at(cfg, target, |inst| {
-        let (mut reads, mut writes) = (false, false);
-        for a in inst.accesses() {
-            if a.file == isa::RegFile::Special(isa::Special::Scc) {
-                match a.kind {
-                    isa::AccessKind::Write => writes = true,
-                    _ => reads = true,
-                }
-            }
-        }
-        (reads, writes)
+        read_write(inst, |a| a.file == isa::RegFile::Special(isa::Special::Scc))
     })
 }
 
 /// Whether SGPR `reg` (operand code) may be read at `target` before it is written.
 pub fn sgpr_live_at(cfg: &Cfg, target: u64, reg: u16) -> bool {
     live_at(cfg, target, |inst| {
-        let (mut reads, mut writes) = (false, false);
-        for a in inst.accesses() {
-            if a.file == isa::RegFile::Sgpr
-                && (a.first..a.first + u16::from(a.count)).contains(&reg)
-            {
-                match a.kind {
-                    isa::AccessKind::Write => writes = true,
-                    _ => reads = true,
-                }
-            }
-        }
-        (reads, writes)
+        read_write(inst, |a| {
+            a.file == isa::RegFile::Sgpr && (a.first..a.first + u16::from(a.count)).contains(&reg)
+        })
     })
+}
+
+/// Whether `inst` reads, and whether it writes, a register some access of which `this`
+/// selects ([`live_at`]'s `uses`).
+fn read_write(inst: &isa::Inst, this: impl Fn(&isa::Access) -> bool) -> (bool, bool) {
+    let (mut reads, mut writes) = (false, false);
+    for a in inst.accesses().filter(|a| this(a)) {
+        match a.kind {
+            isa::AccessKind::Write => writes = true,
+            _ => reads = true,
+        }
+    }
+    (reads, writes)
 }
 
 /// Whether some state may be read at `target` before it is all written, along every

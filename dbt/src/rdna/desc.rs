@@ -30,6 +30,7 @@
 //! gfx1201). The prologue copies them to where the gfx950 code reads them.
 
 use super::reencode::HOST;
+use crate::cfg::Cfg;
 use crate::error::TranslateError;
 use crate::Plan;
 use gpu_model::isa::layout::Format;
@@ -61,15 +62,17 @@ pub(crate) fn check(p: &Plan, guest: Target) -> Result<KernelDescriptor, Transla
     Ok(d)
 }
 
-/// The prologue that rebuilds the GFX9 system SGPRs (workgroup ids) from TTMPs, each
-/// one only where `live` says the kernel may read that SGPR before writing it (clang
-/// enables the workgroup id X SGPR of a kernel that never reads it and reuses the
-/// register: `device_global_read` writes it with `s_getpc_b64` first).
-pub(crate) fn prologue(
-    d: &KernelDescriptor,
-    kernel: &str,
-    live: impl Fn(u16) -> bool,
-) -> Result<Vec<Inst>, TranslateError> {
+/// The prologue of the kernel `p` that rebuilds the GFX9 system SGPRs (workgroup ids)
+/// from TTMPs, each one only where the kernel may read that SGPR before writing it at
+/// one of its entries (clang enables the workgroup id X SGPR of a kernel that never reads
+/// it and reuses the register: `device_global_read` writes it with `s_getpc_b64` first).
+pub(crate) fn prologue(p: &Plan, cfg: &Cfg) -> Result<Vec<Inst>, TranslateError> {
+    let (d, kernel) = (&p.kd, p.name.as_str());
+    let live = |r: u16| {
+        p.roots
+            .iter()
+            .any(|&e| crate::scope::sgpr_live_at(cfg, e, r))
+    };
     let enc = |source| TranslateError::Encode {
         kernel: kernel.to_string(),
         pc: 0,

@@ -123,9 +123,7 @@ pub(crate) fn translate(
             });
         }
         let agpr_base = (agprs > 0).then_some(arch as u16);
-        let prologue = desc::prologue(&p.kd, &p.name, |r| {
-            p.roots.iter().any(|&e| scope::sgpr_live_at(&cfg, e, r))
-        })?;
+        let prologue = desc::prologue(p, &cfg)?;
         let (body, refs) = emit(
             &cfg,
             &sc,
@@ -162,9 +160,7 @@ pub(crate) fn translate(
                     reason: "its virtual-LDS sidecar would call through code pointers into the shared copies of the functions, which access hardware LDS".into(),
                 });
             }
-            let prologue = desc::prologue(&sp.kd, &sp.name, |r| {
-                sp.roots.iter().any(|&e| scope::sgpr_live_at(&cfg, e, r))
-            })?;
+            let prologue = desc::prologue(&sp, &cfg)?;
             let (first, agpr_base) = (kds[i].1 as u16, agpr_base_of(&cfg, &sc, &sp, guest));
             let (body, refs) = emit(
                 &cfg,

@@ -457,28 +457,25 @@ pub(crate) fn exec(w: &mut Wave, ctx: &mut ExecCtx<'_>, i: &Inst) -> Result<Flow
         STruncF32 => w.swrite(d, f0().trunc().to_bits()),
         SRndneF32 => w.swrite(d, (super::float::rndne(f0() as f64) as f32).to_bits()),
         // NaN results: `float::first_nan32`, as the VALU's.
-        SAddF32 => w.swrite(d, first_nan32((f0() + f1()).to_bits(), &[f0(), f1()])),
-        SSubF32 => w.swrite(d, first_nan32((f0() - f1()).to_bits(), &[f0(), f1()])),
-        SMulF32 => w.swrite(d, first_nan32((f0() * f1()).to_bits(), &[f0(), f1()])),
-        SFmacF32 => {
-            let c = f32::from_bits(w.sread(d, 0));
-            let r = f0().mul_add(f1(), c).to_bits();
-            w.swrite(d, first_nan32(r, &[f0(), f1(), c]))
+        SAddF32 | SSubF32 | SMulF32 => {
+            let (a, b) = (f0(), f1());
+            let r = match i.op {
+                SAddF32 => a + b,
+                SSubF32 => a - b,
+                _ => a * b,
+            };
+            w.swrite(d, first_nan32(r.to_bits(), &[a, b]))
         }
-        // s_fmaak: d = s0 * s1 + K; s_fmamk: d = s0 * K + s1 (K is the literal).
-        SFmaakF32 => {
+        // s_fmac: d = s0 * s1 + d; s_fmaak: d = s0 * s1 + K; s_fmamk: d = s0 * K + s1 (K
+        // is the literal).
+        SFmacF32 | SFmaakF32 | SFmamkF32 => {
             let k = f32::from_bits(i.lit);
-            w.swrite(
-                d,
-                first_nan32(f0().mul_add(f1(), k).to_bits(), &[f0(), f1(), k]),
-            )
-        }
-        SFmamkF32 => {
-            let k = f32::from_bits(i.lit);
-            w.swrite(
-                d,
-                first_nan32(f0().mul_add(k, f1()).to_bits(), &[f0(), k, f1()]),
-            )
+            let (a, b, c) = match i.op {
+                SFmacF32 => (f0(), f1(), f32::from_bits(w.sread(d, 0))),
+                SFmaakF32 => (f0(), f1(), k),
+                _ => (f0(), k, f1()),
+            };
+            w.swrite(d, first_nan32(a.mul_add(b, c).to_bits(), &[a, b, c]))
         }
         SAddNcU64 | SSubNcU64 | SMulU64 => {
             let a = w.sread64(i.src[0], i.lit, false);
